@@ -1,0 +1,30 @@
+/**
+ * Base class of every command: the flags all commands share and the error path.
+ * Commands stay thin (design.md practice 10): parse flags, call an engine module, print the typed result.
+ */
+import { Command, Flags } from '@oclif/core';
+
+export abstract class BaseCommand extends Command {
+  static override baseFlags = {
+    debug: Flags.boolean({ description: 'Print stack traces and debug details on errors.', helpGroup: 'GLOBAL' }),
+    'no-color': Flags.boolean({
+      description: 'Disable colours (also NO_COLOR=1). Colours are only used on a TTY.',
+      helpGroup: 'GLOBAL',
+    }),
+  };
+
+  /** Writes text to stdout without oclif's formatting (printers build whole documents). */
+  protected write(text: string): void {
+    process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  }
+
+  /** Warnings go to stderr so machine-readable stdout stays clean. */
+  protected warnLine(text: string): void {
+    process.stderr.write(`warning: ${text}\n`);
+  }
+
+  // Errors are rendered by the launcher (src/cli/run.ts), which knows about --debug and exit codes.
+  protected override async catch(err: Error & { exitCode?: number }): Promise<unknown> {
+    throw err;
+  }
+}

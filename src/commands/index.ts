@@ -1,0 +1,12 @@
+/**
+ * Explicit command discovery (package.json "oclif.commands"): oclif imports this one module instead of
+ * scanning src/commands. Every command is registered here, one line each.
+ */
+import { commands as helpPlugin } from '@oclif/plugin-help';
+import Shards from './shards.js';
+
+export const COMMANDS = {
+  // The help plugin's `help` command, registered explicitly: with explicit discovery oclif loads no plugins.
+  help: helpPlugin.help,
+  shards: Shards,
+};

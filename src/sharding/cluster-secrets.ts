@@ -1,0 +1,154 @@
+/**
+ * Argo CD cluster Secrets -> the cluster list the sharding cache sees (spec 1.1).
+ *
+ * - ID = metadata.uid as-is. A Secret without one is an error naming it, unless `idFrom` says to use the
+ *   server URL or the cluster name instead (results then differ from Argo CD's; the report says so).
+ * - server = data.server (base64) or stringData.server, every trailing "/" removed; required.
+ * - shard = data.shard parsed strictly (optional sign, digits only, int64); anything else is "not set".
+ * - A Secret whose `config` is not valid JSON is left out, as Argo CD leaves it out.
+ * - Secrets labelled with another argocd.argoproj.io/secret-type (repository, repo-creds) are skipped;
+ *   unlabelled Secrets in a clusters file are taken as cluster Secrets.
+ * - In-cluster: unless disabled, an `in-cluster` entry with an empty ID is added when no Secret has server
+ *   https://kubernetes.default.svc; when disabled, Secrets for that server are dropped.
+ * - Two Secrets with the same server: the later one wins (Argo CD keys its cache by server), with a warning.
+ */
+import { UsageError } from '../cli/errors.js';
+import { describeSource, type SourcedObject } from '../util/yaml-docs.js';
+import { IN_CLUSTER_NAME, IN_CLUSTER_SERVER, type ShardCluster } from './types.js';
+
+export const SECRET_TYPE_LABEL = 'argocd.argoproj.io/secret-type';
+export const SKIP_RECONCILE_ANNOTATION = 'argocd.argoproj.io/skip-reconcile';
+
+export type IdFrom = 'uid' | 'server' | 'name';
+
+export interface ClusterSecretOptions {
+  /** Where the ID comes from for Secrets with no metadata.uid ("uid": they are an error). */
+  idFrom: IdFrom;
+  /** argocd-cm cluster.inClusterEnabled (on unless exactly "false"). */
+  inClusterEnabled: boolean;
+}
+
+export interface ClusterEntry extends ShardCluster {
+  /** Where the entry came from: "file.yaml (document 2)", "secret argocd/my-cluster", or "in-cluster". */
+  source: string;
+  /** True when the ID is not the Secret's UID (taken from --id-from). */
+  idSubstituted: boolean;
+}
+
+export interface ClusterList {
+  clusters: ClusterEntry[];
+  warnings: string[];
+}
+
+/** Go's strconv.ParseBool true values (spec 4). */
+const GO_TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** data.shard as Argo CD parses it: base-10, optional sign, digits only, within int64; else undefined. */
+export function parseManualShard(text: string | undefined): number | undefined {
+  if (text === undefined || !/^[+-]?[0-9]+$/.test(text)) return undefined;
+  const value = BigInt(text);
+  if (value < INT64_MIN || value > INT64_MAX) return undefined;
+  return Number(value);
+}
+
+/** A Secret's string fields: stringData wins over data, as the API server merges them on write. */
+function secretStrings(secret: Record<string, unknown>, subject: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const data = secret['data'];
+  if (data && typeof data === 'object') {
+    for (const [k, v] of Object.entries(data as Record<string, unknown>)) {
+      if (v === null || v === undefined) continue;
+      if (typeof v !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(v.replace(/\s+/g, ''))) {
+        throw new UsageError(`data.${k} is not base64 (use stringData for plain text)`, { subject });
+      }
+      out.set(k, Buffer.from(v, 'base64').toString('utf8'));
+    }
+  }
+  const stringData = secret['stringData'];
+  if (stringData && typeof stringData === 'object') {
+    for (const [k, v] of Object.entries(stringData as Record<string, unknown>)) {
+      if (v !== null && v !== undefined) out.set(k, String(v));
+    }
+  }
+  return out;
+}
+
+/** Builds the cluster list from Secret objects in list order. Non-Secret objects are skipped with a warning. */
+export function clustersFromSecrets(objects: readonly SourcedObject[], options: ClusterSecretOptions): ClusterList {
+  const warnings: string[] = [];
+  const byServer = new Map<string, ClusterEntry>();
+  for (const so of objects) {
+    const subject = so.file ? describeSource(so) : `secret ${so.object.metadata?.name ?? '?'}`;
+    const obj = so.object;
+    const secretName = obj.metadata?.name ?? '<unnamed>';
+    if (obj.kind !== 'Secret') {
+      warnings.push(`${subject}: skipped ${obj.kind ?? 'object without kind'} ${secretName}: not a Secret`);
+      continue;
+    }
+    const type = obj.metadata?.labels?.[SECRET_TYPE_LABEL];
+    if (type !== undefined && type !== 'cluster') {
+      warnings.push(`${subject}: skipped Secret ${secretName}: ${SECRET_TYPE_LABEL} is "${type}", not "cluster"`);
+      continue;
+    }
+    const named = `${subject}: Secret ${secretName}`;
+    const strings = secretStrings(obj, named);
+    const rawServer = strings.get('server');
+    if (!rawServer) throw new UsageError('has no server (data.server or stringData.server)', { subject: named });
+    const server = rawServer.replace(/\/+$/, '');
+    const config = strings.get('config');
+    if (config !== undefined) {
+      try {
+        JSON.parse(config);
+      } catch {
+        warnings.push(`${named}: left out: config is not valid JSON (Argo CD ignores such a Secret)`);
+        continue;
+      }
+    }
+    const name = strings.get('name') ?? '';
+    const shardText = strings.get('shard');
+    const manualShard = parseManualShard(shardText);
+    if (shardText !== undefined && manualShard === undefined) {
+      warnings.push(`${named}: shard "${shardText}" is not an integer: treated as not set (as Argo CD does)`);
+    }
+    const uid = obj.metadata?.uid;
+    let id: string;
+    let idSubstituted = false;
+    if (typeof uid === 'string' && uid !== '') {
+      id = uid;
+    } else if (options.idFrom === 'uid') {
+      throw new UsageError('has no metadata.uid: Argo CD hashes the UID to pick a shard', {
+        subject: named,
+        hint: "export Secrets with 'kubectl get secret -o yaml' (keeps the UID), or pass --id-from server|name",
+      });
+    } else {
+      id = options.idFrom === 'server' ? server : name;
+      idSubstituted = true;
+    }
+    const skipReconcile = GO_TRUE.has(obj.metadata?.annotations?.[SKIP_RECONCILE_ANNOTATION] ?? '');
+    if (!options.inClusterEnabled && server === IN_CLUSTER_SERVER) {
+      warnings.push(`${named}: dropped: in-cluster is disabled and this Secret targets ${IN_CLUSTER_SERVER}`);
+      continue;
+    }
+    const previous = byServer.get(server);
+    if (previous) {
+      warnings.push(`${named}: duplicate server ${server} (also ${previous.source}): the later Secret is used`);
+      byServer.delete(server);
+    }
+    byServer.set(server, { id, server, name, manualShard, apps: 0, skipReconcile, source: subject, idSubstituted });
+  }
+  const clusters = [...byServer.values()];
+  if (options.inClusterEnabled && !byServer.has(IN_CLUSTER_SERVER)) {
+    clusters.unshift({
+      id: '',
+      server: IN_CLUSTER_SERVER,
+      name: IN_CLUSTER_NAME,
+      apps: 0,
+      source: 'in-cluster',
+      idSubstituted: false,
+    });
+  }
+  return { clusters, warnings };
+}

@@ -1,0 +1,110 @@
+/**
+ * Sharding: which application-controller shard manages each cluster, bit for bit as Argo CD computes it
+ * (../shared/spec/sharding.md), and reports over that.
+ *
+ * Door: `buildShardsReport(request)` reads the inputs (files, or the live Argo CD namespace through the
+ * Kubernetes client, loaded only then) and returns a plain `ShardsReport` for a printer. The algorithm
+ * itself is `distribute(clusters, replicas, algorithm)`.
+ */
+import { readKubeObjects, type SourcedObject } from '../util/yaml-docs.js';
+import { countApplications } from './app-counts.js';
+import { clustersFromSecrets, type IdFrom } from './cluster-secrets.js';
+import { computeDistribution, type Distribution } from './report.js';
+import type { InstalledController } from './live.js';
+import type { ShardClaims } from './shard-claims.js';
+import type { Algorithm } from './types.js';
+
+export { distribute, parseAlgorithm } from './distribute.js';
+export { computeDistribution, summarize } from './report.js';
+export type { Distribution, ClusterRow, AlgorithmSummary, ShardTotals, MoveSummary, ClusterMove } from './report.js';
+export { ALGORITHMS, DEFAULT_ALGORITHM, IN_CLUSTER_SERVER } from './types.js';
+export type { Algorithm, ShardCluster } from './types.js';
+export type { IdFrom } from './cluster-secrets.js';
+export type { InstalledController } from './live.js';
+export type { ShardClaims, ShardClaim } from './shard-claims.js';
+
+export interface ShardsRequest {
+  replicas: number;
+  fromReplicas?: number | undefined;
+  algorithms?: readonly Algorithm[] | undefined;
+  /** Cluster Secret files; none means live mode. */
+  clustersFiles: readonly string[];
+  appsFiles: readonly string[];
+  idFrom: IdFrom;
+  /** False for --no-in-cluster; otherwise files mode adds in-cluster and live mode follows argocd-cm. */
+  inCluster: boolean;
+  live?: { kubeconfig?: string | undefined; context?: string | undefined; namespace: string };
+  now?: Date;
+}
+
+export interface ShardsReport extends Distribution {
+  /** Where cluster IDs come from: "uid" (exact), or the --id-from field for Secrets without a UID. */
+  idFrom: IdFrom;
+  /** Clusters whose ID is not their Secret's UID (their shards may differ from Argo CD's). */
+  substitutedIds: number;
+  source: { mode: 'files'; clustersFiles: string[]; appsFiles: string[] } | { mode: 'live'; context: string; namespace: string };
+  applications: { total: number; withoutServer: number; source: 'files' | 'live' | 'none' };
+  installed?: InstalledController;
+  claims?: ShardClaims;
+  warnings: string[];
+}
+
+async function readAll(files: readonly string[]): Promise<SourcedObject[]> {
+  const all: SourcedObject[] = [];
+  for (const f of files) all.push(...(await readKubeObjects(f)));
+  return all;
+}
+
+export async function buildShardsReport(req: ShardsRequest): Promise<ShardsReport> {
+  const warnings: string[] = [];
+  let secrets: SourcedObject[];
+  let applications: SourcedObject[];
+  let appsSource: ShardsReport['applications']['source'];
+  let inClusterEnabled = req.inCluster;
+  let source: ShardsReport['source'];
+  let installed: InstalledController | undefined;
+  let claims: ShardClaims | undefined;
+  if (req.clustersFiles.length > 0) {
+    secrets = await readAll(req.clustersFiles);
+    applications = await readAll(req.appsFiles);
+    appsSource = req.appsFiles.length > 0 ? 'files' : 'none';
+    source = { mode: 'files', clustersFiles: [...req.clustersFiles], appsFiles: [...req.appsFiles] };
+  } else {
+    const live = req.live ?? { namespace: 'argocd' };
+    const [{ createKubeReader }, { readLiveInputs }] = await Promise.all([
+      import('./live-reader.js'),
+      import('./live.js'),
+    ]);
+    const reader = createKubeReader(live);
+    const inputs = await readLiveInputs(reader, live.namespace, req.now ?? new Date());
+    secrets = inputs.secrets;
+    applications = req.appsFiles.length > 0 ? await readAll(req.appsFiles) : inputs.applications;
+    appsSource = req.appsFiles.length > 0 ? 'files' : 'live';
+    inClusterEnabled = req.inCluster && inputs.inClusterEnabled;
+    source = { mode: 'live', context: reader.contextName, namespace: live.namespace };
+    installed = inputs.installed;
+    claims = inputs.claims;
+    warnings.push(...inputs.warnings);
+  }
+  const list = clustersFromSecrets(secrets, { idFrom: req.idFrom, inClusterEnabled });
+  warnings.push(...list.warnings);
+  const counts = countApplications(applications);
+  warnings.push(...counts.warnings);
+  for (const c of list.clusters) c.apps = counts.byServer.get(c.server) ?? 0;
+  const distribution = computeDistribution(list.clusters, {
+    replicas: req.replicas,
+    algorithms: req.algorithms,
+    fromReplicas: req.fromReplicas,
+  });
+  const report: ShardsReport = {
+    ...distribution,
+    idFrom: req.idFrom,
+    substitutedIds: list.clusters.filter((c) => c.idSubstituted).length,
+    source,
+    applications: { total: counts.total, withoutServer: counts.withoutServer, source: appsSource },
+    warnings,
+  };
+  if (installed) report.installed = installed;
+  if (claims) report.claims = claims;
+  return report;
+}

@@ -1,0 +1,97 @@
+/**
+ * Reads Kubernetes objects from YAML or JSON text: multi-document YAML, JSON, and `List` kinds (kind List or
+ * any *List with `items`) flattened. Every object remembers where it came from (file and 0-based document
+ * index, plus the item index inside a List) so errors can name it. Empty documents are skipped.
+ * Malformed YAML is a UsageError naming the file, document and line.
+ */
+import { readFile } from 'node:fs/promises';
+import { parseAllDocuments } from 'yaml';
+import { UsageError } from '../cli/errors.js';
+
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: {
+    name?: string;
+    namespace?: string;
+    uid?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    [key: string]: unknown;
+  };
+  [key: string]: unknown;
+}
+
+export interface SourcedObject {
+  object: KubeObject;
+  file: string;
+  /** 0-based index of the YAML document in the file. */
+  doc: number;
+  /** Index inside a List document, when the object came from one. */
+  item?: number;
+}
+
+/** "file.yaml (document 2)" or "file.yaml (document 1, item 4)": the subject of errors about an object. */
+export function describeSource(s: Pick<SourcedObject, 'file' | 'doc' | 'item'>): string {
+  return `${s.file} (document ${s.doc + 1}${s.item !== undefined ? `, item ${s.item + 1}` : ''})`;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Parses `text` (the contents of `file`) into objects. */
+export function parseKubeObjects(text: string, file: string): SourcedObject[] {
+  const out: SourcedObject[] = [];
+  const docs = parseAllDocuments(text, { prettyErrors: true, uniqueKeys: false });
+  const list = Array.isArray(docs) ? docs : [docs];
+  list.forEach((doc, index) => {
+    const error = doc.errors[0];
+    if (error) {
+      const line = error.linePos?.[0]?.line;
+      throw new UsageError(`failed to parse YAML${line ? ` at line ${line}` : ''}: ${error.message.split('\n')[0]}`, {
+        subject: `${file} (document ${index + 1})`,
+      });
+    }
+    const value: unknown = doc.toJS({ maxAliasCount: 1000 });
+    if (value === null || value === undefined) return;
+    if (!isObject(value)) {
+      throw new UsageError('not a Kubernetes object (expected a mapping with apiVersion and kind)', {
+        subject: `${file} (document ${index + 1})`,
+      });
+    }
+    const kind = typeof value['kind'] === 'string' ? value['kind'] : '';
+    if (kind.endsWith('List') && Array.isArray(value['items'])) {
+      (value['items'] as unknown[]).forEach((item, itemIndex) => {
+        if (!isObject(item)) {
+          throw new UsageError('List item is not an object', {
+            subject: describeSource({ file, doc: index, item: itemIndex }),
+          });
+        }
+        out.push({ object: item as KubeObject, file, doc: index, item: itemIndex });
+      });
+      return;
+    }
+    out.push({ object: value as KubeObject, file, doc: index });
+  });
+  return out;
+}
+
+/** Reads and parses a file; "-" reads standard input. A missing file is a UsageError naming it. */
+export async function readKubeObjects(file: string): Promise<SourcedObject[]> {
+  let text: string;
+  try {
+    text = file === '-' ? await readStdin() : await readFile(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : String(err);
+    throw new UsageError(`failed to read: ${why}`, { subject: file });
+  }
+  return parseKubeObjects(text, file === '-' ? '<stdin>' : file);
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
