@@ -24,7 +24,14 @@ const concurrency = process.env.TEST_CONCURRENCY ?? '2';
 const reporter = process.env.TEST_REPORTER ?? 'spec';
 const r = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, `--test-reporter=${reporter}`, ...selected],
+  [
+    '--import',
+    'tsx',
+    '--test',
+    `--test-concurrency=${concurrency}`,
+    `--test-reporter=${reporter}`,
+    ...selected,
+  ],
   { cwd: root, stdio: 'inherit' },
 );
 process.exit(r.status ?? 1);

@@ -6,7 +6,10 @@ import { Command, Flags } from '@oclif/core';
 
 export abstract class BaseCommand extends Command {
   static override baseFlags = {
-    debug: Flags.boolean({ description: 'Print stack traces and debug details on errors.', helpGroup: 'GLOBAL' }),
+    debug: Flags.boolean({
+      description: 'Print stack traces and debug details on errors.',
+      helpGroup: 'GLOBAL',
+    }),
     'no-color': Flags.boolean({
       description: 'Disable colours (also NO_COLOR=1). Colours are only used on a TTY.',
       helpGroup: 'GLOBAL',

@@ -31,7 +31,11 @@ function normalizeOclifMessage(err: unknown): string {
     .split('\n')
     .map((l) => l.trim())
     .filter((l) => l !== '' && l !== 'The following error occurred:' && !/^See more help with/.test(l))
-    .map((l) => l.replace(/^Parsing (--\S+)$/, '$1').replace(/^Missing required flag (\w[\w-]*)$/, 'missing required flag --$1'));
+    .map((l) =>
+      l
+        .replace(/^Parsing (--\S+)$/, '$1')
+        .replace(/^Missing required flag (\w[\w-]*)$/, 'missing required flag --$1'),
+    );
   return parts.join(': ');
 }
 

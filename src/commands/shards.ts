@@ -8,7 +8,8 @@ import { ALGORITHMS, buildShardsReport, type Algorithm, type IdFrom } from '../s
 const MAX_REPLICAS = 1000;
 
 export default class Shards extends BaseCommand {
-  static override summary = "Show which application-controller shard each cluster lands on, as Argo CD computes it.";
+  static override summary =
+    'Show which application-controller shard each cluster lands on, as Argo CD computes it.';
 
   static override description = `Computes the shard of every cluster under Argo CD's three algorithms (legacy, round-robin,
 consistent-hashing), bit for bit as the application controller does: cluster ID = the cluster Secret's UID,
@@ -42,11 +43,13 @@ consistent-hashing) come from --apps-file or the live Applications.`;
       options: [...ALGORITHMS],
     }),
     'clusters-file': Flags.string({
-      description: 'Argo CD cluster Secrets (YAML/JSON; "-" for stdin). Repeatable. Without it, read the live namespace.',
+      description:
+        'Argo CD cluster Secrets (YAML/JSON; "-" for stdin). Repeatable. Without it, read the live namespace.',
       multiple: true,
     }),
     'apps-file': Flags.string({
-      description: 'Argo CD Applications to count per cluster (YAML/JSON). Repeatable. Overrides live Applications.',
+      description:
+        'Argo CD Applications to count per cluster (YAML/JSON). Repeatable. Overrides live Applications.',
       multiple: true,
     }),
     'id-from': Flags.string({
@@ -60,9 +63,16 @@ consistent-hashing) come from --apps-file or the live Applications.`;
       allowNo: true,
     }),
     'argocd-namespace': Flags.string({ description: 'Argo CD namespace (live mode).', default: 'argocd' }),
-    kubeconfig: Flags.string({ description: 'Kubeconfig file (live mode). Default: KUBECONFIG, then ~/.kube/config.' }),
+    kubeconfig: Flags.string({
+      description: 'Kubeconfig file (live mode). Default: KUBECONFIG, then ~/.kube/config.',
+    }),
     context: Flags.string({ description: 'Kube context (live mode). Default: the current context.' }),
-    output: Flags.string({ char: 'o', description: 'Output format.', options: ['table', 'json', 'yaml'], default: 'table' }),
+    output: Flags.string({
+      char: 'o',
+      description: 'Output format.',
+      options: ['table', 'json', 'yaml'],
+      default: 'table',
+    }),
   };
 
   async run(): Promise<void> {
@@ -71,7 +81,11 @@ consistent-hashing) come from --apps-file or the live Applications.`;
     if (clustersFiles.length === 0 && (flags['apps-file'] ?? []).includes('-')) {
       throw new UsageError('--apps-file - (stdin) needs --clusters-file');
     }
-    if (clustersFiles.filter((f) => f === '-').length + (flags['apps-file'] ?? []).filter((f) => f === '-').length > 1) {
+    if (
+      clustersFiles.filter((f) => f === '-').length +
+        (flags['apps-file'] ?? []).filter((f) => f === '-').length >
+      1
+    ) {
       throw new UsageError('standard input ("-") can be read only once');
     }
     const report = await buildShardsReport({

@@ -43,7 +43,8 @@ function clusterNote(c: ClusterRow, replicas: number): string {
   const notes: string[] = [];
   if (c.manualShard !== null) {
     if (c.manualShard < 0) notes.push(`manual shard ${c.manualShard}: no controller manages this cluster`);
-    else if (c.manualShard >= replicas) notes.push(`manual shard ${c.manualShard} >= replicas: Argo CD uses shard 0`);
+    else if (c.manualShard >= replicas)
+      notes.push(`manual shard ${c.manualShard} >= replicas: Argo CD uses shard 0`);
     else notes.push(`manual shard ${c.manualShard}`);
   }
   if (c.skipReconcile) notes.push('skip-reconcile: no controller manages this cluster');
@@ -58,21 +59,27 @@ function summaryTable(s: AlgorithmSummary): string {
     fmtPercent(t.appsPercentOfAverage),
     fmtPercent(t.clustersPercentOfAverage),
   ]);
-  if (s.unmanaged.clusters > 0) rows.push(['none', String(s.unmanaged.clusters), String(s.unmanaged.apps), '-', '-']);
-  return renderTable(['SHARD', 'CLUSTERS', 'APPS', '% OF AVG APPS', '% OF AVG CLUSTERS'], rows, { indent: 2 });
+  if (s.unmanaged.clusters > 0)
+    rows.push(['none', String(s.unmanaged.clusters), String(s.unmanaged.apps), '-', '-']);
+  return renderTable(['SHARD', 'CLUSTERS', 'APPS', '% OF AVG APPS', '% OF AVG CLUSTERS'], rows, {
+    indent: 2,
+  });
 }
 
 export function renderShardsTable(report: ShardsReport): string {
   const out: string[] = [];
   const src = report.source;
-  const where = src.mode === 'live' ? `context ${src.context}, namespace ${src.namespace}` : src.clustersFiles.join(', ');
+  const where =
+    src.mode === 'live' ? `context ${src.context}, namespace ${src.namespace}` : src.clustersFiles.join(', ');
   out.push(`Replicas: ${report.replicas}    Clusters: ${report.clusters.length} (${where})`);
   const apps = report.applications;
   out.push(
     apps.source === 'none'
       ? 'Apps: none given (consistent-hashing balances Application counts; pass --apps-file)'
       : `Apps: ${apps.total} from ${apps.source}` +
-          (apps.withoutServer ? ` (${apps.withoutServer} name their destination by name and count for no cluster)` : ''),
+          (apps.withoutServer
+            ? ` (${apps.withoutServer} name their destination by name and count for no cluster)`
+            : ''),
   );
   if (report.idFrom !== 'uid' || report.substitutedIds > 0) {
     out.push(
@@ -91,7 +98,13 @@ export function renderShardsTable(report: ShardsReport): string {
   }
   out.push('');
   const algorithms = report.algorithms;
-  const header = ['NAME', 'SERVER', 'APPS', ...algorithms.map((a) => algorithmLabel(report, a).toUpperCase()), 'NOTE'];
+  const header = [
+    'NAME',
+    'SERVER',
+    'APPS',
+    ...algorithms.map((a) => algorithmLabel(report, a).toUpperCase()),
+    'NOTE',
+  ];
   const rows = report.clusters.map((c) => [
     c.name || '-',
     c.server,
@@ -119,7 +132,11 @@ export function renderShardsTable(report: ShardsReport): string {
         ['ALGORITHM', 'CLUSTERS MOVED', 'APPS MOVED'],
         algorithms.map((a) => {
           const m = report.moves![a]!;
-          return [algorithmLabel(report, a), `${m.clusters} of ${report.clusters.length}`, `${m.apps} of ${totalApps}`];
+          return [
+            algorithmLabel(report, a),
+            `${m.clusters} of ${report.clusters.length}`,
+            `${m.apps} of ${totalApps}`,
+          ];
         }),
         { indent: 2 },
       ),

@@ -8,7 +8,11 @@ export interface TableOptions {
   indent?: number;
 }
 
-export function renderTable(header: readonly string[], rows: readonly (readonly string[])[], options: TableOptions = {}): string {
+export function renderTable(
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+  options: TableOptions = {},
+): string {
   const padding = options.padding ?? 2;
   const indent = ' '.repeat(options.indent ?? 0);
   const all = [header, ...rows];

@@ -22,7 +22,9 @@ export function countApplications(objects: readonly SourcedObject[]): AppCounts 
   for (const so of objects) {
     const obj = so.object;
     if (obj.kind !== 'Application' || !(obj.apiVersion ?? '').startsWith('argoproj.io/')) {
-      warnings.push(`${so.file} (document ${so.doc + 1}): skipped ${obj.kind ?? 'object'}: not an Application`);
+      warnings.push(
+        `${so.file} (document ${so.doc + 1}): skipped ${obj.kind ?? 'object'}: not an Application`,
+      );
       continue;
     }
     const name = obj.metadata?.name;
@@ -31,7 +33,8 @@ export function countApplications(objects: readonly SourcedObject[]): AppCounts 
       continue;
     }
     const destination = (obj['spec'] as { destination?: { server?: unknown } } | undefined)?.destination;
-    const server = typeof destination?.server === 'string' && destination.server !== '' ? destination.server : undefined;
+    const server =
+      typeof destination?.server === 'string' && destination.server !== '' ? destination.server : undefined;
     // Re-setting moves nothing in a Map's order, and order does not matter for counting.
     byName.set(name, server);
   }

@@ -77,7 +77,10 @@ function secretStrings(secret: Record<string, unknown>, subject: string): Map<st
 }
 
 /** Builds the cluster list from Secret objects in list order. Non-Secret objects are skipped with a warning. */
-export function clustersFromSecrets(objects: readonly SourcedObject[], options: ClusterSecretOptions): ClusterList {
+export function clustersFromSecrets(
+  objects: readonly SourcedObject[],
+  options: ClusterSecretOptions,
+): ClusterList {
   const warnings: string[] = [];
   const byServer = new Map<string, ClusterEntry>();
   for (const so of objects) {
@@ -90,13 +93,16 @@ export function clustersFromSecrets(objects: readonly SourcedObject[], options: 
     }
     const type = obj.metadata?.labels?.[SECRET_TYPE_LABEL];
     if (type !== undefined && type !== 'cluster') {
-      warnings.push(`${subject}: skipped Secret ${secretName}: ${SECRET_TYPE_LABEL} is "${type}", not "cluster"`);
+      warnings.push(
+        `${subject}: skipped Secret ${secretName}: ${SECRET_TYPE_LABEL} is "${type}", not "cluster"`,
+      );
       continue;
     }
     const named = `${subject}: Secret ${secretName}`;
     const strings = secretStrings(obj, named);
     const rawServer = strings.get('server');
-    if (!rawServer) throw new UsageError('has no server (data.server or stringData.server)', { subject: named });
+    if (!rawServer)
+      throw new UsageError('has no server (data.server or stringData.server)', { subject: named });
     const server = rawServer.replace(/\/+$/, '');
     const config = strings.get('config');
     if (config !== undefined) {
@@ -134,10 +140,21 @@ export function clustersFromSecrets(objects: readonly SourcedObject[], options: 
     }
     const previous = byServer.get(server);
     if (previous) {
-      warnings.push(`${named}: duplicate server ${server} (also ${previous.source}): the later Secret is used`);
+      warnings.push(
+        `${named}: duplicate server ${server} (also ${previous.source}): the later Secret is used`,
+      );
       byServer.delete(server);
     }
-    byServer.set(server, { id, server, name, manualShard, apps: 0, skipReconcile, source: subject, idSubstituted });
+    byServer.set(server, {
+      id,
+      server,
+      name,
+      manualShard,
+      apps: 0,
+      skipReconcile,
+      source: subject,
+      idSubstituted,
+    });
   }
   const clusters = [...byServer.values()];
   if (options.inClusterEnabled && !byServer.has(IN_CLUSTER_SERVER)) {

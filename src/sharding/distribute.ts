@@ -58,17 +58,22 @@ function consistentHashing(clusters: readonly ShardCluster[], replicas: number):
   return result;
 }
 
-const ALGORITHM_IMPLS: Record<Algorithm, (clusters: readonly ShardCluster[], replicas: number) => number[]> = {
-  legacy,
-  'round-robin': roundRobin,
-  'consistent-hashing': consistentHashing,
-};
+const ALGORITHM_IMPLS: Record<Algorithm, (clusters: readonly ShardCluster[], replicas: number) => number[]> =
+  {
+    legacy,
+    'round-robin': roundRobin,
+    'consistent-hashing': consistentHashing,
+  };
 
 /**
  * The shard of every cluster, aligned with `clusters`. `replicas` is the controller replica count R
  * (values <= 1 put every cluster without a manual shard on shard 0).
  */
-export function distribute(clusters: readonly ShardCluster[], replicas: number, algorithm: Algorithm): number[] {
+export function distribute(
+  clusters: readonly ShardCluster[],
+  replicas: number,
+  algorithm: Algorithm,
+): number[] {
   const computed = replicas > 1 ? ALGORITHM_IMPLS[algorithm](clusters, replicas) : undefined;
   return clusters.map((c, i) => {
     if (c.manualShard !== undefined) return c.manualShard < replicas ? c.manualShard : 0;

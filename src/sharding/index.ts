@@ -16,7 +16,14 @@ import type { Algorithm } from './types.js';
 
 export { distribute, parseAlgorithm } from './distribute.js';
 export { computeDistribution, summarize } from './report.js';
-export type { Distribution, ClusterRow, AlgorithmSummary, ShardTotals, MoveSummary, ClusterMove } from './report.js';
+export type {
+  Distribution,
+  ClusterRow,
+  AlgorithmSummary,
+  ShardTotals,
+  MoveSummary,
+  ClusterMove,
+} from './report.js';
 export { ALGORITHMS, DEFAULT_ALGORITHM, IN_CLUSTER_SERVER } from './types.js';
 export type { Algorithm, ShardCluster } from './types.js';
 export type { IdFrom } from './cluster-secrets.js';
@@ -42,7 +49,9 @@ export interface ShardsReport extends Distribution {
   idFrom: IdFrom;
   /** Clusters whose ID is not their Secret's UID (their shards may differ from Argo CD's). */
   substitutedIds: number;
-  source: { mode: 'files'; clustersFiles: string[]; appsFiles: string[] } | { mode: 'live'; context: string; namespace: string };
+  source:
+    | { mode: 'files'; clustersFiles: string[]; appsFiles: string[] }
+    | { mode: 'live'; context: string; namespace: string };
   applications: { total: number; withoutServer: number; source: 'files' | 'live' | 'none' };
   installed?: InstalledController;
   claims?: ShardClaims;

@@ -23,7 +23,10 @@ function reason(err: unknown): string {
   if (typeof e?.code === 'number') {
     let message = '';
     try {
-      const body = typeof e.body === 'string' ? (JSON.parse(e.body) as { message?: string }) : (e.body as { message?: string });
+      const body =
+        typeof e.body === 'string'
+          ? (JSON.parse(e.body) as { message?: string })
+          : (e.body as { message?: string });
       message = body?.message ?? '';
     } catch {
       // Not a Status body: fall back to the HTTP code alone.
@@ -48,7 +51,9 @@ export function createKubeReader(options: KubeReaderOptions): ArgoNamespaceReade
     if (options.kubeconfig) kc.loadFromFile(options.kubeconfig);
     else kc.loadFromDefault();
   } catch (err) {
-    throw new UsageError(`failed to load kubeconfig: ${oneLine(err)}`, { subject: options.kubeconfig ?? 'kubeconfig' });
+    throw new UsageError(`failed to load kubeconfig: ${oneLine(err)}`, {
+      subject: options.kubeconfig ?? 'kubeconfig',
+    });
   }
   if (options.context) {
     if (!kc.getContextObject(options.context)) {
@@ -68,8 +73,14 @@ export function createKubeReader(options: KubeReaderOptions): ArgoNamespaceReade
   const core = kc.makeApiClient(CoreV1Api);
   const apps = kc.makeApiClient(AppsV1Api);
   const custom = kc.makeApiClient(CustomObjectsApi);
-  const fail = (what: string, err: unknown) =>
-    new GitopsError(`failed to ${what}: ${reason(err)}`, { subject: `context ${contextName}` });
+  const fail = (what: string, err: unknown) => {
+    const why = reason(err);
+    // @kubernetes/client-node refuses http:// servers unless the kubeconfig skips TLS verification.
+    const hint = /HTTP protocol is not allowed/.test(why)
+      ? 'for an http:// API server set insecure-skip-tls-verify: true on the kubeconfig cluster'
+      : undefined;
+    return new GitopsError(`failed to ${what}: ${why}`, { subject: `context ${contextName}`, hint });
+  };
   const orUndefined = async <T>(what: string, call: () => Promise<T>): Promise<T | undefined> => {
     try {
       return await call();
@@ -91,7 +102,12 @@ export function createKubeReader(options: KubeReaderOptions): ArgoNamespaceReade
     },
     async listApplications(namespace) {
       const list = await orUndefined(`list Applications in namespace ${namespace}`, () =>
-        custom.listNamespacedCustomObject({ group: 'argoproj.io', version: 'v1alpha1', namespace, plural: 'applications' }),
+        custom.listNamespacedCustomObject({
+          group: 'argoproj.io',
+          version: 'v1alpha1',
+          namespace,
+          plural: 'applications',
+        }),
       );
       const items = ((list as { items?: unknown[] } | undefined)?.items ?? []) as unknown[];
       return items.map((a) => plain(a, 'Application', 'argoproj.io/v1alpha1'));

@@ -14,7 +14,13 @@
  * - in-cluster: argocd-cm `cluster.inClusterEnabled` (on unless exactly "false").
  */
 import type { KubeObject, SourcedObject } from '../util/yaml-docs.js';
-import { heartbeatPeriod, parseShardClaims, SHARD_CONFIGMAP, SHARD_MAPPING_KEY, type ShardClaims } from './shard-claims.js';
+import {
+  heartbeatPeriod,
+  parseShardClaims,
+  SHARD_CONFIGMAP,
+  SHARD_MAPPING_KEY,
+  type ShardClaims,
+} from './shard-claims.js';
 
 export const CONTROLLER_NAME = 'argocd-application-controller';
 export const CLUSTER_SECRET_SELECTOR = 'argocd.argoproj.io/secret-type=cluster';
@@ -26,7 +32,11 @@ export interface ArgoNamespaceReader {
   /** Applications in the namespace; [] when the Application CRD is not installed. */
   listApplications(namespace: string): Promise<KubeObject[]>;
   getConfigMap(namespace: string, name: string): Promise<KubeObject | undefined>;
-  getWorkload(namespace: string, kind: 'StatefulSet' | 'Deployment', name: string): Promise<KubeObject | undefined>;
+  getWorkload(
+    namespace: string,
+    kind: 'StatefulSet' | 'Deployment',
+    name: string,
+  ): Promise<KubeObject | undefined>;
 }
 
 export interface InstalledController {
@@ -61,13 +71,19 @@ function configMapData(cm: KubeObject | undefined): Record<string, string> {
 }
 
 function controllerEnv(workload: KubeObject | undefined): EnvVar[] {
-  const spec = workload?.['spec'] as { template?: { spec?: { containers?: { name?: string; env?: EnvVar[] }[] } } };
+  const spec = workload?.['spec'] as {
+    template?: { spec?: { containers?: { name?: string; env?: EnvVar[] }[] } };
+  };
   const containers = spec?.template?.spec?.containers ?? [];
   const container = containers.find((c) => c.name === CONTROLLER_NAME) ?? containers[0];
   return container?.env ?? [];
 }
 
-async function resolveEnv(env: EnvVar[], name: string, getConfigMap: ConfigMapGetter): Promise<string | undefined> {
+async function resolveEnv(
+  env: EnvVar[],
+  name: string,
+  getConfigMap: ConfigMapGetter,
+): Promise<string | undefined> {
   const v = env.find((e) => e.name === name);
   if (!v) return undefined;
   if (v.value !== undefined) return v.value;
@@ -83,7 +99,11 @@ function parseReplicasEnv(text: string | undefined): number {
   return n < 0 || n > 2147483647 ? 0 : n;
 }
 
-export async function readLiveInputs(reader: ArgoNamespaceReader, namespace: string, now: Date): Promise<LiveInputs> {
+export async function readLiveInputs(
+  reader: ArgoNamespaceReader,
+  namespace: string,
+  now: Date,
+): Promise<LiveInputs> {
   const warnings: string[] = [];
   const configMaps = new Map<string, Promise<KubeObject | undefined>>();
   const getConfigMap: ConfigMapGetter = (name) => {
@@ -104,8 +124,13 @@ export async function readLiveInputs(reader: ArgoNamespaceReader, namespace: str
     reader.getWorkload(namespace, 'Deployment', controllerName),
   ]);
   const dynamicFromEnv = async (w: KubeObject | undefined) =>
-    (await resolveEnv(controllerEnv(w), 'ARGOCD_ENABLE_DYNAMIC_CLUSTER_DISTRIBUTION', getConfigMap)) === 'true';
-  const dynamic = deployment ? await dynamicFromEnv(deployment) : statefulSet ? await dynamicFromEnv(statefulSet) : false;
+    (await resolveEnv(controllerEnv(w), 'ARGOCD_ENABLE_DYNAMIC_CLUSTER_DISTRIBUTION', getConfigMap)) ===
+    'true';
+  const dynamic = deployment
+    ? await dynamicFromEnv(deployment)
+    : statefulSet
+      ? await dynamicFromEnv(statefulSet)
+      : false;
   const workload = dynamic ? deployment : (statefulSet ?? deployment);
   const workloadKind = workload === statefulSet ? 'StatefulSet' : 'Deployment';
   const env = controllerEnv(workload);

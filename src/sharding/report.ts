@@ -84,7 +84,11 @@ function ratio(max: number, average: number): number | null {
   return average === 0 ? null : Math.round((max / average) * 1000) / 1000;
 }
 
-export function summarize(clusters: readonly ShardCluster[], shards: readonly number[], replicas: number): AlgorithmSummary {
+export function summarize(
+  clusters: readonly ShardCluster[],
+  shards: readonly number[],
+  replicas: number,
+): AlgorithmSummary {
   const slots = Math.max(replicas, 1);
   const perShard = Array.from({ length: slots }, () => ({ clusters: 0, apps: 0 }));
   const unmanaged = { clusters: 0, apps: 0 };
@@ -99,7 +103,10 @@ export function summarize(clusters: readonly ShardCluster[], shards: readonly nu
     apps: 0,
   });
   const exact = { clusters: managed.clusters / slots, apps: managed.apps / slots };
-  const average = { clusters: Math.round(exact.clusters * 100) / 100, apps: Math.round(exact.apps * 100) / 100 };
+  const average = {
+    clusters: Math.round(exact.clusters * 100) / 100,
+    apps: Math.round(exact.apps * 100) / 100,
+  };
   return {
     shards: perShard.map((s, shard) => ({
       shard,
@@ -117,7 +124,10 @@ export function summarize(clusters: readonly ShardCluster[], shards: readonly nu
   };
 }
 
-export function computeDistribution(clusters: readonly ShardCluster[], options: DistributionOptions): Distribution {
+export function computeDistribution(
+  clusters: readonly ShardCluster[],
+  options: DistributionOptions,
+): Distribution {
   const algorithms = [...(options.algorithms ?? ALGORITHMS)];
   const { replicas, fromReplicas } = options;
   const rows: ClusterRow[] = clusters.map((c) => ({
@@ -129,7 +139,13 @@ export function computeDistribution(clusters: readonly ShardCluster[], options: 
     skipReconcile: c.skipReconcile ?? false,
     shards: {},
   }));
-  const result: Distribution = { replicas, algorithms, defaultAlgorithm: DEFAULT_ALGORITHM, clusters: rows, summary: {} };
+  const result: Distribution = {
+    replicas,
+    algorithms,
+    defaultAlgorithm: DEFAULT_ALGORITHM,
+    clusters: rows,
+    summary: {},
+  };
   if (fromReplicas !== undefined) {
     result.fromReplicas = fromReplicas;
     result.moves = {};

@@ -49,9 +49,12 @@ export function parseKubeObjects(text: string, file: string): SourcedObject[] {
     const error = doc.errors[0];
     if (error) {
       const line = error.linePos?.[0]?.line;
-      throw new UsageError(`failed to parse YAML${line ? ` at line ${line}` : ''}: ${error.message.split('\n')[0]}`, {
-        subject: `${file} (document ${index + 1})`,
-      });
+      throw new UsageError(
+        `failed to parse YAML${line ? ` at line ${line}` : ''}: ${error.message.split('\n')[0]}`,
+        {
+          subject: `${file} (document ${index + 1})`,
+        },
+      );
     }
     const value: unknown = doc.toJS({ maxAliasCount: 1000 });
     if (value === null || value === undefined) return;

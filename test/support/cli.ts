@@ -1,0 +1,28 @@
+/** Runs the built CLI (bin/kubectl-gitops -> dist/) as a child process, as users and kubectl do. */
+import { spawn } from 'node:child_process';
+import { launcher } from './paths.js';
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function runCli(
+  args: readonly string[],
+  options: { env?: NodeJS.ProcessEnv; input?: string; command?: string } = {},
+): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(options.command ?? launcher, [...args], {
+      env: { ...process.env, NO_COLOR: '1', ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(options.input ?? '');
+  });
+}
