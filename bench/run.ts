@@ -8,17 +8,9 @@ import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-export interface BenchRow {
-  /** What was measured, e.g. "legacy: 10,000 clusters x 100 replicas". */
-  name: string;
-  value: number;
-  unit: string;
-  /** Optional target in the same unit, with how to read it. */
-  target?: { value: number; better: 'lower' | 'higher' };
-  note?: string;
-}
+import type { Bench, BenchRow } from './util.js';
 
-export type Bench = () => Promise<BenchRow[]>;
+export type { Bench, BenchRow };
 
 const here = dirname(fileURLToPath(import.meta.url));
 const only = process.argv.slice(2);

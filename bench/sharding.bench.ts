@@ -1,15 +1,10 @@
 /**
  * Sharding: assignment of 10,000 clusters with 50,000 apps at 100 replicas per algorithm (target: all
- * three under 1 s together), and cold start of the built CLI (target: under 400 ms each).
+ * three under 1 s together). Cold starts of `shards` are in startup.bench.ts.
  */
-import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { distribute, ALGORITHMS, type ShardCluster } from '../src/sharding/index.js';
 import { seededRandom, randomUid } from '../test/support/random.js';
-import { launcher } from '../test/support/paths.js';
-import { clusterSecretsYaml } from './fixtures.js';
-import { coldStartMs, timeMs, type BenchRow } from './util.js';
+import { timeMs, type BenchRow } from './util.js';
 
 export default async function (): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
@@ -35,30 +30,5 @@ export default async function (): Promise<BenchRow[]> {
     target: { value: 1000, better: 'lower' },
   });
 
-  const dir = mkdtempSync(join(tmpdir(), 'bench-shards-'));
-  try {
-    const file = join(dir, 'clusters.yaml');
-    writeFileSync(file, clusterSecretsYaml(100));
-    rows.push({
-      name: 'cold start: kubectl-gitops --version (median of 10)',
-      value: coldStartMs(launcher, ['--version']),
-      unit: 'ms',
-      target: { value: 250, better: 'lower' },
-    });
-    rows.push({
-      name: 'cold start: shards --replicas 10 on 100 clusters (median of 10)',
-      value: coldStartMs(launcher, ['shards', '--replicas', '10', '--clusters-file', file]),
-      unit: 'ms',
-      target: { value: 250, better: 'lower' },
-    });
-    rows.push({
-      name: 'cold start: shards --help (median of 10)',
-      value: coldStartMs(launcher, ['shards', '--help']),
-      unit: 'ms',
-      target: { value: 300, better: 'lower' },
-    });
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
   return rows;
 }

@@ -19,7 +19,8 @@ const SELECT = 'APP SELECTION';
 export const appFlags = {
   'app-file': Flags.string({
     char: 'f',
-    description: 'Application manifests: a YAML/JSON file (multi-document) or a folder (read recursively). Repeatable.',
+    description:
+      'Application manifests: a YAML/JSON file (multi-document) or a folder (read recursively). Repeatable.',
     multiple: true,
     helpGroup: SELECT,
   }),
@@ -37,26 +38,46 @@ export const appFlags = {
     description: 'Label selector on the Applications, e.g. team=web,tier!=db.',
     helpGroup: SELECT,
   }),
-  repo: Flags.string({ description: 'Ad-hoc app: Git repository URL.', dependsOn: ['path'], helpGroup: ADHOC }),
-  path: Flags.string({ description: 'Ad-hoc app: path inside the repository.', dependsOn: ['repo'], helpGroup: ADHOC }),
+  repo: Flags.string({
+    description: 'Ad-hoc app: Git repository URL.',
+    dependsOn: ['path'],
+    helpGroup: ADHOC,
+  }),
+  path: Flags.string({
+    description: 'Ad-hoc app: path inside the repository.',
+    dependsOn: ['repo'],
+    helpGroup: ADHOC,
+  }),
   revision: Flags.string({
     description: 'Ad-hoc app: branch, tag, HEAD or commit SHA.',
     default: undefined,
     dependsOn: ['repo'],
     helpGroup: ADHOC,
   }),
-  'dest-namespace': Flags.string({ description: 'Ad-hoc app: destination namespace.', dependsOn: ['repo'], helpGroup: ADHOC }),
+  'dest-namespace': Flags.string({
+    description: 'Ad-hoc app: destination namespace.',
+    dependsOn: ['repo'],
+    helpGroup: ADHOC,
+  }),
   'dest-server': Flags.string({
     description: 'Ad-hoc app: destination API server URL (default https://kubernetes.default.svc).',
     dependsOn: ['repo'],
     helpGroup: ADHOC,
   }),
-  name: Flags.string({ description: 'Ad-hoc app: Application name (default: from the path).', dependsOn: ['repo'], helpGroup: ADHOC }),
+  name: Flags.string({
+    description: 'Ad-hoc app: Application name (default: from the path).',
+    dependsOn: ['repo'],
+    helpGroup: ADHOC,
+  }),
   local: Flags.string({
-    description: 'Render this local working copy instead of fetching Git (every source of the selected apps).',
+    description:
+      'Render this local working copy instead of fetching Git (every source of the selected apps).',
     helpGroup: SELECT,
   }),
-  'hard-refresh': Flags.boolean({ description: 'Ignore cached manifests and render again.', helpGroup: SELECT }),
+  'hard-refresh': Flags.boolean({
+    description: 'Ignore cached manifests and render again.',
+    helpGroup: SELECT,
+  }),
 };
 
 export interface AppFlagValues {

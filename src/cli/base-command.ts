@@ -3,6 +3,7 @@
  * Commands stay thin (design.md practice 10): parse flags, call an engine module, print the typed result.
  */
 import { Command, Flags } from '@oclif/core';
+import { interruptSignal } from './interrupt.js';
 
 export abstract class BaseCommand extends Command {
   static override baseFlags = {
@@ -15,6 +16,11 @@ export abstract class BaseCommand extends Command {
       helpGroup: 'GLOBAL',
     }),
   };
+
+  /** Aborted on Ctrl-C/SIGTERM: pass it to every engine call that waits. */
+  protected get signal(): AbortSignal {
+    return interruptSignal;
+  }
 
   /** Writes text to stdout without oclif's formatting (printers build whole documents). */
   protected write(text: string): void {

@@ -3,25 +3,23 @@
  * development launcher (bin/dev.js, TypeScript via tsx). oclif finds the commands through the explicit
  * discovery target named in package.json ("oclif.commands"), so it never scans the file system.
  */
-import { flush, run as oclifRun } from '@oclif/core';
+import { flush, run as oclifRun, type Interfaces } from '@oclif/core';
 import { ExitCode } from './errors.js';
 import { exitCodeOf, formatError } from './handle-error.js';
+import { installInterruptHandlers, interruptSignal } from './interrupt.js';
 
-export async function main(argv: string[], root: string): Promise<number> {
-  let interrupted = false;
-  const onSignal = () => {
-    // A second Ctrl-C exits at once; the first lets the running command abort cleanly via its signal.
-    if (interrupted) process.exit(ExitCode.INTERRUPTED);
-    interrupted = true;
-    process.exitCode = ExitCode.INTERRUPTED;
-  };
-  process.once('SIGINT', onSignal);
+/**
+ * Runs one command line and returns the exit code; never throws. `load` is the package root (oclif reads
+ * package.json and the manifest there) or a ready oclif Config (the standalone executable builds its own).
+ */
+export async function main(argv: string[], load: string | Interfaces.LoadOptions): Promise<number> {
+  installInterruptHandlers();
   try {
-    await oclifRun(argv, root);
+    await oclifRun(argv, load);
     await flush();
-    return interrupted ? ExitCode.INTERRUPTED : (Number(process.exitCode ?? 0) as number);
+    return interruptSignal.aborted ? ExitCode.INTERRUPTED : Number(process.exitCode ?? 0);
   } catch (err) {
-    const code = exitCodeOf(err);
+    const code = interruptSignal.aborted ? ExitCode.INTERRUPTED : exitCodeOf(err);
     // oclif's own exit (this.exit(n)) carries code EEXIT and prints nothing.
     if ((err as { code?: string })?.code !== 'EEXIT') {
       const commandId = argv.find((a) => !a.startsWith('-'));

@@ -1,0 +1,49 @@
+/**
+ * The production bundle (dist/, from `npm run build`): start-up must not pay for heavy modules. Every
+ * command lives in dist/commands/index.js; what it imports statically loads on every run, so the
+ * Kubernetes client (about 400 ms to import) must only ever be reached through dynamic import().
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot } from './support/paths.js';
+
+interface Metafile {
+  outputs: Record<string, { imports: { path: string; kind: string }[]; inputs: Record<string, unknown> }>;
+}
+
+const metaPath = join(repoRoot, 'dist', 'meta.json');
+
+function staticClosure(meta: Metafile, entry: string): Set<string> {
+  const seen = new Set<string>();
+  const stack = [entry];
+  while (stack.length) {
+    const out = stack.pop()!;
+    if (seen.has(out)) continue;
+    seen.add(out);
+    for (const imp of meta.outputs[out]?.imports ?? []) {
+      if (imp.kind === 'import-statement' && meta.outputs[imp.path]) stack.push(imp.path);
+    }
+  }
+  return seen;
+}
+
+test('start-up (launcher + commands module) never statically loads @kubernetes/client-node or typescript', () => {
+  assert.ok(existsSync(metaPath), 'dist/meta.json is missing: run `npm run build` first');
+  const meta = JSON.parse(readFileSync(metaPath, 'utf8')) as Metafile;
+  for (const entry of ['dist/cli.js', 'dist/commands/index.js']) {
+    assert.ok(meta.outputs[entry], `${entry} is an output`);
+    const inputs = [...staticClosure(meta, entry)].flatMap((o) => Object.keys(meta.outputs[o]!.inputs));
+    const heavy = inputs.filter((i) => /node_modules\/(@kubernetes\/client-node|typescript)\//.test(i));
+    assert.deepEqual(heavy, [], `${entry} statically reaches heavy modules`);
+    assert.ok(
+      inputs.some((i) => i.includes('@oclif/core')),
+      'the closure walk sees oclif (sanity)',
+    );
+  }
+  const dynamic = Object.values(meta.outputs).some((o) =>
+    Object.keys(o.inputs).some((i) => i.includes('node_modules/@kubernetes/client-node/')),
+  );
+  assert.ok(dynamic, 'the client is still bundled, as a chunk loaded on demand');
+});

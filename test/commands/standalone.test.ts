@@ -1,0 +1,81 @@
+/**
+ * The standalone executable and its krew archive (`npm run package`): built into a temp dir, unpacked as
+ * krew would, and run with an empty environment (no PATH, so no Node.js to lean on).
+ */
+import { before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { repoRoot } from '../support/paths.js';
+
+const supported = process.platform === 'linux' && process.arch === 'x64';
+const out = mkdtempSync(join(tmpdir(), 'gitops-package-'));
+const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string };
+const archiveName = `kubectl-gitops_v${pkg.version}_linux_amd64.tar.gz`;
+const unpacked = join(out, 'unpacked');
+
+describe('standalone executable', { skip: supported ? false : 'packaging builds linux-x64 only' }, () => {
+  before(() => {
+    const r = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'package.mjs'), '--out', out], {
+      encoding: 'utf8',
+    });
+    assert.equal(r.status, 0, r.stderr);
+    mkdirSync(unpacked);
+    const t = spawnSync('tar', ['-xzf', join(out, archiveName), '-C', unpacked], { encoding: 'utf8' });
+    assert.equal(t.status, 0, t.stderr);
+  });
+
+  const run = (args: string[]) =>
+    spawnSync(join(unpacked, 'kubectl-gitops'), args, { cwd: unpacked, env: {}, encoding: 'utf8' });
+
+  test('the archive holds exactly the files the krew manifest names', () => {
+    assert.deepEqual(readdirSync(unpacked).sort(), ['LICENSE', 'kubectl-gitops']);
+    const manifest = parse(readFileSync(join(out, 'gitops.yaml'), 'utf8'));
+    assert.equal(manifest.kind, 'Plugin');
+    assert.equal(manifest.apiVersion, 'krew.googlecontainertools.github.com/v1alpha2');
+    assert.equal(manifest.metadata.name, 'gitops');
+    assert.equal(manifest.spec.version, `v${pkg.version}`);
+    const [platform] = manifest.spec.platforms;
+    assert.deepEqual(platform.selector.matchLabels, { os: 'linux', arch: 'amd64' });
+    assert.equal(platform.bin, 'kubectl-gitops');
+    assert.deepEqual(platform.files.map((f: { from: string }) => f.from).sort(), [
+      'LICENSE',
+      'kubectl-gitops',
+    ]);
+    assert.ok(platform.uri.endsWith(`/${archiveName}`));
+    const sha = createHash('sha256')
+      .update(readFileSync(join(out, archiveName)))
+      .digest('hex');
+    assert.equal(platform.sha256, sha);
+  });
+
+  test('runs --version with no Node.js on PATH', () => {
+    const r = run(['--version']);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, new RegExp(`^kubectl-gitops/${pkg.version.replace(/\./g, '\\.')} linux-x64`));
+    assert.equal(r.stderr, '', 'no warnings from the single-executable runtime');
+  });
+
+  test('runs shards and agrees with the bundled CLI', () => {
+    const args = [
+      'shards',
+      '--replicas',
+      '3',
+      '--clusters-file',
+      join(repoRoot, 'examples', 'shards', 'clusters.yaml'),
+      '-o',
+      'json',
+    ];
+    const r = run(args);
+    assert.equal(r.status, 0, r.stderr);
+    const bundled = spawnSync(join(repoRoot, 'bin', 'kubectl-gitops'), args, { encoding: 'utf8' });
+    assert.deepEqual(JSON.parse(r.stdout), JSON.parse(bundled.stdout));
+    const bad = run(['shards']);
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /^error: missing required flag --replicas$/m);
+  });
+});
