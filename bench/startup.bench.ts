@@ -1,6 +1,7 @@
 /**
  * Cold start (process start to exit, median of 10) of the built CLI: `--version`, `shards` on a
- * 100-cluster file, and `--help` of every registered command (so commands added later are measured too).
+ * 100-cluster file, `render` of the example apps from a local directory (it runs `kubectl kustomize`, a
+ * child process, so no start-up target applies), and `--help` of every registered command (so commands added later are measured too).
  * Targets: --version and shards under 250 ms, every command under 300 ms. For reference, the same
  * `--version` through the unbundled TypeScript sources (bin/dev.js), and the standalone executable when
  * `npm run package` has built it.
@@ -29,6 +30,19 @@ export default async function (): Promise<BenchRow[]> {
       value: coldStartMs(launcher, ['shards', '--replicas', '10', '--clusters-file', clusters]),
       unit: 'ms',
       target: { value: 250, better: 'lower' },
+    });
+    rows.push({
+      name: 'render -f examples/apps --local examples/repo (kustomize + directory)',
+      value: coldStartMs(
+        launcher,
+        ['render', '-f', join(repoRoot, 'examples', 'apps'), '--local', join(repoRoot, 'examples', 'repo')],
+        10,
+        {
+          ...process.env,
+          XDG_CACHE_HOME: dir,
+        },
+      ),
+      unit: 'ms',
     });
     const manifest = JSON.parse(readFileSync(join(repoRoot, 'oclif.manifest.json'), 'utf8')) as {
       commands: Record<string, unknown>;

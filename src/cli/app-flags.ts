@@ -22,6 +22,7 @@ export const appFlags = {
     description:
       'Application manifests: a YAML/JSON file (multi-document) or a folder (read recursively). Repeatable.',
     multiple: true,
+    multipleNonGreedy: true,
     helpGroup: SELECT,
   }),
   'from-cluster': Flags.boolean({
@@ -50,7 +51,6 @@ export const appFlags = {
   }),
   revision: Flags.string({
     description: 'Ad-hoc app: branch, tag, HEAD or commit SHA.',
-    default: undefined,
     dependsOn: ['repo'],
     helpGroup: ADHOC,
   }),
@@ -93,6 +93,9 @@ export interface AppFlagValues {
   name?: string | undefined;
   local?: string | undefined;
   'hard-refresh'?: boolean | undefined;
+  /** Cluster flags, when the command has them (used by --from-cluster). */
+  kubeconfig?: string | undefined;
+  context?: string | undefined;
 }
 
 export function appSelection(flags: AppFlagValues, names: readonly string[]): LoadApplicationsOptions {
@@ -103,6 +106,8 @@ export function appSelection(flags: AppFlagValues, names: readonly string[]): Lo
     names,
   };
   if (flags.selector !== undefined) options.selector = flags.selector;
+  if (flags.kubeconfig) options.kubeconfig = flags.kubeconfig;
+  if (flags.context) options.kubeContext = flags.context;
   if (flags.repo !== undefined && flags.path !== undefined) {
     options.adHoc = {
       repo: flags.repo,

@@ -1,0 +1,88 @@
+/**
+ * `--from-cluster`: the Applications stored in a live Argo CD namespace (`--argocd-namespace`, default
+ * argocd), read with a paged LIST of `applications.argoproj.io/v1alpha1` through the project's cluster client
+ * (src/cluster), which is imported lazily, on first use only, so commands that never read the cluster never
+ * load @kubernetes/client-node. Kubeconfig precedence is src/cluster's (`--kubeconfig` > KUBECONFIG >
+ * ~/.kube/config; `--context` overrides the current context). No Application CRD (404) = no Applications.
+ * Each Application's origin is "cluster <namespace>/<name>".
+ */
+import { GitopsError, oneLine } from '../cli/errors.js';
+import type { KubeObject } from '../util/yaml-docs.js';
+import { parseApplication } from './parse.js';
+import type { Application } from './types.js';
+
+/** Lists Application manifests in one namespace. Injected by tests; the default talks to the cluster. */
+export interface ApplicationLister {
+  listApplications(namespace: string): Promise<KubeObject[]>;
+}
+
+export interface ClusterAppsOptions {
+  namespace: string;
+  /** kubeconfig file (default: KUBECONFIG, then ~/.kube/config). */
+  kubeconfig?: string;
+  /** kubeconfig context (default: current context). */
+  context?: string;
+  lister?: ApplicationLister;
+}
+
+export async function loadClusterApplications(options: ClusterAppsOptions): Promise<Application[]> {
+  let items: KubeObject[];
+  try {
+    const lister = options.lister ?? (await kubeApplicationLister(options));
+    items = await lister.listApplications(options.namespace);
+  } catch (err) {
+    throw new GitopsError(`failed to list Applications: ${oneLine(err)}`, {
+      subject: `namespace ${options.namespace}`,
+      cause: err,
+    });
+  }
+  return items.map((item) => {
+    const manifest: KubeObject = { apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', ...item };
+    const name = manifest.metadata?.name ?? '?';
+    return parseApplication(manifest, `cluster ${manifest.metadata?.namespace ?? options.namespace}/${name}`);
+  });
+}
+
+/** The default lister: the project's counting client (src/cluster), loaded on first call. */
+export async function kubeApplicationLister(
+  options: { kubeconfig?: string; context?: string } = {},
+): Promise<ApplicationLister> {
+  const cluster = await import('../cluster/index.js');
+  const conn = await cluster.connect({
+    kubeconfig: options.kubeconfig,
+    context: options.context,
+    client: { retry: { maxRetries: 1 } },
+  });
+  const info = {
+    group: 'argoproj.io',
+    version: 'v1alpha1',
+    kind: 'Application',
+    plural: 'applications',
+    namespaced: true,
+    verbs: ['list'],
+  };
+  return {
+    async listApplications(namespace) {
+      const items: KubeObject[] = [];
+      let next: string | undefined;
+      try {
+        do {
+          const page = await conn.client.list(info, {
+            namespace,
+            limit: 500,
+            ...(next ? { continue: next } : {}),
+          });
+          items.push(...(page.items as KubeObject[]));
+          next = page.continue;
+        } while (next);
+      } catch (err) {
+        // No Application CRD installed: there are no Applications.
+        if (cluster.isNotFound(err)) return [];
+        throw err;
+      } finally {
+        conn.close();
+      }
+      return items;
+    },
+  };
+}

@@ -1,0 +1,96 @@
+/**
+ * Applications: which apps exist and what they say (the door of `src/apps/`).
+ *
+ * `loadApplications` gathers apps from every requested place, in this order: files and folders (`files`),
+ * the live Argo CD namespace (`fromCluster`), the ad-hoc app from flags (`adHoc`). It then rejects
+ * duplicates (same namespace and name, the namespace defaulting to the control-plane namespace) naming both
+ * origins, and applies the selection (`names`, `selector`). Asking for no place at all is a UsageError;
+ * a selection matching nothing returns [] (the command decides whether that is an error).
+ *
+ * `instanceName` is the value Argo CD writes into tracking annotations for an app (spec 1).
+ */
+import { UsageError } from '../cli/errors.js';
+import { adHocApplication, type AdHocAppOptions } from './adhoc.js';
+import { loadClusterApplications, type ApplicationLister } from './cluster.js';
+import { loadApplicationFiles } from './load.js';
+import { selectApplications } from './select.js';
+import type { Application } from './types.js';
+
+export type * from './types.js';
+export { APPLICATION_API_VERSION, APPLICATION_KIND } from './types.js';
+export { parseApplication, SYNC_OPTIONS, RETRY_DEFAULTS } from './parse.js';
+export { parseDuration } from './duration.js';
+export { parseSelector, selectApplications } from './select.js';
+export { adHocApplication, IN_CLUSTER_SERVER, type AdHocAppOptions } from './adhoc.js';
+export type { ApplicationLister } from './cluster.js';
+
+export const DEFAULT_ARGOCD_NAMESPACE = 'argocd';
+
+export interface LoadApplicationsOptions {
+  /** Files and folders (`-f`). */
+  files?: readonly string[];
+  /** Read the Applications of the control-plane namespace from the cluster. */
+  fromCluster?: boolean;
+  /** Control-plane namespace (default argocd): read by `fromCluster`, and the default app namespace. */
+  argocdNamespace?: string;
+  /** Kubeconfig file and context for `fromCluster`. */
+  kubeconfig?: string;
+  kubeContext?: string;
+  /** Injected cluster reader (tests); default @kubernetes/client-node, imported lazily. */
+  lister?: ApplicationLister;
+  adHoc?: AdHocAppOptions;
+  /** Select by name (or namespace/name). */
+  names?: readonly string[];
+  /** Label selector on the Applications' labels. */
+  selector?: string;
+}
+
+export async function loadApplications(options: LoadApplicationsOptions): Promise<Application[]> {
+  const argocdNamespace = options.argocdNamespace ?? DEFAULT_ARGOCD_NAMESPACE;
+  const files = options.files ?? [];
+  if (files.length === 0 && !options.fromCluster && !options.adHoc) {
+    throw new UsageError('failed to find Applications: give -f/--app-file, --from-cluster or --repo/--path', {
+      subject: 'apps',
+    });
+  }
+  const apps: Application[] = [];
+  if (files.length > 0) apps.push(...(await loadApplicationFiles(files)));
+  if (options.fromCluster) {
+    apps.push(
+      ...(await loadClusterApplications({
+        namespace: argocdNamespace,
+        ...(options.kubeconfig ? { kubeconfig: options.kubeconfig } : {}),
+        ...(options.kubeContext ? { context: options.kubeContext } : {}),
+        ...(options.lister ? { lister: options.lister } : {}),
+      })),
+    );
+  }
+  if (options.adHoc) apps.push(adHocApplication(options.adHoc));
+  checkDuplicates(apps, argocdNamespace);
+  return selectApplications(apps, {
+    ...(options.names ? { names: options.names } : {}),
+    ...(options.selector !== undefined ? { selector: options.selector } : {}),
+  });
+}
+
+function checkDuplicates(apps: readonly Application[], argocdNamespace: string): void {
+  const seen = new Map<string, Application>();
+  for (const app of apps) {
+    const key = `${app.namespace ?? argocdNamespace}/${app.name}`;
+    const first = seen.get(key);
+    if (first) {
+      throw new UsageError(
+        `failed to load Application "${app.name}": duplicate name (first defined in ${first.origin})`,
+        {
+          subject: app.origin,
+        },
+      );
+    }
+    seen.set(key, app);
+  }
+}
+
+/** Argo CD's instance name: `<appNs>_<appName>` outside the control-plane namespace, else `<appName>`. */
+export function instanceName(app: Pick<Application, 'name' | 'namespace'>, argocdNamespace: string): string {
+  return app.namespace && app.namespace !== argocdNamespace ? `${app.namespace}_${app.name}` : app.name;
+}

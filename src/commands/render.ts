@@ -1,0 +1,89 @@
+import { Args, Flags } from '@oclif/core';
+import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { instanceName, loadApplications } from '../apps/index.js';
+import { appFlags, appSelection, sourceSelection } from '../cli/app-flags.js';
+import { BaseCommand } from '../cli/base-command.js';
+import { GitopsError, UsageError } from '../cli/errors.js';
+import { renderAppFile, renderApps, type RenderFormat } from '../output/render.js';
+import { createSourceService, type RenderedApp } from '../source/index.js';
+
+export default class Render extends BaseCommand {
+  static override summary = 'Print the desired state of Applications: rendered manifests, no cluster needed.';
+
+  static override description = `Resolves each selected Application's sources (Git branch, tag or SHA), renders them as Argo CD's
+repo-server would (plain directories, Kustomize, Helm, Jsonnet), drops duplicates (the last one wins, with a
+warning) and stamps the tracking annotation argocd.argoproj.io/tracking-id. Rendered manifests are cached per
+(repository, commit, path, options, tool version) under $XDG_CACHE_HOME/kubectl-gitops (or ~/.cache).
+
+Exit codes: 0 all apps rendered; 2 bad input or an app failed to render (the error names app, file and reason).`;
+
+  static override examples = [
+    '<%= config.bin %> render -f apps/',
+    '<%= config.bin %> render -f apps/ web -o json',
+    '<%= config.bin %> render --repo https://github.com/org/deploy --path envs/prod --revision main --dest-namespace prod',
+    '<%= config.bin %> render -f apps/ --local . --output-dir out/',
+    '<%= config.bin %> render --from-cluster -l team=web',
+  ];
+
+  static override strict = false;
+
+  static override args = {
+    app: Args.string({ description: 'Application names to render (default: all selected).' }),
+  };
+
+  static override flags = {
+    ...appFlags,
+    kubeconfig: Flags.string({
+      description: 'Kubeconfig file (--from-cluster). Default: KUBECONFIG, then ~/.kube/config.',
+    }),
+    context: Flags.string({ description: 'Kube context (--from-cluster). Default: the current context.' }),
+    output: Flags.string({
+      char: 'o',
+      description: 'Output format.',
+      options: ['yaml', 'json'],
+      default: 'yaml',
+    }),
+    'output-dir': Flags.string({
+      description: 'Write one file per app (<app>.yaml or .json) into this directory.',
+    }),
+  };
+
+  async run(): Promise<void> {
+    const { flags, argv } = await this.parse(Render);
+    const format = flags.output as RenderFormat;
+    if (flags.local && !(await stat(flags.local).catch(() => undefined))?.isDirectory()) {
+      throw new UsageError('failed to read: no such directory', { subject: `--local ${flags.local}` });
+    }
+    const apps = await loadApplications(appSelection(flags, argv as string[]));
+    if (apps.length === 0)
+      throw new UsageError('failed to select Applications: none matched', { subject: 'render' });
+
+    const service = createSourceService({ ...sourceSelection(flags), signal: this.signal });
+    let results: PromiseSettledResult<RenderedApp>[];
+    try {
+      results = await Promise.allSettled(apps.map((app) => service.renderApp(app)));
+    } finally {
+      await service.close();
+    }
+    const rendered = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    for (const r of rendered) for (const w of r.warnings) this.warnLine(w);
+
+    if (flags['output-dir']) {
+      await mkdir(flags['output-dir'], { recursive: true });
+      for (const r of rendered) {
+        const file = join(flags['output-dir'], `${instanceName(r.app, flags['argocd-namespace'])}.${format}`);
+        await writeFile(file, renderAppFile(r, format));
+      }
+    } else if (format === 'json' || rendered.length > 0) {
+      this.write(renderApps(rendered, format));
+    }
+
+    const failures = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+    if (failures.length === 0) return;
+    for (const err of failures.slice(0, -1)) process.stderr.write(`error: ${(err as Error).message}\n`);
+    const last = failures.at(-1);
+    if (last instanceof GitopsError) throw last;
+    throw new GitopsError(`failed to render: ${(last as Error).message}`, { subject: 'render', exitCode: 2 });
+  }
+}

@@ -1,0 +1,237 @@
+/**
+ * Git sources through the real `git` CLI, so credentials come from git's own configuration (credential
+ * helpers, SSH agent, ~/.gitconfig) and never pass through this program.
+ *
+ * Layout: one bare mirror per repository under `<cacheDir>/<repoDirName(url)>.git` (the directory name is
+ * derived from the URL *without* userinfo; the URL itself is never stored in the mirror's config: every
+ * fetch names it on the command line). Checkouts go to `<workDir>/<repo>/<sha>`, one per resolved commit
+ * per run, written with a private index so the mirror is never modified except by fetch.
+ *
+ * Guarantees (per `GitRepos` instance = per run):
+ * - `resolveRevision` resolves like Argo CD: a full SHA (40 or 64 hex) is used as is; "" means HEAD; HEAD,
+ *   branch and tag names (short or full `refs/...`; annotated tags peeled) are looked up in ONE
+ *   `git ls-remote` per repository, shared by all callers; a truncated SHA is resolved in the mirror after
+ *   a fetch; anything else is a `RevisionNotFoundError` naming repository and revision.
+ * - A repository is fetched at most once (concurrent callers wait on the same fetch), and only when a
+ *   needed commit is missing from the mirror. A commit still missing after the fetch is fetched by SHA.
+ * - Messages never contain credentials (`redactURL`).
+ */
+import { mkdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { GitopsError, oneLine } from '../cli/errors.js';
+import { execProcess, type Exec, type ExecOptions } from './exec.js';
+import { redactURL, repoDirName } from './url.js';
+
+export const FULL_SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i;
+const SHORT_SHA = /^[0-9a-f]{7,63}$/i;
+
+export interface GitReposOptions {
+  /** Where mirrors live (persistent): `<cache>/kubectl-gitops/git`. */
+  cacheDir: string;
+  /** Where checkouts go (removed by the caller at the end of the run). */
+  workDir: string;
+  exec?: Exec;
+  /** Timeout of one git process (default 5 min: fetches of big repositories are slow). */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  git?: string;
+}
+
+export interface GitStats {
+  /** git processes spawned. */
+  processes: number;
+  /** Fetches per repository (redacted URL). */
+  fetches: Record<string, number>;
+  lsRemotes: number;
+}
+
+export class RevisionNotFoundError extends GitopsError {
+  constructor(
+    readonly repoURL: string,
+    readonly revision: string,
+  ) {
+    super(`failed to resolve revision "${revision}": no such branch, tag or commit in ${redactURL(repoURL)}`);
+    this.name = 'RevisionNotFoundError';
+  }
+}
+
+interface RepoState {
+  url: string;
+  mirror: string;
+  refs?: Promise<Map<string, string>>;
+  fetch?: Promise<void>;
+  fetched: boolean;
+  checkouts: Map<string, Promise<string>>;
+}
+
+export class GitRepos {
+  readonly stats: GitStats = { processes: 0, fetches: {}, lsRemotes: 0 };
+  private readonly repos = new Map<string, RepoState>();
+  private readonly exec: Exec;
+  private readonly git: string;
+  private readonly timeoutMs: number;
+
+  constructor(private readonly options: GitReposOptions) {
+    this.exec = options.exec ?? execProcess;
+    this.git = options.git ?? 'git';
+    this.timeoutMs = options.timeoutMs ?? 300_000;
+  }
+
+  /** The commit SHA `revision` names in `url` right now. */
+  async resolveRevision(url: string, revision: string): Promise<string> {
+    const rev = revision.trim() || 'HEAD';
+    if (FULL_SHA.test(rev)) return rev.toLowerCase();
+    const repo = this.repo(url);
+    repo.refs ??= this.lsRemote(repo);
+    const refs = await repo.refs;
+    const candidates = rev.startsWith('refs/')
+      ? [`${rev}^{}`, rev]
+      : [rev, `refs/heads/${rev}`, `refs/tags/${rev}^{}`, `refs/tags/${rev}`];
+    for (const name of candidates) {
+      const sha = refs.get(name);
+      if (sha) return sha;
+    }
+    if (SHORT_SHA.test(rev)) {
+      await this.fetchOnce(repo);
+      const out = await this.run(
+        ['--git-dir', repo.mirror, 'rev-parse', '--verify', '--quiet', `${rev}^{commit}`],
+        {
+          allowFailure: true,
+        },
+      );
+      if (out && FULL_SHA.test(out.trim())) return out.trim();
+    }
+    throw new RevisionNotFoundError(url, rev);
+  }
+
+  /** A directory holding the tree of commit `sha` (shared by every caller asking for the same commit). */
+  checkout(url: string, sha: string): Promise<string> {
+    const repo = this.repo(url);
+    let dir = repo.checkouts.get(sha);
+    if (!dir) {
+      dir = this.doCheckout(repo, sha);
+      repo.checkouts.set(sha, dir);
+    }
+    return dir;
+  }
+
+  private repo(url: string): RepoState {
+    if (url.startsWith('-')) throw new GitopsError('failed to use repository: URL must not start with "-"');
+    const name = repoDirName(url);
+    let repo = this.repos.get(name);
+    if (!repo) {
+      repo = {
+        url,
+        mirror: join(this.options.cacheDir, `${name}.git`),
+        fetched: false,
+        checkouts: new Map(),
+      };
+      this.repos.set(name, repo);
+    }
+    return repo;
+  }
+
+  private async lsRemote(repo: RepoState): Promise<Map<string, string>> {
+    this.stats.lsRemotes++;
+    const out = (await this.run(['ls-remote', '--', repo.url], { verb: 'list the refs of', url: repo.url }))!;
+    const refs = new Map<string, string>();
+    for (const line of out.split('\n')) {
+      const [sha, name] = line.split('\t');
+      if (sha && name) refs.set(name.trim(), sha.trim());
+    }
+    return refs;
+  }
+
+  private fetchOnce(repo: RepoState): Promise<void> {
+    repo.fetch ??= (async () => {
+      if (!(await exists(join(repo.mirror, 'HEAD')))) {
+        await mkdir(this.options.cacheDir, { recursive: true });
+        await this.run(['init', '--bare', '--quiet', repo.mirror]);
+      }
+      const key = redactURL(repo.url);
+      this.stats.fetches[key] = (this.stats.fetches[key] ?? 0) + 1;
+      await this.run(
+        [
+          '--git-dir',
+          repo.mirror,
+          'fetch',
+          '--quiet',
+          '--prune',
+          '--force',
+          '--no-tags',
+          '--',
+          repo.url,
+        ].concat(['+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*']),
+        { verb: 'fetch', url: repo.url },
+      );
+      repo.fetched = true;
+    })();
+    return repo.fetch;
+  }
+
+  private async hasCommit(repo: RepoState, sha: string): Promise<boolean> {
+    if (!(await exists(join(repo.mirror, 'HEAD')))) return false;
+    const out = await this.run(['--git-dir', repo.mirror, 'cat-file', '-e', `${sha}^{commit}`], {
+      allowFailure: true,
+    });
+    return out !== undefined;
+  }
+
+  private async doCheckout(repo: RepoState, sha: string): Promise<string> {
+    if (!repo.fetched && !(await this.hasCommit(repo, sha))) await this.fetchOnce(repo);
+    const dir = join(this.options.workDir, repoDirName(repo.url), sha);
+    await mkdir(dir, { recursive: true });
+    const args = [
+      '--git-dir',
+      repo.mirror,
+      '--work-tree',
+      dir,
+      'checkout',
+      '--quiet',
+      '--force',
+      sha,
+      '--',
+      '.',
+    ];
+    const env = { GIT_INDEX_FILE: `${dir}.index` };
+    try {
+      const ok = await this.run(args, { env, allowFailure: true });
+      if (ok !== undefined) return dir;
+      // Not on any fetched branch or tag (e.g. a commit only reachable from a pull-request ref): ask for it.
+      const fetched = await this.run(['--git-dir', repo.mirror, 'fetch', '--quiet', '--', repo.url, sha], {
+        allowFailure: true,
+      });
+      if (fetched === undefined) throw new RevisionNotFoundError(repo.url, sha);
+      await this.run(args, { env, verb: `check out ${sha} of`, url: repo.url });
+      return dir;
+    } finally {
+      await rm(`${dir}.index`, { force: true });
+    }
+  }
+
+  /** Runs git; returns stdout, or undefined on failure when `allowFailure`. */
+  private async run(
+    args: string[],
+    opts: { allowFailure?: boolean; verb?: string; url?: string; env?: Record<string, string> } = {},
+  ): Promise<string | undefined> {
+    this.stats.processes++;
+    const execOptions: ExecOptions = { timeoutMs: this.timeoutMs, ...(opts.env ? { env: opts.env } : {}) };
+    if (this.options.signal) execOptions.signal = this.options.signal;
+    try {
+      return (await this.exec(this.git, args, execOptions)).stdout;
+    } catch (err) {
+      if (opts.allowFailure) return undefined;
+      const what = `${opts.verb ?? 'run git on'}${opts.url ? ` ${redactURL(opts.url)}` : ''}`;
+      throw new GitopsError(`failed to ${what.trim()}: ${oneLine(err)}`, { cause: err });
+    }
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

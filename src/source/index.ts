@@ -1,0 +1,330 @@
+/**
+ * Desired state (the door of `src/source/`): what Git says each Application should contain.
+ *
+ * `createSourceService(options)` returns a service for ONE run; `renderApp(app)`:
+ * 1. resolves every source's targetRevision (git.ts: one ls-remote per repository per run);
+ * 2. per rendered source (ref-only sources are checked out only when a `$ref` value file needs them),
+ *    looks the manifests up in the manifest cache (cache.ts) unless `hardRefresh`; on a miss checks the
+ *    commit out (fetching the repository at most once per run) and renders it (render/), then caches it;
+ * 3. concatenates the sources' objects in source order, dedupes them (last wins, with a warning) and stamps
+ *    the tracking annotation (tracking.ts).
+ * With `local`, every Git source is read from that directory instead (no git, no cache; revision "local").
+ * Failures are `SourceError`s naming the app, the file (relative to the repository root, or the repository)
+ * and the reason; their exit code is 2. `close()` removes the run's checkouts and temp copies.
+ *
+ * Child processes: renderers run at most `concurrency` at a time (default: CPU count, at least 2) with
+ * `renderTimeoutMs` each (default 90 s, Argo CD's exec timeout); git runs at most 8 at a time.
+ */
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Application, ApplicationSource } from '../apps/types.js';
+import { instanceName } from '../apps/index.js';
+import { ExitCode, GitopsError } from '../cli/errors.js';
+import type { KubeObject } from '../util/yaml-docs.js';
+import { cacheKey, defaultCacheRoot, ManifestCache } from './cache.js';
+import { DEFAULT_TIMEOUT_MS, execProcess, Limiter, which, type Exec } from './exec.js';
+import { GitRepos, type GitStats } from './git.js';
+import {
+  RenderError,
+  renderSource,
+  type RenderResult,
+  type RenderTools,
+  type SourceType,
+} from './render/index.js';
+import { dedupe, stampTracking } from './tracking.js';
+import { redactURL, repoKey } from './url.js';
+
+export { defaultCacheRoot } from './cache.js';
+export { redactURL } from './url.js';
+export { TRACKING_ANNOTATION, trackingId, resourceKey, groupOf } from './tracking.js';
+export type { GitStats } from './git.js';
+export type { SourceType } from './render/index.js';
+
+export interface SourceServiceOptions {
+  /** Cache root (mirrors + manifests); default `$XDG_CACHE_HOME/kubectl-gitops` or `~/.cache/kubectl-gitops`. */
+  cacheRoot?: string;
+  /** Ignore cached manifests (still refreshes them). */
+  hardRefresh?: boolean;
+  /** Render this working directory instead of fetching Git (`--local`). */
+  local?: string;
+  /** Control-plane namespace: decides the tracking instance name (default argocd). */
+  argocdNamespace?: string;
+  concurrency?: number;
+  renderTimeoutMs?: number;
+  gitTimeoutMs?: number;
+  signal?: AbortSignal;
+  /** Process runner (tests); default spawns. */
+  exec?: Exec;
+  /** PATH used to find kustomize/kubectl/helm/jsonnet (default process.env.PATH). */
+  path?: string;
+}
+
+export interface RenderedSource {
+  repoURL: string;
+  path: string;
+  targetRevision: string;
+  chart?: string;
+  ref?: string;
+  /** Resolved commit SHA ("local" with --local, the chart version for Helm repositories). */
+  revision: string;
+  /** Undefined for ref-only sources (not rendered). */
+  type?: SourceType;
+  cached: boolean;
+}
+
+export interface RenderedApp {
+  app: Application;
+  /** The first rendered source's resolved revision. */
+  revision: string;
+  sources: RenderedSource[];
+  /** Deduplicated, tracking-stamped objects in source order. */
+  objects: KubeObject[];
+  warnings: string[];
+}
+
+export interface SourceStats {
+  git: GitStats;
+  cache: { hits: number; misses: number; writes: number };
+  renders: number;
+}
+
+export interface SourceService {
+  renderApp(app: Application): Promise<RenderedApp>;
+  readonly stats: SourceStats;
+  close(): Promise<void>;
+}
+
+/** A failure to produce an app's desired state: exit code 2, subject `app "<name>"`. */
+export class SourceError extends GitopsError {
+  constructor(
+    readonly app: string,
+    /** The file or directory (relative to the repository root), or "" for repository-level failures. */
+    readonly file: string,
+    readonly reason: string,
+    /** The repository (without credentials), when the failure is about one. */
+    readonly repo = '',
+    cause?: unknown,
+  ) {
+    // Repository-level failures already say what failed ("failed to fetch <repo>: ...").
+    const message =
+      !file && reason.startsWith('failed to ')
+        ? reason
+        : `failed to render ${file}${repo ? ` from ${repo}` : ''}: ${reason}`;
+    super(message, {
+      subject: `app "${app}"`,
+      exitCode: ExitCode.USAGE,
+      hint: file
+        ? 'fix it in Git, or try a fix with --local <working copy>'
+        : 'check the repository URL, revision and credentials',
+      cause,
+    });
+    this.name = 'SourceError';
+  }
+}
+
+export function createSourceService(options: SourceServiceOptions = {}): SourceService {
+  return new Service(options);
+}
+
+const isRefOnly = (s: ApplicationSource) => Boolean(s.ref) && !s.path && !s.chart;
+
+class Service implements SourceService {
+  private readonly cacheRoot: string;
+  private readonly work: Promise<string>;
+  private readonly git: GitRepos;
+  private readonly cache: ManifestCache;
+  private readonly tools: RenderTools;
+  private readonly fingerprints = new Map<string, Promise<string>>();
+  private readonly paths = new Map<string, Promise<string | undefined>>();
+  private renders = 0;
+  private tempCount = 0;
+
+  constructor(private readonly options: SourceServiceOptions) {
+    this.cacheRoot = options.cacheRoot ?? defaultCacheRoot();
+    this.work = mkdtemp(join(tmpdir(), 'kubectl-gitops-'));
+    const exec = options.exec ?? execProcess;
+    const gitLimit = new Limiter(8);
+    const renderLimit = new Limiter(options.concurrency ?? Math.max(2, availableParallelism()));
+    const workDir = join(tmpdir(), `kubectl-gitops-${process.pid}-${Date.now().toString(36)}`);
+    this.git = new GitRepos({
+      cacheDir: join(this.cacheRoot, 'git'),
+      workDir,
+      exec: (c, a, o) => gitLimit.run(() => exec(c, a, o)),
+      ...(options.gitTimeoutMs ? { timeoutMs: options.gitTimeoutMs } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    this.gitWorkDir = workDir;
+    this.cache = new ManifestCache({ root: this.cacheRoot, fingerprint: (tool) => this.fingerprint(tool) });
+    this.tools = {
+      exec: (c, a, o) => renderLimit.run(() => exec(c, a, o)),
+      which: (tool) => this.which(tool),
+      tempDir: async (prefix) => mkdtemp(join(await this.work, `${prefix}${this.tempCount++}-`)),
+      timeoutMs: options.renderTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+      ...(options.signal ? { signal: options.signal } : {}),
+    };
+  }
+
+  private readonly gitWorkDir: string;
+
+  get stats(): SourceStats {
+    return { git: this.git.stats, cache: { ...this.cache.stats }, renders: this.renders };
+  }
+
+  private which(tool: string): Promise<string | undefined> {
+    let p = this.paths.get(tool);
+    if (!p) {
+      p = which(tool, this.options.path);
+      this.paths.set(tool, p);
+    }
+    return p;
+  }
+
+  /** "<path>:<size>:<mtime>" of a tool's binary ("" for none / not installed). */
+  private fingerprint(tool: string): Promise<string> {
+    let p = this.fingerprints.get(tool);
+    if (!p) {
+      p = (async () => {
+        if (!tool) return '';
+        const path = await this.which(tool);
+        if (!path) return '';
+        const s = await stat(path);
+        return `${path}:${s.size}:${s.mtimeMs}`;
+      })();
+      this.fingerprints.set(tool, p);
+    }
+    return p;
+  }
+
+  async renderApp(app: Application): Promise<RenderedApp> {
+    const fail = (err: unknown, source?: ApplicationSource): never => {
+      if (err instanceof SourceError) throw err;
+      const repo = source && !this.options.local ? redactURL(source.repoURL) : '';
+      if (err instanceof RenderError) throw new SourceError(app.name, err.file, err.reason, repo, err);
+      const message = err instanceof Error ? err.message : String(err);
+      throw new SourceError(app.name, '', message, repo, err);
+    };
+    // 1. Resolve every source's revision (in parallel; ls-remote is shared per repository).
+    const revisions = await Promise.all(
+      app.sources.map(async (s) => {
+        try {
+          if (this.options.local) return 'local';
+          if (s.chart) return s.targetRevision;
+          return await this.git.resolveRevision(s.repoURL, s.targetRevision);
+        } catch (err) {
+          return fail(err, s);
+        }
+      }),
+    );
+    const refs = new Map<string, { source: ApplicationSource; revision: string }>();
+    app.sources.forEach((s, i) => s.ref && refs.set(s.ref, { source: s, revision: revisions[i]! }));
+
+    // 2. Render each non-ref-only source (in parallel), from the cache when possible.
+    const results = await Promise.all(
+      app.sources.map(async (source, i): Promise<{ result?: RenderResult; cached: boolean }> => {
+        if (isRefOnly(source)) return { cached: false };
+        try {
+          return await this.renderOne(app, source, revisions[i]!, refs);
+        } catch (err) {
+          return fail(err, source);
+        }
+      }),
+    );
+
+    const warnings: string[] = [];
+    const all: KubeObject[] = [];
+    for (const r of results) {
+      if (!r.result) continue;
+      all.push(...r.result.objects);
+      warnings.push(...r.result.warnings);
+    }
+    const dest = app.destination.namespace;
+    const deduped = dedupe(all, dest);
+    warnings.push(...deduped.warnings.map((w) => `app "${app.name}": ${w}`));
+    const instance = instanceName(app, this.options.argocdNamespace ?? 'argocd');
+    const sources: RenderedSource[] = app.sources.map((s, i) => ({
+      repoURL: redactURL(s.repoURL),
+      path: s.path,
+      targetRevision: s.targetRevision,
+      ...(s.chart ? { chart: s.chart } : {}),
+      ...(s.ref ? { ref: s.ref } : {}),
+      revision: revisions[i]!,
+      ...(results[i]!.result ? { type: results[i]!.result!.type } : {}),
+      cached: results[i]!.cached,
+    }));
+    const first = app.sources.findIndex((s) => !isRefOnly(s));
+    return {
+      app,
+      revision: revisions[first < 0 ? 0 : first]!,
+      sources,
+      objects: stampTracking(deduped.objects, instance, dest),
+      warnings,
+    };
+  }
+
+  private async renderOne(
+    app: Application,
+    source: ApplicationSource,
+    revision: string,
+    refs: Map<string, { source: ApplicationSource; revision: string }>,
+  ): Promise<{ result: RenderResult; cached: boolean }> {
+    const usedRefs = [
+      ...(source.helm?.valueFiles ?? []),
+      ...(source.helm?.fileParameters.map((p) => p.path) ?? []),
+    ]
+      .map((f) => /^\$([^/]+)\//.exec(f)?.[1])
+      .filter((r): r is string => r !== undefined);
+    const local = this.options.local ? resolve(this.options.local) : undefined;
+    const key = local
+      ? undefined
+      : cacheKey({
+          repo: repoKey(source.repoURL),
+          revision,
+          path: source.path,
+          chart: source.chart ?? null,
+          directory: source.directory ?? null,
+          kustomize: source.kustomize ?? null,
+          helm: source.helm ?? null,
+          helmDefaults: [app.name, app.destination.namespace],
+          refs: [...new Set(usedRefs)].sort().map((r) => {
+            const ref = refs.get(r);
+            return [r, ref ? repoKey(ref.source.repoURL) : null, ref?.revision ?? null];
+          }),
+        });
+    if (key && !this.options.hardRefresh) {
+      const hit = await this.cache.get(key);
+      if (hit)
+        return {
+          result: { type: hit.type, tool: hit.tool, objects: hit.objects, warnings: [] },
+          cached: true,
+        };
+    }
+    const root =
+      local ?? (source.chart ? this.gitWorkDir : await this.git.checkout(source.repoURL, revision));
+    const refRoots = new Map<string, string>();
+    for (const r of new Set(usedRefs)) {
+      const ref = refs.get(r);
+      if (!ref) throw new RenderError(`$${r}`, `no source has ref "${r}"`);
+      refRoots.set(r, local ?? (await this.git.checkout(ref.source.repoURL, ref.revision)));
+    }
+    this.renders++;
+    const result = await renderSource(
+      { appName: app.name, destNamespace: app.destination.namespace, source, root, refRoots },
+      this.tools,
+    );
+    if (key) {
+      await this.cache.put(key, {
+        type: result.type,
+        tool: result.tool,
+        toolFingerprint: await this.fingerprint(result.tool),
+        objects: result.objects,
+      });
+    }
+    return { result, cached: false };
+  }
+
+  async close(): Promise<void> {
+    await rm(await this.work, { recursive: true, force: true });
+    await rm(this.gitWorkDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * Renderers (the door of `src/source/render/`): turns one source at one checkout into Kubernetes objects.
+ *
+ * Type detection, as Argo CD (`ExplicitType`, then `discovery.AppType` on the source directory itself):
+ * 1. `chart` set -> Helm from a Helm repository (no checkout);
+ * 2. exactly one of `helm`, `kustomize`, `directory` set -> that type (parse.ts rejects several);
+ * 3. a kustomization file in the directory -> Kustomize; else `Chart.yaml` -> Helm; else Directory.
+ * The source path must exist and stay inside the repository (`..` escapes are errors).
+ */
+import { realpath, stat } from 'node:fs/promises';
+import { join, normalize, sep } from 'node:path';
+import { renderDirectory } from './directory.js';
+import { renderHelm } from './helm.js';
+import { kustomizationFile, renderKustomize } from './kustomize.js';
+import {
+  RenderError,
+  type RenderRequest,
+  type RenderResult,
+  type RenderTools,
+  type SourceType,
+} from './types.js';
+
+export type { RenderRequest, RenderResult, RenderTools, SourceType } from './types.js';
+export { RenderError } from './types.js';
+export { parseObjects } from './objects.js';
+
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+export async function detectSourceType(req: RenderRequest, dir: string): Promise<SourceType> {
+  const s = req.source;
+  if (s.chart || s.helm) return 'Helm';
+  if (s.kustomize) return 'Kustomize';
+  if (s.directory) return 'Directory';
+  if (await kustomizationFile(dir)) return 'Kustomize';
+  if (await isFile(join(dir, 'Chart.yaml'))) return 'Helm';
+  return 'Directory';
+}
+
+/** The absolute source directory inside `root`, checked to exist and not to escape the repository. */
+export async function sourceDir(root: string, path: string): Promise<string> {
+  const dir = normalize(join(root, path));
+  if (dir !== root && !dir.startsWith(root + sep))
+    throw new RenderError(path, 'path is outside the repository');
+  let info;
+  try {
+    info = await stat(dir);
+  } catch {
+    throw new RenderError(path, 'path does not exist in the repository');
+  }
+  if (!info.isDirectory()) throw new RenderError(path, 'path is not a directory');
+  const real = await realpath(dir);
+  const realRoot = await realpath(root);
+  if (real !== realRoot && !real.startsWith(realRoot + sep)) {
+    throw new RenderError(path, 'path is outside the repository (symlink)');
+  }
+  return dir;
+}
+
+export async function renderSource(req: RenderRequest, tools: RenderTools): Promise<RenderResult> {
+  if (req.source.chart) return renderHelm(req, undefined, tools);
+  const dir = await sourceDir(req.root, req.source.path || '.');
+  switch (await detectSourceType(req, dir)) {
+    case 'Helm':
+      return renderHelm(req, dir, tools);
+    case 'Kustomize':
+      if (!(await kustomizationFile(dir))) {
+        throw new RenderError(
+          req.source.path,
+          'kustomize options set but no kustomization file in the directory',
+        );
+      }
+      return renderKustomize(req, dir, tools);
+    case 'Directory':
+      return renderDirectory(req, dir, tools);
+  }
+}

@@ -1,0 +1,48 @@
+/** Types shared by the renderers (a leaf of `src/source/render/`). */
+import type { ApplicationSource } from '../../apps/types.js';
+import type { KubeObject } from '../../util/yaml-docs.js';
+import type { Exec } from '../exec.js';
+
+export type SourceType = 'Directory' | 'Kustomize' | 'Helm';
+
+export interface RenderRequest {
+  /** Application name: Helm's default release name. */
+  appName: string;
+  /** Destination namespace: Helm's default namespace. */
+  destNamespace: string;
+  source: ApplicationSource;
+  /** Root of the checkout (or the --local directory). Nothing under it is ever modified. */
+  root: string;
+  /** `ref` name -> checkout root of that source, for `$ref/...` Helm value files. */
+  refRoots: ReadonlyMap<string, string>;
+}
+
+export interface RenderResult {
+  type: SourceType;
+  /** The tool that produced the objects ("" for plain directories): its fingerprint keys the cache. */
+  tool: string;
+  objects: KubeObject[];
+  warnings: string[];
+}
+
+/** What renderers may use: process execution (already limited and timed), tool lookup, a scratch dir. */
+export interface RenderTools {
+  exec: Exec;
+  /** Absolute path of a tool on PATH, or undefined. */
+  which(tool: string): Promise<string | undefined>;
+  /** Creates a fresh empty temp directory (removed at the end of the run). */
+  tempDir(prefix: string): Promise<string>;
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+/** A render failure naming the file (relative to the repository root) and the reason. */
+export class RenderError extends Error {
+  constructor(
+    readonly file: string,
+    readonly reason: string,
+  ) {
+    super(`failed to render ${file}: ${reason}`);
+    this.name = 'RenderError';
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * What Argo CD does to rendered objects before comparing them (spec 1 and 2):
+ * - `dedupe`: objects with the same group/kind/namespace/name (namespace = object namespace or the app's
+ *   destination namespace; name = `metadata.name`, else `generateName` + index) keep the LAST occurrence,
+ *   at its position, with one RepeatedResourceWarning per key.
+ * - `stampTracking`: annotation `argocd.argoproj.io/tracking-id` =
+ *   `<instance>:<group>/<kind>:<namespace>/<name>` (group empty for core kinds; namespace = object
+ *   namespace or the destination namespace, also for cluster-scoped kinds) on every object except
+ *   CustomResourceDefinitions. Objects are copied, never mutated in place (they may come from the cache).
+ */
+import type { KubeObject } from '../util/yaml-docs.js';
+
+export const TRACKING_ANNOTATION = 'argocd.argoproj.io/tracking-id';
+
+export function groupOf(obj: KubeObject): string {
+  const apiVersion = obj.apiVersion ?? '';
+  const slash = apiVersion.indexOf('/');
+  return slash < 0 ? '' : apiVersion.slice(0, slash);
+}
+
+function isCRD(obj: KubeObject): boolean {
+  return obj.kind === 'CustomResourceDefinition' && groupOf(obj) === 'apiextensions.k8s.io';
+}
+
+export function resourceKey(obj: KubeObject, destNamespace: string, index = 0): string {
+  const name = obj.metadata?.name || `${String(obj.metadata?.['generateName'] ?? '')}${index}`;
+  return `${groupOf(obj)}/${obj.kind ?? ''}/${obj.metadata?.namespace || destNamespace}/${name}`;
+}
+
+export function trackingId(instance: string, obj: KubeObject, destNamespace: string): string {
+  const ns = obj.metadata?.namespace || destNamespace;
+  return `${instance}:${groupOf(obj)}/${obj.kind ?? ''}:${ns}/${obj.metadata?.name ?? ''}`;
+}
+
+export function dedupe(
+  objects: readonly KubeObject[],
+  destNamespace: string,
+): { objects: KubeObject[]; warnings: string[] } {
+  const keys = objects.map((o, i) => resourceKey(o, destNamespace, i));
+  const last = new Map<string, number>();
+  const count = new Map<string, number>();
+  keys.forEach((k, i) => {
+    last.set(k, i);
+    count.set(k, (count.get(k) ?? 0) + 1);
+  });
+  const warnings = [...count]
+    .filter(([, n]) => n > 1)
+    .map(([k, n]) => `resource ${k} appeared ${n} times among application resources; keeping the last`);
+  return { objects: objects.filter((_, i) => last.get(keys[i]!) === i), warnings };
+}
+
+export function stampTracking(
+  objects: readonly KubeObject[],
+  instance: string,
+  destNamespace: string,
+): KubeObject[] {
+  return objects.map((obj) => {
+    if (isCRD(obj)) return obj;
+    const metadata = obj.metadata ?? {};
+    return {
+      ...obj,
+      metadata: {
+        ...metadata,
+        annotations: {
+          ...(metadata.annotations ?? {}),
+          [TRACKING_ANNOTATION]: trackingId(instance, obj, destNamespace),
+        },
+      },
+    };
+  });
+}

@@ -1,0 +1,146 @@
+/** `--from-cluster` against the embedded API server: the Application CRD, a namespace of Applications. */
+import { strict as assert } from 'node:assert';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { loadApplications } from '../../src/apps/index.js';
+import {
+  connect,
+  type ClusterConnection,
+  type KubeObject,
+  type ResourceInfo,
+} from '../../src/cluster/index.js';
+import { startEmbeddedCluster, type EmbeddedCluster } from '../../src/embedded/index.js';
+import { tempDir } from '../support/git.js';
+
+const CRD_INFO: ResourceInfo = {
+  group: 'apiextensions.k8s.io',
+  version: 'v1',
+  kind: 'CustomResourceDefinition',
+  plural: 'customresourcedefinitions',
+  namespaced: false,
+  verbs: ['create', 'list'],
+};
+const APP_INFO: ResourceInfo = {
+  group: 'argoproj.io',
+  version: 'v1alpha1',
+  kind: 'Application',
+  plural: 'applications',
+  namespaced: true,
+  verbs: ['create', 'list'],
+};
+const NS_INFO: ResourceInfo = {
+  group: '',
+  version: 'v1',
+  kind: 'Namespace',
+  plural: 'namespaces',
+  namespaced: false,
+  verbs: ['create'],
+};
+
+const APPLICATION_CRD: KubeObject = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'applications.argoproj.io' },
+  spec: {
+    group: 'argoproj.io',
+    scope: 'Namespaced',
+    names: {
+      plural: 'applications',
+      singular: 'application',
+      kind: 'Application',
+      listKind: 'ApplicationList',
+      shortNames: ['app'],
+    },
+    versions: [
+      {
+        name: 'v1alpha1',
+        served: true,
+        storage: true,
+        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+      },
+    ],
+  },
+};
+
+function application(name: string, namespace: string, labels: Record<string, string> = {}): KubeObject {
+  return {
+    apiVersion: 'argoproj.io/v1alpha1',
+    kind: 'Application',
+    metadata: { name, namespace, labels },
+    spec: {
+      project: 'default',
+      source: { repoURL: 'https://example.com/r.git', path: `apps/${name}`, targetRevision: 'main' },
+      destination: { server: 'https://kubernetes.default.svc', namespace: name },
+      syncPolicy: { syncOptions: ['CreateNamespace=true'] },
+    },
+  };
+}
+
+describe('--from-cluster (embedded API server)', () => {
+  let cluster: EmbeddedCluster;
+  let conn: ClusterConnection;
+  let kubeconfig: string;
+
+  before(async () => {
+    cluster = await startEmbeddedCluster();
+    kubeconfig = join(tempDir(), 'kubeconfig');
+    await cluster.writeKubeconfig(kubeconfig);
+    conn = await connect({ kubeconfig, discovery: { cacheDir: tempDir() } });
+  });
+  after(async () => {
+    conn.close();
+    await cluster.close();
+  });
+
+  it('no Application CRD installed: no Applications', async () => {
+    assert.deepEqual(await loadApplications({ fromCluster: true, kubeconfig }), []);
+  });
+
+  it('reads and validates the Applications of --argocd-namespace only, with selection', async () => {
+    await conn.client.create(CRD_INFO, APPLICATION_CRD);
+    for (const ns of ['argocd', 'elsewhere'])
+      await conn.client.create(NS_INFO, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    await conn.client.create(APP_INFO, application('web', 'argocd', { team: 'web' }));
+    await conn.client.create(APP_INFO, application('db', 'argocd', { team: 'db' }));
+    await conn.client.create(APP_INFO, application('other', 'elsewhere'));
+
+    const apps = await loadApplications({ fromCluster: true, kubeconfig });
+    assert.deepEqual(
+      apps.map((a) => [a.name, a.origin, a.sources[0]!.path, a.syncPolicy.options['CreateNamespace']]),
+      [
+        ['db', 'cluster argocd/db', 'apps/db', 'true'],
+        ['web', 'cluster argocd/web', 'apps/web', 'true'],
+      ],
+    );
+    const selected = await loadApplications({ fromCluster: true, kubeconfig, selector: 'team=web' });
+    assert.deepEqual(
+      selected.map((a) => a.name),
+      ['web'],
+    );
+    const elsewhere = await loadApplications({ fromCluster: true, kubeconfig, argocdNamespace: 'elsewhere' });
+    assert.deepEqual(
+      elsewhere.map((a) => a.name),
+      ['other'],
+    );
+  });
+
+  it('an invalid live Application is an error naming it', async () => {
+    const bad = application('broken', 'argocd');
+    (bad['spec'] as { syncPolicy: { syncOptions: string[] } }).syncPolicy.syncOptions = ['Nope=true'];
+    await conn.client.create(APP_INFO, bad);
+    await assert.rejects(
+      loadApplications({ fromCluster: true, kubeconfig }),
+      /cluster argocd\/broken: failed to load Application "broken": .*unknown sync option "Nope=true"/,
+    );
+  });
+
+  it('an unreachable cluster is an error naming the namespace', async () => {
+    const dead = join(tempDir(), 'kubeconfig');
+    writeFileSync(dead, cluster.kubeconfig().replace(cluster.url, 'http://127.0.0.1:9'));
+    await assert.rejects(
+      loadApplications({ fromCluster: true, kubeconfig: dead }),
+      /namespace argocd: failed to list Applications: /,
+    );
+  });
+});

@@ -1,0 +1,185 @@
+import { strict as assert } from 'node:assert';
+import { readFileSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import type { ApplicationSource } from '../../src/apps/types.js';
+import { globToRegExp } from '../../src/source/render/directory.js';
+import { RenderError, renderSource } from '../../src/source/render/index.js';
+import { editKustomization, parseImage } from '../../src/source/render/kustomize.js';
+import { cm, tools, tree } from '../support/git.js';
+
+function source(path: string, extra: Partial<ApplicationSource> = {}): ApplicationSource {
+  return { repoURL: 'file:///x', path, targetRevision: 'HEAD', ...extra };
+}
+
+async function render(root: string, src: ApplicationSource, t = tools()) {
+  return renderSource({ appName: 'app', destNamespace: 'dest', source: src, root, refRoots: new Map() }, t);
+}
+
+const names = (objs: { metadata?: { name?: string } }[]) => objs.map((o) => o.metadata?.name);
+
+describe('directory sources (Argo CD rules)', () => {
+  const root = tree({
+    'app/a.yaml': `${cm('a')}---\n\n---\n# only a comment\n---\n${cm('b')}`,
+    'app/b.yml': `apiVersion: v1\nkind: List\nitems:\n- ${cm('c').replace(/\n/g, '\n  ')}\n- ${cm('d').replace(/\n/g, '\n  ')}`,
+    'app/c.json': JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'e' } }),
+    'app/values.yaml': 'replicas: 3\nimage: nginx\n',
+    'app/README.md': '# not read',
+    'app/Deploy.YAML': 'not: read',
+    'app/sub/f.yaml': cm('f'),
+    'app/sub/deeper/g.yaml': cm('g'),
+    'app/sub/skip.yaml': cm('skip'),
+  });
+
+  it('reads YAML/JSON files, multi-doc, List flattened, empty docs and unrelated YAML skipped', async () => {
+    const r = await render(root, source('app'));
+    assert.equal(r.type, 'Directory');
+    assert.deepEqual(names(r.objects), ['a', 'b', 'c', 'd', 'e']);
+  });
+
+  it('subdirectories only with recurse; include/exclude globs on the relative path', async () => {
+    const all = await render(
+      root,
+      source('app', {
+        directory: { recurse: true, include: '', exclude: '', jsonnet: { extVars: [], tlas: [], libs: [] } },
+      }),
+    );
+    assert.deepEqual(names(all.objects), ['a', 'b', 'c', 'd', 'e', 'g', 'f', 'skip']);
+    const some = await render(
+      root,
+      source('app', {
+        directory: {
+          recurse: true,
+          include: 'sub/*',
+          exclude: '{*skip*,nothing}',
+          jsonnet: { extVars: [], tlas: [], libs: [] },
+        },
+      }),
+    );
+    assert.deepEqual(names(some.objects), ['g', 'f']);
+  });
+
+  it('gobwas-style globs: * crosses "/", {a,b} alternatives, [!x] classes', () => {
+    assert.ok(globToRegExp('*.yaml').test('sub/x.yaml'));
+    assert.ok(globToRegExp('{a,b}.yaml').test('b.yaml'));
+    assert.ok(!globToRegExp('{a,b}.yaml').test('c.yaml'));
+    assert.ok(globToRegExp('[!x]?.json').test('ab.json'));
+    assert.ok(!globToRegExp('[!x]?.json').test('xb.json'));
+    assert.ok(!globToRegExp('a.yaml').test('aXyaml'));
+  });
+
+  it('a file that looks like a resource but is broken is an error naming the file', async () => {
+    const bad = tree({
+      'app/ok.yaml': cm('ok'),
+      'app/broken.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [x\n',
+    });
+    await assert.rejects(render(bad, source('app')), (err: Error) => {
+      assert.ok(err instanceof RenderError);
+      assert.equal(err.file, 'app/broken.yaml');
+      assert.match(err.reason, /invalid YAML at line/);
+      return true;
+    });
+    const partly = tree({ 'app/x.yaml': `${cm('ok')}---\nfoo: bar\n` });
+    await assert.rejects(
+      render(partly, source('app')),
+      /failed to render app\/x\.yaml: document 2: Object 'Kind' is missing/,
+    );
+    const json = tree({ 'app/x.json': '{"foo": 1}' });
+    await assert.rejects(
+      render(json, source('app')),
+      /failed to render app\/x\.json: Object 'Kind' is missing/,
+    );
+  });
+
+  it('paths outside the repository, missing paths and escaping symlinks are errors', async () => {
+    await assert.rejects(
+      render(root, source('../etc')),
+      /failed to render \.\.\/etc: path is outside the repository/,
+    );
+    await assert.rejects(
+      render(root, source('nope')),
+      /failed to render nope: path does not exist in the repository/,
+    );
+    const outside = tree({ 'secret.yaml': cm('s') });
+    const linked = tree({ 'app/ok.yaml': cm('ok') });
+    symlinkSync(join(outside, 'secret.yaml'), join(linked, 'app/link.yaml'));
+    await assert.rejects(
+      render(linked, source('app')),
+      /app\/link\.yaml: symlink points outside the repository/,
+    );
+  });
+});
+
+const KUSTOMIZE_TREE = {
+  'base/kustomization.yaml': 'resources: [cm.yaml, deploy.yaml]\n',
+  'base/cm.yaml': cm('settings'),
+  'base/deploy.yaml':
+    'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: web, image: nginx:1.0}]\n',
+  'overlay/kustomization.yaml': 'resources: [../base]\nnamePrefix: old-\n',
+};
+
+describe('kustomize sources (real kubectl kustomize)', () => {
+  it('detects kustomization.yaml and builds it', async () => {
+    const root = tree(KUSTOMIZE_TREE);
+    const r = await render(root, source('overlay'));
+    assert.equal(r.type, 'Kustomize');
+    assert.deepEqual(names(r.objects).sort(), ['old-settings', 'old-web']);
+  });
+
+  it('applies Application options in a temp copy, never in the tree', async () => {
+    const root = tree(KUSTOMIZE_TREE);
+    const before = readFileSync(join(root, 'overlay/kustomization.yaml'), 'utf8');
+    const r = await render(
+      root,
+      source('overlay', {
+        kustomize: {
+          namePrefix: 'new-',
+          nameSuffix: '-v2',
+          namespace: 'team',
+          images: ['nginx=registry.local:5000/nginx:2.0'],
+          commonLabels: { env: 'prod' },
+          commonAnnotations: { owner: 'me' },
+        },
+      }),
+    );
+    assert.equal(readFileSync(join(root, 'overlay/kustomization.yaml'), 'utf8'), before);
+    const deploy = r.objects.find((o) => o.kind === 'Deployment')!;
+    assert.equal(deploy.metadata!.name, 'new-web-v2');
+    assert.equal(deploy.metadata!.namespace, 'team');
+    assert.equal(deploy.metadata!.labels!['env'], 'prod');
+    assert.equal(deploy.metadata!.annotations!['owner'], 'me');
+    const spec = deploy['spec'] as { template: { spec: { containers: { image: string }[] } } };
+    assert.equal(spec.template.spec.containers[0]!.image, 'registry.local:5000/nginx:2.0');
+  });
+
+  it('a failing build shows kustomize stderr, trimmed, with the source path', async () => {
+    const root = tree({ 'k/kustomization.yaml': 'resources: [missing.yaml]\n' });
+    await assert.rejects(render(root, source('k')), (err: Error) => {
+      assert.ok(err instanceof RenderError);
+      assert.equal(err.file, 'k');
+      assert.match(err.reason, /kubectl kustomize failed: .*missing\.yaml/);
+      assert.doesNotMatch(err.reason, /\n/);
+      return true;
+    });
+  });
+
+  it('parses image overrides like kustomize edit set image', () => {
+    assert.deepEqual(parseImage('nginx:1.2'), { name: 'nginx', newTag: '1.2' });
+    assert.deepEqual(parseImage('nginx=my/nginx:1.2'), { name: 'nginx', newName: 'my/nginx', newTag: '1.2' });
+    assert.deepEqual(parseImage('nginx@sha256:abc'), { name: 'nginx', digest: 'sha256:abc' });
+    assert.deepEqual(parseImage('host:5000/nginx'), { name: 'host:5000/nginx' });
+    assert.deepEqual(parseImage('a=host:5000/b'), { name: 'a', newName: 'host:5000/b' });
+  });
+
+  it('edits replace images of the same name and merge labels', () => {
+    const text = 'images:\n- name: nginx\n  newTag: "1"\n- name: redis\ncommonLabels:\n  a: "1"\n  b: "2"\n';
+    const out = editKustomization(text, {
+      images: ['nginx:2'],
+      commonLabels: { b: 'x' },
+      commonAnnotations: {},
+    });
+    assert.match(out, /- name: nginx\n\s+newTag: "2"/);
+    assert.match(out, /- name: redis/);
+    assert.match(out, /a: "1"\n\s+b: x/);
+  });
+});
