@@ -1,0 +1,173 @@
+/**
+ * compareResource: one (target, live) pair -> Synced/OutOfSync with masked, normalized objects. Pure: no
+ * I/O, inputs never mutated. The pipeline (order matters; spec §4):
+ *  1. copy both; read the original from live (last-applied annotation, and our managers' managedFields);
+ *  2. tracking migration; fields of matching rules' `managedFieldsManagers` removed from both;
+ *  3. on target, live and last-applied: server metadata, last-applied annotation and status dropped,
+ *     kind fixes, quantities/ports canonical, ignore rules (pointers, jq), empty fields pruned;
+ *  4. predicted live = three-way merge (merge.ts) of live and target over the original; the target's
+ *     namespace is not compared;
+ *  5. API-server defaults (built-in kinds) applied to predicted and live, empty fields pruned again;
+ *  6. OutOfSync when they differ, when live is missing, or when the target is missing (extra);
+ *  7. Secret data and sensitive annotations masked on both (and on the original) before changes and
+ *     diff text are built from the masked objects only.
+ */
+import { diff as jsonDiff } from 'json-diff-ts';
+import { emptyTree, removeTree, treeOfManagers, treeOfValue, union } from './fieldset.js';
+import type { FieldTree } from './fieldset.js';
+import { applyIgnores, compileIgnoreDifferences, matchIgnores } from './ignore.js';
+import type { CompiledIgnore } from './ignore.js';
+import { maskSecrets } from './mask.js';
+import { predictLive } from './merge.js';
+import {
+  applyDefaults,
+  canonicalize,
+  dropNamespace,
+  isBuiltIn,
+  kindFixes,
+  lastAppliedOf,
+  normalizeTracking,
+  pruneEmptyFields,
+  stripServerFields,
+} from './normalize.js';
+import { clone, deepEqual, groupKindOf, groupOf, isMap } from './paths.js';
+import { DEFAULT_FIELD_MANAGERS, DEFAULT_INSTANCE_LABEL } from './rules.js';
+import type {
+  CompareInput,
+  CompareOptions,
+  CompareResult,
+  Difference,
+  IChange,
+  JsonMap,
+  KubeObject,
+} from './types.js';
+import { toYaml, unifiedDiff } from './unified.js';
+
+/** Lists whose elements json-diff-ts identifies by `name` (required by the API for these lists). */
+const NAMED_LISTS = new Map<string | RegExp, string>([
+  [/(^|\.)(containers|initContainers|ephemeralContainers|env|volumes)$/, 'name'],
+]);
+
+type Resolved = Required<Omit<CompareOptions, 'ignoreDifferences'>> & { ignores: CompiledIgnore[] };
+
+/** Options with defaults filled in (the one place defaults live). */
+export function resolveOptions(o: CompareOptions): Resolved {
+  return {
+    ignores: compileIgnoreDifferences(o.ignoreDifferences ?? []),
+    ignoreResourceStatusField: o.ignoreResourceStatusField ?? 'all',
+    trackingMethod: o.trackingMethod ?? 'annotation',
+    instanceLabelKey: o.instanceLabelKey ?? DEFAULT_INSTANCE_LABEL,
+    fieldManagers: o.fieldManagers ?? DEFAULT_FIELD_MANAGERS,
+    ignoreAggregatedRoles: o.ignoreAggregatedRoles ?? false,
+    sensitiveAnnotations: o.sensitiveAnnotations ?? [],
+    diffText: o.diffText ?? true,
+    context: o.context ?? 3,
+  };
+}
+
+function copy(obj: KubeObject | null | undefined): JsonMap | null {
+  return obj ? (clone(obj) as unknown as JsonMap) : null;
+}
+
+function identity(obj: JsonMap): { group: string; kind: string; name: string; namespace: string } {
+  const meta = isMap(obj['metadata']) ? obj['metadata'] : {};
+  return {
+    group: groupOf(obj['apiVersion']),
+    kind: typeof obj['kind'] === 'string' ? obj['kind'] : '',
+    name: typeof meta['name'] === 'string' ? meta['name'] : '',
+    namespace: typeof meta['namespace'] === 'string' ? meta['namespace'] : '',
+  };
+}
+
+function normalizeOne(obj: JsonMap, o: Resolved, matched: CompiledIgnore[]): void {
+  stripServerFields(obj, o.ignoreResourceStatusField);
+  kindFixes(obj, o.ignoreAggregatedRoles);
+  canonicalize(obj);
+  applyIgnores(obj, matched);
+  pruneEmptyFields(obj);
+}
+
+/** "group/Kind namespace/name" of a pair, e.g. "apps/Deployment shop/web" ("/ConfigMap ..." for core). */
+export function describeResource(obj: KubeObject | JsonMap): string {
+  const id = identity(obj as JsonMap);
+  return `${id.group}/${id.kind} ${id.namespace ? `${id.namespace}/` : ''}${id.name}`;
+}
+
+/** Compares one resource. Throws only for invalid ignoreDifferences syntax (a UsageError). */
+export function compareResource(input: CompareInput): CompareResult {
+  const o = resolveOptions(input);
+  const target = copy(input.target);
+  const live = copy(input.live);
+  const subject = target ?? live;
+  if (!subject) {
+    return {
+      status: 'Synced',
+      difference: 'none',
+      normalizedTarget: null,
+      normalizedLive: null,
+      changes: [],
+    };
+  }
+  const label = describeResource(subject);
+  const id = identity(subject);
+  if (!id.namespace && target && live) id.namespace = identity(live).namespace;
+  const matched = matchIgnores(o.ignores, id);
+
+  const lastApplied = live ? lastAppliedOf(live) : undefined;
+  let originalTree: FieldTree | undefined;
+  if (live && target) {
+    normalizeTracking(target, live, o.trackingMethod, o.instanceLabelKey);
+    const meta = isMap(live['metadata']) ? live['metadata'] : {};
+    const trusted = matched.flatMap((m) => m.managers);
+    const ignoredTree = treeOfManagers(meta['managedFields'], trusted);
+    if (ignoredTree) for (const obj of [target, live, lastApplied]) if (obj) removeTree(obj, ignoredTree);
+    originalTree = treeOfManagers(meta['managedFields'], o.fieldManagers);
+  }
+  for (const obj of [target, live, lastApplied]) if (obj) normalizeOne(obj, o, matched);
+
+  let normalizedTarget = target;
+  const normalizedLive = live;
+  let difference: Difference;
+  if (target && live) {
+    const gk = groupKindOf(live);
+    const original = lastApplied ?? (originalTree ? undefined : clone(target));
+    for (const obj of [target, original]) if (obj) dropNamespace(obj);
+    if (original) {
+      const t = treeOfValue(original, gk);
+      originalTree = originalTree ? union(originalTree, t) : t;
+    }
+    originalTree?.fields.get('metadata')?.fields.delete('namespace');
+    const predicted = predictLive(live, target, original, originalTree ?? emptyTree(), { gk });
+    if (isBuiltIn(gk)) {
+      applyDefaults(predicted);
+      applyDefaults(live);
+    }
+    pruneEmptyFields(predicted);
+    pruneEmptyFields(live);
+    normalizedTarget = predicted;
+    difference = deepEqual(predicted, live) ? 'none' : 'modified';
+  } else {
+    difference = target ? 'missing' : 'extra';
+  }
+
+  maskSecrets([normalizedTarget, normalizedLive, lastApplied], o.sensitiveAnnotations);
+  const changes: IChange[] =
+    difference === 'none'
+      ? []
+      : jsonDiff(normalizedLive ?? {}, normalizedTarget ?? {}, { embeddedObjKeys: NAMED_LISTS });
+  const result: CompareResult = {
+    status: difference === 'none' ? 'Synced' : 'OutOfSync',
+    difference,
+    normalizedTarget,
+    normalizedLive,
+    changes,
+  };
+  if (o.diffText && difference !== 'none') {
+    result.diffText = unifiedDiff(toYaml(normalizedLive), toYaml(normalizedTarget), {
+      oldLabel: `live ${label}`,
+      newLabel: `target ${label}`,
+      context: o.context,
+    });
+  }
+  return result;
+}

@@ -1,0 +1,71 @@
+/**
+ * Diff: the pure comparison of one (target, live) pair, as Argo CD's controller does it (spec §3-4), plus
+ * its helpers (ignoreDifferences, Secret masking, unified diff text). No I/O except the
+ * `--ignore-differences-file` loader.
+ *
+ * Guarantees
+ * - `compareResource` never mutates its inputs and returns plain data: status (Synced | OutOfSync),
+ *   difference (none | modified | missing | extra), normalizedTarget (= predicted live), normalizedLive,
+ *   json-diff-ts `changes` (live -> target) and `diffText` (unified, live "-", Git "+").
+ * - Secret values never leave this module: Secret `data` (with `stringData` merged in as base64) and
+ *   sensitive annotations are masked with runs of "+" (8, 12, 16... per distinct value of a key across
+ *   target, live and last-applied) before `changes` and `diffText` are built; no unmasked copy is
+ *   returned. The last-applied annotation (which may hold Secret values) is always dropped.
+ * - Missing live: OutOfSync/missing, normalizedTarget = normalized target. Missing target: OutOfSync/extra
+ *   (the caller decides about pruning, IgnoreExtraneous and self-reference).
+ *
+ * Normalization (both sides): server-owned metadata (uid, resourceVersion, generation, creationTimestamp,
+ * managedFields, selfLink, deletionTimestamp, deletionGracePeriodSeconds), the last-applied annotation,
+ * `status` (option ignoreResourceStatusField: all (default) | crd | none); Secret stringData -> data, null
+ * data -> ""; Role/ClusterRole empty rules; Endpoints order; tracking migration (live carrying the
+ * instance label takes the target's tracking-id; the label goes when the target lacks it; not in `label`
+ * mode); quantities canonical (`1000m` = `1`, `1024Mi` = `1Gi`); numeric strings in port and
+ * int-or-string fields as numbers; null and empty maps/lists = missing; API-server defaults of built-in
+ * kinds (rules.ts tables) applied to both after the merge.
+ *
+ * Three-way rule. original = the last-applied-configuration annotation ∪ the fields owned by a
+ * managedFields entry of `fieldManagers` (default `argocd-controller`); with neither, original = target
+ * (two-way). A field present live but absent from the target is a difference only when the original has
+ * it (we or kubectl applied it, and Git no longer has it); otherwise it was added by the server or
+ * another controller and is kept on both sides. List elements of built-in kinds merge by their
+ * strategic-merge key (containers by name, ports by containerPort/port, env by name, ...) with the same
+ * rule; other lists are atomic and equal when the live list minus the fields the original's elements
+ * lack equals the target list. The target's namespace is not compared (removeNamespaceAnnotation).
+ *
+ * ignoreDifferences: rules match by group/kind glob and exact name/namespace; jsonPointers and
+ * jqPathExpressions (jq.ts subset; unsupported syntax is a UsageError naming the expression) are removed
+ * from target, live and last-applied; managedFieldsManagers' fields are removed from all three.
+ * Callers concatenate the app's rules and the file's (`loadIgnoreDifferencesFile`) into one list.
+ *
+ * Caller duties: targets are already namespaced and tracking-stamped as sync would apply them; live
+ * objects are at the target's apiVersion (the live cache converts); pass the same rules array for every
+ * resource of an app (compiled rules are cached per array).
+ */
+export { compareResource, describeResource, resolveOptions } from './compare.js';
+export {
+  compileIgnoreDifferences,
+  loadIgnoreDifferencesFile,
+  matchIgnores,
+  parseIgnoreDifferences,
+  validateIgnoreDifferences,
+} from './ignore.js';
+export { parseJq, jqDelete, jqPaths } from './jq.js';
+export { maskSecrets } from './mask.js';
+export { canonicalQuantity, formatQuantity, parseQuantity } from './quantity.js';
+export { diffLines, toYaml, unifiedDiff } from './unified.js';
+export type { UnifiedOptions } from './unified.js';
+export type { JqProgram } from './jq.js';
+export type { CompiledIgnore, ResourceIdentity } from './ignore.js';
+export type {
+  CompareInput,
+  CompareOptions,
+  CompareResult,
+  Difference,
+  IChange,
+  IgnoreDifference,
+  Json,
+  JsonMap,
+  StatusFieldMode,
+  SyncStatus,
+  TrackingMethod,
+} from './types.js';

@@ -1,0 +1,147 @@
+/**
+ * The three-way merge: what the live object would look like after applying the target ("predicted live",
+ * Argo CD's PredictedLive). Inputs are normalized; nothing is mutated.
+ *
+ * Rule, per map key of live and target:
+ * - in the target: merged recursively (scalars and type changes: the target wins);
+ * - only live: kept, unless the original (fields we applied before: last-applied-configuration and our
+ *   managedFields, or the target itself when neither exists) has it: then it was removed from Git and is
+ *   dropped;
+ * - only in the target: added.
+ * Lists of built-in kinds with a strategic-merge key (rules.ts MERGE_KEYS) are merged per element by that
+ * key with the same rule (live-only elements kept unless the original lists them). Other lists are
+ * atomic: the live list is kept when, with the fields the original's (else the target's) element at the
+ * same index lacks removed (Argo CD's RemoveListFields), it equals the target list; else the target list
+ * replaces it. Element order: target order, live-only elements after the target element they followed.
+ */
+import { findItem } from './fieldset.js';
+import type { FieldTree } from './fieldset.js';
+import { clone, deepEqual, isMap } from './paths.js';
+import { mergeKeyFor } from './rules.js';
+import type { Json, JsonMap } from './types.js';
+
+export interface MergeContext {
+  /** "group/Kind" of the object (selects merge keys). */
+  gk: string;
+}
+
+/** The predicted live object. `orig` is the original's value (last-applied), `tree` its field tree. */
+export function predictLive(
+  live: JsonMap,
+  target: JsonMap,
+  orig: Json | undefined,
+  tree: FieldTree | undefined,
+  ctx: MergeContext,
+): JsonMap {
+  return mergeMap(live, target, isMap(orig) ? orig : undefined, tree, ctx, '');
+}
+
+function join(path: string, key: string): string {
+  return path === '' ? key : `${path}.${key}`;
+}
+
+function mergeValue(
+  live: Json,
+  target: Json,
+  orig: Json | undefined,
+  tree: FieldTree | undefined,
+  ctx: MergeContext,
+  path: string,
+): Json {
+  if (isMap(live) && isMap(target))
+    return mergeMap(live, target, isMap(orig) ? orig : undefined, tree, ctx, path);
+  if (Array.isArray(live) && Array.isArray(target)) {
+    const key = mergeKeyFor(ctx.gk, path);
+    if (key && hasKeys(live, key) && hasKeys(target, key)) {
+      return mergeKeyed(live, target, key, Array.isArray(orig) ? orig : undefined, tree, ctx, path);
+    }
+    const shape = Array.isArray(orig) ? orig : target;
+    return deepEqual(removeFields(shape, live), target) ? clone(live) : clone(target);
+  }
+  return clone(target);
+}
+
+function mergeMap(
+  live: JsonMap,
+  target: JsonMap,
+  orig: JsonMap | undefined,
+  tree: FieldTree | undefined,
+  ctx: MergeContext,
+  path: string,
+): JsonMap {
+  const out: JsonMap = {};
+  for (const [k, lv] of Object.entries(live)) {
+    const tv = target[k];
+    if (tv !== undefined) out[k] = mergeValue(lv, tv, orig?.[k], tree?.fields.get(k), ctx, join(path, k));
+    else if (!tree?.fields.has(k)) out[k] = clone(lv);
+  }
+  for (const [k, tv] of Object.entries(target)) if (!Object.hasOwn(live, k)) out[k] = clone(tv);
+  return out;
+}
+
+/** Every element is a map with a unique, non-null merge key (else the list is compared atomically). */
+function hasKeys(list: Json[], key: string): boolean {
+  const seen = new Set<string>();
+  for (const el of list) {
+    if (!isMap(el) || el[key] === undefined || el[key] === null) return false;
+    seen.add(String(el[key]));
+  }
+  return seen.size === list.length;
+}
+
+function keyOf(el: Json, key: string): string {
+  return String((el as JsonMap)[key]);
+}
+
+function mergeKeyed(
+  live: Json[],
+  target: Json[],
+  key: string,
+  orig: Json[] | undefined,
+  tree: FieldTree | undefined,
+  ctx: MergeContext,
+  path: string,
+): Json[] {
+  const elPath = `${path}[]`;
+  const targetIndex = new Map(target.map((el, i) => [keyOf(el, key), i]));
+  const liveByKey = new Map(live.map((el) => [keyOf(el, key), el]));
+  const origByKey = new Map((orig ?? []).filter(isMap).map((el) => [String(el[key]), el as Json]));
+  const merged = (i: number): Json => {
+    const t = target[i]!;
+    const k = keyOf(t, key);
+    const l = liveByKey.get(k);
+    if (l === undefined) return clone(t);
+    return mergeValue(l, t, origByKey.get(k), findItem(tree, l, -1), ctx, elPath);
+  };
+  const out: Json[] = [];
+  let next = 0;
+  live.forEach((l, li) => {
+    const ti = targetIndex.get(keyOf(l, key));
+    if (ti === undefined) {
+      if (!findItem(tree, l, li)) out.push(clone(l));
+      return;
+    }
+    for (; next <= ti; next++) out.push(merged(next));
+  });
+  for (; next < target.length; next++) out.push(merged(next));
+  return out;
+}
+
+/**
+ * `live` without the map fields `config` lacks, recursively; lists element by element by index, extra live
+ * elements kept (Argo CD's RemoveMapFields / RemoveListFields).
+ */
+export function removeFields(config: Json | undefined, live: Json): Json {
+  if (isMap(config) && isMap(live)) {
+    const out: JsonMap = {};
+    for (const [k, c] of Object.entries(config)) {
+      const l = live[k];
+      if (l !== undefined) out[k] = removeFields(c, l);
+    }
+    return out;
+  }
+  if (Array.isArray(config) && Array.isArray(live)) {
+    return live.map((l, i) => (i < config.length ? removeFields(config[i], l) : l));
+  }
+  return live;
+}

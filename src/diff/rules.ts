@@ -1,0 +1,330 @@
+/**
+ * The normalization rules of the diff module as data (design practice 7). Every table is keyed by
+ * "group/Kind" ("/Service" for the core group) and uses the path patterns of paths.ts.
+ *
+ * - SERVER_METADATA: metadata fields the API server owns; dropped from both sides.
+ * - DEFAULTS: values the API server fills in for built-in kinds (upstream `pkg/apis/<group>/v1/defaults.go`),
+ *   applied to both the predicted and the live object after the three-way merge, only where absent.
+ * - QUANTITY_FIELDS / PORT_FIELDS: fields re-printed canonically (quantities) or with numeric strings as
+ *   numbers (ports and int-or-string fields), on target, live and last-applied alike.
+ * - MERGE_KEYS: lists merged element by element (strategic-merge patch keys) in built-in kinds; every other
+ *   list is atomic.
+ */
+import type { Json, JsonMap } from './types.js';
+
+export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
+export const TRACKING_ID_ANNOTATION = 'argocd.argoproj.io/tracking-id';
+export const DEFAULT_INSTANCE_LABEL = 'app.kubernetes.io/instance';
+export const DEFAULT_FIELD_MANAGERS: readonly string[] = ['argocd-controller'];
+
+/** `metadata` fields owned by the API server. */
+export const SERVER_METADATA: readonly string[] = [
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'managedFields',
+  'selfLink',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+];
+
+/** API groups served by every Kubernetes API server: their kinds are "known types" (typed scheme). */
+export const BUILT_IN_GROUPS: ReadonlySet<string> = new Set([
+  '',
+  'apps',
+  'batch',
+  'autoscaling',
+  'policy',
+  'extensions',
+  'networking.k8s.io',
+  'rbac.authorization.k8s.io',
+  'storage.k8s.io',
+  'scheduling.k8s.io',
+  'coordination.k8s.io',
+  'discovery.k8s.io',
+  'admissionregistration.k8s.io',
+  'certificates.k8s.io',
+  'node.k8s.io',
+  'events.k8s.io',
+  'flowcontrol.apiserver.k8s.io',
+  'resource.k8s.io',
+]);
+
+/** Where each kind keeps a PodSpec (argoproj.io/Rollout as Argo CD's known-types normalizer declares). */
+export const POD_SPEC_PATHS: Readonly<Record<string, string>> = {
+  'apps/Deployment': 'spec.template.spec',
+  'apps/StatefulSet': 'spec.template.spec',
+  'apps/DaemonSet': 'spec.template.spec',
+  'apps/ReplicaSet': 'spec.template.spec',
+  '/ReplicationController': 'spec.template.spec',
+  '/PodTemplate': 'template.spec',
+  'batch/Job': 'spec.template.spec',
+  'batch/CronJob': 'spec.jobTemplate.spec.template.spec',
+  '/Pod': 'spec',
+  'argoproj.io/Rollout': 'spec.template.spec',
+};
+
+/** A default: at every map reached by `at` ("" = object root), set `field` (dotted) when absent. */
+export interface DefaultRule {
+  at: string;
+  field: string;
+  /** The value, or computed from the receiving map (undefined = no default). */
+  value: Json | ((m: JsonMap) => Json | undefined);
+  /** Only when this holds for the receiving map. */
+  when?: (m: JsonMap) => boolean;
+}
+
+/** Always for `:latest` or untagged images, else IfNotPresent (SetDefaults_Container). */
+export function defaultPullPolicy(image: string): string {
+  if (image.includes('@')) return 'IfNotPresent';
+  const last = image.slice(image.lastIndexOf('/') + 1);
+  const colon = last.lastIndexOf(':');
+  if (colon < 0) return 'Always';
+  return last.slice(colon + 1) === 'latest' ? 'Always' : 'IfNotPresent';
+}
+
+const CONTAINER_LISTS = ['containers', 'initContainers', 'ephemeralContainers'];
+const PROBES = ['livenessProbe', 'readinessProbe', 'startupProbe'];
+
+function containerRules(list: string): DefaultRule[] {
+  const c = `${list}[]`;
+  const rules: DefaultRule[] = [
+    { at: c, field: 'terminationMessagePath', value: '/dev/termination-log' },
+    { at: c, field: 'terminationMessagePolicy', value: 'File' },
+    {
+      at: c,
+      field: 'imagePullPolicy',
+      value: (m) => (typeof m['image'] === 'string' ? defaultPullPolicy(m['image']) : undefined),
+    },
+    { at: `${c}.ports[]`, field: 'protocol', value: 'TCP' },
+    { at: `${c}.env[].valueFrom.fieldRef`, field: 'apiVersion', value: 'v1' },
+  ];
+  for (const p of PROBES) {
+    rules.push(
+      { at: `${c}.${p}`, field: 'timeoutSeconds', value: 1 },
+      { at: `${c}.${p}`, field: 'periodSeconds', value: 10 },
+      { at: `${c}.${p}`, field: 'successThreshold', value: 1 },
+      { at: `${c}.${p}`, field: 'failureThreshold', value: 3 },
+      { at: `${c}.${p}.httpGet`, field: 'path', value: '/' },
+      { at: `${c}.${p}.httpGet`, field: 'scheme', value: 'HTTP' },
+    );
+  }
+  return rules;
+}
+
+/** PodSpec defaults (SetDefaults_PodSpec, _Container, _Probe, _Volume), relative to the pod spec. */
+const POD_SPEC_DEFAULTS: readonly DefaultRule[] = [
+  { at: '', field: 'restartPolicy', value: 'Always' },
+  { at: '', field: 'dnsPolicy', value: 'ClusterFirst' },
+  { at: '', field: 'terminationGracePeriodSeconds', value: 30 },
+  { at: '', field: 'schedulerName', value: 'default-scheduler' },
+  { at: 'volumes[].secret', field: 'defaultMode', value: 420 },
+  { at: 'volumes[].configMap', field: 'defaultMode', value: 420 },
+  { at: 'volumes[].projected', field: 'defaultMode', value: 420 },
+  { at: 'volumes[].downwardAPI', field: 'defaultMode', value: 420 },
+  { at: 'volumes[].hostPath', field: 'type', value: '' },
+  ...CONTAINER_LISTS.flatMap(containerRules),
+];
+
+const isRollingUpdate = (m: JsonMap): boolean => m['type'] === 'RollingUpdate';
+
+/** Per-kind defaults outside the pod spec. */
+const KIND_DEFAULTS: Readonly<Record<string, readonly DefaultRule[]>> = {
+  'apps/Deployment': [
+    { at: 'spec', field: 'replicas', value: 1 },
+    { at: 'spec', field: 'revisionHistoryLimit', value: 10 },
+    { at: 'spec', field: 'progressDeadlineSeconds', value: 600 },
+    { at: 'spec', field: 'strategy.type', value: 'RollingUpdate' },
+    { at: 'spec.strategy', field: 'rollingUpdate.maxUnavailable', value: '25%', when: isRollingUpdate },
+    { at: 'spec.strategy', field: 'rollingUpdate.maxSurge', value: '25%', when: isRollingUpdate },
+  ],
+  'apps/StatefulSet': [
+    { at: 'spec', field: 'replicas', value: 1 },
+    { at: 'spec', field: 'podManagementPolicy', value: 'OrderedReady' },
+    { at: 'spec', field: 'updateStrategy.type', value: 'RollingUpdate' },
+    { at: 'spec.updateStrategy', field: 'rollingUpdate.partition', value: 0, when: isRollingUpdate },
+    { at: 'spec', field: 'revisionHistoryLimit', value: 10 },
+    { at: 'spec', field: 'persistentVolumeClaimRetentionPolicy.whenDeleted', value: 'Retain' },
+    { at: 'spec', field: 'persistentVolumeClaimRetentionPolicy.whenScaled', value: 'Retain' },
+    { at: 'spec.volumeClaimTemplates[]', field: 'apiVersion', value: 'v1' },
+    { at: 'spec.volumeClaimTemplates[]', field: 'kind', value: 'PersistentVolumeClaim' },
+    { at: 'spec.volumeClaimTemplates[]', field: 'spec.volumeMode', value: 'Filesystem' },
+    { at: 'spec.volumeClaimTemplates[]', field: 'status.phase', value: 'Pending' },
+  ],
+  'apps/DaemonSet': [
+    { at: 'spec', field: 'updateStrategy.type', value: 'RollingUpdate' },
+    { at: 'spec.updateStrategy', field: 'rollingUpdate.maxUnavailable', value: 1, when: isRollingUpdate },
+    { at: 'spec.updateStrategy', field: 'rollingUpdate.maxSurge', value: 0, when: isRollingUpdate },
+    { at: 'spec', field: 'revisionHistoryLimit', value: 10 },
+  ],
+  'apps/ReplicaSet': [{ at: 'spec', field: 'replicas', value: 1 }],
+  '/ReplicationController': [{ at: 'spec', field: 'replicas', value: 1 }],
+  'batch/Job': [
+    { at: 'spec', field: 'completions', value: 1, when: (s) => s['parallelism'] === undefined },
+    { at: 'spec', field: 'parallelism', value: 1 },
+    { at: 'spec', field: 'backoffLimit', value: 6 },
+    { at: 'spec', field: 'completionMode', value: 'NonIndexed' },
+    { at: 'spec', field: 'suspend', value: false },
+    { at: 'spec', field: 'podReplacementPolicy', value: 'TerminatingOrFailed' },
+  ],
+  'batch/CronJob': [
+    { at: 'spec', field: 'concurrencyPolicy', value: 'Allow' },
+    { at: 'spec', field: 'suspend', value: false },
+    { at: 'spec', field: 'successfulJobsHistoryLimit', value: 3 },
+    { at: 'spec', field: 'failedJobsHistoryLimit', value: 1 },
+  ],
+  '/Service': [
+    { at: 'spec', field: 'type', value: 'ClusterIP' },
+    { at: 'spec', field: 'sessionAffinity', value: 'None' },
+    {
+      at: 'spec',
+      field: 'internalTrafficPolicy',
+      value: 'Cluster',
+      when: (s) => s['type'] !== 'ExternalName',
+    },
+    { at: 'spec.ports[]', field: 'protocol', value: 'TCP' },
+    { at: 'spec.ports[]', field: 'targetPort', value: (p) => p['port'] },
+  ],
+  '/Secret': [{ at: '', field: 'type', value: 'Opaque' }],
+  '/PersistentVolumeClaim': [{ at: 'spec', field: 'volumeMode', value: 'Filesystem' }],
+  '/Endpoints': [{ at: 'subsets[].ports[]', field: 'protocol', value: 'TCP' }],
+  '/Pod': [
+    { at: 'spec', field: 'enableServiceLinks', value: true },
+    { at: 'spec', field: 'preemptionPolicy', value: 'PreemptLowerPriority' },
+  ],
+  'networking.k8s.io/NetworkPolicy': [
+    { at: 'spec.ingress[].ports[]', field: 'protocol', value: 'TCP' },
+    { at: 'spec.egress[].ports[]', field: 'protocol', value: 'TCP' },
+  ],
+};
+
+function prefix(base: string, rel: string): string {
+  return rel === '' ? base : `${base}.${rel}`;
+}
+
+/** The default rules of a kind (pod spec rules included), rooted at the object. Not for custom kinds. */
+export function defaultsFor(gk: string): DefaultRule[] {
+  const rules = [...(KIND_DEFAULTS[gk] ?? [])];
+  const pod = POD_SPEC_PATHS[gk];
+  if (pod && gk !== 'argoproj.io/Rollout') {
+    for (const r of POD_SPEC_DEFAULTS) rules.push({ ...r, at: prefix(pod, r.at) });
+  }
+  return rules;
+}
+
+const POD_SPEC_QUANTITIES: readonly string[] = [
+  ...CONTAINER_LISTS.flatMap((l) => [`${l}[].resources.limits.*`, `${l}[].resources.requests.*`]),
+  'resources.limits.*',
+  'resources.requests.*',
+  'overhead.*',
+  'volumes[].emptyDir.sizeLimit',
+  'volumes[].ephemeral.volumeClaimTemplate.spec.resources.requests.*',
+  'volumes[].ephemeral.volumeClaimTemplate.spec.resources.limits.*',
+];
+
+const KIND_QUANTITIES: Readonly<Record<string, readonly string[]>> = {
+  '/PersistentVolumeClaim': ['spec.resources.requests.*', 'spec.resources.limits.*'],
+  '/PersistentVolume': ['spec.capacity.*'],
+  '/ResourceQuota': ['spec.hard.*'],
+  '/LimitRange': ['max', 'min', 'default', 'defaultRequest', 'maxLimitRequestRatio'].map(
+    (f) => `spec.limits[].${f}.*`,
+  ),
+  'apps/StatefulSet': [
+    'spec.volumeClaimTemplates[].spec.resources.requests.*',
+    'spec.volumeClaimTemplates[].spec.resources.limits.*',
+  ],
+  'autoscaling/HorizontalPodAutoscaler': [
+    'resource',
+    'pods',
+    'object',
+    'external',
+    'containerResource',
+  ].flatMap((m) => [`spec.metrics[].${m}.target.value`, `spec.metrics[].${m}.target.averageValue`]),
+};
+
+const POD_SPEC_PORTS: readonly string[] = CONTAINER_LISTS.flatMap((l) => [
+  `${l}[].ports[].containerPort`,
+  `${l}[].ports[].hostPort`,
+  ...['httpGet', 'tcpSocket', 'grpc'].map((h) => `${l}[].*.${h}.port`),
+  ...['httpGet', 'tcpSocket'].map((h) => `${l}[].lifecycle.*.${h}.port`),
+]);
+
+const KIND_PORTS: Readonly<Record<string, readonly string[]>> = {
+  '/Service': ['spec.ports[].port', 'spec.ports[].targetPort', 'spec.ports[].nodePort'],
+  '/Endpoints': ['subsets[].ports[].port'],
+  'apps/Deployment': ['spec.strategy.rollingUpdate.maxSurge', 'spec.strategy.rollingUpdate.maxUnavailable'],
+  'apps/DaemonSet': [
+    'spec.updateStrategy.rollingUpdate.maxSurge',
+    'spec.updateStrategy.rollingUpdate.maxUnavailable',
+  ],
+  'policy/PodDisruptionBudget': ['spec.minAvailable', 'spec.maxUnavailable'],
+  'networking.k8s.io/Ingress': [
+    'spec.rules[].http.paths[].backend.service.port.number',
+    'spec.defaultBackend.service.port.number',
+  ],
+  'networking.k8s.io/NetworkPolicy': ['ingress', 'egress'].flatMap((d) => [
+    `spec.${d}[].ports[].port`,
+    `spec.${d}[].ports[].endPort`,
+  ]),
+};
+
+function withPodSpec(
+  gk: string,
+  kindPaths: readonly string[] | undefined,
+  podPaths: readonly string[],
+): string[] {
+  const out = [...(kindPaths ?? [])];
+  const pod = POD_SPEC_PATHS[gk];
+  if (pod) for (const p of podPaths) out.push(prefix(pod, p));
+  return out;
+}
+
+/** Quantity fields of a kind, rooted at the object. */
+export function quantityFieldsFor(gk: string): string[] {
+  return withPodSpec(gk, KIND_QUANTITIES[gk], POD_SPEC_QUANTITIES);
+}
+
+/** Port and int-or-string fields of a kind, rooted at the object. */
+export function portFieldsFor(gk: string): string[] {
+  return withPodSpec(gk, KIND_PORTS[gk], POD_SPEC_PORTS);
+}
+
+/** A list merged by key: `list` is a path suffix ("containers[].ports" or "spec.ports" with `kinds`). */
+export interface MergeKeyRule {
+  list: string;
+  key: string;
+  /** Only for these kinds (default: every built-in kind). */
+  kinds?: readonly string[];
+  /** The suffix must be the whole path (from the object root). */
+  exact?: boolean;
+}
+
+export const MERGE_KEYS: readonly MergeKeyRule[] = [
+  ...CONTAINER_LISTS.flatMap((l) => [
+    { list: l, key: 'name' },
+    { list: `${l}[].ports`, key: 'containerPort' },
+  ]),
+  { list: 'env', key: 'name' },
+  { list: 'volumes', key: 'name' },
+  { list: 'volumeMounts', key: 'mountPath' },
+  { list: 'volumeDevices', key: 'devicePath' },
+  { list: 'imagePullSecrets', key: 'name' },
+  { list: 'hostAliases', key: 'ip' },
+  { list: 'topologySpreadConstraints', key: 'topologyKey' },
+  { list: 'resourceClaims', key: 'name' },
+  { list: 'schedulingGates', key: 'name' },
+  { list: 'metadata.ownerReferences', key: 'uid' },
+  { list: 'spec.ports', key: 'port', kinds: ['/Service'], exact: true },
+];
+
+/** The merge key of the list at `path` (list steps written `[]`) in kind `gk`, if it is merged by key. */
+export function mergeKeyFor(gk: string, path: string): string | undefined {
+  const group = gk.slice(0, gk.indexOf('/'));
+  if (!BUILT_IN_GROUPS.has(group)) return undefined;
+  for (const r of MERGE_KEYS) {
+    if (r.kinds && !r.kinds.includes(gk)) continue;
+    if (r.exact ? path === r.list : path === r.list || path.endsWith(`.${r.list}`)) return r.key;
+  }
+  return undefined;
+}

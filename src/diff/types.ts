@@ -1,0 +1,91 @@
+/**
+ * Types of the diff module (a leaf: imports only the project's KubeObject type).
+ * JSON values are plain data: objects, arrays, strings, numbers, booleans and null.
+ */
+import type { KubeObject } from '../util/yaml-docs.js';
+import type { IChange } from 'json-diff-ts';
+
+export type { KubeObject };
+export type { IChange };
+
+export type Json = string | number | boolean | null | Json[] | JsonMap;
+export interface JsonMap {
+  [key: string]: Json;
+}
+
+/** One entry of `spec.ignoreDifferences` (Argo CD's ResourceIgnoreDifferences). */
+export interface IgnoreDifference {
+  /** API group glob; "" or absent = the core group. */
+  group?: string;
+  /** Kind glob ("*" matches every kind). */
+  kind: string;
+  /** Exact name; absent or "" = any. */
+  name?: string;
+  /** Exact namespace; absent or "" = any. */
+  namespace?: string;
+  /** RFC 6901 pointers, e.g. `/spec/replicas`. */
+  jsonPointers?: string[];
+  /** jq path expressions (the subset documented in jq.ts), e.g. `.spec.replicas`. */
+  jqPathExpressions?: string[];
+  /** Field managers whose fields (from live `metadata.managedFields`) are ignored. */
+  managedFieldsManagers?: string[];
+}
+
+/** Argo CD's `ignoreResourceStatusField` compare option. */
+export type StatusFieldMode = 'all' | 'crd' | 'none';
+
+/** How tracking is normalized (spec §1); the same values as argocd-cm `application.resourceTrackingMethod`. */
+export type TrackingMethod = 'annotation' | 'label' | 'annotation+label';
+
+/** Options of one comparison; every field is optional and defaulted in `resolveOptions` (compare.ts). */
+export interface CompareOptions {
+  /** App rules plus any extra list (e.g. from `--ignore-differences-file`); matched per resource. */
+  ignoreDifferences?: readonly IgnoreDifference[];
+  /** Default 'all' (Argo CD 3.x): `status` is never compared. 'crd': only for CustomResourceDefinitions. */
+  ignoreResourceStatusField?: StatusFieldMode;
+  /** Default 'annotation' (Argo CD's default). 'label' disables the tracking migration normalization. */
+  trackingMethod?: TrackingMethod;
+  /** Default `app.kubernetes.io/instance`. */
+  instanceLabelKey?: string;
+  /**
+   * Field managers whose managedFields entries count as "applied by us" (three-way semantics).
+   * Default: `argocd-controller` (the manager Argo CD's apply uses).
+   */
+  fieldManagers?: readonly string[];
+  /** Default false: like Argo CD's `ignoreAggregatedRoles`, ClusterRole rules with an aggregationRule are ignored. */
+  ignoreAggregatedRoles?: boolean;
+  /** Annotation keys whose values are masked like Secret data (argocd-cm `resource.sensitive.mask.annotations`). */
+  sensitiveAnnotations?: readonly string[];
+  /** Default true: compute `diffText` (unified diff) for resources that differ. */
+  diffText?: boolean;
+  /** Lines of context in `diffText`; default 3. */
+  context?: number;
+}
+
+export interface CompareInput extends CompareOptions {
+  /** The desired object (from Git), already namespaced and tracking-stamped by the caller; absent = extra. */
+  target?: KubeObject | null;
+  /** The live object; absent = missing. */
+  live?: KubeObject | null;
+}
+
+export type SyncStatus = 'Synced' | 'OutOfSync';
+
+/**
+ * What kind of difference: none; `modified` (both exist and differ); `missing` (no live object, to be
+ * created); `extra` (no target, a prune candidate).
+ */
+export type Difference = 'none' | 'modified' | 'missing' | 'extra';
+
+export interface CompareResult {
+  status: SyncStatus;
+  difference: Difference;
+  /** Predicted live state after applying Git, normalized and masked; null when there is no target. */
+  normalizedTarget: JsonMap | null;
+  /** Live state normalized and masked; null when there is no live object. */
+  normalizedLive: JsonMap | null;
+  /** json-diff-ts changes from normalizedLive to normalizedTarget (masked values only). */
+  changes: IChange[];
+  /** Unified diff, live as "-" and Git as "+"; present when the resource differs (and not disabled). */
+  diffText?: string;
+}

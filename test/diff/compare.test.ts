@@ -1,0 +1,298 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { compareResource } from '../../src/diff/index.js';
+import type { KubeObject } from '../../src/util/yaml-docs.js';
+import {
+  TRACKING,
+  container,
+  deploymentLive,
+  deploymentTarget,
+  podSpec,
+  serviceLive,
+  serviceTarget,
+  withLastApplied,
+  withoutManagedFields,
+} from './fixtures.js';
+import type { Any } from './fixtures.js';
+
+const edit = (obj: KubeObject, fn: (o: Any) => void): KubeObject => {
+  const copy = structuredClone(obj);
+  fn(copy as Any);
+  return copy;
+};
+
+describe('Synced: nothing but server additions differ', () => {
+  it('a Deployment is in sync despite server defaults, managedFields, metadata and status', () => {
+    const r = compareResource({ target: deploymentTarget(), live: deploymentLive() });
+    assert.equal(r.status, 'Synced');
+    assert.equal(r.difference, 'none');
+    assert.deepEqual(r.changes, []);
+    assert.equal(r.diffText, undefined);
+    const meta = (r.normalizedLive as Any)['metadata'];
+    for (const f of ['uid', 'resourceVersion', 'generation', 'creationTimestamp', 'managedFields']) {
+      assert.equal(meta[f], undefined, f);
+    }
+    assert.equal((r.normalizedLive as Any)['status'], undefined);
+  });
+
+  it('a Service is in sync despite the allocated clusterIP, targetPort, protocol and type defaults', () => {
+    const r = compareResource({ target: serviceTarget(), live: serviceLive() });
+    assert.equal(r.status, 'Synced');
+  });
+
+  it('the inputs are not mutated', () => {
+    const target = deploymentTarget();
+    const live = deploymentLive();
+    const before = JSON.stringify([target, live]);
+    compareResource({ target, live });
+    assert.equal(JSON.stringify([target, live]), before);
+  });
+
+  it('quantities written differently are equal: 1000m = 1, 0.5 = 500m, 1024Mi = 1Gi', () => {
+    const target = edit(deploymentTarget(), (o) => {
+      container(o as KubeObject)['resources'] = {
+        limits: { cpu: '1000m', memory: '1024Mi' },
+        requests: { cpu: 0.5 },
+      };
+    });
+    const live = edit(deploymentLive(), (o) => {
+      container(o as KubeObject)['resources'] = {
+        limits: { cpu: '1', memory: '1Gi' },
+        requests: { cpu: '500m' },
+      };
+    });
+    assert.equal(compareResource({ target, live }).status, 'Synced');
+  });
+
+  it('a different quantity is drift', () => {
+    const target = edit(deploymentTarget(), (o) => {
+      container(o as KubeObject)['resources'] = { limits: { cpu: '2' } };
+    });
+    const live = edit(deploymentLive(), (o) => {
+      container(o as KubeObject)['resources'] = { limits: { cpu: '1000m' } };
+    });
+    assert.equal(compareResource({ target, live }).status, 'OutOfSync');
+  });
+
+  it('ports written as strings equal the numbers the server stores (Service and container ports)', () => {
+    const svc = edit(serviceTarget(), (o) => {
+      o['spec']['ports'] = [{ name: 'http', port: '80', targetPort: '80' }];
+    });
+    assert.equal(compareResource({ target: svc, live: serviceLive() }).status, 'Synced');
+    const dep = edit(deploymentTarget(), (o) => {
+      container(o as KubeObject)['ports'] = [{ containerPort: '80' }];
+    });
+    assert.equal(compareResource({ target: dep, live: deploymentLive() }).status, 'Synced');
+  });
+
+  it('empty and missing maps/lists are equal', () => {
+    const target = edit(deploymentTarget(), (o) => {
+      o['metadata']['annotations'] = { ...o['metadata']['annotations'] };
+      o['spec']['template']['metadata']['annotations'] = {};
+      container(o as KubeObject)['args'] = [];
+      container(o as KubeObject)['env'] = null;
+      podSpec(o as KubeObject)['volumes'] = [];
+    });
+    assert.equal(compareResource({ target, live: deploymentLive() }).status, 'Synced');
+  });
+
+  it('a sidecar injected by a webhook (never applied by us) is not a difference', () => {
+    const live = edit(deploymentLive(), (o) => {
+      podSpec(o as KubeObject)['containers'].unshift({ name: 'istio-proxy', image: 'istio/proxyv2:1.22' });
+    });
+    assert.equal(compareResource({ target: deploymentTarget(), live }).status, 'Synced');
+  });
+
+  it('replicas set by an autoscaler are not a difference when Git does not set them', () => {
+    const target = edit(deploymentTarget(), (o) => delete o['spec']['replicas']);
+    const live = edit(withoutManagedFields(deploymentLive()), (o) => {
+      o['spec']['replicas'] = 7;
+    });
+    assert.equal(compareResource({ target, live }).status, 'Synced');
+  });
+
+  it('tracking migration: live with the instance label but no tracking-id matches an annotated target', () => {
+    const live = edit(deploymentLive(), (o) => {
+      delete o['metadata']['annotations'][TRACKING];
+      o['metadata']['labels']['app.kubernetes.io/instance'] = 'shop';
+    });
+    assert.equal(compareResource({ target: deploymentTarget(), live }).status, 'Synced');
+    assert.equal(
+      compareResource({ target: deploymentTarget(), live, trackingMethod: 'label' }).status,
+      'OutOfSync',
+    );
+  });
+
+  it('a StatefulSet is in sync despite the fields the server adds to volumeClaimTemplates', () => {
+    const vct = {
+      metadata: { name: 'data' },
+      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1024Mi' } } },
+    };
+    const target: KubeObject = {
+      apiVersion: 'apps/v1',
+      kind: 'StatefulSet',
+      metadata: { name: 'db', namespace: 'shop' },
+      spec: { serviceName: 'db', selector: { matchLabels: { app: 'db' } }, volumeClaimTemplates: [vct] },
+    };
+    const live = edit(target, (o) => {
+      o['spec']['replicas'] = 1;
+      o['spec']['volumeClaimTemplates'] = [
+        {
+          apiVersion: 'v1',
+          kind: 'PersistentVolumeClaim',
+          metadata: { name: 'data', creationTimestamp: null },
+          spec: {
+            accessModes: ['ReadWriteOnce'],
+            resources: { requests: { storage: '1Gi' } },
+            volumeMode: 'Filesystem',
+          },
+          status: { phase: 'Pending' },
+        },
+      ];
+    });
+    assert.equal(compareResource({ target, live }).status, 'Synced');
+    const bigger = edit(target, (o) => {
+      o['spec']['volumeClaimTemplates'][0]['spec']['resources']['requests']['storage'] = '2Gi';
+    });
+    assert.equal(compareResource({ target: bigger, live }).status, 'OutOfSync');
+  });
+
+  it('custom resources: fields the server adds inside list elements are not differences', () => {
+    const target: KubeObject = {
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: { name: 'w', namespace: 'shop' },
+      spec: { size: 1, parts: [{ name: 'a' }] },
+    };
+    const live = edit(target, (o) => {
+      o['metadata']['uid'] = 'x';
+      o['spec']['parts'][0]['weight'] = 10;
+      o['spec']['defaulted'] = true;
+    });
+    assert.equal(compareResource({ target, live }).status, 'Synced');
+  });
+});
+
+describe('OutOfSync: drift in what Git sets', () => {
+  it('scaled by hand and image changed: OutOfSync with structured changes and a diff', () => {
+    const live = edit(deploymentLive(), (o) => {
+      o['spec']['replicas'] = 5;
+      container(o as KubeObject)['image'] = 'nginx:1.24';
+    });
+    const r = compareResource({ target: deploymentTarget(), live });
+    assert.equal(r.status, 'OutOfSync');
+    assert.equal(r.difference, 'modified');
+    const spec = r.changes.find((c) => c.key === 'spec');
+    const replicas = spec?.changes?.find((c) => c.key === 'replicas');
+    assert.deepEqual({ value: replicas?.value, oldValue: replicas?.oldValue }, { value: 2, oldValue: 5 });
+    assert.match(r.diffText ?? '', /^- {2}replicas: 5$/m);
+    assert.match(r.diffText ?? '', /^\+ {2}replicas: 2$/m);
+    assert.match(r.diffText ?? '', /^\+ {6}- image: nginx:1\.25$/m);
+  });
+
+  it('an atomic list changed in Git (container args) is drift', () => {
+    const target = edit(deploymentTarget(), (o) => {
+      container(o as KubeObject)['args'] = ['--port=80', '--verbose'];
+    });
+    const live = edit(deploymentLive(), (o) => {
+      container(o as KubeObject)['args'] = ['--port=80'];
+    });
+    assert.equal(compareResource({ target, live }).status, 'OutOfSync');
+  });
+
+  it('a Git status differs only when status is compared (ignoreResourceStatusField)', () => {
+    const target = edit(deploymentTarget(), (o) => {
+      o['status'] = { replicas: 9 };
+    });
+    assert.equal(compareResource({ target, live: deploymentLive() }).status, 'Synced');
+    assert.equal(
+      compareResource({ target, live: deploymentLive(), ignoreResourceStatusField: 'crd' }).status,
+      'OutOfSync',
+    );
+    assert.equal(
+      compareResource({ target, live: deploymentLive(), ignoreResourceStatusField: 'none' }).status,
+      'OutOfSync',
+    );
+  });
+});
+
+describe('Field removed in Git (three-way)', () => {
+  const applied = edit(deploymentTarget(), (o) => {
+    o['metadata']['labels']['tier'] = 'front';
+  });
+  const liveWithTier = edit(withoutManagedFields(deploymentLive()), (o) => {
+    o['metadata']['labels']['tier'] = 'front';
+  });
+
+  it('OutOfSync when the last-applied annotation lists the removed field', () => {
+    const r = compareResource({ target: deploymentTarget(), live: withLastApplied(liveWithTier, applied) });
+    assert.equal(r.status, 'OutOfSync');
+    assert.match(r.diffText ?? '', /^- {4}tier: front$/m);
+    assert.doesNotMatch(r.diffText ?? '', /last-applied/);
+  });
+
+  it('Synced without last-applied or managedFields: a live-only field may be the server’s', () => {
+    assert.equal(compareResource({ target: deploymentTarget(), live: liveWithTier }).status, 'Synced');
+  });
+
+  it('OutOfSync when our field manager owns the removed field', () => {
+    const live = edit(deploymentLive(), (o) => {
+      o['metadata']['labels']['tier'] = 'front';
+      o['metadata']['managedFields'][0]['fieldsV1']['f:metadata']['f:labels']['f:tier'] = {};
+    });
+    assert.equal(compareResource({ target: deploymentTarget(), live }).status, 'OutOfSync');
+    // Owned by someone else: not ours to remove.
+    assert.equal(
+      compareResource({ target: deploymentTarget(), live, fieldManagers: ['kubectl-gitops'] }).status,
+      'Synced',
+    );
+  });
+
+  it('a container removed from Git that was applied before is drift', () => {
+    const twoContainers = edit(deploymentTarget(), (o) => {
+      podSpec(o as KubeObject)['containers'].push({ name: 'log', image: 'busybox:1.36' });
+    });
+    const live = edit(withoutManagedFields(deploymentLive()), (o) => {
+      podSpec(o as KubeObject)['containers'].push({ name: 'log', image: 'busybox:1.36' });
+    });
+    const r = compareResource({ target: deploymentTarget(), live: withLastApplied(live, twoContainers) });
+    assert.equal(r.status, 'OutOfSync');
+    assert.match(r.diffText ?? '', /^- {6}- image: busybox:1\.36$/m);
+  });
+
+  it('removing a field whose default equals the live value is not drift; removing replicas: 3 is', () => {
+    const applied3 = edit(deploymentTarget(), (o) => {
+      o['spec']['replicas'] = 3;
+      container(o as KubeObject)['imagePullPolicy'] = 'IfNotPresent';
+    });
+    const live3 = edit(withoutManagedFields(deploymentLive()), (o) => {
+      o['spec']['replicas'] = 3;
+    });
+    const target = edit(deploymentTarget(), (o) => delete o['spec']['replicas']);
+    const r = compareResource({ target, live: withLastApplied(live3, applied3) });
+    assert.equal(r.status, 'OutOfSync');
+    assert.match(r.diffText ?? '', /^- {2}replicas: 3\n\+ {2}replicas: 1$/m);
+    assert.doesNotMatch(r.diffText ?? '', /imagePullPolicy/);
+  });
+});
+
+describe('Missing and extra resources', () => {
+  it('missing live: OutOfSync/missing, the whole target as additions', () => {
+    const r = compareResource({ target: serviceTarget(), live: null });
+    assert.equal(r.status, 'OutOfSync');
+    assert.equal(r.difference, 'missing');
+    assert.equal(r.normalizedLive, null);
+    assert.equal((r.normalizedTarget as Any)['metadata']['namespace'], 'shop');
+    const lines = (r.diffText ?? '').split('\n').slice(3).filter(Boolean);
+    assert.ok(lines.length > 5 && lines.every((l) => l.startsWith('+')));
+  });
+
+  it('extra live (no target): OutOfSync/extra, the whole live object as removals', () => {
+    const r = compareResource({ target: undefined, live: serviceLive() });
+    assert.equal(r.status, 'OutOfSync');
+    assert.equal(r.difference, 'extra');
+    assert.equal(r.normalizedTarget, null);
+    const lines = (r.diffText ?? '').split('\n').slice(3).filter(Boolean);
+    assert.ok(lines.length > 5 && lines.every((l) => l.startsWith('-')));
+  });
+});
