@@ -97,6 +97,7 @@ consistent-hashing) come from --apps-file or the live Applications.`;
       idFrom: (flags['id-from'] as IdFrom | undefined) ?? 'uid',
       inCluster: flags['in-cluster'],
       live: { kubeconfig: flags.kubeconfig, context: flags.context, namespace: flags['argocd-namespace'] },
+      signal: this.signal,
     });
     for (const w of report.warnings) this.warnLine(w);
     this.write(renderShards(report, flags.output as 'table' | 'json' | 'yaml'));

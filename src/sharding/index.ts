@@ -42,6 +42,8 @@ export interface ShardsRequest {
   inCluster: boolean;
   live?: { kubeconfig?: string | undefined; context?: string | undefined; namespace: string };
   now?: Date;
+  /** Aborts live reads (Ctrl-C). */
+  signal?: AbortSignal;
 }
 
 export interface ShardsReport extends Distribution {
@@ -84,7 +86,7 @@ export async function buildShardsReport(req: ShardsRequest): Promise<ShardsRepor
       import('./live-reader.js'),
       import('./live.js'),
     ]);
-    const reader = createKubeReader(live);
+    const reader = await createKubeReader({ ...live, signal: req.signal });
     const inputs = await readLiveInputs(reader, live.namespace, req.now ?? new Date());
     secrets = inputs.secrets;
     applications = req.appsFiles.length > 0 ? await readAll(req.appsFiles) : inputs.applications;

@@ -1,130 +1,96 @@
 /**
- * The Kubernetes side of live `shards`: an ArgoNamespaceReader over @kubernetes/client-node.
- * Loaded only by live mode (dynamic import), so `shards` on files never pays for the client.
+ * The Kubernetes side of live `shards`: an ArgoNamespaceReader over the project's cluster client
+ * (src/cluster), loaded only by live mode (dynamic import), so `shards` on files never pays for it.
  * Kubeconfig: --kubeconfig, else KUBECONFIG, else ~/.kube/config; --context, else the current context.
  */
-import { AppsV1Api, CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
-import { GitopsError, oneLine, UsageError } from '../cli/errors.js';
+import { connect, isNotFound, type KubeClient, type ResourceInfo } from '../cluster/index.js';
+import { GitopsError, oneLine } from '../cli/errors.js';
 import type { KubeObject } from '../util/yaml-docs.js';
 import type { ArgoNamespaceReader } from './live.js';
 
 export interface KubeReaderOptions {
   kubeconfig?: string | undefined;
   context?: string | undefined;
+  signal?: AbortSignal | undefined;
 }
 
-function statusCode(err: unknown): number | undefined {
-  const code = (err as { code?: unknown })?.code;
-  return typeof code === 'number' ? code : undefined;
+const info = (group: string, version: string, kind: string, plural: string): ResourceInfo => ({
+  group,
+  version,
+  kind,
+  plural,
+  namespaced: true,
+  verbs: ['get', 'list'],
+});
+
+const SECRETS = info('', 'v1', 'Secret', 'secrets');
+const CONFIGMAPS = info('', 'v1', 'ConfigMap', 'configmaps');
+const APPLICATIONS = info('argoproj.io', 'v1alpha1', 'Application', 'applications');
+const WORKLOADS = {
+  StatefulSet: info('apps', 'v1', 'StatefulSet', 'statefulsets'),
+  Deployment: info('apps', 'v1', 'Deployment', 'deployments'),
+};
+
+async function listAll(
+  client: KubeClient,
+  what: ResourceInfo,
+  namespace: string,
+  labelSelector?: string,
+  signal?: AbortSignal,
+) {
+  const items: KubeObject[] = [];
+  let token: string | undefined;
+  do {
+    const page = await client.list(what, { namespace, labelSelector, limit: 500, continue: token, signal });
+    items.push(...(page.items as KubeObject[]));
+    token = page.continue || undefined;
+  } while (token);
+  return items;
 }
 
-function reason(err: unknown): string {
-  const e = err as { code?: unknown; body?: unknown; message?: string };
-  if (typeof e?.code === 'number') {
-    let message = '';
-    try {
-      const body =
-        typeof e.body === 'string'
-          ? (JSON.parse(e.body) as { message?: string })
-          : (e.body as { message?: string });
-      message = body?.message ?? '';
-    } catch {
-      // Not a Status body: fall back to the HTTP code alone.
-    }
-    return `HTTP ${e.code}${message ? `: ${message}` : ''}`;
-  }
-  // node-fetch wraps socket errors: "request to https://... failed, reason: connect ECONNREFUSED ...".
-  const text = oneLine(err);
-  const m = /reason: (.*)$/.exec(text);
-  return m ? m[1]! : text;
-}
-
-function plain(obj: unknown, kind: string, apiVersion: string): KubeObject {
-  // Typed client models hold Dates; JSON round-trip gives the API's wire form. List items carry no kind.
-  const o = JSON.parse(JSON.stringify(obj)) as KubeObject;
-  return { apiVersion, kind, ...o };
-}
-
-export function createKubeReader(options: KubeReaderOptions): ArgoNamespaceReader {
-  const kc = new KubeConfig();
-  try {
-    if (options.kubeconfig) kc.loadFromFile(options.kubeconfig);
-    else kc.loadFromDefault();
-  } catch (err) {
-    throw new UsageError(`failed to load kubeconfig: ${oneLine(err)}`, {
-      subject: options.kubeconfig ?? 'kubeconfig',
-    });
-  }
-  if (options.context) {
-    if (!kc.getContextObject(options.context)) {
-      throw new UsageError(`no context "${options.context}" in the kubeconfig`, {
-        subject: options.kubeconfig ?? 'kubeconfig',
-      });
-    }
-    kc.setCurrentContext(options.context);
-  }
-  const contextName = kc.getCurrentContext();
-  if (!contextName || !kc.getCurrentCluster()) {
-    throw new UsageError('no current context (and no cluster) in the kubeconfig', {
-      subject: options.kubeconfig ?? 'kubeconfig',
-      hint: 'pass --context, or --clusters-file to work from files',
-    });
-  }
-  const core = kc.makeApiClient(CoreV1Api);
-  const apps = kc.makeApiClient(AppsV1Api);
-  const custom = kc.makeApiClient(CustomObjectsApi);
+export async function createKubeReader(options: KubeReaderOptions): Promise<ArgoNamespaceReader> {
+  const connection = await connect({ kubeconfig: options.kubeconfig, context: options.context });
+  const { client, context } = connection;
+  const signal = options.signal;
+  // Name the context first, then what failed; the client's own subject (the resource path) is dropped.
   const fail = (what: string, err: unknown) => {
-    const why = reason(err);
-    // @kubernetes/client-node refuses http:// servers unless the kubeconfig skips TLS verification.
-    const hint = /HTTP protocol is not allowed/.test(why)
-      ? 'for an http:// API server set insecure-skip-tls-verify: true on the kubeconfig cluster'
-      : undefined;
-    return new GitopsError(`failed to ${what}: ${why}`, { subject: `context ${contextName}`, hint });
+    const cause = oneLine(err).replace(/^.*?failed to [^:]+: /, '');
+    return new GitopsError(`failed to ${what}: ${cause}`, { subject: `context ${context}`, cause: err });
   };
   const orUndefined = async <T>(what: string, call: () => Promise<T>): Promise<T | undefined> => {
     try {
       return await call();
     } catch (err) {
-      if (statusCode(err) === 404) return undefined;
+      if (isNotFound(err)) return undefined;
       throw fail(what, err);
     }
   };
-
   return {
-    contextName,
+    contextName: context,
     async listSecrets(namespace, labelSelector) {
       try {
-        const list = await core.listNamespacedSecret({ namespace, labelSelector });
-        return list.items.map((s) => plain(s, 'Secret', 'v1'));
+        return await listAll(client, SECRETS, namespace, labelSelector, signal);
       } catch (err) {
         throw fail(`list cluster Secrets in namespace ${namespace}`, err);
       }
     },
     async listApplications(namespace) {
-      const list = await orUndefined(`list Applications in namespace ${namespace}`, () =>
-        custom.listNamespacedCustomObject({
-          group: 'argoproj.io',
-          version: 'v1alpha1',
-          namespace,
-          plural: 'applications',
-        }),
+      // 404: the Application CRD is not installed, so there are no apps to count.
+      return (
+        (await orUndefined(`list Applications in namespace ${namespace}`, () =>
+          listAll(client, APPLICATIONS, namespace, undefined, signal),
+        )) ?? []
       );
-      const items = ((list as { items?: unknown[] } | undefined)?.items ?? []) as unknown[];
-      return items.map((a) => plain(a, 'Application', 'argoproj.io/v1alpha1'));
     },
-    async getConfigMap(namespace, name) {
-      const cm = await orUndefined(`read configmap ${namespace}/${name}`, () =>
-        core.readNamespacedConfigMap({ namespace, name }),
+    getConfigMap(namespace, name) {
+      return orUndefined(`read configmap ${namespace}/${name}`, () =>
+        client.get(CONFIGMAPS, namespace, name, signal),
       );
-      return cm && plain(cm, 'ConfigMap', 'v1');
     },
-    async getWorkload(namespace, kind, name) {
-      const read = (): Promise<object> =>
-        kind === 'StatefulSet'
-          ? apps.readNamespacedStatefulSet({ namespace, name })
-          : apps.readNamespacedDeployment({ namespace, name });
-      const w = await orUndefined(`read ${kind.toLowerCase()} ${namespace}/${name}`, read);
-      return w && plain(w, kind, 'apps/v1');
+    getWorkload(namespace, kind, name) {
+      return orUndefined(`read ${kind.toLowerCase()} ${namespace}/${name}`, () =>
+        client.get(WORKLOADS[kind], namespace, name, signal),
+      );
     },
   };
 }

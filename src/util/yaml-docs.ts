@@ -1,6 +1,6 @@
 /**
  * Reads Kubernetes objects from YAML or JSON text: multi-document YAML, JSON, and `List` kinds (kind List or
- * any *List with `items`) flattened. Every object remembers where it came from (file and 0-based document
+ * any *List with `items`) flattened; items of a typed list (SecretList) without a kind take it from the list. Every object remembers where it came from (file and 0-based document
  * index, plus the item index inside a List) so errors can name it. Empty documents are skipped.
  * Malformed YAML is a UsageError naming the file, document and line.
  */
@@ -65,13 +65,20 @@ export function parseKubeObjects(text: string, file: string): SourcedObject[] {
     }
     const kind = typeof value['kind'] === 'string' ? value['kind'] : '';
     if (kind.endsWith('List') && Array.isArray(value['items'])) {
+      // A typed list from the API (SecretList, ...) omits each item's kind and apiVersion: the list names them.
+      const itemKind = kind === 'List' ? undefined : kind.slice(0, -'List'.length);
       (value['items'] as unknown[]).forEach((item, itemIndex) => {
         if (!isObject(item)) {
           throw new UsageError('List item is not an object', {
             subject: describeSource({ file, doc: index, item: itemIndex }),
           });
         }
-        out.push({ object: item as KubeObject, file, doc: index, item: itemIndex });
+        const object = item as KubeObject;
+        if (itemKind && object.kind === undefined) {
+          object.kind = itemKind;
+          object.apiVersion ??= value['apiVersion'] as string | undefined;
+        }
+        out.push({ object, file, doc: index, item: itemIndex });
       });
       return;
     }

@@ -11,6 +11,7 @@ import {
   type ResourceInfo,
 } from '../../src/cluster/index.js';
 import { startEmbeddedCluster, type EmbeddedCluster } from '../../src/embedded/index.js';
+import { APPLICATION_CRD } from '../support/argocd.js';
 import { tempDir } from '../support/git.js';
 
 const CRD_INFO: ResourceInfo = {
@@ -38,30 +39,6 @@ const NS_INFO: ResourceInfo = {
   verbs: ['create'],
 };
 
-const APPLICATION_CRD: KubeObject = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'applications.argoproj.io' },
-  spec: {
-    group: 'argoproj.io',
-    scope: 'Namespaced',
-    names: {
-      plural: 'applications',
-      singular: 'application',
-      kind: 'Application',
-      listKind: 'ApplicationList',
-      shortNames: ['app'],
-    },
-    versions: [
-      {
-        name: 'v1alpha1',
-        served: true,
-        storage: true,
-        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-      },
-    ],
-  },
-};
 
 function application(name: string, namespace: string, labels: Record<string, string> = {}): KubeObject {
   return {
@@ -98,7 +75,7 @@ describe('--from-cluster (embedded API server)', () => {
   });
 
   it('reads and validates the Applications of --argocd-namespace only, with selection', async () => {
-    await conn.client.create(CRD_INFO, APPLICATION_CRD);
+    await conn.client.create(CRD_INFO, structuredClone(APPLICATION_CRD) as unknown as KubeObject);
     for (const ns of ['argocd', 'elsewhere'])
       await conn.client.create(NS_INFO, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
     await conn.client.create(APP_INFO, application('web', 'argocd', { team: 'web' }));

@@ -169,6 +169,24 @@ describe('cluster Secrets', () => {
     );
   });
 
+  test('items of a typed API list (SecretList) take their kind from the list', () => {
+    const list = JSON.stringify({
+      kind: 'SecretList',
+      apiVersion: 'v1',
+      items: [{ metadata: { name: 'a', uid: 'ua' }, data: { server: b64('https://a') } }],
+    });
+    assert.deepEqual(
+      clustersFromSecrets(parse(list), opts).clusters.map((c) => c.id),
+      ['', 'ua'],
+    );
+    const untyped = JSON.stringify({
+      kind: 'List',
+      apiVersion: 'v1',
+      items: [{ metadata: { name: 'a', uid: 'ua' } }],
+    });
+    assert.match(clustersFromSecrets(parse(untyped), opts).warnings[0]!, /not a Secret/);
+  });
+
   test('malformed YAML names the file, document and line', () => {
     assert.throws(
       () => parse('apiVersion: v1\nkind: Secret\n---\nmetadata: {name: [oops\n'),

@@ -1,0 +1,28 @@
+/** Argo CD objects tests install into the embedded API server: the Application CRD and helpers. */
+
+/** The Application CRD (argoproj.io/v1alpha1), enough for the API server to serve Applications. */
+export const APPLICATION_CRD = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'applications.argoproj.io' },
+  spec: {
+    group: 'argoproj.io',
+    scope: 'Namespaced',
+    names: {
+      plural: 'applications',
+      singular: 'application',
+      kind: 'Application',
+      listKind: 'ApplicationList',
+      shortNames: ['app', 'apps'],
+    },
+    versions: [
+      {
+        name: 'v1alpha1',
+        served: true,
+        storage: true,
+        subresources: { status: {} },
+        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+      },
+    ],
+  },
+} as const;
