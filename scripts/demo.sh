@@ -32,3 +32,30 @@ $cli shards --replicas 3 --clusters-file examples/shards/clusters.yaml --apps-fi
 step shards --replicas 4 --from-replicas 3 --algorithm consistent-hashing ...
 $cli shards --replicas 4 --from-replicas 3 --algorithm consistent-hashing \
   --clusters-file examples/shards/clusters.yaml --apps-file examples/shards/apps.yaml
+
+# diff needs a cluster: start the embedded API server in the background (no real cluster involved).
+kc="$demo/embedded.kubeconfig"
+$cli embedded-cluster --kubeconfig-out "$kc" >"$demo/embedded.log" 2>&1 &
+embedded=$!
+trap 'kill "$embedded" 2>/dev/null || true' EXIT
+for _ in $(seq 100); do [ -s "$kc" ] && break; sleep 0.1; done
+[ -s "$kc" ] || { echo "embedded cluster did not start:" >&2; cat "$demo/embedded.log" >&2; exit 1; }
+
+step diff -f examples/apps guestbook '(nothing applied yet: every resource missing)'
+$cli diff -f examples/apps guestbook --kubeconfig "$kc" -o name || echo "(exit $?: differences found)"
+
+if command -v kubectl >/dev/null; then
+  # Apply Git's state as Argo CD would (server-side, manager argocd-controller), then drift by hand.
+  export KUBECONFIG="$kc"
+  kubectl create namespace guestbook >/dev/null
+  $cli render -f examples/apps guestbook |
+    kubectl apply -n guestbook --server-side --field-manager argocd-controller -f - >/dev/null
+  kubectl -n guestbook patch deployment guestbook --type merge -p '{"spec":{"replicas":5}}' >/dev/null
+  step diff -f examples/apps guestbook '(after kubectl apply, then a manual change of replicas)'
+  $cli diff -f examples/apps guestbook --kubeconfig "$kc" || echo "(exit $?: differences found)"
+  unset KUBECONFIG
+fi
+
+step diff -f examples/apps guestbook -o markdown --no-exit-code '(a pull-request comment)'
+$cli diff -f examples/apps guestbook --kubeconfig "$kc" -o markdown --no-exit-code
+kill "$embedded" && wait "$embedded" 2>/dev/null || true

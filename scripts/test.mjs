@@ -30,6 +30,10 @@ const r = spawnSync(
     '--test',
     `--test-concurrency=${concurrency}`,
     `--test-reporter=${reporter}`,
+    // A hung test (a server left open, a watch never ended) fails after 2 minutes instead of stalling CI,
+    // and a file whose tests are done exits even if something still holds the event loop.
+    '--test-timeout=120000',
+    '--test-force-exit',
     ...selected,
   ],
   { cwd: root, stdio: 'inherit' },

@@ -3,7 +3,7 @@
  * Commands stay thin (design.md practice 10): parse flags, call an engine module, print the typed result.
  */
 import { Command, Flags } from '@oclif/core';
-import { interruptSignal } from './interrupt.js';
+import { installInterruptHandlers, interruptSignal } from './interrupt.js';
 
 export abstract class BaseCommand extends Command {
   static override baseFlags = {
@@ -19,6 +19,8 @@ export abstract class BaseCommand extends Command {
 
   /** Aborted on Ctrl-C/SIGTERM: pass it to every engine call that waits. */
   protected get signal(): AbortSignal {
+    // Idempotent; main() installs them too, but a command run in-process (tests) still gets its signal.
+    installInterruptHandlers();
     return interruptSignal;
   }
 

@@ -6,7 +6,7 @@
 import { flush, run as oclifRun, type Interfaces } from '@oclif/core';
 import { ExitCode } from './errors.js';
 import { exitCodeOf, formatError } from './handle-error.js';
-import { installInterruptHandlers, interruptSignal } from './interrupt.js';
+import { installInterruptHandlers, interruptHandledByCommand, interruptSignal } from './interrupt.js';
 
 /**
  * Runs one command line and returns the exit code; never throws. `load` is the package root (oclif reads
@@ -17,7 +17,8 @@ export async function main(argv: string[], load: string | Interfaces.LoadOptions
   try {
     await oclifRun(argv, load);
     await flush();
-    return interruptSignal.aborted ? ExitCode.INTERRUPTED : Number(process.exitCode ?? 0);
+    const interrupted = interruptSignal.aborted && !interruptHandledByCommand();
+    return interrupted ? ExitCode.INTERRUPTED : Number(process.exitCode ?? 0);
   } catch (err) {
     const code = interruptSignal.aborted ? ExitCode.INTERRUPTED : exitCodeOf(err);
     // oclif's own exit (this.exit(n)) carries code EEXIT and prints nothing.

@@ -3,12 +3,16 @@
  * scanning src/commands. Every command is registered here, one line each.
  */
 import { commands as helpPlugin } from '@oclif/plugin-help';
+import Diff from './diff.js';
+import EmbeddedCluster from './embedded-cluster.js';
 import Render from './render.js';
 import Shards from './shards.js';
 
 export const COMMANDS = {
   // The help plugin's `help` command, registered explicitly: with explicit discovery oclif loads no plugins.
   help: helpPlugin.help,
+  diff: Diff,
+  'embedded-cluster': EmbeddedCluster,
   render: Render,
   shards: Shards,
 };

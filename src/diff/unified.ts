@@ -19,7 +19,8 @@ export type Op = { op: ' ' | '-' | '+'; line: string };
 /** YAML text of an object ("" for null): sorted keys, no folding. */
 export function toYaml(obj: Json | null | undefined): string {
   if (obj === null || obj === undefined) return '';
-  return stringify(sortKeys(obj), { lineWidth: 0, indentSeq: false });
+  // YAML 1.1 like kubectl diff's output: strings such as `yes` or `on` stay quoted, as kubectl reads them.
+  return stringify(sortKeys(obj), { version: '1.1', lineWidth: 0, indentSeq: false });
 }
 
 function splitLines(text: string): string[] {

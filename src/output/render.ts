@@ -3,6 +3,7 @@
  * `{"apps": [{"name", "source", "sources"?, "revision", "objects"}]}` (documented in the README).
  */
 import { stringify } from 'yaml';
+import { YAML_OUT } from './structured.js';
 import type { RenderedApp } from '../source/index.js';
 
 export type RenderFormat = 'yaml' | 'json';
@@ -22,7 +23,7 @@ export function renderedAppJson(r: RenderedApp): Record<string, unknown> {
 
 export function renderedAppYaml(r: RenderedApp): string {
   const header = `# app: ${r.app.name}  revision: ${r.revision}\n`;
-  const docs = r.objects.map((o) => `---\n${stringify(o, { lineWidth: 0, aliasDuplicateObjects: false })}`);
+  const docs = r.objects.map((o) => `---\n${stringify(o, YAML_OUT)}`);
   return header + docs.join('');
 }
 

@@ -16,7 +16,8 @@
  *   needed commit is missing from the mirror. A commit still missing after the fetch is fetched by SHA.
  * - Messages never contain credentials (`redactURL`).
  */
-import { mkdir, rm, stat } from 'node:fs/promises';
+import { exists } from '../util/fs.js';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GitopsError, oneLine } from '../cli/errors.js';
 import { execProcess, type Exec, type ExecOptions } from './exec.js';
@@ -224,14 +225,5 @@ export class GitRepos {
       const what = `${opts.verb ?? 'run git on'}${opts.url ? ` ${redactURL(opts.url)}` : ''}`;
       throw new GitopsError(`failed to ${what.trim()}: ${oneLine(err)}`, { cause: err });
     }
-  }
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch {
-    return false;
   }
 }

@@ -7,20 +7,9 @@
 import { readFile } from 'node:fs/promises';
 import { parseAllDocuments } from 'yaml';
 import { UsageError } from '../cli/errors.js';
+import type { KubeObject } from './kube-object.js';
 
-export interface KubeObject {
-  apiVersion?: string;
-  kind?: string;
-  metadata?: {
-    name?: string;
-    namespace?: string;
-    uid?: string;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-    [key: string]: unknown;
-  };
-  [key: string]: unknown;
-}
+export type { KubeObject } from './kube-object.js';
 
 export interface SourcedObject {
   object: KubeObject;

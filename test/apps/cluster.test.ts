@@ -39,7 +39,6 @@ const NS_INFO: ResourceInfo = {
   verbs: ['create'],
 };
 
-
 function application(name: string, namespace: string, labels: Record<string, string> = {}): KubeObject {
   return {
     apiVersion: 'argoproj.io/v1alpha1',

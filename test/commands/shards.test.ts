@@ -272,7 +272,11 @@ describe('shards bad input', () => {
       '--context',
       'other',
     ]);
-    assertOneLineError(noCtx, 2, /no context "other" in the kubeconfig/);
+    assertOneLineError(
+      noCtx,
+      2,
+      /^error: context other: failed to select context: no such context \(have: dead-ctx\)$/,
+    );
   });
 });
 

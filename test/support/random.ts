@@ -1,14 +1,5 @@
-/** A small seeded PRNG (mulberry32) so property tests are random but repeatable; the seed is in test names. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded randomness for property tests (the seed is in test names): the PRNG of src/util, plus UIDs. */
+export { seededRandom } from '../../src/util/random.js';
 
 /** A random Kubernetes-style UID (8-4-4-4-12 lowercase hex). */
 export function randomUid(rand: () => number): string {

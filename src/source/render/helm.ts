@@ -12,7 +12,8 @@
  * no `charts/` directory gets `helm dependency build` first, in a temporary copy of the repository.
  * Without the binary: "helm is not installed".
  */
-import { cp, readFile, stat, writeFile } from 'node:fs/promises';
+import { exists } from '../../util/fs.js';
+import { cp, readFile, writeFile } from 'node:fs/promises';
 import { basename, join, normalize, relative, sep } from 'node:path';
 import { parse } from 'yaml';
 import type { HelmOptions } from '../../apps/types.js';
@@ -29,15 +30,6 @@ export const DEFAULT_HELM: HelmOptions = {
   ignoreMissingValueFiles: false,
   apiVersions: [],
 };
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** The path (or URL) of a value file, or undefined when it is missing and may be ignored. */
 export async function resolveValueFile(

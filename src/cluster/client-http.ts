@@ -1,0 +1,105 @@
+/**
+ * HTTP plumbing of `KubeClient`: one request over Node's http/https with the kubeconfig's auth and TLS,
+ * `Status` bodies turned into `ApiError`s, and watch streams parsed as newline-delimited JSON.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { ApiError } from './errors.js';
+import type { StatusBody } from './errors.js';
+import type { RawRequest, WatchEvent } from './client.js';
+
+export async function failureOf(res: http.IncomingMessage, subject: string, verb: string): Promise<ApiError> {
+  const text = await readBody(res).catch(() => '');
+  let status: StatusBody | undefined;
+  try {
+    status = JSON.parse(text) as StatusBody;
+  } catch {
+    status = text ? { message: text.slice(0, 200) } : undefined;
+  }
+  const retryAfter = Number(res.headers['retry-after']);
+  return new ApiError(
+    subject,
+    verb,
+    res.statusCode ?? 0,
+    status,
+    undefined,
+    Number.isFinite(retryAfter) ? retryAfter : undefined,
+  );
+}
+
+export async function send(
+  kc: KubeConfig,
+  server: string,
+  agent: http.Agent,
+  req: RawRequest,
+): Promise<http.IncomingMessage> {
+  const url = new URL(server + req.path);
+  for (const [k, v] of Object.entries(req.query ?? {}))
+    if (v !== undefined) url.searchParams.set(k, String(v));
+  const opts: https.RequestOptions = { method: req.method, headers: { Accept: 'application/json' } };
+  await kc.applyToHTTPSOptions(opts);
+  opts.agent = agent;
+  const payload =
+    req.body === undefined ? undefined : typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
+  if (payload !== undefined) {
+    opts.headers = { ...opts.headers, 'Content-Type': req.contentType ?? 'application/json' };
+  }
+  const mod = url.protocol === 'https:' ? https : http;
+  req.signal?.throwIfAborted(); // it may have aborted while auth was applied
+  return new Promise<http.IncomingMessage>((resolve, reject) => {
+    const r = mod.request(url, opts, resolve);
+    const onAbort = (): void => {
+      r.destroy(req.signal?.reason instanceof Error ? req.signal.reason : new Error('aborted'));
+    };
+    req.signal?.addEventListener('abort', onAbort, { once: true });
+    r.on('close', () => req.signal?.removeEventListener('abort', onAbort));
+    r.on('error', reject);
+    r.end(payload);
+  });
+}
+
+/**
+ * client-node refuses plain-HTTP servers unless the cluster sets insecure-skip-tls-verify (kubectl does
+ * not); TLS settings mean nothing over plain HTTP, so auth is taken from a copy that sets it.
+ */
+export function plainHttpConfig(kc: KubeConfig): KubeConfig {
+  const current = kc.getCurrentCluster();
+  const copy = new (kc.constructor as new () => KubeConfig)();
+  copy.loadFromOptions({
+    clusters: kc.getClusters().map((c) => (c.name === current?.name ? { ...c, skipTLSVerify: true } : c)),
+    users: kc.getUsers(),
+    contexts: kc.getContexts(),
+    currentContext: kc.getCurrentContext(),
+  });
+  return copy;
+}
+
+export function readBody(res: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (c: Buffer) => chunks.push(c));
+    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    res.on('error', reject);
+    res.on('aborted', () => reject(new Error('response aborted')));
+  });
+}
+
+/** Newline-delimited JSON watch events; throws when the connection fails or the request is aborted. */
+export async function* parseWatchStream(res: http.IncomingMessage): AsyncGenerator<WatchEvent> {
+  let buffered = '';
+  try {
+    for await (const chunk of res as AsyncIterable<Buffer>) {
+      buffered += chunk.toString('utf8');
+      let nl: number;
+      while ((nl = buffered.indexOf('\n')) >= 0) {
+        const line = buffered.slice(0, nl).trim();
+        buffered = buffered.slice(nl + 1);
+        if (line) yield JSON.parse(line) as WatchEvent;
+      }
+    }
+    if (buffered.trim()) yield JSON.parse(buffered) as WatchEvent;
+  } finally {
+    res.destroy();
+  }
+}

@@ -1,0 +1,318 @@
+/**
+ * `KubeClient`: the one door for API traffic of a run. Every request is counted per verb and per
+ * group/kind (`counts()`), so benchmarks and summaries can report API calls per refresh.
+ *
+ * - Auth and TLS come from the kubeconfig (`applyToHTTPSOptions`); HTTP is Node's own http/https with
+ *   keep-alive agents (watches get their own agent so long-lived streams never starve short requests).
+ * - `dryRun: true` adds `dryRun=All` to every write (create, update, patch, delete): the server validates
+ *   and answers but stores nothing.
+ * - Reads (get, list) and any request answered 429 are retried up to `retry.maxRetries` times, waiting the
+ *   server's Retry-After (capped) or an exponential delay; each attempt counts as a request.
+ * - Failures are `ApiError`s ("<subject>: failed to <verb>: <server message>") with code and reason.
+ * - Every call takes an AbortSignal; aborting destroys the HTTP request.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { failureOf, parseWatchStream, plainHttpConfig, readBody, send } from './client-http.js';
+import { ApiError, isRetryable } from './errors.js';
+import type { StatusBody } from './errors.js';
+import { apiVersionOf, groupKind } from './types.js';
+import type { KubeObject, ResourceInfo } from './types.js';
+import { realClock } from '../queue/index.js';
+import type { Clock } from '../queue/index.js';
+import { sleep } from './sleep.js';
+
+export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'discovery';
+
+export interface ClientOptions {
+  /** Add `dryRun=All` to every write. */
+  dryRun?: boolean;
+  retry?: { maxRetries?: number; baseDelayMs?: number; maxDelayMs?: number };
+  /** Field manager for writes that take one. Default "kubectl-gitops". */
+  fieldManager?: string;
+  clock?: Clock;
+}
+
+export interface RequestCounts {
+  total: number;
+  byVerb: Record<string, number>;
+  /** Keyed "group/Kind" ("/ConfigMap" for core); discovery requests are keyed "discovery". */
+  byGroupKind: Record<string, number>;
+}
+
+export interface RawRequest {
+  verb: Verb;
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  contentType?: string;
+  /** What the request is about, for errors and counts. */
+  subject: string;
+  /** "group/Kind" for counting; omitted for discovery. */
+  groupKind?: string;
+  signal?: AbortSignal | undefined;
+}
+
+export interface WatchEvent {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+  object: KubeObject & StatusBody;
+}
+
+export interface ListResult {
+  items: KubeObject[];
+  resourceVersion: string;
+  continue: string | undefined;
+}
+
+export type PatchType = 'merge' | 'json' | 'strategic' | 'apply';
+const PATCH_CONTENT_TYPE: Record<PatchType, string> = {
+  merge: 'application/merge-patch+json',
+  json: 'application/json-patch+json',
+  strategic: 'application/strategic-merge-patch+json',
+  apply: 'application/apply-patch+yaml',
+};
+
+/** URL path of a resource type, optionally in a namespace and of one object. */
+export function resourcePath(info: ResourceInfo, namespace?: string, name?: string): string {
+  const base = info.group ? `/apis/${info.group}/${info.version}` : `/api/${info.version}`;
+  const ns = info.namespaced && namespace ? `/namespaces/${encodeURIComponent(namespace)}` : '';
+  return `${base}${ns}/${info.plural}${name ? `/${encodeURIComponent(name)}` : ''}`;
+}
+
+function describe(info: ResourceInfo, namespace?: string, name?: string): string {
+  const kind = groupKind(info);
+  if (name) return `${kind} ${namespace ? `${namespace}/` : ''}${name}`;
+  return namespace ? `${kind} in ${namespace}` : kind;
+}
+
+export class KubeClient {
+  readonly server: string;
+  readonly dryRun: boolean;
+  readonly fieldManager: string;
+  readonly #kc: KubeConfig;
+  readonly #clock: Clock;
+  readonly #retry: { maxRetries: number; baseDelayMs: number; maxDelayMs: number };
+  readonly #agent: http.Agent;
+  readonly #watchAgent: http.Agent;
+  readonly #counts: RequestCounts = { total: 0, byVerb: {}, byGroupKind: {} };
+
+  constructor(kc: KubeConfig, options: ClientOptions = {}) {
+    const cluster = kc.getCurrentCluster();
+    if (!cluster)
+      throw new ApiError(`context ${kc.getCurrentContext()}`, 'connect', 0, { message: 'no cluster' });
+    this.server = cluster.server.replace(/\/+$/, '');
+    this.#kc = this.server.startsWith('http:') ? plainHttpConfig(kc) : kc;
+    this.dryRun = options.dryRun ?? false;
+    this.fieldManager = options.fieldManager ?? 'kubectl-gitops';
+    this.#clock = options.clock ?? realClock;
+    this.#retry = { maxRetries: 4, baseDelayMs: 100, maxDelayMs: 5000, ...options.retry };
+    const Agent = this.server.startsWith('https:') ? https.Agent : http.Agent;
+    this.#agent = new Agent({ keepAlive: true, maxSockets: 32 });
+    this.#watchAgent = new Agent({ keepAlive: false });
+  }
+
+  counts(): RequestCounts {
+    return structuredClone(this.#counts);
+  }
+
+  resetCounts(): void {
+    this.#counts.total = 0;
+    this.#counts.byVerb = {};
+    this.#counts.byGroupKind = {};
+  }
+
+  /** Closes idle keep-alive sockets. */
+  close(): void {
+    this.#agent.destroy();
+    this.#watchAgent.destroy();
+  }
+
+  get(info: ResourceInfo, namespace: string, name: string, signal?: AbortSignal): Promise<KubeObject> {
+    return this.request({ verb: 'get', method: 'GET', ...this.#target(info, namespace, name), signal });
+  }
+
+  async list(
+    info: ResourceInfo,
+    opts: {
+      namespace?: string;
+      labelSelector?: string;
+      limit?: number;
+      continue?: string;
+      signal?: AbortSignal;
+    },
+  ): Promise<ListResult> {
+    const body = await this.request<{
+      items?: KubeObject[];
+      metadata?: { resourceVersion?: string; continue?: string };
+    }>({
+      verb: 'list',
+      method: 'GET',
+      ...this.#target(info, opts.namespace),
+      query: { labelSelector: opts.labelSelector, limit: opts.limit, continue: opts.continue },
+      signal: opts.signal,
+    });
+    const apiVersion = apiVersionOf(info);
+    const items = body.items ?? [];
+    for (const item of items) {
+      item.apiVersion ??= apiVersion; // list items omit apiVersion/kind on real servers
+      item.kind ??= info.kind;
+    }
+    return {
+      items,
+      resourceVersion: body.metadata?.resourceVersion ?? '',
+      continue: body.metadata?.continue || undefined,
+    };
+  }
+
+  create(info: ResourceInfo, obj: KubeObject, signal?: AbortSignal): Promise<KubeObject> {
+    const ns = obj.metadata?.namespace;
+    return this.request({
+      verb: 'create',
+      method: 'POST',
+      ...this.#target(info, ns),
+      subject: describe(info, ns, obj.metadata?.name),
+      query: this.#writeQuery(),
+      body: obj,
+      signal,
+    });
+  }
+
+  update(info: ResourceInfo, obj: KubeObject, signal?: AbortSignal): Promise<KubeObject> {
+    return this.request({
+      verb: 'update',
+      method: 'PUT',
+      ...this.#target(info, obj.metadata?.namespace, obj.metadata?.name ?? ''),
+      query: this.#writeQuery(),
+      body: obj,
+      signal,
+    });
+  }
+
+  patch(
+    info: ResourceInfo,
+    namespace: string,
+    name: string,
+    patch: unknown,
+    type: PatchType,
+    opts: { force?: boolean; signal?: AbortSignal } = {},
+  ): Promise<KubeObject> {
+    return this.request({
+      verb: 'patch',
+      method: 'PATCH',
+      ...this.#target(info, namespace, name),
+      query: { ...this.#writeQuery(), force: type === 'apply' && opts.force ? true : undefined },
+      body: patch,
+      contentType: PATCH_CONTENT_TYPE[type],
+      signal: opts.signal,
+    });
+  }
+
+  delete(
+    info: ResourceInfo,
+    namespace: string,
+    name: string,
+    opts: { propagationPolicy?: 'Foreground' | 'Background' | 'Orphan'; signal?: AbortSignal } = {},
+  ): Promise<KubeObject> {
+    return this.request({
+      verb: 'delete',
+      method: 'DELETE',
+      ...this.#target(info, namespace, name),
+      query: { dryRun: this.dryRun ? 'All' : undefined, propagationPolicy: opts.propagationPolicy },
+      signal: opts.signal,
+    });
+  }
+
+  /**
+   * Opens a watch; resolves once the server answered 200 (so a 410 at open rejects with `ApiError` code
+   * 410), then yields events until the server ends the stream or `signal` aborts (then it just ends).
+   */
+  async watch(
+    info: ResourceInfo,
+    opts: {
+      namespace?: string;
+      labelSelector?: string;
+      resourceVersion?: string;
+      timeoutSeconds?: number;
+      signal?: AbortSignal;
+    },
+  ): Promise<AsyncIterable<WatchEvent>> {
+    const target = this.#target(info, opts.namespace);
+    const res = await this.#send({
+      verb: 'watch',
+      method: 'GET',
+      ...target,
+      query: {
+        watch: true,
+        allowWatchBookmarks: true,
+        resourceVersion: opts.resourceVersion,
+        labelSelector: opts.labelSelector,
+        timeoutSeconds: opts.timeoutSeconds,
+      },
+      signal: opts.signal,
+    });
+    if (res.statusCode !== 200) throw await this.#failure(res, target.subject, 'watch');
+    return parseWatchStream(res);
+  }
+
+  /** A counted request with retries; resolves with the parsed JSON body. */
+  async request<T>(req: RawRequest): Promise<T> {
+    const { maxRetries, baseDelayMs, maxDelayMs } = this.#retry;
+    for (let attempt = 0; ; attempt++) {
+      let error: ApiError;
+      try {
+        const res = await this.#send(req);
+        if (res.statusCode !== undefined && res.statusCode >= 200 && res.statusCode < 300) {
+          return JSON.parse(await readBody(res)) as T;
+        }
+        error = await this.#failure(res, req.subject, req.verb);
+      } catch (err) {
+        if (req.signal?.aborted || err instanceof ApiError) throw err;
+        error = new ApiError(req.subject, req.verb, 0, undefined, err);
+      }
+      const retry =
+        isRetryable(error) && (req.method === 'GET' || error.code === 429) && attempt < maxRetries;
+      if (!retry) throw error;
+      const backoff = Math.min(maxDelayMs, baseDelayMs * 2 ** attempt);
+      const wait =
+        error.retryAfterSeconds !== undefined
+          ? Math.min(maxDelayMs, error.retryAfterSeconds * 1000)
+          : backoff;
+      await sleep(this.#clock, wait, req.signal);
+    }
+  }
+
+  #target(
+    info: ResourceInfo,
+    namespace?: string,
+    name?: string,
+  ): { path: string; subject: string; groupKind: string } {
+    return {
+      path: resourcePath(info, namespace, name),
+      subject: describe(info, namespace, name),
+      groupKind: groupKind(info),
+    };
+  }
+
+  #writeQuery(): Record<string, string | undefined> {
+    return { dryRun: this.dryRun ? 'All' : undefined, fieldManager: this.fieldManager };
+  }
+
+  #failure(res: http.IncomingMessage, subject: string, verb: string): Promise<ApiError> {
+    return failureOf(res, subject, verb);
+  }
+
+  #send(req: RawRequest): Promise<http.IncomingMessage> {
+    req.signal?.throwIfAborted();
+    this.#count(req);
+    return send(this.#kc, this.server, req.verb === 'watch' ? this.#watchAgent : this.#agent, req);
+  }
+
+  #count(req: RawRequest): void {
+    this.#counts.total++;
+    this.#counts.byVerb[req.verb] = (this.#counts.byVerb[req.verb] ?? 0) + 1;
+    const gk = req.groupKind ?? 'discovery';
+    this.#counts.byGroupKind[gk] = (this.#counts.byGroupKind[gk] ?? 0) + 1;
+  }
+}

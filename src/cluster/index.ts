@@ -1,0 +1,46 @@
+/**
+ * Cluster access: kubeconfig and destinations, one counting client, discovery and the live state cache.
+ * This is the door of `src/cluster/`; `@kubernetes/client-node` is only loaded (lazily) by `connect` /
+ * `loadKubeConfig`, so importing this module is cheap.
+ *
+ * - `connect({ kubeconfig, context, destination })` → `ClusterConnection` { client, discovery, liveCache() }.
+ *   Kubeconfig precedence: `--kubeconfig` > `KUBECONFIG` > `~/.kube/config`; `--context` overrides the current
+ *   context; a destination (`server` or `name`; `https://kubernetes.default.svc` = current context) picks a
+ *   context, or fails with "destination <x>: failed to resolve to a kubeconfig context: ...".
+ * - `KubeClient`: every request counted per verb and group/kind (`counts()`); `dryRun` adds `dryRun=All` to
+ *   writes; reads and 429s retried with backoff; failures are `ApiError` (code, reason).
+ * - `Discovery`: served types, cached on disk per cluster (short TTL), refreshed once on a miss.
+ * - `LiveStateCache`: list then watch per type (and namespace), resume on reconnect, relist on 410; indexed
+ *   by key and owning app; scope options, transform, `onEvent`, `waitFor`, `waitForSync`.
+ */
+export { connect } from './connect.js';
+export type { ConnectOptions, ClusterConnection } from './connect.js';
+export {
+  loadKubeConfig,
+  forContext,
+  resolveDestination,
+  IN_CLUSTER_SERVER,
+  IN_CLUSTER_NAME,
+} from './kubeconfig.js';
+export type { KubeConfigOptions, Destination } from './kubeconfig.js';
+export { KubeClient, resourcePath } from './client.js';
+export type { ClientOptions, RequestCounts, WatchEvent, ListResult, PatchType, Verb } from './client.js';
+export { ApiError, isNotFound, isConflict, isGone, isRetryable } from './errors.js';
+export type { StatusBody } from './errors.js';
+export { Discovery, userCacheDir, defaultDiscoveryCacheDir, toResourceInfo } from './discovery.js';
+export type { DiscoveryOptions, DiscoveredResource } from './discovery.js';
+export { LiveStateCache } from './live-cache.js';
+export type { LiveCacheOptions, LiveCacheStats, ScopeOptions } from './live-cache.js';
+export type { CacheEvent, CacheEventType, CacheEventHandler } from './live-cache-store.js';
+export {
+  owningApp,
+  parseTrackingId,
+  INSTANCE_LABEL,
+  TRACKING_ID_ANNOTATION,
+  INSTALLATION_ID_ANNOTATION,
+} from './tracking.js';
+export type { TrackingMethod, TrackingOptions, TrackingId } from './tracking.js';
+export { defaultTransform, identityTransform, stripTransform } from './transform.js';
+export type { Transform, StripOptions } from './transform.js';
+export { formatKey, keyOf, groupKind, apiVersionOf, parseApiVersion } from './types.js';
+export type { KubeObject, ResourceKey, GroupVersionKind, ResourceInfo } from './types.js';

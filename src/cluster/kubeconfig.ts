@@ -1,0 +1,132 @@
+/**
+ * Kubeconfig loading and destination resolution.
+ *
+ * Precedence (as kubectl): `--kubeconfig FILE` > `KUBECONFIG` (path list, merged, the first file's
+ * current-context wins) > `~/.kube/config` > the in-cluster service account; `--context NAME` then
+ * overrides the current context. Finding none of them is a UsageError (never a silent localhost:8080).
+ * `@kubernetes/client-node` is imported lazily here (it costs ~400 ms to load), so commands that never talk
+ * to a cluster never load it.
+ *
+ * An Application destination resolves to a context: `server: https://kubernetes.default.svc` (or
+ * `name: in-cluster`) means the current context; otherwise `name` matches a context name, then a cluster
+ * name, and `server` matches a cluster's server URL (trailing "/" ignored), preferring the current context.
+ */
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { GitopsError, UsageError } from '../cli/errors.js';
+
+const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+
+export const IN_CLUSTER_SERVER = 'https://kubernetes.default.svc';
+export const IN_CLUSTER_NAME = 'in-cluster';
+
+export interface KubeConfigOptions {
+  /** `--kubeconfig`: one file; wins over KUBECONFIG. */
+  kubeconfig?: string | undefined;
+  /** `--context`: overrides the file's current-context. */
+  context?: string | undefined;
+}
+
+export interface Destination {
+  server?: string | undefined;
+  name?: string | undefined;
+}
+
+export async function loadKubeConfig(options: KubeConfigOptions = {}): Promise<KubeConfig> {
+  const k8s = await import('@kubernetes/client-node');
+  const kc = new k8s.KubeConfig();
+  const source = options.kubeconfig || process.env['KUBECONFIG'] || '~/.kube/config';
+  if (!options.kubeconfig && !process.env['KUBECONFIG'] && !existsSync(join(homedir(), '.kube', 'config'))) {
+    // client-node would fall back to the in-cluster service account, then silently to localhost:8080
+    if (!existsSync(SERVICE_ACCOUNT_TOKEN)) {
+      throw new UsageError('failed to load: no kubeconfig found (set KUBECONFIG or pass --kubeconfig)', {
+        subject: 'kubeconfig ~/.kube/config',
+      });
+    }
+  }
+  try {
+    if (options.kubeconfig) kc.loadFromFile(options.kubeconfig);
+    else kc.loadFromDefault();
+  } catch (err) {
+    // client-node dereferences the parsed document without checks: an empty or non-kubeconfig file throws
+    // a TypeError ("Cannot read properties of undefined") that says nothing to the user.
+    const why =
+      err instanceof TypeError
+        ? 'not a kubeconfig (empty, or no clusters/contexts/users)'
+        : err instanceof Error
+          ? err.message
+          : String(err);
+    throw new UsageError(`failed to load: ${why}`, { subject: `kubeconfig ${source}`, cause: err });
+  }
+  if (options.context !== undefined) {
+    if (!kc.getContextObject(options.context)) {
+      throw new UsageError(`failed to select context: no such context (have: ${contextNames(kc)})`, {
+        subject: `context ${options.context}`,
+      });
+    }
+    kc.setCurrentContext(options.context);
+  }
+  return kc;
+}
+
+/** A copy of `kc` whose current context is `context` (clients are bound to a current context). */
+export async function forContext(kc: KubeConfig, context: string): Promise<KubeConfig> {
+  const k8s = await import('@kubernetes/client-node');
+  const copy = new k8s.KubeConfig();
+  copy.loadFromOptions({
+    clusters: kc.getClusters(),
+    users: kc.getUsers(),
+    contexts: kc.getContexts(),
+    currentContext: context,
+  });
+  return copy;
+}
+
+const trimSlash = (s: string): string => s.replace(/\/+$/, '');
+
+/** The name of the kubeconfig context serving `dest`; throws a GitopsError naming the destination if none. */
+export function resolveDestination(kc: KubeConfig, dest: Destination): string {
+  const current = kc.getCurrentContext();
+  const server = dest.server ? trimSlash(dest.server) : undefined;
+  if (server === IN_CLUSTER_SERVER || (!server && dest.name === IN_CLUSTER_NAME)) {
+    if (!current || !kc.getContextObject(current)) {
+      throw new GitopsError(
+        'failed to resolve to a kubeconfig context: the kubeconfig has no current context',
+        {
+          subject: `destination ${dest.server ?? dest.name}`,
+        },
+      );
+    }
+    return current;
+  }
+  const contexts = kc.getContexts();
+  if (server) {
+    const serverOf = (ctx: { cluster: string }): string | undefined => {
+      const s = kc.getCluster(ctx.cluster)?.server;
+      return s === undefined ? undefined : trimSlash(s);
+    };
+    const matches = contexts.filter((c) => serverOf(c) === server);
+    const match = matches.find((c) => c.name === current) ?? matches[0];
+    if (match) return match.name;
+  } else if (dest.name) {
+    const match = contexts.find((c) => c.name === dest.name) ?? contexts.find((c) => c.cluster === dest.name);
+    if (match) return match.name;
+  }
+  const what = server
+    ? `no context's cluster has server ${server}`
+    : `no context or cluster is named ${dest.name}`;
+  throw new GitopsError(
+    `failed to resolve to a kubeconfig context: ${what} (contexts: ${contextNames(kc)})`,
+    {
+      subject: `destination ${dest.server ?? dest.name ?? '(empty)'}`,
+      hint: 'add a context for this cluster to your kubeconfig, or pass --kubeconfig/--context',
+    },
+  );
+}
+
+function contextNames(kc: KubeConfig): string {
+  const names = kc.getContexts().map((c) => c.name);
+  return names.length ? names.join(', ') : 'none';
+}

@@ -1,0 +1,52 @@
+/**
+ * What one list+watch of the live cache covers (a "scope"), and the context its loops share.
+ * A scope is one resource type in one namespace (server-side `namespace`), or cluster-wide; a cluster-wide
+ * scope standing in for several namespaces filters them on the client (`namespaces`).
+ */
+import type { KubeClient } from './client.js';
+import type { LiveStore } from './live-cache-store.js';
+import type { Transform } from './transform.js';
+import type { KubeObject, ResourceInfo } from './types.js';
+import type { Clock } from '../queue/index.js';
+
+export interface Scope {
+  /** "group/Kind@namespace" ("@*" for cluster-wide). */
+  id: string;
+  info: ResourceInfo;
+  /** Namespace sent to the server; undefined for cluster-wide requests. */
+  namespace: string | undefined;
+  /** Client-side namespace filter of a cluster-wide scope; undefined keeps every object. */
+  namespaces: ReadonlySet<string> | undefined;
+  labelSelector: string | undefined;
+  transform: Transform;
+  /** resourceVersion the next watch resumes from. */
+  resourceVersion: string;
+}
+
+export interface LoopStats {
+  lists: number;
+  listPages: number;
+  relists: number;
+  watchesOpened: number;
+  reconnects: number;
+  watchErrors: number;
+}
+
+export interface LoopContext {
+  client: KubeClient;
+  store: LiveStore;
+  clock: Clock;
+  pageSize: number;
+  backoff: { initialMs: number; maxMs: number };
+  watchTimeoutSeconds: number | undefined;
+  stats: LoopStats;
+  /** Reports a problem that the loops recover from (reconnects, relists). */
+  onWarning: (scope: Scope, message: string) => void;
+}
+
+/** Whether `obj` belongs in `scope`: its namespace is the scope's, or passes the client-side filter. */
+export function inScope(scope: Scope, obj: KubeObject): boolean {
+  const ns = obj.metadata?.namespace ?? '';
+  if (scope.namespace !== undefined) return ns === scope.namespace;
+  return !scope.namespaces || scope.namespaces.has(ns);
+}

@@ -1,0 +1,357 @@
+/**
+ * `LiveStateCache`: the one reader of live state during a run (controller-runtime's cache, Argo CD's
+ * cluster cache). For each resource type and namespace a run needs it lists once, then watches, and keeps
+ * the objects indexed by resource key (group/kind/namespace/name) and by owning app (resource tracking,
+ * see tracking.ts).
+ *
+ * Scope (options, defaults filled in `resolveOptions`; a per-group/kind override wins over the global value):
+ * - `namespaces`: namespaced types are cached in these namespaces only (cluster-scoped types everywhere);
+ *   undefined means all namespaces.
+ * - `labelSelector`: sent with every list and watch.
+ * - `transform`: applied to each object before it is stored; default drops `metadata.managedFields`.
+ * - `namespaceMode`: 'auto' (default) lists and watches a namespaced type per namespace when exactly one
+ *   namespace is scoped, else cluster-wide once, filtering namespaces on the client, so requests per sync
+ *   stay <= types x namespaces + types; 'per-namespace' and 'cluster' force one way. In 'auto', a
+ *   cluster-wide list answered 403 (namespace-scoped RBAC) falls back to per-namespace lists.
+ * Lists of different scopes run in parallel (`listConcurrency`, default 8), paginated (`pageSize`, 500).
+ *
+ * Lifecycle: `start(signal)` resolves once every scope has listed (synced) and leaves the watches running
+ * until `stop()` or the signal aborts; it rejects if an initial list fails. `addResources` adds types
+ * later (a CRD created mid-run) and resolves when they are synced. Subscribers (`onEvent`) see every change
+ * (the initial list as ADDED) synchronously; `waitFor` resolves when an object satisfies a predicate.
+ * `managedLive(app, targets)` answers "which live objects does this app manage" for the comparison.
+ */
+import { setMaxListeners } from 'node:events';
+import { ApiError } from './errors.js';
+import { listScope } from './live-cache-list.js';
+import type { LoopContext, LoopStats, Scope } from './live-cache-scope.js';
+import { LiveStore } from './live-cache-store.js';
+import type { CacheEvent, CacheEventHandler } from './live-cache-store.js';
+import { watchScope } from './live-cache-watch.js';
+import { owningApp } from './tracking.js';
+import type { TrackingOptions } from './tracking.js';
+import { defaultTransform, identityTransform } from './transform.js';
+import type { Transform } from './transform.js';
+import { formatKey, groupKind, keyOf } from './types.js';
+import type { KubeObject, ResourceInfo, ResourceKey } from './types.js';
+import type { KubeClient } from './client.js';
+import type { Discovery } from './discovery.js';
+import { isNotFound } from './errors.js';
+import { abortReason, realClock } from '../queue/index.js';
+import type { Clock } from '../queue/index.js';
+
+export interface ScopeOptions {
+  namespaces?: string[] | undefined;
+  labelSelector?: string | undefined;
+  /** false stores objects unchanged. */
+  transform?: Transform | false;
+}
+
+export interface LiveCacheOptions extends ScopeOptions {
+  client: KubeClient;
+  /** Resource types to cache (from discovery); types without list+watch verbs are skipped. */
+  resources: ResourceInfo[];
+  /** Resolves kinds `managedLive` must fetch directly (not cached). */
+  discovery?: Discovery;
+  /** Overrides keyed "group/Kind" ("/ConfigMap" for core). */
+  byGroupKind?: Record<string, ScopeOptions>;
+  namespaceMode?: 'auto' | 'per-namespace' | 'cluster';
+  tracking?: TrackingOptions;
+  listConcurrency?: number;
+  pageSize?: number;
+  /** Watch reconnect backoff. Default 200 ms doubling to 10 s. */
+  backoff?: { initialMs?: number; maxMs?: number };
+  /** Asks the server to end each watch after this long (it is then resumed). Default: server's choice. */
+  watchTimeoutSeconds?: number;
+  clock?: Clock;
+  /** Recovered problems (reconnects, relists). Default: ignored. */
+  onWarning?: (message: string) => void;
+}
+
+export interface LiveCacheStats extends LoopStats {
+  objects: number;
+  scopes: number;
+  events: number;
+  /** Milliseconds from `start` until every scope had listed. */
+  syncMs: number | undefined;
+}
+
+export class LiveStateCache {
+  readonly #options: LiveCacheOptions;
+  readonly #store: LiveStore;
+  readonly #ctx: LoopContext;
+  readonly #abort = new AbortController();
+  readonly #scopes = new Map<string, Scope>();
+  readonly #watches: Promise<void>[] = [];
+  #started = false;
+  #synced: Promise<void> | undefined;
+  #syncMs: number | undefined;
+
+  constructor(options: LiveCacheOptions) {
+    this.#options = options;
+    setMaxListeners(0, this.#abort.signal); // one listener per watch and per pending request
+    const tracking = options.tracking ?? {};
+    this.#store = new LiveStore((obj) => owningApp(obj, tracking));
+    const warn = options.onWarning;
+    this.#ctx = {
+      client: options.client,
+      store: this.#store,
+      clock: options.clock ?? realClock,
+      pageSize: options.pageSize ?? 500,
+      backoff: { initialMs: options.backoff?.initialMs ?? 200, maxMs: options.backoff?.maxMs ?? 10_000 },
+      watchTimeoutSeconds: options.watchTimeoutSeconds,
+      stats: { lists: 0, listPages: 0, relists: 0, watchesOpened: 0, reconnects: 0, watchErrors: 0 },
+      onWarning: (scope, message) => warn?.(`${scope.id}: ${message}`),
+    };
+  }
+
+  /** Lists every scope (in parallel, bounded), then keeps watching; resolves when synced. */
+  start(signal?: AbortSignal): Promise<void> {
+    if (this.#started) return this.waitForSync(signal);
+    this.#started = true;
+    signal?.addEventListener('abort', () => this.stop(), { once: true });
+    if (signal?.aborted) this.stop();
+    const t0 = this.#ctx.clock.now();
+    this.#synced = this.#addScopes(this.#options.resources).then(() => {
+      this.#syncMs = this.#ctx.clock.now() - t0;
+    });
+    this.#synced.catch(() => this.stop());
+    return this.waitForSync(signal);
+  }
+
+  /** Adds resource types after start (e.g. a CRD created mid-run); resolves when they are synced. */
+  async addResources(resources: ResourceInfo[], signal?: AbortSignal): Promise<void> {
+    const fresh = resources.filter((r) => !this.#hasResource(r));
+    await raceAbort(this.#addScopes(fresh), signal);
+  }
+
+  /** Resolves once the initial lists are done (rejects with their error, or when `signal` aborts). */
+  waitForSync(signal?: AbortSignal): Promise<void> {
+    if (!this.#synced) return Promise.reject(new Error('live cache: failed to wait for sync: not started'));
+    return raceAbort(this.#synced, signal);
+  }
+
+  get synced(): boolean {
+    return this.#syncMs !== undefined;
+  }
+
+  /** Stops every watch. Idempotent; the stored objects stay readable. */
+  stop(): void {
+    this.#abort.abort(new Error('live cache stopped'));
+  }
+
+  /** Resolves when every watch loop has ended (after `stop`). */
+  async stopped(): Promise<void> {
+    await Promise.allSettled(this.#watches);
+  }
+
+  get(key: ResourceKey): KubeObject | undefined {
+    return this.#store.get(key);
+  }
+
+  /** Objects of a kind, optionally in one namespace. */
+  list(group: string, kind: string, namespace?: string): KubeObject[] {
+    return this.#store.byGroupKind(group, kind, namespace);
+  }
+
+  /** Objects whose tracking names `app` (the instance name). */
+  byApp(app: string): KubeObject[] {
+    return this.#store.byApp(app);
+  }
+
+  all(): KubeObject[] {
+    return this.#store.all();
+  }
+
+  /** Whether `info`'s group/kind is cached. */
+  watches(gk: { group: string; kind: string }): boolean {
+    return [...this.#scopes.values()].some((s) => s.info.group === gk.group && s.info.kind === gk.kind);
+  }
+
+  /** Whether the cache holds every object that could have `key` (its kind and namespace are in scope). */
+  covers(key: ResourceKey): boolean {
+    for (const s of this.#scopes.values()) {
+      if (s.info.group !== key.group || s.info.kind !== key.kind || s.labelSelector) continue;
+      if (!s.info.namespaced) return true;
+      if (
+        s.namespace !== undefined
+          ? s.namespace === key.namespace
+          : !s.namespaces || s.namespaces.has(key.namespace)
+      ) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The live objects an app manages (gitops-engine `GetManagedLiveObjs`, spec §2.3), keyed by `formatKey`:
+   * every cached object without ownerReferences whose tracking names `app`, plus the live object of each
+   * target key even if untracked. A target the cache does not cover is fetched with one GET (kind resolved
+   * by `discovery`); a kind the server does not serve, or a 404, means "absent" (not an error).
+   */
+  async managedLive(
+    app: string,
+    targets: ResourceKey[],
+    signal?: AbortSignal,
+  ): Promise<Map<string, KubeObject>> {
+    const result = new Map<string, KubeObject>();
+    for (const obj of this.byApp(app)) {
+      if (!obj.metadata?.ownerReferences?.length) result.set(formatKey(keyOf(obj)), obj);
+    }
+    for (const key of targets) {
+      const id = formatKey(key);
+      if (result.has(id)) continue;
+      if (this.covers(key)) {
+        const obj = this.get(key);
+        if (obj) result.set(id, obj);
+        continue;
+      }
+      const info = await this.#options.discovery?.lookup(key, signal);
+      if (!info) continue;
+      try {
+        const obj = await this.#options.client.get(
+          info,
+          info.namespaced ? key.namespace : '',
+          key.name,
+          signal,
+        );
+        result.set(id, this.#transformFor(info)(obj));
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+      }
+    }
+    return result;
+  }
+
+  onEvent(handler: CacheEventHandler): () => void {
+    return this.#store.subscribe(handler);
+  }
+
+  /**
+   * Resolves with the object at `key` (undefined when absent) as soon as `predicate` holds for it, checking
+   * now and after every change of that key. Rejects when `signal` aborts.
+   */
+  waitFor(
+    key: ResourceKey,
+    predicate: (obj: KubeObject | undefined) => boolean,
+    signal?: AbortSignal,
+  ): Promise<KubeObject | undefined> {
+    const now = this.get(key);
+    if (predicate(now)) return Promise.resolve(now);
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
+    const id = formatKey(key);
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => {
+        unsubscribe();
+        reject(abortReason(signal!));
+      };
+      const unsubscribe = this.onEvent((e: CacheEvent) => {
+        if (formatKey(e.key) !== id) return;
+        const current = e.type === 'DELETED' ? undefined : e.object;
+        if (!predicate(current)) return;
+        unsubscribe();
+        signal?.removeEventListener('abort', onAbort);
+        resolve(current);
+      });
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  stats(): LiveCacheStats {
+    return {
+      ...this.#ctx.stats,
+      objects: this.#store.size,
+      scopes: this.#scopes.size,
+      events: this.#store.events,
+      syncMs: this.#syncMs,
+    };
+  }
+
+  #hasResource(r: ResourceInfo): boolean {
+    return [...this.#scopes.values()].some((s) => s.info.group === r.group && s.info.kind === r.kind);
+  }
+
+  /** Builds the scopes of `resources`, lists them (bounded parallelism), then starts their watches. */
+  async #addScopes(resources: ResourceInfo[]): Promise<void> {
+    const scopes = resources.flatMap((r) => this.#scopesFor(r));
+    for (const s of scopes) this.#scopes.set(s.id, s);
+    const signal = this.#abort.signal;
+    let next = 0;
+    const lister = async (): Promise<void> => {
+      for (let s = scopes[next++]; s; s = scopes[next++]) {
+        signal.throwIfAborted();
+        try {
+          await listScope(this.#ctx, s, signal);
+        } catch (err) {
+          if (!(
+            s.namespaces &&
+            this.#options.namespaceMode !== 'cluster' &&
+            err instanceof ApiError &&
+            err.code === 403
+          )) {
+            throw err;
+          }
+          // Not allowed cluster-wide (namespace-scoped RBAC): fall back to one list+watch per namespace.
+          this.#ctx.onWarning(s, 'forbidden cluster-wide; listing per namespace');
+          this.#scopes.delete(s.id);
+          const gk = groupKind(s.info);
+          for (const ns of s.namespaces) {
+            const split: Scope = { ...s, id: `${gk}@${ns}`, namespace: ns, namespaces: undefined };
+            this.#scopes.set(split.id, split);
+            scopes.push(split);
+          }
+          continue;
+        }
+        this.#watches.push(watchScope(this.#ctx, s, signal));
+      }
+    };
+    const n = Math.max(1, Math.min(this.#options.listConcurrency ?? 8, scopes.length));
+    await Promise.all(Array.from({ length: n }, lister));
+  }
+
+  #transformFor(gk: { group: string; kind: string }): Transform {
+    const override = this.#options.byGroupKind?.[groupKind(gk)] ?? {};
+    const t = 'transform' in override ? override.transform : this.#options.transform;
+    return t === false ? identityTransform : (t ?? defaultTransform);
+  }
+
+  #scopesFor(info: ResourceInfo): Scope[] {
+    if (!info.verbs.includes('list') || !info.verbs.includes('watch')) return [];
+    const gk = groupKind(info);
+    const o = this.#options;
+    const override = o.byGroupKind?.[gk] ?? {};
+    const namespaces = 'namespaces' in override ? override.namespaces : o.namespaces;
+    const labelSelector = 'labelSelector' in override ? override.labelSelector : o.labelSelector;
+    const transform = this.#transformFor(info);
+    const base = { info, labelSelector, transform, resourceVersion: '' };
+    if (!info.namespaced || namespaces === undefined) {
+      return [{ ...base, id: `${gk}@*`, namespace: undefined, namespaces: undefined }];
+    }
+    const unique = [...new Set(namespaces)];
+    const mode = o.namespaceMode ?? 'auto';
+    if (mode === 'per-namespace' || (mode === 'auto' && unique.length === 1)) {
+      return unique.map((ns) => ({ ...base, id: `${gk}@${ns}`, namespace: ns, namespaces: undefined }));
+    }
+    return [{ ...base, id: `${gk}@*`, namespace: undefined, namespaces: new Set(unique) }];
+  }
+}
+
+function raceAbort<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(abortReason(signal));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(abortReason(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}

@@ -1,0 +1,53 @@
+/**
+ * Transforms applied to every object before the live cache stores it (controller-runtime's TransformFunc):
+ * they drop bulk the comparison never reads, so the cache holds less heap.
+ *
+ * `defaultTransform` removes `metadata.managedFields` (often as large as the object) and nothing else: the
+ * `kubectl.kubernetes.io/last-applied-configuration` annotation is kept because the client-side diff reads
+ * it. `stripTransform(options)` builds a transform that also drops chosen annotations or top-level fields.
+ * A transform may mutate and return its argument (the cache owns freshly parsed objects), or return a new one.
+ */
+import type { KubeObject } from './types.js';
+
+export type Transform = (obj: KubeObject) => KubeObject;
+
+export interface StripOptions {
+  /** Drop `metadata.managedFields`. Default true. */
+  managedFields?: boolean;
+  /** Annotation keys to drop. */
+  annotations?: string[];
+  /** Top-level fields to drop, e.g. "status" for kinds whose health is never read. */
+  fields?: string[];
+}
+
+export function stripTransform(options: StripOptions = {}): Transform {
+  const managedFields = options.managedFields ?? true;
+  const annotations = options.annotations ?? [];
+  const fields = options.fields ?? [];
+  return (obj) => {
+    const meta = obj.metadata;
+    if (meta) {
+      // Rebuild instead of `delete`: deleting a property that is not the last one added turns a V8 object
+      // into a slow dictionary, which costs more heap than the field saved.
+      const { managedFields: dropped, ...rest } = meta;
+      if (!managedFields && dropped !== undefined) rest.managedFields = dropped;
+      if (meta.annotations && annotations.some((a) => a in meta.annotations!)) {
+        const kept = { ...meta.annotations };
+        for (const a of annotations) delete kept[a];
+        rest.annotations = { ...kept };
+      }
+      obj.metadata = rest;
+    }
+    if (fields.some((f) => f in obj)) {
+      const out: KubeObject = {};
+      for (const [k, v] of Object.entries(obj)) if (!fields.includes(k)) out[k] = v;
+      return out;
+    }
+    return obj;
+  };
+}
+
+export const defaultTransform: Transform = stripTransform();
+
+/** Stores objects as the server sent them. */
+export const identityTransform: Transform = (obj) => obj;

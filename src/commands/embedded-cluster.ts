@@ -1,0 +1,68 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../cli/base-command.js';
+import { ExitCode, GitopsError, oneLine } from '../cli/errors.js';
+import { handleInterruptInCommand, InterruptError } from '../cli/interrupt.js';
+
+export default class EmbeddedCluster extends BaseCommand {
+  static override summary = 'Run an in-memory Kubernetes API server (for demos, tests and offline CI).';
+
+  static override description = `Serves an embedded Kubernetes API server on 127.0.0.1 over plain HTTP (no auth) until SIGINT or SIGTERM, and writes a kubeconfig pointing at it. It serves discovery, the common built-in kinds and any CustomResourceDefinition created in it, with the real API's semantics: resourceVersions, label and field selectors, watch, merge/JSON/strategic merge patches, server-side apply with managedFields, dry-run, defaults and deletion propagation. kubectl works against it. There are no controllers: nothing creates Pods or updates status.
+
+With --data, state is loaded from FILE at start (when it exists) and saved to it on exit.`;
+
+  static override examples = [
+    '<%= config.bin %> embedded-cluster --kubeconfig-out /tmp/embedded.kubeconfig',
+    'KUBECONFIG=/tmp/embedded.kubeconfig kubectl apply --server-side -f manifests/',
+    '<%= config.bin %> embedded-cluster --kubeconfig-out kc.yaml --port 6443 --data state.json',
+  ];
+
+  static override flags = {
+    'kubeconfig-out': Flags.string({
+      description: 'Write a kubeconfig for the server to this file.',
+      required: true,
+    }),
+    port: Flags.integer({ description: 'TCP port on 127.0.0.1 (default: a free port).', min: 0, max: 65535 }),
+    data: Flags.string({ description: 'State file: loaded at start if it exists, saved on exit.' }),
+    context: Flags.string({
+      description: 'Name of the cluster, context and user in the kubeconfig.',
+      default: 'embedded',
+    }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(EmbeddedCluster);
+    // Loaded here, not at the top: every other command would otherwise load the server at start-up.
+    const { startEmbeddedCluster } = await import('../embedded/index.js');
+    // Stopping by signal is this command's normal end; closing (and saving --data) must not be cut short.
+    handleInterruptInCommand();
+    const cluster = await startEmbeddedCluster({
+      ...(flags.port !== undefined ? { port: flags.port } : {}),
+      ...(flags.data ? { dataFile: flags.data } : {}),
+    }).catch((err: unknown) => {
+      throw new GitopsError(`failed to start: ${oneLine(err)}`, { subject: 'embedded-cluster', cause: err });
+    });
+    try {
+      await cluster.writeKubeconfig(flags['kubeconfig-out'], flags.context);
+    } catch (err) {
+      await cluster.close();
+      throw new GitopsError(`failed to write kubeconfig: ${oneLine(err)}`, {
+        subject: flags['kubeconfig-out'],
+        cause: err,
+      });
+    }
+    this.write(`embedded cluster serving at ${cluster.url}`);
+    this.write(
+      `kubeconfig written to ${flags['kubeconfig-out']} (context "${flags.context}"); Ctrl-C to stop`,
+    );
+    const signal = this.signal;
+    const reason = await new Promise<unknown>((resolve) => {
+      if (signal.aborted) resolve(signal.reason);
+      else signal.addEventListener('abort', () => resolve(signal.reason), { once: true });
+    });
+    await cluster.close();
+    const how = reason instanceof InterruptError ? `on ${reason.signal}` : `: ${oneLine(reason)}`;
+    process.stderr.write(`stopped ${how}${flags.data ? `; state saved to ${flags.data}` : ''}\n`);
+    // A server stopped by a signal has done its job: exit 0, not 130.
+    process.exitCode = ExitCode.OK;
+  }
+}

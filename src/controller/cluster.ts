@@ -1,0 +1,140 @@
+/**
+ * `ClusterState`: what the refresh knows about one destination cluster during a run: its connection, one
+ * shared live cache (started on first use, by the first app that needs it) and a memo of served kinds.
+ *
+ * Live cache scope: every served kind with list+watch verbs, at its preferred version, except the
+ * exclusions (exclusions.ts), in the destination namespaces of the run's apps on this cluster (plus every
+ * cluster-scoped object). So requests per run are kinds (x namespaces when there is one namespace), never
+ * per resource. Objects outside those namespaces are fetched by key when a target names them (one GET
+ * each); extra (prune-candidate) resources are only found inside the scope.
+ * Transform: `metadata.managedFields` is cut down to the entries of the managers the comparison reads (our
+ * own, and `managedFieldsManagers` of ignoreDifferences rules); everything else is dropped.
+ */
+import type {
+  ClusterConnection,
+  KubeObject,
+  LiveStateCache,
+  ResourceInfo,
+  Transform,
+} from '../cluster/index.js';
+import { toResourceInfo } from '../cluster/index.js';
+import type { DiscoveredResource, TrackingOptions } from '../cluster/index.js';
+import { GitopsError, oneLine } from '../cli/errors.js';
+import { isExcluded } from './exclusions.js';
+
+export interface ClusterStateOptions {
+  conn: ClusterConnection;
+  /** Destination namespaces of the apps on this cluster. */
+  namespaces: readonly string[];
+  tracking: TrackingOptions;
+  /** managedFields managers kept on live objects. */
+  managers: ReadonlySet<string>;
+  onWarning?: (message: string) => void;
+}
+
+/** A target's kind as the cluster serves it. */
+export interface ServedKind {
+  /** At the requested version when served, else at the preferred version. */
+  info: ResourceInfo;
+  /** The requested version is served. */
+  servedAtVersion: boolean;
+}
+
+/** Keeps only the managedFields entries of `managers`. */
+export function keepManagersTransform(managers: ReadonlySet<string>): Transform {
+  return (obj: KubeObject) => {
+    const meta = obj.metadata;
+    if (!meta?.managedFields) return obj;
+    const { managedFields, ...rest } = meta;
+    const kept = managedFields.filter((e) => {
+      const m = (e as { manager?: unknown } | null)?.manager;
+      return typeof m === 'string' && managers.has(m);
+    });
+    obj.metadata = kept.length > 0 ? { ...rest, managedFields: kept } : rest;
+    return obj;
+  };
+}
+
+export class ClusterState {
+  readonly conn: ClusterConnection;
+  readonly #options: ClusterStateOptions;
+  #ready: Promise<LiveStateCache> | undefined;
+  #cache: LiveStateCache | undefined;
+  readonly #kinds = new Map<string, Promise<ServedKind | undefined>>();
+  readonly #cachedVersions = new Map<string, string>();
+
+  constructor(options: ClusterStateOptions) {
+    this.conn = options.conn;
+    this.#options = options;
+  }
+
+  /** The synced live cache (started once; later callers share it). */
+  ready(signal?: AbortSignal): Promise<LiveStateCache> {
+    this.#ready ??= this.#start(signal);
+    return this.#ready;
+  }
+
+  async #start(signal?: AbortSignal): Promise<LiveStateCache> {
+    try {
+      const all = await this.conn.discovery.resources(signal);
+      const resources = all.filter(
+        (r) => r.preferred && r.verbs.includes('list') && r.verbs.includes('watch') && !isExcluded(r),
+      );
+      for (const r of resources) this.#cachedVersions.set(`${r.group}/${r.kind}`, r.version);
+      const cache = this.conn.liveCache({
+        resources,
+        namespaces: [...new Set(this.#options.namespaces)],
+        tracking: this.#options.tracking,
+        transform: keepManagersTransform(this.#options.managers),
+        discovery: this.conn.discovery,
+        ...(this.#options.onWarning ? { onWarning: this.#options.onWarning } : {}),
+      });
+      this.#cache = cache;
+      await cache.start(signal);
+      return cache;
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      throw new GitopsError(`failed to read live state: ${oneLine(err)}`, {
+        subject: `cluster ${this.conn.context}`,
+        cause: err,
+      });
+    }
+  }
+
+  /** The version the live cache holds a group/kind at (undefined when not cached). */
+  cachedVersion(gk: { group: string; kind: string }): string | undefined {
+    return this.#cachedVersions.get(`${gk.group}/${gk.kind}`);
+  }
+
+  /** How the cluster serves `group/kind` (undefined when it does not); memoized per run. */
+  kind(
+    gvk: { group: string; version: string; kind: string },
+    signal?: AbortSignal,
+  ): Promise<ServedKind | undefined> {
+    const id = `${gvk.group}/${gvk.version}/${gvk.kind}`;
+    let p = this.#kinds.get(id);
+    if (!p) {
+      p = (async () => {
+        const d = this.conn.discovery;
+        const find = (rs: DiscoveredResource[]): ServedKind | undefined => {
+          const same = rs.filter((r) => r.group === gvk.group && r.kind === gvk.kind);
+          const exact = same.find((r) => r.version === gvk.version);
+          const other = same.find((r) => r.preferred) ?? same[0];
+          if (exact) return { info: toResourceInfo(exact), servedAtVersion: true };
+          return other ? { info: toResourceInfo(other), servedAtVersion: false } : undefined;
+        };
+        // A miss refreshes discovery once (a CRD created since it was cached).
+        return find(await d.resources(signal)) ?? find(await d.refresh(signal));
+      })();
+      this.#kinds.set(id, p);
+    }
+    return p;
+  }
+
+  /** Stops the cache's watches and closes the connection. */
+  async close(): Promise<void> {
+    this.#cache?.stop();
+    await this.#cache?.stopped();
+    this.conn.close();
+  }
+}

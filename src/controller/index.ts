@@ -1,0 +1,38 @@
+/**
+ * The controller (door of `src/controller/`): Argo CD's application controller refresh, one-shot.
+ *
+ * - `new Run(options).run()` → `RunReport`: compares every given app through the refresh queue
+ *   (`statusProcessors` workers, default 4) over one shared live cache per cluster (run.ts). Never throws
+ *   for an app's failure: each `AppReport` holds a `ComparisonResult` or an error (render, destination,
+ *   cluster); only a kubeconfig that fails to load rejects the run. Honours `signal` (unfinished apps are
+ *   reported "interrupted").
+ * - `StateManager.compare(app)` → `ComparisonResult {revision, resources, sync, health, conditions}`
+ *   (state.ts): targets from src/source, normalized (targets.ts); live from the cluster's cache; each pair
+ *   compared by src/diff (client-side three-way, or server-side dry run); health from src/health.
+ *
+ * Guarantees
+ * - Results are plain data and already masked: Secret values (`data`, `stringData`) appear only as runs of
+ *   "+" in `changes` and `diffText`; no raw target or live object is returned.
+ * - Per resource: Synced / OutOfSync, with `difference` none | modified | missing | extra, and
+ *   `requiresPruning` for extra resources tracked by the app. Hooks and `hook: Skip` targets have no status.
+ * - A managed namespace (CreateNamespace=true + managedNamespaceMetadata) is a target Namespace.
+ * - Reported, never fatal: unknown kinds (UnknownKind), shared resources (SharedResourceWarning,
+ *   `sharedWith`), excluded kinds, duplicates, failed server-side dry runs (ComparisonError).
+ * - Tracking: `trackingMethod` annotation (default) | label | annotation+label, instance names as Argo CD's
+ *   (`<appNs>_<app>` outside `argocdNamespace`).
+ * - Three-way semantics: a field removed from Git is a difference when the last-applied annotation or a
+ *   managedFields entry of `fieldManagers` (default argocd-controller, kubectl-gitops) shows we applied it.
+ * - API requests per run: discovery + one list (and watch) per kind and scope, plus one GET per target
+ *   outside the cached namespaces or at a non-preferred version, plus one dry run per live resource with
+ *   server-side diff. Never one request per resource otherwise.
+ */
+export { Run } from './run.js';
+export type { RunOptions } from './run.js';
+export { StateManager, OWN_FIELD_MANAGERS } from './state.js';
+export type { StateManagerOptions } from './state.js';
+export { ClusterState, keepManagersTransform } from './cluster.js';
+export type { ClusterStateOptions, ServedKind } from './cluster.js';
+export { DEFAULT_EXCLUSIONS, isExcluded } from './exclusions.js';
+export type { Exclusion } from './exclusions.js';
+export { appServerSideDiff, SERVER_SIDE_DIFF_MANAGER } from './server-side.js';
+export type * from './types.js';

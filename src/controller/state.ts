@@ -1,0 +1,269 @@
+/**
+ * `StateManager.compare(app)`: one app's refresh (Argo CD `controller/state.go CompareAppState`), spec §2-5.
+ *
+ * 1. Render the desired state (src/source) while the cluster's shared live cache syncs (cluster.ts).
+ * 2. Normalize targets (targets.ts): hooks set aside, namespaces defaulted via discovery, tracking stamped,
+ *    the managed namespace added.
+ * 3. Live = the cache's objects tracked by this app (no ownerReferences) plus the live object at each
+ *    target key, even untracked (`LiveStateCache.managedLive`); a target whose apiVersion is not the one
+ *    cached is read by one GET at its own version. A kind the cluster does not serve has no live object.
+ * 4. Pair by key; leftover live objects are extra (prune candidates) unless they are hooks, or their
+ *    tracking-id names another key (not self-referenced: copied annotations), which are left out.
+ * 5. Compare each pair (src/diff; the app's ignoreDifferences then the extra rules, one array per app),
+ *    against a server-side dry run when server-side diff is on (server-side.ts).
+ * 6. Health per resource and for the app (src/health `aggregateHealth`).
+ * Reported, never fatal: kinds the cluster does not serve (UnknownKind; the resource is OutOfSync and
+ * Missing), resources whose live object is tracked by another app (SharedResourceWarning; `sharedWith`,
+ * the diff shows the tracking change; the resource is never treated as ours), excluded kinds, duplicates,
+ * failed dry runs (the resource and the app become Unknown, ComparisonError).
+ * Throws (the app's error) when rendering fails, the cluster is unreachable, or an ignoreDifferences rule
+ * is invalid. App sync: Unknown if any resource is Unknown, else OutOfSync if any resource is OutOfSync
+ * (extra resources marked IgnoreExtraneous excepted), else Synced.
+ */
+import type { Application } from '../apps/types.js';
+import { instanceName } from '../apps/index.js';
+import { formatKey, keyOf, owningApp, parseTrackingId, TRACKING_ID_ANNOTATION } from '../cluster/index.js';
+import type { KubeObject, TrackingMethod } from '../cluster/index.js';
+import { isNotFound } from '../cluster/index.js';
+import { compareResource } from '../diff/index.js';
+import type { CompareResult, IgnoreDifference } from '../diff/index.js';
+import { aggregateHealth, isHook, isIgnored } from '../health/index.js';
+import type { SourceService } from '../source/index.js';
+import type { ClusterState } from './cluster.js';
+import { appServerSideDiff, COMPARE_OPTIONS_ANNOTATION, dryRunApply } from './server-side.js';
+import type { DryRunOutcome } from './server-side.js';
+import { instanceLabelValue, prepareTargets, withManagedNamespace } from './targets.js';
+import type { Target } from './targets.js';
+import type { AppCondition, AppSyncStatus, ComparisonResult, ResourceStatus } from './types.js';
+
+/** Managers whose managedFields entries mean "we applied this field" (three-way semantics). */
+export const OWN_FIELD_MANAGERS: readonly string[] = ['argocd-controller', 'kubectl-gitops'];
+
+export interface StateManagerOptions {
+  source: SourceService;
+  /** The cluster an app's destination resolves to (shared by the apps of that cluster). */
+  clusterOf: (app: Application) => Promise<ClusterState>;
+  /** Control-plane namespace: decides instance names. Default argocd. */
+  argocdNamespace?: string;
+  /** Default 'annotation'. */
+  trackingMethod?: TrackingMethod;
+  /** Default `app.kubernetes.io/instance`. */
+  instanceLabelKey?: string;
+  /** Rules added to every app's own (`--ignore-differences-file`). */
+  ignoreDifferences?: readonly IgnoreDifference[];
+  /** Default OWN_FIELD_MANAGERS. */
+  fieldManagers?: readonly string[];
+  /** Default false; an app's `compare-options` annotation wins. */
+  serverSideDiff?: boolean;
+  /** Dry runs in flight per app. Default 8. */
+  serverSideConcurrency?: number;
+}
+
+interface Pair {
+  target?: Target;
+  live?: KubeObject;
+  group: string;
+  version: string;
+  kind: string;
+  namespace: string;
+  name: string;
+}
+
+export class StateManager {
+  readonly #o: Required<Omit<StateManagerOptions, 'ignoreDifferences'>> & {
+    ignoreDifferences: readonly IgnoreDifference[];
+  };
+
+  constructor(options: StateManagerOptions) {
+    this.#o = {
+      argocdNamespace: 'argocd',
+      trackingMethod: 'annotation',
+      instanceLabelKey: 'app.kubernetes.io/instance',
+      ignoreDifferences: [],
+      fieldManagers: OWN_FIELD_MANAGERS,
+      serverSideDiff: false,
+      serverSideConcurrency: 8,
+      ...options,
+    };
+  }
+
+  async compare(app: Application, signal?: AbortSignal): Promise<ComparisonResult> {
+    const o = this.#o;
+    const instance = instanceName(app, o.argocdNamespace);
+    const [rendered, cluster] = await Promise.all([o.source.renderApp(app), o.clusterOf(app)]);
+    const cache = await cluster.ready(signal);
+    const destNamespace = app.destination.namespace;
+    const { targets, conditions } = await prepareTargets(withManagedNamespace(app, rendered.objects), {
+      destNamespace,
+      instance,
+      trackingMethod: o.trackingMethod,
+      instanceLabelKey: o.instanceLabelKey,
+      cluster,
+      signal,
+    });
+    for (const w of rendered.warnings) {
+      conditions.push({
+        type: /appeared \d+ times/.test(w) ? 'RepeatedResourceWarning' : 'RenderWarning',
+        message: w,
+      });
+    }
+
+    // Live objects: tracked by the app, plus those at the target keys.
+    const cachedKeys = targets
+      .filter((t) => t.served?.servedAtVersion && cluster.cachedVersion(t.key) === t.version)
+      .map((t) => t.key);
+    const cached = new Set(cachedKeys);
+    const trackedBy = o.trackingMethod === 'label' ? instanceLabelValue(instance) : instance;
+    const live = await cache.managedLive(trackedBy, cachedKeys, signal);
+    for (const t of targets) {
+      if (!t.served || cached.has(t.key)) continue;
+      const info = t.served.info;
+      try {
+        const obj = await cluster.conn.client.get(
+          info,
+          info.namespaced ? t.key.namespace : '',
+          t.key.name,
+          signal,
+        );
+        live.set(formatKey(t.key), obj);
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+        live.delete(formatKey(t.key));
+      }
+    }
+
+    const pairs: Pair[] = targets.map((t) => {
+      const id = formatKey(t.key);
+      const obj = t.served ? live.get(id) : undefined;
+      live.delete(id);
+      return { target: t, ...(obj ? { live: obj } : {}), ...t.key, version: t.version };
+    });
+    for (const obj of live.values()) {
+      if (isHook(obj) || isIgnored(obj) || !this.#selfReferenced(obj)) continue;
+      const version = (obj.apiVersion ?? '').split('/').pop() ?? '';
+      pairs.push({ live: obj, ...keyOf(obj), version });
+    }
+
+    // Server-side dry runs (pairs with a live object and a served kind).
+    const serverSide = appServerSideDiff(app.annotations) ?? o.serverSideDiff;
+    const dryRuns = new Map<Pair, DryRunOutcome>();
+    if (serverSide) {
+      const jobs = pairs.filter((p) => p.target?.served && p.live);
+      const outcomes = await dryRunApply(
+        cluster.conn.client,
+        jobs.map((p) => ({ info: p.target!.served!.info, target: p.target!.obj })),
+        o.serverSideConcurrency,
+        signal,
+      );
+      jobs.forEach((p, i) => dryRuns.set(p, outcomes[i]!));
+    }
+
+    const rules = [...app.ignoreDifferences, ...o.ignoreDifferences];
+    const health = aggregateHealth(
+      pairs.map((p) => ({ ...p, target: p.target?.obj ?? null, live: p.live ?? null })),
+      { app: { name: app.name, namespace: app.namespace ?? o.argocdNamespace } },
+    );
+    const resources = pairs.map((p, i): ResourceStatus => {
+      const r = this.#compareOne(p, rules, dryRuns.get(p), conditions, instance);
+      const h = health.resources[i];
+      if (h) r.health = { status: h.status, ...(h.message ? { message: h.message } : {}) };
+      return r;
+    });
+    resources.sort(byKey);
+
+    let sync: AppSyncStatus = 'Synced';
+    if (resources.some((r) => r.status === 'Unknown')) sync = 'Unknown';
+    else if (resources.some((r) => r.status === 'OutOfSync' && !r.ignoreExtraneous)) sync = 'OutOfSync';
+    return {
+      revision: rendered.revision,
+      resources,
+      sync,
+      health: { status: health.status, ...(health.message ? { message: health.message } : {}) },
+      conditions,
+    };
+  }
+
+  #compareOne(
+    p: Pair,
+    rules: readonly IgnoreDifference[],
+    dryRun: DryRunOutcome | undefined,
+    conditions: AppCondition[],
+    instance: string,
+  ): ResourceStatus {
+    const o = this.#o;
+    const base = { group: p.group, version: p.version, kind: p.kind, namespace: p.namespace, name: p.name };
+    const label = `${p.group ? `${p.group}/` : ''}${p.kind} ${p.namespace ? `${p.namespace}/` : ''}${p.name}`;
+    if (dryRun && 'error' in dryRun) {
+      conditions.push({ type: 'ComparisonError', message: `${label}: ${dryRun.error}` });
+      return {
+        ...base,
+        status: 'Unknown',
+        difference: 'none',
+        requiresPruning: false,
+        message: dryRun.error,
+        changes: [],
+      };
+    }
+    const target = dryRun && 'predicted' in dryRun ? dryRun.predicted : p.target?.obj;
+    const result: CompareResult = compareResource({
+      target: target ?? null,
+      live: p.live ?? null,
+      ignoreDifferences: rules,
+      trackingMethod: o.trackingMethod,
+      instanceLabelKey: o.instanceLabelKey,
+      fieldManagers: o.fieldManagers,
+    });
+    const status: ResourceStatus = {
+      ...base,
+      status: result.status,
+      difference: result.difference,
+      requiresPruning: !p.target && Boolean(p.live),
+      changes: result.changes,
+      ...(result.diffText ? { diffText: result.diffText } : {}),
+    };
+    if (p.target && !p.target.served) {
+      status.message = `kind ${p.group ? `${p.group}/` : ''}${p.version}/${p.kind} is not served by the cluster`;
+      conditions.push({ type: 'UnknownKind', message: `${label}: ${status.message}` });
+    }
+    if (p.target && p.live) {
+      const owner = owningApp(p.live, { method: o.trackingMethod, instanceLabelKey: o.instanceLabelKey });
+      const self = o.trackingMethod === 'label' ? instanceLabelValue(instance) : instance;
+      if (owner && owner !== self) {
+        status.sharedWith = owner;
+        status.message = `live object is tracked by app "${owner}"`;
+        conditions.push({
+          type: 'SharedResourceWarning',
+          message: `${label} is part of applications ${instance} and ${owner}`,
+        });
+      }
+    }
+    if (!p.target && p.live) {
+      const compareOptions = p.live.metadata?.annotations?.[COMPARE_OPTIONS_ANNOTATION] ?? '';
+      if (compareOptions.split(',').some((s) => s.trim() === 'IgnoreExtraneous'))
+        status.ignoreExtraneous = true;
+    }
+    return status;
+  }
+
+  /** Spec §2.5: a live object whose tracking-id names another key carries a copied annotation. */
+  #selfReferenced(obj: KubeObject): boolean {
+    if (this.#o.trackingMethod === 'label') return true;
+    const raw = obj.metadata?.annotations?.[TRACKING_ID_ANNOTATION];
+    const id = raw === undefined ? undefined : parseTrackingId(raw);
+    if (!id) return true;
+    const k = keyOf(obj);
+    return (
+      id.group === k.group &&
+      id.kind === k.kind &&
+      id.name === k.name &&
+      (k.namespace === '' || id.namespace === k.namespace)
+    );
+  }
+}
+
+function byKey(a: ResourceStatus, b: ResourceStatus): number {
+  for (const f of ['group', 'kind', 'namespace', 'name'] as const) {
+    if (a[f] !== b[f]) return a[f] < b[f] ? -1 : 1;
+  }
+  return 0;
+}

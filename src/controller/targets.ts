@@ -1,0 +1,104 @@
+/**
+ * Desired-state normalization before pairing with live (spec §2.1-2.2, Argo CD `NormalizeTargetObjects`):
+ * - hooks (`argocd.argoproj.io/hook`, Helm hooks), ignored hook objects and `hook: Skip` targets are set
+ *   aside: they have no sync status and never affect the app;
+ * - excluded kinds are dropped with an ExcludedResourceWarning;
+ * - namespaced objects (and objects of a kind the cluster does not serve, scope unknown) without a
+ *   namespace get the destination namespace; cluster-scoped objects lose any namespace; the tracking is
+ *   stamped again after either change;
+ * - a managed namespace (`CreateNamespace=true` with `managedNamespaceMetadata`) is added as a target
+ *   Namespace carrying that metadata, unless Git has it, so it is neither extra nor unmanaged;
+ * - tracking follows the method: `annotation` keeps the tracking-id the renderer stamped, `label` replaces
+ *   it by the instance label, `annotation+label` adds the label (value cut to 63 characters).
+ */
+import { parseApiVersion } from '../cluster/index.js';
+import type { Application } from '../apps/types.js';
+import type { KubeObject, ResourceKey, TrackingMethod } from '../cluster/index.js';
+import { isHook, isIgnored, isSkip } from '../health/index.js';
+import { TRACKING_ANNOTATION, trackingId } from '../source/index.js';
+import type { ClusterState, ServedKind } from './cluster.js';
+import { isExcluded } from './exclusions.js';
+import type { AppCondition } from './types.js';
+
+export interface Target {
+  obj: KubeObject;
+  key: ResourceKey;
+  version: string;
+  /** Undefined when the cluster does not serve the kind. */
+  served: ServedKind | undefined;
+}
+
+export interface TargetOptions {
+  destNamespace: string;
+  instance: string;
+  trackingMethod: TrackingMethod;
+  instanceLabelKey: string;
+  cluster: ClusterState;
+  signal?: AbortSignal | undefined;
+}
+
+/** Argo CD's label value: at most 63 characters, trailing non-alphanumerics cut. */
+export function instanceLabelValue(instance: string): string {
+  return instance.length <= 63 ? instance : instance.slice(0, 63).replace(/[^A-Za-z0-9]+$/, '');
+}
+
+function withTracking(obj: KubeObject, o: TargetOptions): KubeObject {
+  const isCRD =
+    obj.kind === 'CustomResourceDefinition' && obj.apiVersion?.startsWith('apiextensions.k8s.io/');
+  if (isCRD) return obj;
+  const meta = { ...(obj.metadata ?? {}) };
+  const annotations = { ...(meta.annotations ?? {}) };
+  const labels = { ...(meta.labels ?? {}) };
+  delete annotations[TRACKING_ANNOTATION];
+  if (o.trackingMethod !== 'label')
+    annotations[TRACKING_ANNOTATION] = trackingId(o.instance, obj, o.destNamespace);
+  if (o.trackingMethod !== 'annotation') labels[o.instanceLabelKey] = instanceLabelValue(o.instance);
+  meta.annotations = annotations;
+  if (Object.keys(labels).length > 0) meta.labels = labels;
+  return { ...obj, metadata: meta };
+}
+
+export async function prepareTargets(
+  objects: readonly KubeObject[],
+  o: TargetOptions,
+): Promise<{ targets: Target[]; conditions: AppCondition[] }> {
+  const conditions: AppCondition[] = [];
+  const targets: Target[] = [];
+  for (const original of objects) {
+    if (isHook(original) || isIgnored(original) || isSkip(original)) continue;
+    const { group, version } = parseApiVersion(original.apiVersion ?? '');
+    const kind = original.kind ?? '';
+    if (isExcluded({ group, kind })) {
+      conditions.push({
+        type: 'ExcludedResourceWarning',
+        message: `${group ? `${group}/` : ''}${kind} ${original.metadata?.name ?? ''} is excluded from comparison`,
+      });
+      continue;
+    }
+    const served = await o.cluster.kind({ group, version, kind }, o.signal);
+    const namespaced = served ? served.info.namespaced : true;
+    const namespace = namespaced ? original.metadata?.namespace || o.destNamespace : '';
+    const placed: KubeObject = { ...original, metadata: { ...(original.metadata ?? {}) } };
+    if (namespace) placed.metadata!.namespace = namespace;
+    else delete placed.metadata!.namespace;
+    const obj = withTracking(placed, o);
+    targets.push({ obj, key: { group, kind, namespace, name: obj.metadata?.name ?? '' }, version, served });
+  }
+  return { targets, conditions };
+}
+
+/** The rendered objects plus the managed namespace of the app, when it has one (see the header). */
+export function withManagedNamespace(app: Application, objects: readonly KubeObject[]): KubeObject[] {
+  const meta = app.syncPolicy.managedNamespaceMetadata;
+  const name = app.destination.namespace;
+  if (!meta || app.syncPolicy.options['CreateNamespace'] !== 'true' || !name) return [...objects];
+  const inGit = objects.some(
+    (o) =>
+      o.kind === 'Namespace' && parseApiVersion(o.apiVersion ?? '').group === '' && o.metadata?.name === name,
+  );
+  if (inGit) return [...objects];
+  const metadata: KubeObject['metadata'] = { name };
+  if (Object.keys(meta.labels).length > 0) metadata.labels = { ...meta.labels };
+  if (Object.keys(meta.annotations).length > 0) metadata.annotations = { ...meta.annotations };
+  return [...objects, { apiVersion: 'v1', kind: 'Namespace', metadata }];
+}

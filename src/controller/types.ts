@@ -1,0 +1,102 @@
+/**
+ * Types of the controller module (a leaf: imports only types). Names follow Argo CD's
+ * (`pkg/apis/application/v1alpha1/types.go`): `ComparisonResult`, `ResourceStatus`, `ApplicationCondition`.
+ * Every value is plain data, already masked (Secret values never appear): printers render it as is.
+ */
+import type { Application } from '../apps/types.js';
+import type { IChange } from '../diff/index.js';
+import type { HealthStatus } from '../health/index.js';
+
+/** Per resource: Synced, OutOfSync, or Unknown (its comparison failed). */
+export type ResourceSyncStatus = 'Synced' | 'OutOfSync' | 'Unknown';
+
+/** Per app: Unknown when the comparison could not be made. */
+export type AppSyncStatus = 'Synced' | 'OutOfSync' | 'Unknown';
+
+/**
+ * none: target and live agree; modified: both exist and differ; missing: no live object (to be created);
+ * extra: live object tracked by the app with no target (a prune candidate).
+ */
+export type ResourceDifference = 'none' | 'modified' | 'missing' | 'extra';
+
+export interface ResourceHealth {
+  status: HealthStatus;
+  message?: string;
+}
+
+export interface ResourceStatus {
+  group: string;
+  /** The target's version (for extra resources: the live object's). */
+  version: string;
+  kind: string;
+  /** "" for cluster-scoped resources. */
+  namespace: string;
+  name: string;
+  status: ResourceSyncStatus;
+  difference: ResourceDifference;
+  /** Undefined when the kind has no health (ConfigMap, Secret, unknown CRDs). */
+  health?: ResourceHealth;
+  /** Extra, tracked by this app, self-referenced: sync with prune would delete it. */
+  requiresPruning: boolean;
+  /** Set when the live object is tracked by another app (instance name): reported, never taken over. */
+  sharedWith?: string;
+  /** Extra resource annotated `compare-options: IgnoreExtraneous`: OutOfSync but the app stays Synced. */
+  ignoreExtraneous?: boolean;
+  /** Why the status is what it is, when not obvious ("kind not served by the cluster"). */
+  message?: string;
+  /** json-diff-ts changes from live to target (masked). Empty when Synced. */
+  changes: IChange[];
+  /** Unified diff (live "-", Git "+"), masked; present when the resource differs. */
+  diffText?: string;
+}
+
+/** Argo CD's condition types this controller reports. */
+export type ConditionType =
+  | 'UnknownKind'
+  | 'SharedResourceWarning'
+  | 'RepeatedResourceWarning'
+  | 'ExcludedResourceWarning'
+  | 'RenderWarning'
+  | 'ComparisonError';
+
+export interface AppCondition {
+  type: ConditionType;
+  message: string;
+}
+
+export interface ComparisonResult {
+  /** The resolved revision (commit SHA; "local" with --local). */
+  revision: string;
+  /** Sorted by group, kind, namespace, name. Hooks and `hook: Skip` targets are left out. */
+  resources: ResourceStatus[];
+  sync: AppSyncStatus;
+  health: ResourceHealth;
+  conditions: AppCondition[];
+}
+
+export interface AppDestination {
+  server?: string;
+  name?: string;
+  namespace: string;
+  /** The kubeconfig context the destination resolved to (absent when it failed to resolve). */
+  context?: string;
+}
+
+/** One app of a run: a comparison, or the error that prevented it (never both). */
+export interface AppReport {
+  app: Application;
+  destination: AppDestination;
+  comparison?: ComparisonResult;
+  /** One line, "app \"<name>\": <subject>: failed to <verb>: <cause>"; `exitCode` from the error. */
+  error?: { message: string; exitCode: number; hint?: string };
+}
+
+export interface RunReport {
+  /** In the order the apps were given. */
+  apps: AppReport[];
+  /** Total API requests of the run (every cluster), from the counting clients. */
+  requests: number;
+  /** True when the signal aborted the run: apps not compared then carry an "interrupted" error. */
+  interrupted: boolean;
+  durationMs: number;
+}

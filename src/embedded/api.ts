@@ -1,0 +1,389 @@
+/**
+ * The API operations (get, list, create, update, patch, apply) over the store, with the real server's
+ * write pipeline: identity checks -> status subresource rules -> defaults -> validation -> system metadata
+ * (uid, creationTimestamp, generation) -> managedFields -> store. Deletion lives in `delete.ts`.
+ *
+ * Guarantees:
+ * - `metadata.generation` starts at 1 and is bumped only when something other than metadata (and status,
+ *   for kinds with a status subresource) changes.
+ * - A write that changes nothing (managedFields timestamps aside) is a no-op: no new resourceVersion, no
+ *   watch event, as on a real server.
+ * - `dryRun=All` runs the whole pipeline and returns the result without storing it.
+ * - A stale `metadata.resourceVersion` in an update or patch body is 409 Conflict.
+ * - Writing a CustomResourceDefinition (re)registers the kinds it serves once stored.
+ */
+import { randomUUID } from 'node:crypto';
+import { parse as parseYaml } from 'yaml';
+import { Allocator, applyDefaults, keepAllocated } from './defaults.js';
+import {
+  ApiError,
+  STALE_MESSAGE,
+  alreadyExists,
+  badRequest,
+  conflict,
+  notFound,
+  notFoundPath,
+} from './errors.js';
+import type { ApplyResult, TrackOptions } from './managed-fields.js';
+import { now, serverSideApply, trackUpdate } from './managed-fields.js';
+import { jsonPatch, mergePatch, strategicMergePatch } from './patch.js';
+import type { ResourceRegistry } from './resources.js';
+import { CRD_GROUP, CRD_PLURAL } from './resources.js';
+import { parseFieldSelector, parseLabelSelector } from './selectors.js';
+import type { ObjectStore } from './store.js';
+import type { Json, KObject, ResourceType } from './types.js';
+import { apiVersionOf, clone, isMap, typeKey } from './types.js';
+import { validate } from './validate.js';
+import { crdStatus } from './crd.js';
+import { isDryRun, managerFromUserAgent, randomSuffix, stableJson, withClientManagedFields } from './meta.js';
+import { listObjects } from './list.js';
+import { scaleSubresource } from './scale.js';
+
+export interface RequestContext {
+  type: ResourceType;
+  /** The version in the URL (objects are returned with this apiVersion). */
+  version: string;
+  namespace?: string;
+  name?: string;
+  subresource?: string;
+  query: URLSearchParams;
+  userAgent: string;
+}
+
+export interface Result {
+  code: number;
+  body: unknown;
+}
+
+type Mode = 'create' | 'update' | 'status';
+
+export const NAMESPACES = '/namespaces';
+
+export class ApiCore {
+  private readonly alloc = new Allocator();
+
+  constructor(
+    readonly store: ObjectStore,
+    readonly registry: ResourceRegistry,
+  ) {}
+
+  /** Returns a stored object as served at `version` (custom resources are served at every version). */
+  render(obj: KObject, t: ResourceType, version: string): KObject {
+    const apiVersion = apiVersionOf(t.group, version);
+    return obj.apiVersion === apiVersion ? obj : { ...obj, apiVersion };
+  }
+
+  private tkey(ctx: RequestContext): string {
+    return typeKey(ctx.type);
+  }
+
+  private requireName(ctx: RequestContext): string {
+    if (!ctx.name) throw notFoundPath();
+    return ctx.name;
+  }
+
+  /** The stored object the request names (404 when absent). */
+  current(ctx: RequestContext): KObject {
+    const name = this.requireName(ctx);
+    const obj = this.store.get(this.tkey(ctx), ctx.namespace, name);
+    if (!obj) throw notFound(ctx.type, name);
+    return obj;
+  }
+
+  get(ctx: RequestContext): Result {
+    return { code: 200, body: this.render(this.current(ctx), ctx.type, ctx.version) };
+  }
+
+  /** Objects matching the request's namespace and selectors (shared by list, watch and deletecollection). */
+  select(ctx: RequestContext): KObject[] {
+    const labels = parseLabelSelector(ctx.query.get('labelSelector'));
+    const fields = parseFieldSelector(ctx.query.get('fieldSelector'), ctx.type.kind);
+    return this.store.list(this.tkey(ctx), ctx.namespace).filter((o) => labels(o) && fields(o));
+  }
+
+  list(ctx: RequestContext): Result {
+    return listObjects(this, ctx);
+  }
+
+  private parseBody(raw: string): KObject {
+    let body: unknown;
+    try {
+      body = JSON.parse(raw);
+    } catch (err) {
+      throw badRequest(`the body of the request was in an unknown format: ${(err as Error).message}`);
+    }
+    if (!isMap(body)) throw badRequest('the body of the request must be a JSON object');
+    if (!isMap(body['metadata'])) body['metadata'] = {};
+    return body as unknown as KObject;
+  }
+
+  /** Identity checks shared by every write: kind, apiVersion, namespace and name against the URL. */
+  private checkIdentity(ctx: RequestContext, obj: KObject, mode: Mode): void {
+    const t = ctx.type;
+    const expected = apiVersionOf(t.group, ctx.version);
+    obj.apiVersion ??= expected;
+    obj.kind ??= t.kind;
+    if (obj.kind !== t.kind || obj.apiVersion !== expected) {
+      throw badRequest(
+        `the API version in the data (${obj.apiVersion}) does not match the expected API version (${expected})`,
+      );
+    }
+    const meta = obj.metadata;
+    if (t.namespaced) {
+      if (!meta.namespace) meta.namespace = ctx.namespace;
+      else if (meta.namespace !== ctx.namespace) {
+        throw badRequest(
+          'the namespace of the provided object does not match the namespace sent on the request',
+        );
+      }
+    } else delete meta.namespace;
+    if (mode !== 'create' && ctx.name && meta.name !== ctx.name) {
+      if (!meta.name) meta.name = ctx.name;
+      else
+        throw badRequest(
+          `the name of the object (${meta.name}) does not match the name on the URL (${ctx.name})`,
+        );
+    }
+  }
+
+  private checkNamespace(ctx: RequestContext, creating: boolean): void {
+    if (!ctx.type.namespaced) return;
+    const ns = ctx.namespace;
+    if (!ns) throw notFoundPath();
+    const nsObj = this.store.get(NAMESPACES, undefined, ns);
+    if (!nsObj) throw notFound({ group: '', plural: 'namespaces' }, ns);
+    if (creating && nsObj.metadata.deletionTimestamp) {
+      throw new ApiError(
+        403,
+        'Forbidden',
+        `${ctx.type.kind.toLowerCase()}s "${ctx.name ?? ''}" is forbidden: unable to create new content in namespace ${ns} because it is being terminated`,
+      );
+    }
+  }
+
+  private trackOptions(ctx: RequestContext): TrackOptions {
+    return {
+      associative: ctx.type.strategicMerge,
+      statusSubresource: ctx.type.statusSubresource,
+      ...(ctx.subresource === 'status' ? { subresource: 'status' as const } : {}),
+    };
+  }
+
+  /** The write pipeline. `obj` is a fresh copy the pipeline may change. */
+  private finishWrite(
+    ctx: RequestContext,
+    old: KObject | undefined,
+    obj: KObject,
+    mode: Mode,
+    ssa?: ApplyResult,
+  ): KObject {
+    const t = ctx.type;
+    this.checkIdentity(ctx, obj, mode);
+    if (mode === 'status' && old) {
+      obj = { ...clone(old), status: obj['status'] as Json };
+      if (obj['status'] === undefined) delete obj['status'];
+    }
+    const meta = obj.metadata;
+    delete meta.selfLink;
+    if (!old) {
+      if (!meta.name && meta.generateName) meta.name = `${meta.generateName}${randomSuffix()}`;
+      meta.uid = randomUUID();
+      meta.creationTimestamp = now();
+      delete meta.resourceVersion;
+      delete meta.deletionTimestamp;
+      delete meta.deletionGracePeriodSeconds;
+      if (t.generation) meta.generation = 1;
+      else delete meta.generation;
+      if (t.statusSubresource) delete obj['status'];
+    } else {
+      for (const k of [
+        'uid',
+        'creationTimestamp',
+        'deletionTimestamp',
+        'deletionGracePeriodSeconds',
+        'generation',
+      ] as const) {
+        if (old.metadata[k] === undefined) delete meta[k];
+        else meta[k] = old.metadata[k] as never;
+      }
+      if (t.statusSubresource && mode !== 'status') {
+        if (old['status'] === undefined) delete obj['status'];
+        else obj['status'] = old['status'];
+      }
+    }
+    applyDefaults(obj, old ? undefined : this.alloc);
+    if (old) keepAllocated(obj, old);
+    validate(t, obj, old);
+    if (old && t.generation && this.specChanged(t, old, obj))
+      meta.generation = (old.metadata.generation ?? 0) + 1;
+    if (t.group === CRD_GROUP && t.plural === CRD_PLURAL) crdStatus(obj, old);
+    const manager = ctx.query.get('fieldManager') || managerFromUserAgent(ctx.userAgent);
+    const base = old ? withClientManagedFields(old, meta.managedFields) : undefined;
+    meta.managedFields = ssa
+      ? ssa.managedFields(obj)
+      : trackUpdate(base, obj, manager, this.trackOptions(ctx));
+    if (meta.managedFields.length === 0) delete meta.managedFields;
+    return obj;
+  }
+
+  private specChanged(t: ResourceType, a: KObject, b: KObject): boolean {
+    const strip = (o: KObject): unknown => {
+      const { metadata: _m, status, ...rest } = o;
+      return t.statusSubresource ? rest : { ...rest, status };
+    };
+    return stableJson(strip(a)) !== stableJson(strip(b));
+  }
+
+  /** Stores the result of a write (unless dry-run or unchanged) and returns what the client sees. */
+  private store_(ctx: RequestContext, old: KObject | undefined, obj: KObject, dryRun: boolean): KObject {
+    if (old && this.unchanged(old, obj)) return old;
+    if (dryRun) {
+      if (old) obj.metadata.resourceVersion = old.metadata.resourceVersion;
+      return obj;
+    }
+    const stored = this.store.put(this.tkey(ctx), obj);
+    if (ctx.type.group === CRD_GROUP && ctx.type.plural === CRD_PLURAL) this.registry.registerCrd(stored);
+    this.afterWrite?.(ctx.type, stored);
+    return stored;
+  }
+
+  /** Set by the deleter: finishes deletion of objects whose last finalizer was removed. */
+  afterWrite: ((t: ResourceType, obj: KObject) => void) | undefined;
+
+  private unchanged(a: KObject, b: KObject): boolean {
+    const norm = (o: KObject): string => {
+      const mf = (o.metadata.managedFields ?? []).map((e) => ({ ...e, time: '' }));
+      return stableJson({ ...o, metadata: { ...o.metadata, resourceVersion: '', managedFields: mf } });
+    };
+    return norm(a) === norm(b);
+  }
+
+  /** Creates namespaces at start (as a fresh cluster has default, kube-system, ...). */
+  bootstrapNamespaces(names: string[]): void {
+    const type = this.registry.byPlural('', 'v1', 'namespaces')!;
+    for (const name of names) {
+      const ctx: RequestContext = {
+        type,
+        version: 'v1',
+        query: new URLSearchParams(),
+        userAgent: 'kube-apiserver/v1.32.0',
+      };
+      this.create(ctx, JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }));
+    }
+  }
+
+  create(ctx: RequestContext, raw: string): Result {
+    if (ctx.subresource) throw notFoundPath();
+    const dryRun = isDryRun(ctx.query);
+    const obj = this.parseBody(raw);
+    if (obj.metadata.resourceVersion) {
+      throw new ApiError(500, 'InternalError', 'resourceVersion should not be set on objects to be created');
+    }
+    this.checkNamespace(ctx, true);
+    const name = obj.metadata.name;
+    if (name && this.store.get(this.tkey(ctx), ctx.namespace, name)) throw alreadyExists(ctx.type, name);
+    const result = this.finishWrite(ctx, undefined, obj, 'create');
+    const fresh = result.metadata.name ?? '';
+    if (this.store.get(this.tkey(ctx), ctx.namespace, fresh)) throw alreadyExists(ctx.type, fresh);
+    return {
+      code: 201,
+      body: this.render(this.store_(ctx, undefined, result, dryRun), ctx.type, ctx.version),
+    };
+  }
+
+  update(ctx: RequestContext, raw: string): Result {
+    const dryRun = isDryRun(ctx.query);
+    const old = this.current(ctx);
+    const obj = this.parseBody(raw);
+    const rv = obj.metadata.resourceVersion;
+    if (rv && rv !== old.metadata.resourceVersion)
+      throw conflict(ctx.type, old.metadata.name ?? '', STALE_MESSAGE);
+    const mode: Mode = ctx.subresource === 'status' ? 'status' : 'update';
+    const result = this.finishWrite(ctx, old, obj, mode);
+    return { code: 200, body: this.render(this.store_(ctx, old, result, dryRun), ctx.type, ctx.version) };
+  }
+
+  patch(ctx: RequestContext, raw: string, contentType: string): Result {
+    const ct = (contentType.split(';')[0] ?? '').trim().toLowerCase();
+    if (ct === 'application/apply-patch+yaml') return this.apply(ctx, raw);
+    const dryRun = isDryRun(ctx.query);
+    const old = this.current(ctx);
+    let body: Json;
+    try {
+      body = JSON.parse(raw) as Json;
+    } catch (err) {
+      throw badRequest(`the body of the request was in an unknown format: ${(err as Error).message}`);
+    }
+    const base = clone(old) as unknown as Json;
+    let patched: Json;
+    if (ct === 'application/merge-patch+json') patched = mergePatch(base, body);
+    else if (ct === 'application/json-patch+json') patched = jsonPatch(base, body);
+    else if (ct === 'application/strategic-merge-patch+json' && ctx.type.strategicMerge)
+      patched = strategicMergePatch(base, body);
+    else {
+      throw new ApiError(
+        415,
+        'UnsupportedMediaType',
+        `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml${ctx.type.strategicMerge ? ', application/strategic-merge-patch+json' : ''}`,
+      );
+    }
+    if (!isMap(patched)) throw badRequest('the patched object is not an object');
+    const obj = patched as unknown as KObject;
+    if (!isMap(obj.metadata)) obj.metadata = {};
+    const rv = obj.metadata.resourceVersion;
+    if (rv && rv !== old.metadata.resourceVersion)
+      throw conflict(ctx.type, old.metadata.name ?? '', STALE_MESSAGE);
+    const mode: Mode = ctx.subresource === 'status' ? 'status' : 'update';
+    const result = this.finishWrite(ctx, old, obj, mode);
+    return { code: 200, body: this.render(this.store_(ctx, old, result, dryRun), ctx.type, ctx.version) };
+  }
+
+  scale(ctx: RequestContext, verb: string, raw: string, contentType: string): Result {
+    return scaleSubresource(this, ctx, verb, raw, contentType);
+  }
+
+  /** Server-side apply (creates the object when it does not exist). */
+  apply(ctx: RequestContext, raw: string): Result {
+    const dryRun = isDryRun(ctx.query);
+    const manager = ctx.query.get('fieldManager');
+    if (!manager) {
+      throw new ApiError(
+        422,
+        'Invalid',
+        'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
+      );
+    }
+    let applied: unknown;
+    try {
+      applied = parseYaml(raw);
+    } catch (err) {
+      throw badRequest(`error decoding YAML: ${(err as Error).message}`);
+    }
+    if (!isMap(applied)) throw badRequest('the apply configuration must be an object');
+    const cfg = applied as unknown as KObject;
+    if (!isMap(cfg.metadata)) cfg.metadata = {};
+    const name = this.requireName(ctx);
+    if (cfg.metadata.name !== undefined && cfg.metadata.name !== name) {
+      throw badRequest(
+        `the name of the object (${cfg.metadata.name}) does not match the name on the URL (${name})`,
+      );
+    }
+    cfg.metadata.name = name;
+    delete cfg.metadata.managedFields;
+    this.checkIdentity(ctx, cfg, 'update');
+    const old = this.store.get(this.tkey(ctx), ctx.namespace, name);
+    if (!old && ctx.subresource) throw notFound(ctx.type, name);
+    if (!old) this.checkNamespace(ctx, true);
+    const rv = cfg.metadata.resourceVersion;
+    if (rv && old && rv !== old.metadata.resourceVersion) throw conflict(ctx.type, name, STALE_MESSAGE);
+    delete cfg.metadata.resourceVersion;
+    const force = ctx.query.get('force') === 'true';
+    const res = serverSideApply(old, cfg, manager, force, this.trackOptions(ctx));
+    const mode: Mode = !old ? 'create' : ctx.subresource === 'status' ? 'status' : 'update';
+    const result = this.finishWrite(ctx, old, res.obj, mode, res);
+    return {
+      code: old ? 200 : 201,
+      body: this.render(this.store_(ctx, old, result, dryRun), ctx.type, ctx.version),
+    };
+  }
+}

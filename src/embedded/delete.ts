@@ -1,0 +1,254 @@
+/**
+ * Deletion: single objects, collections, garbage collection through ownerReferences, finalizers and
+ * namespace termination.
+ *
+ * Guarantees:
+ * - An object with finalizers is not removed: it gets `deletionTimestamp` (and a MODIFIED event) and is
+ *   removed by the write that clears its last finalizer.
+ * - propagationPolicy Background (the default) and Foreground delete dependents (objects whose
+ *   ownerReferences name the deleted uid), recursively; Foreground deletes them before the owner, Background
+ *   after. Orphan removes the ownerReference from dependents instead.
+ * - Deleting a namespace marks it Terminating, deletes everything in it, and removes it once empty.
+ * - Deleting a CustomResourceDefinition deletes all its custom resources and stops serving the kind.
+ * - `dryRun=All` returns the would-be result and changes nothing.
+ */
+import type { ApiCore, RequestContext, Result } from './api.js';
+import { NAMESPACES } from './api.js';
+import { ApiError, badRequest, conflict } from './errors.js';
+import { now } from './managed-fields.js';
+import { CRD_GROUP, CRD_PLURAL } from './resources.js';
+import type { JsonMap, KObject, ResourceType } from './types.js';
+import { clone, isMap, typeKey } from './types.js';
+
+type Policy = 'Orphan' | 'Background' | 'Foreground';
+
+/** Namespaces the real server refuses to delete. */
+const PROTECTED_NAMESPACES = new Set(['default', 'kube-system', 'kube-public']);
+
+interface DeleteOptions {
+  policy: Policy;
+  dryRun: boolean;
+  preconditions: { uid?: string; resourceVersion?: string };
+}
+
+function parseOptions(ctx: RequestContext, raw: string): DeleteOptions {
+  let body: JsonMap = {};
+  if (raw.trim()) {
+    try {
+      const parsed: unknown = JSON.parse(raw);
+      if (isMap(parsed)) body = parsed;
+    } catch {
+      throw badRequest('the body of the request was in an unknown format');
+    }
+  }
+  const q = ctx.query;
+  const bodyDry = Array.isArray(body['dryRun']) ? body['dryRun'].map(String) : [];
+  const dry = [...q.getAll('dryRun'), ...bodyDry];
+  if (dry.some((d) => d !== 'All')) throw badRequest(`Invalid dry run value: ${dry.join(',')}`);
+  const orphan = body['orphanDependents'] === true || q.get('orphanDependents') === 'true';
+  const policy = String(
+    body['propagationPolicy'] ?? q.get('propagationPolicy') ?? (orphan ? 'Orphan' : 'Background'),
+  );
+  if (policy !== 'Orphan' && policy !== 'Background' && policy !== 'Foreground') {
+    throw badRequest(
+      `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`,
+    );
+  }
+  const pre = isMap(body['preconditions']) ? body['preconditions'] : {};
+  return {
+    policy,
+    dryRun: dry.length > 0,
+    preconditions: {
+      ...(typeof pre['uid'] === 'string' ? { uid: pre['uid'] } : {}),
+      ...(typeof pre['resourceVersion'] === 'string' ? { resourceVersion: pre['resourceVersion'] } : {}),
+    },
+  };
+}
+
+function success(t: ResourceType, obj: KObject): JsonMap {
+  return {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Success',
+    details: { name: obj.metadata.name ?? '', group: t.group, kind: t.plural, uid: obj.metadata.uid ?? '' },
+  };
+}
+
+export class Deleter {
+  /** Namespaces being emptied in bulk (their removal check is deferred to the end). */
+  private bulk = new Set<string>();
+
+  constructor(private readonly core: ApiCore) {
+    core.afterWrite = (t, obj) => {
+      if (obj.metadata.deletionTimestamp && !obj.metadata.finalizers?.length && typeKey(t) !== NAMESPACES) {
+        this.remove(t, obj, 'Background');
+      }
+    };
+  }
+
+  private get store() {
+    return this.core.store;
+  }
+
+  private typeOf(tkey: string): ResourceType | undefined {
+    return this.core.registry.all().find((t) => typeKey(t) === tkey);
+  }
+
+  delete(ctx: RequestContext, raw: string): Result {
+    const opts = parseOptions(ctx, raw);
+    const t = ctx.type;
+    const name = ctx.name ?? '';
+    const obj = this.store.get(typeKey(t), ctx.namespace, name);
+    if (!obj)
+      throw new ApiError(
+        404,
+        'NotFound',
+        `${t.group ? `${t.plural}.${t.group}` : t.plural} "${name}" not found`,
+        { name, group: t.group, kind: t.plural },
+      );
+    const { uid, resourceVersion } = opts.preconditions;
+    if (uid && uid !== obj.metadata.uid) {
+      throw conflict(
+        t,
+        name,
+        `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${obj.metadata.uid ?? ''}`,
+      );
+    }
+    if (resourceVersion && resourceVersion !== obj.metadata.resourceVersion) {
+      throw conflict(
+        t,
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion ?? ''}`,
+      );
+    }
+    if (typeKey(t) === NAMESPACES && PROTECTED_NAMESPACES.has(name)) {
+      throw new ApiError(
+        403,
+        'Forbidden',
+        `namespaces "${name}" is forbidden: this namespace may not be deleted`,
+        {
+          name,
+          kind: 'namespaces',
+        },
+      );
+    }
+    if (typeKey(t) === NAMESPACES)
+      return { code: 200, body: this.core.render(this.deleteNamespace(obj, opts.dryRun), t, ctx.version) };
+    const out = this.deleteOne(t, obj, opts.policy, opts.dryRun);
+    return { code: 200, body: out ? this.core.render(out, t, ctx.version) : success(t, obj) };
+  }
+
+  deleteCollection(ctx: RequestContext, raw: string): Result {
+    const opts = parseOptions(ctx, raw);
+    const t = ctx.type;
+    const items: KObject[] = [];
+    for (const obj of this.core.select(ctx)) {
+      const current = this.store.get(typeKey(t), obj.metadata.namespace, obj.metadata.name ?? '');
+      if (!current) continue;
+      items.push(this.deleteOne(t, current, opts.policy, opts.dryRun) ?? current);
+    }
+    return {
+      code: 200,
+      body: {
+        kind: t.listKind,
+        apiVersion: ctx.type.group ? `${t.group}/${ctx.version}` : ctx.version,
+        metadata: { resourceVersion: String(this.store.resourceVersion) },
+        items,
+      },
+    };
+  }
+
+  /** Deletes (or marks for deletion) one object; returns the object when it remains (finalizers). */
+  private deleteOne(t: ResourceType, obj: KObject, policy: Policy, dryRun: boolean): KObject | undefined {
+    if (obj.metadata.finalizers?.length) {
+      if (obj.metadata.deletionTimestamp) return obj;
+      const marked = clone(obj);
+      marked.metadata.deletionTimestamp = now();
+      marked.metadata.deletionGracePeriodSeconds = 0;
+      if (t.generation) marked.metadata.generation = (obj.metadata.generation ?? 0) + 1;
+      return dryRun ? marked : this.store.put(typeKey(t), marked);
+    }
+    if (!dryRun) this.remove(t, obj, policy);
+    return undefined;
+  }
+
+  /** Removes an object now, then applies the propagation policy to its dependents. */
+  private remove(t: ResourceType, obj: KObject, policy: Policy): void {
+    const uid = obj.metadata.uid;
+    if (policy === 'Foreground' && uid) this.cascade(uid, policy);
+    if (!this.store.remove(typeKey(t), obj.metadata.namespace, obj.metadata.name ?? '')) return;
+    if (t.group === CRD_GROUP && t.plural === CRD_PLURAL) {
+      const served = this.core.registry.unregisterCrd(obj.metadata.name ?? '');
+      if (served)
+        for (const cr of this.store.list(typeKey(served)))
+          this.store.remove(typeKey(served), cr.metadata.namespace, cr.metadata.name ?? '');
+    }
+    if (uid && policy === 'Background') this.cascade(uid, policy);
+    if (uid && policy === 'Orphan') this.orphan(uid);
+    const ns = obj.metadata.namespace;
+    if (ns && !this.bulk.has(ns)) this.maybeFinishNamespace(ns);
+  }
+
+  private dependents(uid: string): Array<{ t: ResourceType; obj: KObject }> {
+    const out: Array<{ t: ResourceType; obj: KObject }> = [];
+    for (const tkey of this.store.typeKeys()) {
+      const t = this.typeOf(tkey);
+      if (!t) continue;
+      for (const obj of this.store.each(tkey)) {
+        if (obj.metadata.ownerReferences?.some((r) => r.uid === uid)) out.push({ t, obj });
+      }
+    }
+    return out;
+  }
+
+  private cascade(uid: string, policy: Policy): void {
+    for (const { t, obj } of this.dependents(uid)) {
+      const current = this.store.get(typeKey(t), obj.metadata.namespace, obj.metadata.name ?? '');
+      if (current) this.deleteOne(t, current, policy, false);
+    }
+  }
+
+  private orphan(uid: string): void {
+    for (const { t, obj } of this.dependents(uid)) {
+      const copy = clone(obj);
+      copy.metadata.ownerReferences = (copy.metadata.ownerReferences ?? []).filter((r) => r.uid !== uid);
+      if (copy.metadata.ownerReferences.length === 0) delete copy.metadata.ownerReferences;
+      this.store.put(typeKey(t), copy);
+    }
+  }
+
+  private deleteNamespace(ns: KObject, dryRun: boolean): KObject {
+    if (ns.metadata.deletionTimestamp) return ns;
+    const marked = clone(ns);
+    marked.metadata.deletionTimestamp = now();
+    marked['status'] = { ...(isMap(marked['status']) ? marked['status'] : {}), phase: 'Terminating' };
+    if (dryRun) return marked;
+    const stored = this.store.put(NAMESPACES, marked);
+    const name = ns.metadata.name ?? '';
+    this.bulk.add(name);
+    try {
+      for (const t of this.core.registry.all()) {
+        if (!t.namespaced) continue;
+        for (const obj of this.store.list(typeKey(t), name)) {
+          const current = this.store.get(typeKey(t), name, obj.metadata.name ?? '');
+          if (current) this.deleteOne(t, current, 'Background', false);
+        }
+      }
+    } finally {
+      this.bulk.delete(name);
+    }
+    this.maybeFinishNamespace(name);
+    return stored;
+  }
+
+  /** Removes a terminating namespace once nothing is left in it. */
+  private maybeFinishNamespace(name: string): void {
+    const ns = this.store.get(NAMESPACES, undefined, name);
+    if (!ns?.metadata.deletionTimestamp) return;
+    for (const tkey of this.store.typeKeys()) {
+      if (tkey !== NAMESPACES && this.store.hasIn(tkey, name)) return;
+    }
+    this.store.remove(NAMESPACES, undefined, name);
+  }
+}

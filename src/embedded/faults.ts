@@ -1,0 +1,170 @@
+/**
+ * Fault injection and request counting, driven from test code.
+ *
+ * Guarantees:
+ * - Randomness (error rates) comes from one seeded PRNG (mulberry32), so a test with a fixed seed sees the
+ *   same sequence of failures for the same sequence of requests.
+ * - Faults apply to resource requests (not discovery) and are checked before the handler runs: a failed
+ *   request changes nothing.
+ * - Counters count every request that reached the router, including failed and injected ones.
+ */
+import { seededRandom } from '../util/random.js';
+import type { Verb } from './types.js';
+
+export interface ErrorRule {
+  /** Verb to fail ('*' or undefined: every verb). */
+  verb?: Verb | '*';
+  /** Resource to fail, as "deployments.apps" / "configmaps" (undefined: every resource). */
+  resource?: string;
+  /** Probability in [0, 1] that a matching request fails. Default 1. */
+  rate?: number;
+  /** HTTP status: 500 (InternalError), 503, or 429 (TooManyRequests, with Retry-After). Default 500. */
+  status?: 429 | 500 | 503;
+  /** Retry-After seconds sent with 429/503. Default 1. */
+  retryAfterSeconds?: number;
+  /** Fail at most this many requests, then the rule is spent. */
+  times?: number;
+}
+
+export interface InjectedError {
+  status: number;
+  retryAfterSeconds?: number;
+}
+
+/** Hooks the server registers so the injector can act on open watches. */
+export interface WatchControl {
+  /** Destroys every open watch connection (no final event); returns how many were dropped. */
+  dropAll(): number;
+  /** Ends every open watch with an ERROR 410 Expired event and forgets the event history. */
+  expireAll(): number;
+}
+
+export class FaultInjector {
+  private random: () => number;
+  private rules: Array<ErrorRule & { left: number }> = [];
+  private latency = new Map<string, number>();
+  private goneWatches = 0;
+  /** Set by the server. */
+  watchControl: WatchControl | undefined;
+
+  constructor(seed = 1) {
+    this.random = seededRandom(seed);
+  }
+
+  /** Re-seeds the PRNG and removes every fault. */
+  reset(seed = 1): void {
+    this.random = seededRandom(seed);
+    this.rules = [];
+    this.latency.clear();
+    this.goneWatches = 0;
+  }
+
+  /** Adds latency (ms) before every request of a verb ('*' = all). 0 removes it. */
+  setLatency(ms: number, verb: Verb | '*' = '*'): void {
+    if (ms > 0) this.latency.set(verb, ms);
+    else this.latency.delete(verb);
+  }
+
+  /** Fails matching requests; returns a function that removes the rule. */
+  failRequests(rule: ErrorRule): () => void {
+    const entry = { ...rule, left: rule.times ?? Number.POSITIVE_INFINITY };
+    this.rules.push(entry);
+    return () => {
+      this.rules = this.rules.filter((r) => r !== entry);
+    };
+  }
+
+  /** Drops every open watch connection now (the client sees the stream end abruptly). */
+  dropWatches(): number {
+    return this.watchControl?.dropAll() ?? 0;
+  }
+
+  /**
+   * Forces 410 Gone: open watches end with an ERROR 410 event, and any watch from a resourceVersion older
+   * than now is answered with 410 (clients must relist).
+   */
+  expireWatches(): number {
+    return this.watchControl?.expireAll() ?? 0;
+  }
+
+  /** The next `n` watch requests get 410 Gone whatever their resourceVersion. */
+  goneOnNextWatches(n = 1): void {
+    this.goneWatches += n;
+  }
+
+  /** @internal Consumed by the watch handler. */
+  takeForcedGone(): boolean {
+    if (this.goneWatches <= 0) return false;
+    this.goneWatches--;
+    return true;
+  }
+
+  /** @internal Latency to apply before a request. */
+  latencyFor(verb: Verb): number {
+    return this.latency.get(verb) ?? this.latency.get('*') ?? 0;
+  }
+
+  /** @internal The injected error for this request, if any (consumes randomness only for matching rules). */
+  errorFor(verb: Verb, resource: string): InjectedError | undefined {
+    for (const r of this.rules) {
+      if (r.left <= 0) continue;
+      if (r.verb && r.verb !== '*' && r.verb !== verb) continue;
+      if (r.resource && r.resource !== resource) continue;
+      if (this.random() >= (r.rate ?? 1)) continue;
+      r.left--;
+      const status = r.status ?? 500;
+      return status === 500 ? { status } : { status, retryAfterSeconds: r.retryAfterSeconds ?? 1 };
+    }
+    return undefined;
+  }
+}
+
+export interface StatsSnapshot {
+  total: number;
+  byVerb: Record<string, number>;
+  /** Keyed "deployments.apps", "configmaps"; discovery requests are counted under "discovery". */
+  byResource: Record<string, number>;
+  /** Keyed "list deployments.apps". */
+  byVerbResource: Record<string, number>;
+}
+
+export class RequestStats {
+  private totalCount = 0;
+  private readonly verbs = new Map<string, number>();
+  private readonly resources = new Map<string, number>();
+  private readonly pairs = new Map<string, number>();
+
+  get total(): number {
+    return this.totalCount;
+  }
+
+  count(verb: string, resource?: string): number {
+    if (resource === undefined) return this.verbs.get(verb) ?? 0;
+    return this.pairs.get(`${verb} ${resource}`) ?? 0;
+  }
+
+  /** @internal Called by the router once per request. */
+  record(verb: string, resource: string): void {
+    this.totalCount++;
+    this.verbs.set(verb, (this.verbs.get(verb) ?? 0) + 1);
+    this.resources.set(resource, (this.resources.get(resource) ?? 0) + 1);
+    const k = `${verb} ${resource}`;
+    this.pairs.set(k, (this.pairs.get(k) ?? 0) + 1);
+  }
+
+  snapshot(): StatsSnapshot {
+    return {
+      total: this.totalCount,
+      byVerb: Object.fromEntries(this.verbs),
+      byResource: Object.fromEntries(this.resources),
+      byVerbResource: Object.fromEntries(this.pairs),
+    };
+  }
+
+  reset(): void {
+    this.totalCount = 0;
+    this.verbs.clear();
+    this.resources.clear();
+    this.pairs.clear();
+  }
+}

@@ -1,0 +1,343 @@
+/**
+ * `metadata.managedFields` and server-side apply.
+ *
+ * Field sets are sets of paths; a path is a list of elements joined by "\n": `f:<field>` for a map key and
+ * `k:{"<key>":<value>}` for an item of an associative list (built-in kinds' lists from LIST_MERGE_KEYS; for
+ * custom resources every list is atomic, as without a schema). A set holds leaves (scalars, atomic lists,
+ * empty maps) and list items (written as "." in FieldsV1), as the real server's FieldsV1 does.
+ *
+ * Ownership rules (a faithful subset of structured-merge-diff):
+ * - Update (create/update/patch): the manager gains the fields whose value it changed; other managers lose
+ *   them. Fields that no longer exist are dropped from every set; empty entries are dropped.
+ * - Apply: the manager's set becomes exactly the fields of its applied configuration. A field another
+ *   manager owns with a different live value is a conflict (409) unless `force`, which takes it over.
+ *   Fields the manager applied before but not now are removed from the object unless another manager
+ *   still owns them (or something below them).
+ * - Managers are identified by (manager, operation, subresource), like the real server.
+ * - Main-resource writes do not track `status` for kinds with a status subresource; `/status` writes track
+ *   only `status`.
+ */
+import { ApiError } from './errors.js';
+import { listMergeKey } from './patch.js';
+import type { Json, JsonMap, KObject, ManagedFieldsEntry } from './types.js';
+import { clone, isMap } from './types.js';
+
+const SEP = '\n';
+/** Metadata fields that are owned like user fields; the rest (name, uid, resourceVersion...) are not. */
+const OWNED_METADATA = new Set(['labels', 'annotations', 'finalizers', 'ownerReferences', 'generateName']);
+
+export interface TrackOptions {
+  /** Built-in kinds: lists in LIST_MERGE_KEYS are associative. */
+  associative: boolean;
+  /** The kind has a status subresource. */
+  statusSubresource: boolean;
+  /** The write went to the `/status` subresource. */
+  subresource?: 'status';
+}
+
+function collect(
+  v: Json | undefined,
+  path: string[],
+  field: string,
+  opts: TrackOptions,
+  out: Set<string>,
+): void {
+  // Nulls are never owned (e.g. the `creationTimestamp: null` of pod templates).
+  if (v === undefined || v === null) return;
+  if (isMap(v) && Object.keys(v).length > 0) {
+    for (const [k, child] of Object.entries(v)) collect(child, [...path, `f:${k}`], k, opts, out);
+    return;
+  }
+  if (Array.isArray(v) && opts.associative) {
+    const key = listMergeKey(field, v);
+    if (key && v.length > 0 && v.every((i) => isMap(i) && i[key] !== undefined)) {
+      for (const item of v as JsonMap[]) {
+        const p = [...path, `k:${JSON.stringify({ [key]: item[key] })}`];
+        out.add(p.join(SEP));
+        for (const [k, child] of Object.entries(item)) collect(child, [...p, `f:${k}`], k, opts, out);
+      }
+      return;
+    }
+  }
+  out.add(path.join(SEP));
+}
+
+/** The field paths an object sets, as the fieldManager would own them. */
+export function fieldPaths(obj: KObject, opts: TrackOptions): Set<string> {
+  const out = new Set<string>();
+  const o = obj as unknown as JsonMap;
+  if (opts.subresource === 'status') {
+    collect(o['status'], ['f:status'], 'status', opts, out);
+    return out;
+  }
+  for (const [k, v] of Object.entries(o)) {
+    if (k === 'apiVersion' || k === 'kind') continue;
+    if (k === 'status' && opts.statusSubresource) continue;
+    if (k === 'metadata') {
+      if (!isMap(v)) continue;
+      for (const [mk, mv] of Object.entries(v)) {
+        if (OWNED_METADATA.has(mk)) collect(mv, ['f:metadata', `f:${mk}`], mk, opts, out);
+      }
+      continue;
+    }
+    collect(v, [`f:${k}`], k, opts, out);
+  }
+  return out;
+}
+
+export function toFieldsV1(set: Set<string>): JsonMap {
+  const tree: JsonMap = {};
+  for (const p of [...set].sort()) {
+    let node = tree;
+    const parts = p.split(SEP);
+    for (const el of parts) node = (node[el] ??= {}) as JsonMap;
+    if (parts[parts.length - 1]!.startsWith('k:')) node['.'] = {};
+  }
+  return tree;
+}
+
+export function fromFieldsV1(
+  tree: Json | undefined,
+  path: string[] = [],
+  out = new Set<string>(),
+): Set<string> {
+  if (!isMap(tree)) return out;
+  for (const [k, child] of Object.entries(tree)) {
+    if (k === '.') {
+      out.add(path.join(SEP));
+      continue;
+    }
+    if (isMap(child) && Object.keys(child).length > 0) fromFieldsV1(child, [...path, k], out);
+    else out.add([...path, k].join(SEP));
+  }
+  return out;
+}
+
+function step(cur: Json | undefined, el: string): Json | undefined {
+  if (el.startsWith('f:')) return isMap(cur) ? cur[el.slice(2)] : undefined;
+  if (el.startsWith('k:') && Array.isArray(cur)) {
+    const key = JSON.parse(el.slice(2)) as JsonMap;
+    return cur.find(
+      (i) => isMap(i) && Object.entries(key).every(([k, v]) => JSON.stringify(i[k]) === JSON.stringify(v)),
+    );
+  }
+  return undefined;
+}
+
+export function valueAt(obj: Json, path: string): Json | undefined {
+  let cur: Json | undefined = obj;
+  for (const el of path.split(SEP)) cur = step(cur, el);
+  return cur;
+}
+
+/** Removes the value at path; then removes maps left empty on the way up. */
+function removePath(obj: JsonMap, path: string): void {
+  const els = path.split(SEP);
+  const chain: Json[] = [obj];
+  for (const el of els.slice(0, -1)) {
+    const next = step(chain[chain.length - 1], el);
+    if (next === undefined) return;
+    chain.push(next);
+  }
+  const parent = chain[chain.length - 1];
+  const last = els[els.length - 1]!;
+  const target = step(parent, last);
+  if (target === undefined) return;
+  if (Array.isArray(parent)) parent.splice(parent.indexOf(target), 1);
+  else if (isMap(parent)) delete parent[last.slice(2)];
+  for (let i = chain.length - 1; i > 0; i--) {
+    const node = chain[i]!;
+    if (!isMap(node) || Object.keys(node).length > 0) break;
+    const up = chain[i - 1];
+    const el = els[i - 1]!;
+    if (isMap(up)) delete up[el.slice(2)];
+    else if (Array.isArray(up)) up.splice(up.indexOf(node), 1);
+  }
+}
+
+/** ".spec.template.spec.containers[name="nginx"].image", as conflict messages print paths. */
+export function prettyPath(path: string): string {
+  return path
+    .split(SEP)
+    .map((el) => {
+      if (el.startsWith('f:')) return `.${el.slice(2)}`;
+      const key = JSON.parse(el.slice(2)) as JsonMap;
+      return `[${Object.entries(key)
+        .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+        .join(',')}]`;
+    })
+    .join('');
+}
+
+function isItem(path: string): boolean {
+  return path.slice(path.lastIndexOf(SEP) + 1).startsWith('k:');
+}
+
+export function now(): string {
+  return new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+}
+
+interface Owner {
+  entry: ManagedFieldsEntry;
+  set: Set<string>;
+}
+
+function owners(obj: KObject | undefined): Owner[] {
+  return (obj?.metadata.managedFields ?? []).map((entry) => ({ entry, set: fromFieldsV1(entry.fieldsV1) }));
+}
+
+function sameManager(e: ManagedFieldsEntry, manager: string, op: string, sub: string | undefined): boolean {
+  return e.manager === manager && e.operation === op && (e.subresource ?? undefined) === sub;
+}
+
+/** Builds the final entry list: sets restricted to fields that exist in `obj`, empty entries dropped. */
+function finish(list: Owner[], obj: KObject): ManagedFieldsEntry[] {
+  const out: ManagedFieldsEntry[] = [];
+  for (const o of list) {
+    const set = new Set([...o.set].filter((p) => valueAt(obj as unknown as Json, p) !== undefined));
+    if (set.size === 0) continue;
+    out.push({ ...o.entry, fieldsType: 'FieldsV1', fieldsV1: toFieldsV1(set) });
+  }
+  return out;
+}
+
+function newEntry(
+  manager: string,
+  op: 'Apply' | 'Update',
+  obj: KObject,
+  opts: TrackOptions,
+): ManagedFieldsEntry {
+  const e: ManagedFieldsEntry = {
+    manager,
+    operation: op,
+    apiVersion: obj.apiVersion,
+    time: now(),
+    fieldsType: 'FieldsV1',
+    fieldsV1: {},
+  };
+  if (opts.subresource) e.subresource = opts.subresource;
+  return e;
+}
+
+/** managedFields after a create/update/patch by `manager` (operation Update). */
+export function trackUpdate(
+  old: KObject | undefined,
+  next: KObject,
+  manager: string,
+  opts: TrackOptions,
+): ManagedFieldsEntry[] {
+  const newPaths = fieldPaths(next, opts);
+  const oldPaths = old ? fieldPaths(old, opts) : new Set<string>();
+  const changed = new Set<string>();
+  for (const p of newPaths) {
+    if (
+      !oldPaths.has(p) ||
+      JSON.stringify(valueAt(old as unknown as Json, p)) !==
+        JSON.stringify(valueAt(next as unknown as Json, p))
+    ) {
+      changed.add(p);
+    }
+  }
+  const list = owners(old);
+  const sub = opts.subresource;
+  let mine = list.find((o) => sameManager(o.entry, manager, 'Update', sub));
+  for (const o of list) if (o !== mine) for (const p of changed) o.set.delete(p);
+  if (changed.size > 0) {
+    if (!mine) list.push((mine = { entry: newEntry(manager, 'Update', next, opts), set: new Set() }));
+    for (const p of changed) mine.set.add(p);
+    mine.entry = { ...mine.entry, time: now(), apiVersion: next.apiVersion };
+  }
+  return finish(list, next);
+}
+
+/** Structural merge of an applied configuration into the live object (lists per LIST_MERGE_KEYS). */
+function applyMerge(live: Json | undefined, applied: Json, field: string, associative: boolean): Json {
+  if (isMap(applied)) {
+    const out: JsonMap = isMap(live) ? { ...live } : {};
+    for (const [k, v] of Object.entries(applied)) {
+      if (v === null) delete out[k];
+      else out[k] = applyMerge(out[k], v, k, associative);
+    }
+    return out;
+  }
+  if (Array.isArray(applied) && associative && Array.isArray(live)) {
+    const key = listMergeKey(field, applied, live);
+    if (key && applied.every((i) => isMap(i) && i[key] !== undefined)) {
+      const out = [...live];
+      for (const item of applied as JsonMap[]) {
+        const idx = out.findIndex((x) => isMap(x) && JSON.stringify(x[key]) === JSON.stringify(item[key]));
+        if (idx >= 0) out[idx] = applyMerge(out[idx], item, field, associative);
+        else out.push(clone(item));
+      }
+      return out;
+    }
+  }
+  return clone(applied);
+}
+
+export interface ApplyResult {
+  /** The merged object (before defaulting); the caller finishes it and then calls `managedFields`. */
+  obj: KObject;
+  managedFields(final: KObject): ManagedFieldsEntry[];
+}
+
+/**
+ * Server-side apply of `applied` by `manager` onto `live` (undefined: the object is created).
+ * Throws 409 Conflict naming each conflicting field and manager when `force` is false.
+ */
+export function serverSideApply(
+  live: KObject | undefined,
+  applied: KObject,
+  manager: string,
+  force: boolean,
+  opts: TrackOptions,
+): ApplyResult {
+  const appliedSet = fieldPaths(applied, opts);
+  const list = owners(live);
+  const sub = opts.subresource;
+  let mine = list.find((o) => sameManager(o.entry, manager, 'Apply', sub));
+  const conflicts: Array<{ manager: string; path: string; owner: Owner }> = [];
+  if (live) {
+    for (const o of list) {
+      if (o === mine) continue;
+      for (const p of appliedSet) {
+        // List items are owned for their existence only: their fields conflict, the item never does.
+        if (!o.set.has(p) || isItem(p)) continue;
+        if (
+          JSON.stringify(valueAt(live as unknown as Json, p)) ===
+          JSON.stringify(valueAt(applied as unknown as Json, p))
+        )
+          continue;
+        conflicts.push({ manager: o.entry.manager, path: p, owner: o });
+      }
+    }
+  }
+  if (conflicts.length > 0 && !force) {
+    const causes = conflicts.map((c) => ({
+      reason: 'FieldManagerConflict',
+      message: `conflict with "${c.manager}"${c.owner.entry.operation === 'Update' ? ` using ${c.owner.entry.apiVersion}` : ''}`,
+      field: prettyPath(c.path),
+    }));
+    const lines = causes.map((c) => `- ${c.message}: ${c.field}`).join('\n');
+    const msg =
+      conflicts.length === 1
+        ? `Apply failed with 1 conflict: ${causes[0]!.message}: ${causes[0]!.field}`
+        : `Apply failed with ${conflicts.length} conflicts: conflicts with ${[...new Set(conflicts.map((c) => `"${c.manager}"`))].join(', ')}:\n${lines}`;
+    throw new ApiError(409, 'Conflict', msg, { causes });
+  }
+  for (const c of conflicts) c.owner.set.delete(c.path);
+
+  let merged = clone(live ?? applied) as unknown as JsonMap;
+  if (live && mine) {
+    const stillOwned = (p: string): boolean =>
+      list.some((o) => o !== mine && [...o.set].some((q) => q === p || q.startsWith(p + SEP)));
+    const gone = [...mine.set].filter((p) => !appliedSet.has(p)).sort((a, b) => b.length - a.length);
+    for (const p of gone) if (!stillOwned(p)) removePath(merged, p);
+  }
+  if (live) merged = applyMerge(merged, applied as unknown as Json, '', opts.associative) as JsonMap;
+  if (!mine) list.push((mine = { entry: newEntry(manager, 'Apply', applied, opts), set: new Set() }));
+  mine.set = appliedSet;
+  mine.entry = { ...mine.entry, time: now(), apiVersion: applied.apiVersion };
+  const obj = merged as unknown as KObject;
+  return { obj, managedFields: (final) => finish(list, final) };
+}

@@ -1,0 +1,52 @@
+/**
+ * Helpers of the write pipeline: canonical JSON for change detection, the default field manager, client-sent
+ * managedFields, the dryRun parameter and generateName suffixes.
+ */
+import { badRequest } from './errors.js';
+import type { KObject, ManagedFieldsEntry } from './types.js';
+import { isMap } from './types.js';
+
+/** Sorted-key JSON, so key order never counts as a change. */
+export function stableJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(stableJson).join(',')}]`;
+  if (isMap(v)) {
+    return `{${Object.keys(v)
+      .sort()
+      .filter((k) => v[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${stableJson(v[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+/** The real server's default field manager: the User-Agent up to the first "/" (at most 128 chars). */
+export function managerFromUserAgent(ua: string): string {
+  const m = (ua.split('/')[0] ?? '').slice(0, 128);
+  return m || 'unknown';
+}
+
+/**
+ * managedFields a client sent with an update or patch replace the stored ones when they differ (kubectl's
+ * client-side-apply upgrade does this); `[{}]` clears them; absent or `[]` keeps them, as on a real server.
+ */
+export function withClientManagedFields(old: KObject, sent: unknown): KObject {
+  if (!Array.isArray(sent) || sent.length === 0) return old;
+  if (stableJson(sent) === stableJson(old.metadata.managedFields ?? [])) return old;
+  const valid = sent.filter(
+    (e): e is ManagedFieldsEntry => isMap(e) && typeof e['manager'] === 'string' && isMap(e['fieldsV1']),
+  );
+  return { ...old, metadata: { ...old.metadata, managedFields: valid } };
+}
+
+export function isDryRun(q: URLSearchParams): boolean {
+  const v = q.getAll('dryRun');
+  if (v.some((x) => x !== 'All')) throw badRequest(`Invalid dry run value: ${v.join(',')}`);
+  return v.length > 0;
+}
+
+export function randomSuffix(): string {
+  const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
+  let s = '';
+  for (let i = 0; i < 5; i++) s += alphabet[Math.floor(Math.random() * alphabet.length)];
+  return s;
+}

@@ -1,0 +1,323 @@
+/**
+ * The registry of served resource types: the built-in kinds (a data table) plus the kinds of every
+ * CustomResourceDefinition currently stored. Creating a CRD serves its kinds at each `served` version;
+ * deleting it stops serving them (the store drops their objects).
+ *
+ * Lookups are by (group, version, plural) for URLs and by (apiVersion, kind) for bodies and `--data` files.
+ */
+import type { JsonMap, KObject, PrinterColumn, ResourceType } from './types.js';
+import { isMap } from './types.js';
+
+export const STANDARD_VERBS = [
+  'create',
+  'delete',
+  'deletecollection',
+  'get',
+  'list',
+  'patch',
+  'update',
+  'watch',
+];
+
+interface BuiltinRow {
+  group: string;
+  version: string;
+  kind: string;
+  plural: string;
+  namespaced: boolean;
+  shortNames?: string[];
+  categories?: string[];
+  status?: boolean;
+  generation?: boolean;
+  verbs?: string[];
+  scale?: boolean;
+}
+
+/** Built-in kinds served by the embedded server (a subset of a real cluster's). */
+const BUILTINS: BuiltinRow[] = [
+  {
+    group: '',
+    version: 'v1',
+    kind: 'Namespace',
+    plural: 'namespaces',
+    namespaced: false,
+    shortNames: ['ns'],
+    status: true,
+    verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+  },
+  { group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true, shortNames: ['cm'] },
+  { group: '', version: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true },
+  {
+    group: '',
+    version: 'v1',
+    kind: 'Service',
+    plural: 'services',
+    namespaced: true,
+    shortNames: ['svc'],
+    categories: ['all'],
+    status: true,
+    verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+  },
+  {
+    group: '',
+    version: 'v1',
+    kind: 'ServiceAccount',
+    plural: 'serviceaccounts',
+    namespaced: true,
+    shortNames: ['sa'],
+  },
+  {
+    group: '',
+    version: 'v1',
+    kind: 'Pod',
+    plural: 'pods',
+    namespaced: true,
+    shortNames: ['po'],
+    categories: ['all'],
+    status: true,
+  },
+  {
+    group: '',
+    version: 'v1',
+    kind: 'PersistentVolumeClaim',
+    plural: 'persistentvolumeclaims',
+    namespaced: true,
+    shortNames: ['pvc'],
+    status: true,
+  },
+  { group: '', version: 'v1', kind: 'Event', plural: 'events', namespaced: true, shortNames: ['ev'] },
+  {
+    group: 'apps',
+    version: 'v1',
+    kind: 'Deployment',
+    plural: 'deployments',
+    namespaced: true,
+    shortNames: ['deploy'],
+    categories: ['all'],
+    status: true,
+    generation: true,
+    scale: true,
+  },
+  {
+    group: 'apps',
+    version: 'v1',
+    kind: 'StatefulSet',
+    plural: 'statefulsets',
+    namespaced: true,
+    shortNames: ['sts'],
+    categories: ['all'],
+    status: true,
+    generation: true,
+    scale: true,
+  },
+  {
+    group: 'apps',
+    version: 'v1',
+    kind: 'DaemonSet',
+    plural: 'daemonsets',
+    namespaced: true,
+    shortNames: ['ds'],
+    categories: ['all'],
+    status: true,
+    generation: true,
+  },
+  {
+    group: 'apps',
+    version: 'v1',
+    kind: 'ReplicaSet',
+    plural: 'replicasets',
+    namespaced: true,
+    shortNames: ['rs'],
+    categories: ['all'],
+    status: true,
+    generation: true,
+    scale: true,
+  },
+  {
+    group: 'batch',
+    version: 'v1',
+    kind: 'Job',
+    plural: 'jobs',
+    namespaced: true,
+    categories: ['all'],
+    status: true,
+    generation: true,
+  },
+  {
+    group: 'batch',
+    version: 'v1',
+    kind: 'CronJob',
+    plural: 'cronjobs',
+    namespaced: true,
+    shortNames: ['cj'],
+    categories: ['all'],
+    status: true,
+    generation: true,
+  },
+  {
+    group: 'networking.k8s.io',
+    version: 'v1',
+    kind: 'Ingress',
+    plural: 'ingresses',
+    namespaced: true,
+    shortNames: ['ing'],
+    status: true,
+    generation: true,
+  },
+  { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'Role', plural: 'roles', namespaced: true },
+  {
+    group: 'rbac.authorization.k8s.io',
+    version: 'v1',
+    kind: 'RoleBinding',
+    plural: 'rolebindings',
+    namespaced: true,
+  },
+  {
+    group: 'rbac.authorization.k8s.io',
+    version: 'v1',
+    kind: 'ClusterRole',
+    plural: 'clusterroles',
+    namespaced: false,
+  },
+  {
+    group: 'rbac.authorization.k8s.io',
+    version: 'v1',
+    kind: 'ClusterRoleBinding',
+    plural: 'clusterrolebindings',
+    namespaced: false,
+  },
+  {
+    group: 'apiextensions.k8s.io',
+    version: 'v1',
+    kind: 'CustomResourceDefinition',
+    plural: 'customresourcedefinitions',
+    namespaced: false,
+    shortNames: ['crd', 'crds'],
+    categories: ['api-extensions'],
+    status: true,
+    generation: true,
+  },
+];
+
+function builtin(row: BuiltinRow): ResourceType {
+  return {
+    group: row.group,
+    versions: [row.version],
+    kind: row.kind,
+    listKind: `${row.kind}List`,
+    plural: row.plural,
+    singular: row.kind.toLowerCase(),
+    namespaced: row.namespaced,
+    shortNames: row.shortNames ?? [],
+    categories: row.categories ?? [],
+    verbs: row.verbs ?? STANDARD_VERBS,
+    statusSubresource: row.status ?? false,
+    generation: row.generation ?? false,
+    strategicMerge: true,
+    ...(row.scale ? { scaleSubresource: true } : {}),
+  };
+}
+
+export const CRD_GROUP = 'apiextensions.k8s.io';
+export const CRD_PLURAL = 'customresourcedefinitions';
+
+export class ResourceRegistry {
+  /** typeKey -> type; the order of insertion is discovery order. */
+  private readonly types = new Map<string, ResourceType>();
+
+  constructor() {
+    for (const row of BUILTINS) this.add(builtin(row));
+  }
+
+  private add(t: ResourceType): void {
+    this.types.set(`${t.group}/${t.plural}`, t);
+  }
+
+  all(): ResourceType[] {
+    return [...this.types.values()];
+  }
+
+  /** The type served at group/version under this plural (undefined when not served). */
+  byPlural(group: string, version: string, plural: string): ResourceType | undefined {
+    const t = this.types.get(`${group}/${plural}`);
+    return t && t.versions.includes(version) ? t : undefined;
+  }
+
+  byKind(apiVersion: string, kind: string): ResourceType | undefined {
+    const [group, version] = apiVersion.includes('/') ? apiVersion.split('/', 2) : ['', apiVersion];
+    for (const t of this.types.values()) {
+      if (t.group === group && t.kind === kind && t.versions.includes(version ?? '')) return t;
+    }
+    return undefined;
+  }
+
+  /** Group -> versions served (preferred first), in discovery order; the core group is not included. */
+  groups(): Map<string, string[]> {
+    const out = new Map<string, string[]>();
+    for (const t of this.types.values()) {
+      if (!t.group) continue;
+      const vs = out.get(t.group) ?? [];
+      for (const v of t.versions) if (!vs.includes(v)) vs.push(v);
+      out.set(t.group, vs);
+    }
+    return out;
+  }
+
+  typesAt(group: string, version: string): ResourceType[] {
+    return this.all().filter((t) => t.group === group && t.versions.includes(version));
+  }
+
+  /**
+   * Serves the kinds of a CRD (replacing an earlier registration of the same CRD). Returns the type, or
+   * undefined when the CRD serves no version.
+   */
+  registerCrd(crd: KObject): ResourceType | undefined {
+    const name = crd.metadata.name ?? '';
+    this.unregisterCrd(name);
+    const spec = isMap(crd['spec']) ? crd['spec'] : {};
+    const names = isMap(spec['names']) ? spec['names'] : {};
+    const group = String(spec['group'] ?? '');
+    const plural = String(names['plural'] ?? '');
+    const kind = String(names['kind'] ?? '');
+    const versions = Array.isArray(spec['versions']) ? spec['versions'].filter(isMap) : [];
+    const served = versions.filter((v) => v['served'] !== false);
+    if (!group || !plural || !kind || served.length === 0) return undefined;
+    // Preferred version: the storage version first, as kube-aggregator sorts (close enough for discovery).
+    served.sort((a, b) => Number(b['storage'] === true) - Number(a['storage'] === true));
+    const storage = served[0] as JsonMap;
+    const sub = isMap(storage['subresources']) ? storage['subresources'] : {};
+    const columns = Array.isArray(storage['additionalPrinterColumns'])
+      ? (storage['additionalPrinterColumns'].filter(isMap) as unknown as PrinterColumn[])
+      : undefined;
+    const t: ResourceType = {
+      group,
+      versions: served.map((v) => String(v['name'])),
+      kind,
+      listKind: String(names['listKind'] ?? `${kind}List`),
+      plural,
+      singular: String(names['singular'] ?? kind.toLowerCase()),
+      namespaced: spec['scope'] !== 'Cluster',
+      shortNames: Array.isArray(names['shortNames']) ? names['shortNames'].map(String) : [],
+      categories: Array.isArray(names['categories']) ? names['categories'].map(String) : [],
+      verbs: STANDARD_VERBS,
+      statusSubresource: isMap(sub['status']),
+      generation: true,
+      strategicMerge: false,
+      crd: name,
+      ...(columns ? { printerColumns: columns } : {}),
+    };
+    this.add(t);
+    return t;
+  }
+
+  /** Stops serving the kinds of a CRD; returns the type that was served, if any. */
+  unregisterCrd(crdName: string): ResourceType | undefined {
+    for (const [key, t] of this.types) {
+      if (t.crd === crdName) {
+        this.types.delete(key);
+        return t;
+      }
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,165 @@
+/**
+ * Watch streams: chunked HTTP responses of newline-delimited JSON events `{type, object}`.
+ *
+ * Guarantees (as the real server):
+ * - No resourceVersion (or "0"): synthetic ADDED events for every matching object, then changes.
+ *   With `sendInitialEvents=true` and bookmarks allowed, a BOOKMARK annotated
+ *   `k8s.io/initial-events-end: "true"` follows the initial events.
+ * - A resourceVersion: every change after it, in order, then live changes; if changes after it have left the
+ *   history window, one ERROR event carrying a 410 Expired Status, then the stream ends.
+ * - Selector transitions: an object that starts matching is ADDED, one that stops matching is DELETED.
+ * - `allowWatchBookmarks=true`: BOOKMARK events (object carries only kind, apiVersion and
+ *   metadata.resourceVersion) every `bookmarkIntervalMs`.
+ * - `timeoutSeconds` ends the stream cleanly; `close()` of the server ends every stream.
+ */
+import type { ServerResponse } from 'node:http';
+import type { ApiCore, RequestContext } from './api.js';
+import type { FaultInjector, WatchControl } from './faults.js';
+import type { Selector } from './selectors.js';
+import { parseFieldSelector, parseLabelSelector } from './selectors.js';
+import type { StoreEvent } from './store.js';
+import type { KObject, WatchEventType } from './types.js';
+import { apiVersionOf, typeKey } from './types.js';
+
+export interface WatchHubOptions {
+  /** Interval between BOOKMARK events on watches that allow them. */
+  bookmarkIntervalMs: number;
+}
+
+interface Conn {
+  res: ServerResponse;
+  stop: () => void;
+}
+
+/** Renders an event's object for the response (Table rows for kubectl, plain objects otherwise). */
+export type EventRenderer = (type: WatchEventType, obj: KObject) => unknown;
+
+export class WatchHub implements WatchControl {
+  private readonly conns = new Set<Conn>();
+
+  constructor(
+    private readonly core: ApiCore,
+    private readonly faults: FaultInjector,
+    private readonly opts: WatchHubOptions,
+  ) {}
+
+  get open(): number {
+    return this.conns.size;
+  }
+
+  serve(ctx: RequestContext, res: ServerResponse, render: EventRenderer): void {
+    const q = ctx.query;
+    const store = this.core.store;
+    const tkey = typeKey(ctx.type);
+    const labels = parseLabelSelector(q.get('labelSelector'));
+    const fields = parseFieldSelector(q.get('fieldSelector'), ctx.type.kind);
+    const ns = ctx.namespace;
+    const match: Selector = (o) => (!ns || o.metadata.namespace === ns) && labels(o) && fields(o);
+    const rvParam = q.get('resourceVersion') ?? '';
+    const bookmarks = q.get('allowWatchBookmarks') === 'true' || q.get('allowWatchBookmarks') === '1';
+    const timeoutSeconds = Number(q.get('timeoutSeconds') ?? 0);
+
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
+    res.flushHeaders();
+    const send = (type: WatchEventType, obj: KObject): void => {
+      if (!res.writableEnded) res.write(`${JSON.stringify({ type, object: render(type, obj) })}\n`);
+    };
+    const bookmark = (initialEnd = false): void => {
+      const obj: KObject = {
+        kind: ctx.type.kind,
+        apiVersion: apiVersionOf(ctx.type.group, ctx.version),
+        metadata: { resourceVersion: String(store.resourceVersion) },
+      };
+      if (initialEnd) obj.metadata.annotations = { 'k8s.io/initial-events-end': 'true' };
+      send('BOOKMARK', obj);
+    };
+    const fromRv = rvParam === '' || rvParam === '0' ? undefined : Number(rvParam);
+    const history = fromRv === undefined ? [] : store.eventsSince(Number.isNaN(fromRv) ? -1 : fromRv);
+    if (this.faults.takeForcedGone() || history === 'expired') {
+      send('ERROR', this.goneStatus(fromRv ?? 0) as unknown as KObject);
+      res.end();
+      return;
+    }
+
+    const translate = (e: StoreEvent): void => {
+      if (e.tkey !== tkey) return;
+      const now = match(e.obj);
+      if (e.type === 'MODIFIED') {
+        const before = e.prev ? match(e.prev) : false;
+        if (before && now) send('MODIFIED', this.core.render(e.obj, ctx.type, ctx.version));
+        else if (now) send('ADDED', this.core.render(e.obj, ctx.type, ctx.version));
+        else if (before) send('DELETED', this.core.render(e.obj, ctx.type, ctx.version));
+      } else if (now) send(e.type, this.core.render(e.obj, ctx.type, ctx.version));
+    };
+
+    if (fromRv === undefined) {
+      for (const obj of this.core.select(ctx)) send('ADDED', this.core.render(obj, ctx.type, ctx.version));
+      if (q.get('sendInitialEvents') === 'true' && bookmarks) bookmark(true);
+    } else {
+      for (const e of history) translate(e);
+    }
+    const unsubscribe = store.subscribe(translate);
+    const timers: NodeJS.Timeout[] = [];
+    if (bookmarks) timers.push(setInterval(() => bookmark(), this.opts.bookmarkIntervalMs));
+    const conn: Conn = {
+      res,
+      stop: () => {
+        unsubscribe();
+        for (const t of timers) clearInterval(t);
+        this.conns.delete(conn);
+      },
+    };
+    if (timeoutSeconds > 0) {
+      timers.push(
+        setTimeout(() => {
+          conn.stop();
+          res.end();
+        }, timeoutSeconds * 1000),
+      );
+    }
+    this.conns.add(conn);
+    res.on('close', conn.stop);
+  }
+
+  private goneStatus(rv: number): Record<string, unknown> {
+    return {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: `too old resource version: ${rv} (${this.core.store.compactedRv + 1})`,
+      reason: 'Expired',
+      code: 410,
+    };
+  }
+
+  dropAll(): number {
+    const n = this.conns.size;
+    for (const c of [...this.conns]) {
+      c.stop();
+      c.res.destroy();
+    }
+    return n;
+  }
+
+  expireAll(): number {
+    this.core.store.compact();
+    const n = this.conns.size;
+    for (const c of [...this.conns]) {
+      c.stop();
+      c.res.write(
+        `${JSON.stringify({ type: 'ERROR', object: this.goneStatus(this.core.store.resourceVersion - 1) })}\n`,
+      );
+      c.res.end();
+    }
+    return n;
+  }
+
+  /** Ends every stream cleanly (server shutdown). */
+  closeAll(): void {
+    for (const c of [...this.conns]) {
+      c.stop();
+      c.res.end();
+    }
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * Printers for `kubectl gitops diff`: the human report (per app a header, then a unified diff per changed
+ * resource, Git "+" and live "-", like `kubectl diff` / `argocd app diff`), `-o name`, and the stable
+ * `-o json|yaml` document. Markdown lives in diff-markdown.ts. Everything printed comes from the
+ * controller's RunReport, which is already masked: no printer sees a Secret value.
+ *
+ * JSON/YAML shape (documented in the README; change it only compatibly):
+ *   {"apps": [{"name", "namespace", "destination": {"server"|"name", "namespace", "context"},
+ *     "revision", "sync", "health", "healthMessage"?, "conditions": [{"type", "message"}], "error"?,
+ *     "resources": [{"group", "version", "kind", "namespace", "name", "status", "difference", "health",
+ *       "requiresPruning", "sharedWith"?, "message"?, "changes": [json-diff-ts changes]}]}]}
+ * An app that failed has "error", sync and health "Unknown", revision null and no resources.
+ * `-o name` prints one changed resource per line as `<app>:<group>/<Kind>:<namespace>/<name>` (the
+ * tracking-id form; group empty for core kinds, namespace empty for cluster-scoped kinds).
+ */
+import { Chalk } from 'chalk';
+import type { AppReport, ResourceStatus, RunReport } from '../controller/index.js';
+import { renderStructured } from './structured.js';
+import type { StructuredFormat } from './structured.js';
+
+export type DiffFormat = 'diff' | 'json' | 'yaml' | 'name' | 'markdown';
+
+export interface DiffPrintOptions {
+  /** ANSI colours (the command decides: TTY, NO_COLOR, --no-color). */
+  color?: boolean;
+}
+
+/** The resources a diff shows: those that are not Synced. */
+export function changedResources(app: AppReport): ResourceStatus[] {
+  return app.comparison?.resources.filter((r) => r.status !== 'Synced') ?? [];
+}
+
+/** Whether any app differs from Git (decides exit code 1). */
+export function hasDifferences(report: RunReport): boolean {
+  return report.apps.some((a) => a.comparison && a.comparison.sync !== 'Synced');
+}
+
+export function resourceLabel(r: Pick<ResourceStatus, 'group' | 'kind' | 'namespace' | 'name'>): string {
+  return `${r.group ? `${r.group}/` : ''}${r.kind} ${r.namespace ? `${r.namespace}/` : ''}${r.name}`;
+}
+
+export function destinationLabel(app: AppReport): string {
+  const d = app.destination;
+  const cluster = d.server ?? d.name ?? '';
+  return `${cluster}${d.context ? ` (context ${d.context})` : ''}, namespace ${d.namespace}`;
+}
+
+function note(r: ResourceStatus): string {
+  const notes: string[] = [];
+  if (r.difference === 'missing') notes.push('missing: sync would create it');
+  if (r.difference === 'extra')
+    notes.push(r.requiresPruning ? 'extra: sync with prune would delete it' : 'extra');
+  if (r.ignoreExtraneous) notes.push('IgnoreExtraneous');
+  if (r.sharedWith) notes.push(`shared with app ${r.sharedWith}`);
+  if (r.status === 'Unknown') notes.push('comparison failed');
+  return notes.length ? ` (${notes.join('; ')})` : '';
+}
+
+/** The default report: header per app, then each changed resource's unified diff. */
+export function renderDiffText(report: RunReport, options: DiffPrintOptions = {}): string {
+  const c = new Chalk({ level: options.color ? 1 : 0 });
+  const syncColor = (s: string): string =>
+    s === 'Synced' ? c.green(s) : s === 'OutOfSync' ? c.yellow(s) : c.red(s);
+  const healthColor = (s: string): string =>
+    s === 'Healthy' ? c.green(s) : s === 'Degraded' || s === 'Unknown' ? c.red(s) : c.yellow(s);
+  const out: string[] = [];
+  for (const app of report.apps) {
+    const cmp = app.comparison;
+    if (!cmp) continue; // errors go to stderr
+    const changed = changedResources(app);
+    out.push(c.bold(`===== app ${app.app.name} =====`));
+    out.push(`destination: ${destinationLabel(app)}`);
+    out.push(`revision:    ${cmp.revision}`);
+    out.push(
+      `sync:        ${syncColor(cmp.sync)} (${changed.length} of ${cmp.resources.length} resources differ)`,
+    );
+    out.push(
+      `health:      ${healthColor(cmp.health.status)}${cmp.health.message ? ` (${cmp.health.message})` : ''}`,
+    );
+    for (const cond of cmp.conditions) out.push(c.yellow(`condition:   ${cond.type}: ${cond.message}`));
+    for (const r of changed) {
+      out.push('');
+      out.push(c.bold(`===== ${resourceLabel(r)} ======${note(r)}`));
+      if (r.message) out.push(`# ${r.message}`);
+      for (const line of (r.diffText ?? '').split('\n')) {
+        if (line === '') continue;
+        if (line.startsWith('+++') || line.startsWith('---')) out.push(c.bold(line));
+        else if (line.startsWith('+')) out.push(c.green(line));
+        else if (line.startsWith('-')) out.push(c.red(line));
+        else if (line.startsWith('@@')) out.push(c.cyan(line));
+        else out.push(line);
+      }
+    }
+    out.push('');
+  }
+  return out.join('\n');
+}
+
+/** `-o name`: one changed resource per line, `<app>:<group>/<Kind>:<namespace>/<name>`. */
+export function renderDiffNames(report: RunReport): string {
+  return report.apps
+    .flatMap((app) =>
+      changedResources(app).map((r) => `${app.app.name}:${r.group}/${r.kind}:${r.namespace}/${r.name}\n`),
+    )
+    .join('');
+}
+
+/** The stable machine-readable document (see the header). */
+export function diffDocument(report: RunReport): { apps: Record<string, unknown>[] } {
+  return {
+    apps: report.apps.map((a) => {
+      const cmp = a.comparison;
+      const base: Record<string, unknown> = {
+        name: a.app.name,
+        ...(a.app.namespace ? { namespace: a.app.namespace } : {}),
+        destination: a.destination,
+        revision: cmp?.revision ?? null,
+        sync: cmp?.sync ?? 'Unknown',
+        health: cmp?.health.status ?? 'Unknown',
+        ...(cmp?.health.message ? { healthMessage: cmp.health.message } : {}),
+        conditions: cmp?.conditions ?? [],
+        ...(a.error ? { error: a.error.message } : {}),
+        resources: (cmp?.resources ?? []).map((r) => ({
+          group: r.group,
+          version: r.version,
+          kind: r.kind,
+          namespace: r.namespace,
+          name: r.name,
+          status: r.status,
+          difference: r.difference,
+          health: r.health?.status ?? null,
+          requiresPruning: r.requiresPruning,
+          ...(r.sharedWith ? { sharedWith: r.sharedWith } : {}),
+          ...(r.message ? { message: r.message } : {}),
+          changes: r.changes,
+        })),
+      };
+      return base;
+    }),
+  };
+}
+
+export function renderDiffStructured(report: RunReport, format: StructuredFormat): string {
+  return renderStructured(diffDocument(report), format);
+}

@@ -1,0 +1,157 @@
+/**
+ * Client and discovery end to end on the embedded API server: CRUD, conflicts, 404s, request counts,
+ * dry-run, retries on injected errors, the discovery disk cache and a CRD appearing mid-run.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { ApiError, Discovery, connect, isConflict, isNotFound } from '../../src/cluster/index.js';
+import { GitopsError } from '../../src/cli/errors.js';
+import { cm, connectTo, crd } from './embedded-setup.js';
+import { useEmbeddedCluster } from '../support/embedded.js';
+import type { ClusterConnection, ResourceInfo } from '../../src/cluster/index.js';
+
+describe('cluster client and discovery against the embedded API server', () => {
+  const fx = useEmbeddedCluster();
+  let conn: ClusterConnection;
+  let configMaps: ResourceInfo;
+  let namespaces: ResourceInfo;
+
+  before(async () => {
+    ({ conn, configMaps, namespaces } = await connectTo(fx));
+  });
+
+  after(() => conn?.close());
+
+  it('discovery reports served kinds with plural, scope and verbs, and caches them on disk', async () => {
+    assert.deepEqual(configMaps, {
+      group: '',
+      version: 'v1',
+      kind: 'ConfigMap',
+      plural: 'configmaps',
+      namespaced: true,
+      verbs: configMaps.verbs,
+    });
+    assert.ok(configMaps.verbs.includes('watch'));
+    const deployments = await conn.discovery.resolve({ group: 'apps', kind: 'Deployment' });
+    assert.equal(deployments.plural, 'deployments');
+    assert.equal(namespaces.namespaced, false);
+    assert.ok(existsSync(conn.discovery.cacheFile));
+
+    const second = await connect({
+      kubeconfig: fx.kubeconfig,
+      discovery: { cacheDir: join(fx.dir, 'discovery') },
+    });
+    await second.discovery.resolve({ group: 'apps', kind: 'Deployment' });
+    assert.equal(second.client.counts().total, 0, 'a fresh disk cache answers without requests');
+    second.close();
+
+    const later = Date.now() + 10 * 60_000;
+    const third = await connect({
+      kubeconfig: fx.kubeconfig,
+      discovery: { cacheDir: join(fx.dir, 'discovery'), now: () => later },
+    });
+    await third.discovery.resolve({ group: 'apps', kind: 'Deployment' });
+    assert.ok((third.client.counts().byVerb['discovery'] ?? 0) > 0, 'an expired disk cache is refetched');
+    third.close();
+  });
+
+  it('an unknown kind refreshes discovery once, then fails naming the kind; a CRD created mid-run is found', async () => {
+    const d = new Discovery(conn.client, { cacheDir: join(fx.dir, 'discovery-crd') });
+    await d.resources();
+    const before = conn.client.counts().byVerb['discovery'] ?? 0;
+    await assert.rejects(d.resolve({ group: 'example.com', kind: 'Widget' }), (err: unknown) => {
+      assert.ok(err instanceof GitopsError);
+      assert.match(
+        err.message,
+        /^kind example\.com\/Widget: failed to find in discovery: the server at http.* does not serve this kind$/,
+      );
+      return true;
+    });
+    assert.ok((conn.client.counts().byVerb['discovery'] ?? 0) > before, 'the miss refreshed discovery');
+
+    const crds = await d.resolve({ group: 'apiextensions.k8s.io', kind: 'CustomResourceDefinition' });
+    await conn.client.create(crds, crd('widgets', 'Widget'));
+    const widgets = await d.resolve({ group: 'example.com', kind: 'Widget' });
+    assert.deepEqual([widgets.plural, widgets.version, widgets.namespaced], ['widgets', 'v1', true]);
+  });
+
+  it('the client creates, conflicts on stale updates and AlreadyExists, 404s, and counts per verb and kind', async () => {
+    conn.client.resetCounts();
+    const created = await conn.client.create(configMaps, cm('alpha', 'crud'));
+    assert.ok(created.metadata?.resourceVersion);
+    const updated = await conn.client.update(configMaps, { ...created, data: { k: 'v2' } });
+    assert.notEqual(updated.metadata?.resourceVersion, created.metadata?.resourceVersion);
+    await assert.rejects(
+      conn.client.update(configMaps, { ...created, data: { k: 'stale' } }),
+      (err: unknown) => {
+        assert.ok(isConflict(err));
+        assert.equal((err as ApiError).reason, 'Conflict');
+        assert.match((err as Error).message, /^\/ConfigMap alpha\/crud: failed to update: /);
+        return true;
+      },
+    );
+    await assert.rejects(conn.client.create(configMaps, cm('alpha', 'crud')), (err: unknown) => {
+      assert.ok(err instanceof ApiError && err.code === 409 && err.reason === 'AlreadyExists');
+      return true;
+    });
+    await assert.rejects(conn.client.get(configMaps, 'alpha', 'missing'), (err: unknown) => isNotFound(err));
+    await conn.client.patch(configMaps, 'alpha', 'crud', { data: { p: '1' } }, 'merge');
+    await conn.client.delete(configMaps, 'alpha', 'crud');
+    const counts = conn.client.counts();
+    assert.deepEqual(counts.byVerb, { create: 2, update: 2, get: 1, patch: 1, delete: 1 });
+    assert.deepEqual(counts.byGroupKind, { '/ConfigMap': 7 });
+    assert.equal(counts.total, 7);
+  });
+
+  it('a dry-run client sends dryRun=All: the server answers but stores nothing', async () => {
+    const dry = await connect({
+      kubeconfig: fx.kubeconfig,
+      client: { dryRun: true },
+      discovery: { cacheDir: join(fx.dir, 'discovery') },
+    });
+    const answer = await dry.client.create(configMaps, cm('alpha', 'dry'));
+    assert.equal(answer.metadata?.name, 'dry');
+    await assert.rejects(conn.client.get(configMaps, 'alpha', 'dry'), (err: unknown) => isNotFound(err));
+    dry.close();
+  });
+
+  it('reads are retried on injected 500s and 429s, each attempt counted', async () => {
+    await conn.client.create(configMaps, cm('alpha', 'retry'));
+    conn.client.resetCounts();
+    const stop = fx.cluster.faults.failRequests({
+      verb: 'get',
+      resource: 'configmaps',
+      status: 500,
+      times: 2,
+    });
+    const got = await conn.client.get(configMaps, 'alpha', 'retry');
+    stop();
+    assert.equal(got.metadata?.name, 'retry');
+    assert.equal(conn.client.counts().byVerb['get'], 3);
+
+    const throttle = fx.cluster.faults.failRequests({
+      verb: 'create',
+      resource: 'configmaps',
+      status: 429,
+      times: 1,
+    });
+    await conn.client.create(configMaps, cm('alpha', 'throttled'));
+    throttle();
+    assert.equal(conn.client.counts().byVerb['create'], 2, 'a 429 write is retried (the server did nothing)');
+
+    const broken = fx.cluster.faults.failRequests({
+      verb: 'create',
+      resource: 'configmaps',
+      status: 500,
+      times: 1,
+    });
+    await assert.rejects(conn.client.create(configMaps, cm('alpha', 'not-retried')), (err: unknown) => {
+      assert.ok(err instanceof ApiError && err.code === 500);
+      return true;
+    });
+    broken();
+    assert.equal(conn.client.counts().byVerb['create'], 3, 'a 500 write is not retried');
+  });
+});

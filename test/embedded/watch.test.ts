@@ -1,0 +1,184 @@
+/**
+ * Watch: replay from a resourceVersion, selector transitions, bookmarks, 410 Gone for a resourceVersion
+ * older than the history window (and when forced by the fault injector), dropped connections, and
+ * timeoutSeconds.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { api, useEmbeddedCluster } from '../support/embedded.js';
+import type { EmbeddedCluster } from '../../src/embedded/index.js';
+
+interface WatchEvent {
+  type: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  object: any;
+}
+
+/** A watch stream read event by event; `ended` resolves when the server ends the stream. */
+async function openWatch(cluster: EmbeddedCluster, path: string) {
+  const ctrl = new AbortController();
+  const res = await fetch(`${cluster.url}${path}`, { signal: ctrl.signal });
+  assert.equal(res.status, 200);
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  let done = false;
+  const queue: WatchEvent[] = [];
+  const next = async (): Promise<WatchEvent | undefined> => {
+    for (;;) {
+      if (queue.length > 0) return queue.shift();
+      const nl = buffer.indexOf('\n');
+      if (nl >= 0) {
+        queue.push(JSON.parse(buffer.slice(0, nl)) as WatchEvent);
+        buffer = buffer.slice(nl + 1);
+        continue;
+      }
+      if (done) return undefined;
+      try {
+        const chunk = await reader.read();
+        if (chunk.done) done = true;
+        else buffer += decoder.decode(chunk.value, { stream: true });
+      } catch {
+        done = true;
+      }
+    }
+  };
+  const take = async (n: number): Promise<WatchEvent[]> => {
+    const out: WatchEvent[] = [];
+    for (let i = 0; i < n; i++) {
+      const e = await next();
+      if (!e) break;
+      out.push(e);
+    }
+    return out;
+  };
+  return { next, take, close: () => ctrl.abort() };
+}
+
+const cm = (ns: string, name: string, labels: Record<string, string> = {}, data = '1') => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: ns, labels },
+  data: { v: data },
+});
+
+const summary = (events: WatchEvent[]) =>
+  events.map((e) => `${e.type} ${e.object.metadata?.name ?? ''}`.trim());
+
+describe('embedded watch', () => {
+  const fx = useEmbeddedCluster({ watchHistory: 20, bookmarkIntervalMs: 20 });
+
+  it('without a resourceVersion sends ADDED for current objects, then changes in order', async () => {
+    await api(fx.cluster, 'POST', '/api/v1/namespaces', {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'w1' },
+    });
+    await api(fx.cluster, 'POST', '/api/v1/namespaces/w1/configmaps', cm('w1', 'a'));
+    const w = await openWatch(fx.cluster, '/api/v1/namespaces/w1/configmaps?watch=1');
+    assert.deepEqual(summary(await w.take(1)), ['ADDED a']);
+    await api(fx.cluster, 'POST', '/api/v1/namespaces/w1/configmaps', cm('w1', 'b'));
+    await api(fx.cluster, 'PUT', '/api/v1/namespaces/w1/configmaps/a', cm('w1', 'a', {}, '2'));
+    await api(fx.cluster, 'DELETE', '/api/v1/namespaces/w1/configmaps/b');
+    const events = await w.take(3);
+    assert.deepEqual(summary(events), ['ADDED b', 'MODIFIED a', 'DELETED b']);
+    const rvs = events.map((e) => Number(e.object.metadata.resourceVersion));
+    assert.deepEqual(
+      [...rvs].sort((x, y) => x - y),
+      rvs,
+      'resourceVersions increase',
+    );
+    assert.equal(events[1]!.object.kind, 'ConfigMap', 'watch objects carry kind and apiVersion');
+    w.close();
+  });
+
+  it('replays changes after a resourceVersion, and turns selector transitions into ADDED/DELETED', async () => {
+    const list = await api(fx.cluster, 'GET', '/api/v1/namespaces/w1/configmaps');
+    const rv = list.body.metadata.resourceVersion;
+    await api(fx.cluster, 'POST', '/api/v1/namespaces/w1/configmaps', cm('w1', 'c', { pick: 'yes' }));
+    await api(fx.cluster, 'PUT', '/api/v1/namespaces/w1/configmaps/a', cm('w1', 'a', { pick: 'yes' }));
+    const w = await openWatch(
+      fx.cluster,
+      `/api/v1/namespaces/w1/configmaps?watch=true&resourceVersion=${rv}&labelSelector=pick%3Dyes`,
+    );
+    assert.deepEqual(summary(await w.take(2)), ['ADDED c', 'ADDED a']);
+    await api(fx.cluster, 'PUT', '/api/v1/namespaces/w1/configmaps/c', cm('w1', 'c', { pick: 'no' }));
+    await api(fx.cluster, 'PUT', '/api/v1/namespaces/w1/configmaps/a', cm('w1', 'a', { pick: 'yes' }, '3'));
+    assert.deepEqual(summary(await w.take(2)), ['DELETED c', 'MODIFIED a']);
+    w.close();
+  });
+
+  it('sends BOOKMARK events when allowed, and the initial-events-end bookmark with sendInitialEvents', async () => {
+    const w = await openWatch(
+      fx.cluster,
+      '/api/v1/namespaces/w1/configmaps?watch=1&allowWatchBookmarks=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan',
+    );
+    const initial = await w.take(3);
+    assert.deepEqual(summary(initial), ['ADDED a', 'ADDED c', 'BOOKMARK']);
+    assert.deepEqual(initial[2]!.object.metadata.annotations, { 'k8s.io/initial-events-end': 'true' });
+    const periodic = await w.next();
+    assert.equal(periodic?.type, 'BOOKMARK');
+    assert.equal(periodic?.object.kind, 'ConfigMap');
+    assert.match(periodic?.object.metadata.resourceVersion, /^\d+$/);
+    w.close();
+  });
+
+  it('answers a resourceVersion older than the history window with an ERROR 410 Expired event', async () => {
+    const list = await api(fx.cluster, 'GET', '/api/v1/namespaces/w1/configmaps');
+    const old = list.body.metadata.resourceVersion;
+    for (let i = 0; i < 45; i++)
+      await api(fx.cluster, 'PUT', '/api/v1/namespaces/w1/configmaps/a', cm('w1', 'a', {}, `x${i}`));
+    const w = await openWatch(fx.cluster, `/api/v1/namespaces/w1/configmaps?watch=1&resourceVersion=${old}`);
+    const [err] = await w.take(1);
+    assert.equal(err?.type, 'ERROR');
+    assert.equal(err?.object.kind, 'Status');
+    assert.equal(err?.object.code, 410);
+    assert.equal(err?.object.reason, 'Expired');
+    assert.match(err?.object.message, /^too old resource version: \d+ \(\d+\)$/);
+    assert.equal(await w.next(), undefined, 'the stream ends');
+  });
+
+  it('fault injection: forced 410 ends open watches and expires older resourceVersions; dropWatches cuts streams', async () => {
+    const list = await api(fx.cluster, 'GET', '/api/v1/namespaces/w1/configmaps');
+    const rv = list.body.metadata.resourceVersion;
+    const w = await openWatch(fx.cluster, `/api/v1/namespaces/w1/configmaps?watch=1&resourceVersion=${rv}`);
+    await api(fx.cluster, 'PUT', '/api/v1/namespaces/w1/configmaps/a', cm('w1', 'a', {}, 'y'));
+    assert.deepEqual(summary(await w.take(1)), ['MODIFIED a'], 'the watch is open');
+    assert.equal(fx.cluster.faults.expireWatches(), 1);
+    const [err] = await w.take(1);
+    assert.equal(err?.object.code, 410);
+    assert.equal(await w.next(), undefined);
+    const again = await openWatch(
+      fx.cluster,
+      `/api/v1/namespaces/w1/configmaps?watch=1&resourceVersion=${rv}`,
+    );
+    assert.equal((await again.next())?.object.code, 410, 'a resume from before the expiry is 410');
+
+    const fresh = (await api(fx.cluster, 'GET', '/api/v1/namespaces/w1/configmaps')).body.metadata
+      .resourceVersion;
+    fx.cluster.faults.goneOnNextWatches(1);
+    const forced = await openWatch(
+      fx.cluster,
+      `/api/v1/namespaces/w1/configmaps?watch=1&resourceVersion=${fresh}`,
+    );
+    assert.equal((await forced.next())?.object.code, 410);
+    const ok = await openWatch(
+      fx.cluster,
+      `/api/v1/namespaces/w1/configmaps?watch=1&resourceVersion=${fresh}`,
+    );
+    await api(fx.cluster, 'PUT', '/api/v1/namespaces/w1/configmaps/a', cm('w1', 'a', {}, 'z'));
+    assert.deepEqual(summary(await ok.take(1)), ['MODIFIED a']);
+    assert.equal(fx.cluster.faults.dropWatches(), 1);
+    assert.equal(await ok.next(), undefined, 'the dropped stream ends');
+  });
+
+  it('ends the stream after timeoutSeconds, and watches cluster-wide', async () => {
+    const w = await openWatch(
+      fx.cluster,
+      '/api/v1/configmaps?watch=1&timeoutSeconds=1&fieldSelector=metadata.name%3Dc',
+    );
+    const first = await w.next();
+    assert.equal(first?.object.metadata.name, 'c');
+    assert.equal(await w.next(), undefined, 'ended by the server');
+  });
+});
