@@ -6,6 +6,7 @@
  * heap the cache retains, once with the default transform (drops managedFields) and once without.
  * Targets: synced < 3 s; requests <= kinds x namespaces + kinds; heap with transform <= half of without.
  */
+import { preserveUnknownFieldsCrd } from '../test/support/crds.js';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -102,25 +103,7 @@ async function seed(kubeconfig: string, cacheDir: string): Promise<void> {
   );
   await pool(crdKinds.length, 8, (i) => {
     const kind = crdKinds[i]!;
-    const plural = `${kind.toLowerCase()}s`;
-    return conn.client.create(crdInfo, {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: `${plural}.${CRD_GROUP}` },
-      spec: {
-        group: CRD_GROUP,
-        scope: 'Namespaced',
-        names: { plural, singular: kind.toLowerCase(), kind, listKind: `${kind}List` },
-        versions: [
-          {
-            name: 'v1',
-            served: true,
-            storage: true,
-            schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-          },
-        ],
-      },
-    });
+    return conn.client.create(crdInfo, preserveUnknownFieldsCrd(CRD_GROUP, kind));
   });
   await d.refresh();
   const kinds: ResourceInfo[] = [

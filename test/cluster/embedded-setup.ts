@@ -3,6 +3,7 @@
  * `connectTo(fx)`, which connects with a temp discovery cache and fast retries and creates the namespaces
  * alpha, beta and gamma.
  */
+import { preserveUnknownFieldsCrd } from '../support/crds.js';
 import { join } from 'node:path';
 import { connect } from '../../src/cluster/index.js';
 import type { ClusterConnection, KubeObject, ResourceInfo } from '../../src/cluster/index.js';
@@ -25,24 +26,8 @@ export const tracked = (app: string, namespace: string, name: string): KubeObjec
     },
   });
 
-export const crd = (plural: string, kind: string): KubeObject => ({
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: `${plural}.example.com` },
-  spec: {
-    group: 'example.com',
-    scope: 'Namespaced',
-    names: { plural, singular: kind.toLowerCase(), kind, listKind: `${kind}List` },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-      },
-    ],
-  },
-});
+export const crd = (plural: string, kind: string): KubeObject =>
+  preserveUnknownFieldsCrd('example.com', kind, plural);
 
 export interface Connected {
   conn: ClusterConnection;

@@ -15,6 +15,8 @@ import { repoRoot } from '../support/paths.js';
 const clustersFile = join(repoRoot, 'examples', 'shards', 'clusters.yaml');
 const appsFile = join(repoRoot, 'examples', 'shards', 'apps.yaml');
 const tmp = mkdtempSync(join(tmpdir(), 'gitops-shards-'));
+/** The example cluster Secrets and Applications, as files. */
+const examples = ['--clusters-file', clustersFile, '--apps-file', appsFile];
 
 before(() => {
   assert.ok(existsSync(join(repoRoot, 'dist', 'cli.js')), 'dist/ is missing: run `npm run build` first');
@@ -36,15 +38,7 @@ function assertOneLineError(
 
 describe('shards from files', () => {
   test('table: one row per cluster, all algorithms, summaries, default marked, words for unmanaged', async () => {
-    const r = await runCli([
-      'shards',
-      '--replicas',
-      '3',
-      '--clusters-file',
-      clustersFile,
-      '--apps-file',
-      appsFile,
-    ]);
+    const r = await runCli(['shards', '--replicas', '3', ...examples]);
     assert.equal(r.code, 0, r.stderr);
     const lines = r.stdout.split('\n');
     const header = lines.find((l) => l.startsWith('NAME'))!;
@@ -65,17 +59,7 @@ describe('shards from files', () => {
   });
 
   test('-o json: the documented shape, equal to the table figures', async () => {
-    const r = await runCli([
-      'shards',
-      '--replicas',
-      '3',
-      '--clusters-file',
-      clustersFile,
-      '--apps-file',
-      appsFile,
-      '-o',
-      'json',
-    ]);
+    const r = await runCli(['shards', '--replicas', '3', ...examples, '-o', 'json']);
     assert.equal(r.code, 0, r.stderr);
     const report = JSON.parse(r.stdout);
     assert.equal(report.replicas, 3);
@@ -116,19 +100,7 @@ describe('shards from files', () => {
   });
 
   test('--from-replicas lists moves per algorithm', async () => {
-    const r = await runCli([
-      'shards',
-      '--replicas',
-      '3',
-      '--from-replicas',
-      '2',
-      '--clusters-file',
-      clustersFile,
-      '--apps-file',
-      appsFile,
-      '-o',
-      'json',
-    ]);
+    const r = await runCli(['shards', '--replicas', '3', '--from-replicas', '2', ...examples, '-o', 'json']);
     assert.equal(r.code, 0, r.stderr);
     const report = JSON.parse(r.stdout);
     assert.equal(report.fromReplicas, 2);
@@ -137,17 +109,7 @@ describe('shards from files', () => {
       assert.equal(m.clusters, m.moved.length);
       for (const x of m.moved) assert.notEqual(x.from, x.to);
     }
-    const table = await runCli([
-      'shards',
-      '--replicas',
-      '3',
-      '--from-replicas',
-      '2',
-      '--clusters-file',
-      clustersFile,
-      '--apps-file',
-      appsFile,
-    ]);
+    const table = await runCli(['shards', '--replicas', '3', '--from-replicas', '2', ...examples]);
     assert.match(table.stdout, /Scaling from 2 to 3 replicas:/);
   });
 
