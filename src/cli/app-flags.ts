@@ -7,11 +7,14 @@
  * files or folders), `--from-cluster` (the Applications in `--argocd-namespace`), the ad-hoc app
  * `--repo URL --path P [--revision R] [--dest-namespace NS] [--dest-server URL] [--name NAME]`.
  * Then name arguments and `-l/--selector` narrow the set. `--local DIR` renders DIR instead of Git;
- * `--hard-refresh` ignores the manifest cache.
+ * `--hard-refresh` ignores the manifest cache. `selectApps(flags, argv, command)` does it all: checks
+ * `--local`, loads, and fails with a usage error when nothing matched.
  */
+import { stat } from 'node:fs/promises';
 import { Flags } from '@oclif/core';
-import type { LoadApplicationsOptions } from '../apps/index.js';
+import { loadApplications, type Application, type LoadApplicationsOptions } from '../apps/index.js';
 import type { SourceServiceOptions } from '../source/index.js';
+import { UsageError } from './errors.js';
 
 const ADHOC = 'AD-HOC APP';
 const SELECT = 'APP SELECTION';
@@ -127,4 +130,19 @@ export function sourceSelection(flags: AppFlagValues): SourceServiceOptions {
     hardRefresh: flags['hard-refresh'] ?? false,
     ...(flags.local ? { local: flags.local } : {}),
   };
+}
+
+/** The selected Applications; a usage error (exit 2) for a `--local` that is not a directory or no match. */
+export async function selectApps(
+  flags: AppFlagValues,
+  names: readonly string[],
+  command: string,
+): Promise<Application[]> {
+  if (flags.local && !(await stat(flags.local).catch(() => undefined))?.isDirectory()) {
+    throw new UsageError('failed to read: no such directory', { subject: `--local ${flags.local}` });
+  }
+  const apps = await loadApplications(appSelection(flags, names));
+  if (apps.length === 0)
+    throw new UsageError('failed to select Applications: none matched', { subject: command });
+  return apps;
 }

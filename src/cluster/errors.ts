@@ -32,7 +32,8 @@ export class ApiError extends GitopsError {
   ) {
     const detail =
       status?.message ?? (cause instanceof Error ? cause.message : code ? `HTTP ${code}` : 'request failed');
-    super(`failed to ${verb}: ${detail}`, { subject, cause });
+    // Request verbs are API words; "discovery" is the one that is not a verb in English.
+    super(`failed to ${verb === 'discovery' ? 'read discovery' : verb}: ${detail}`, { subject, cause });
     this.name = 'ApiError';
     this.code = code;
     this.reason = status?.reason ?? (code === 0 ? 'TransportError' : `HTTP${code}`);

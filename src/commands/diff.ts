@@ -1,9 +1,7 @@
 import { Args, Flags } from '@oclif/core';
-import { stat } from 'node:fs/promises';
-import { loadApplications } from '../apps/index.js';
-import { appFlags, appSelection, sourceSelection } from '../cli/app-flags.js';
+import { appFlags, selectApps, sourceSelection } from '../cli/app-flags.js';
 import { BaseCommand } from '../cli/base-command.js';
-import { ExitCode, GitopsError, UsageError } from '../cli/errors.js';
+import { ExitCode, GitopsError } from '../cli/errors.js';
 import type { RunReport } from '../controller/index.js';
 import type { IgnoreDifference } from '../diff/index.js';
 import { hasDifferences } from '../output/diff.js';
@@ -90,9 +88,6 @@ failed to render or compare; the other apps are still shown); 130 interrupted. -
       a === '--exit-code=false' ? '--no-exit-code' : a === '--exit-code=true' ? '--exit-code' : a,
     );
     const { flags, argv: names } = await this.parse(Diff, argv);
-    if (flags.local && !(await stat(flags.local).catch(() => undefined))?.isDirectory()) {
-      throw new UsageError('failed to read: no such directory', { subject: `--local ${flags.local}` });
-    }
     // The engine loads on demand: every other command's start-up stays free of it.
     const [{ Run }, { loadIgnoreDifferencesFile }] = await Promise.all([
       import('../controller/index.js'),
@@ -101,9 +96,7 @@ failed to render or compare; the other apps are still shown); 130 interrupted. -
     const extraRules: IgnoreDifference[] = [];
     for (const file of flags['ignore-differences-file'] ?? [])
       extraRules.push(...(await loadIgnoreDifferencesFile(file)));
-    const apps = await loadApplications(appSelection(flags, names as string[]));
-    if (apps.length === 0)
-      throw new UsageError('failed to select Applications: none matched', { subject: 'diff' });
+    const apps = await selectApps(flags, names as string[], 'diff');
 
     const source = createSourceService({ ...sourceSelection(flags), signal: this.signal });
     let report: RunReport;

@@ -1,10 +1,10 @@
 import { Args, Flags } from '@oclif/core';
-import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { instanceName, loadApplications } from '../apps/index.js';
-import { appFlags, appSelection, sourceSelection } from '../cli/app-flags.js';
+import { instanceName } from '../apps/index.js';
+import { appFlags, selectApps, sourceSelection } from '../cli/app-flags.js';
 import { BaseCommand } from '../cli/base-command.js';
-import { GitopsError, UsageError } from '../cli/errors.js';
+import { GitopsError } from '../cli/errors.js';
 import { renderAppFile, renderApps, type RenderFormat } from '../output/render.js';
 import { createSourceService, type RenderedApp } from '../source/index.js';
 
@@ -52,12 +52,7 @@ Exit codes: 0 all apps rendered; 2 bad input or an app failed to render (the err
   async run(): Promise<void> {
     const { flags, argv } = await this.parse(Render);
     const format = flags.output as RenderFormat;
-    if (flags.local && !(await stat(flags.local).catch(() => undefined))?.isDirectory()) {
-      throw new UsageError('failed to read: no such directory', { subject: `--local ${flags.local}` });
-    }
-    const apps = await loadApplications(appSelection(flags, argv as string[]));
-    if (apps.length === 0)
-      throw new UsageError('failed to select Applications: none matched', { subject: 'render' });
+    const apps = await selectApps(flags, argv as string[], 'render');
 
     const service = createSourceService({ ...sourceSelection(flags), signal: this.signal });
     let results: PromiseSettledResult<RenderedApp>[];
