@@ -1,8 +1,8 @@
 /**
  * The production bundle (dist/, from `npm run build`): start-up must not pay for heavy modules. Every
  * command lives in dist/commands/index.js; what it imports statically loads on every run, so the
- * Kubernetes client (about 400 ms to import) and the embedded API server (only `embedded-cluster` needs it)
- * must only ever be reached through dynamic import().
+ * Kubernetes client (about 400 ms to import), the refresh engine (only `diff` needs it) and the embedded API
+ * server (only `embedded-cluster` needs it) must only ever be reached through dynamic import().
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -30,14 +30,14 @@ function staticClosure(meta: Metafile, entry: string): Set<string> {
   return seen;
 }
 
-test('start-up (launcher + commands module) never statically loads the Kubernetes client, typescript or the embedded server', () => {
+test('start-up (launcher + commands module) never statically loads the Kubernetes client, typescript, the controller or the embedded server', () => {
   assert.ok(existsSync(metaPath), 'dist/meta.json is missing: run `npm run build` first');
   const meta = JSON.parse(readFileSync(metaPath, 'utf8')) as Metafile;
   for (const entry of ['dist/cli.js', 'dist/commands/index.js']) {
     assert.ok(meta.outputs[entry], `${entry} is an output`);
     const inputs = [...staticClosure(meta, entry)].flatMap((o) => Object.keys(meta.outputs[o]!.inputs));
     const heavy = inputs.filter((i) =>
-      /node_modules\/(@kubernetes\/client-node|typescript)\/|^src\/embedded\//.test(i),
+      /node_modules\/(@kubernetes\/client-node|typescript)\/|^src\/(embedded|controller)\//.test(i),
     );
     assert.deepEqual(heavy, [], `${entry} statically reaches heavy modules`);
     assert.ok(
