@@ -63,18 +63,8 @@ export async function kubeApplicationLister(
   };
   return {
     async listApplications(namespace) {
-      const items: KubeObject[] = [];
-      let next: string | undefined;
       try {
-        do {
-          const page = await conn.client.list(info, {
-            namespace,
-            limit: 500,
-            ...(next ? { continue: next } : {}),
-          });
-          items.push(...(page.items as KubeObject[]));
-          next = page.continue;
-        } while (next);
+        return await conn.client.listAll(info, { namespace });
       } catch (err) {
         // No Application CRD installed: there are no Applications.
         if (cluster.isNotFound(err)) return [];
@@ -82,7 +72,6 @@ export async function kubeApplicationLister(
       } finally {
         conn.close();
       }
-      return items;
     },
   };
 }

@@ -166,6 +166,27 @@ export class KubeClient {
     };
   }
 
+  /** Every item of a list, paging with limit/continue (`pageSize` per request) until the last page. */
+  async listAll(
+    info: ResourceInfo,
+    opts: { namespace?: string; labelSelector?: string; pageSize?: number; signal?: AbortSignal } = {},
+  ): Promise<KubeObject[]> {
+    const items: KubeObject[] = [];
+    let token: string | undefined;
+    do {
+      const page = await this.list(info, {
+        ...(opts.namespace !== undefined ? { namespace: opts.namespace } : {}),
+        ...(opts.labelSelector !== undefined ? { labelSelector: opts.labelSelector } : {}),
+        ...(opts.signal ? { signal: opts.signal } : {}),
+        limit: opts.pageSize ?? 500,
+        ...(token ? { continue: token } : {}),
+      });
+      items.push(...page.items);
+      token = page.continue;
+    } while (token);
+    return items;
+  }
+
   create(info: ResourceInfo, obj: KubeObject, signal?: AbortSignal): Promise<KubeObject> {
     const ns = obj.metadata?.namespace;
     return this.request({

@@ -3,9 +3,8 @@
  * (src/cluster), loaded only by live mode (dynamic import), so `shards` on files never pays for it.
  * Kubeconfig: --kubeconfig, else KUBECONFIG, else ~/.kube/config; --context, else the current context.
  */
-import { connect, isNotFound, type KubeClient, type ResourceInfo } from '../cluster/index.js';
+import { connect, isNotFound, type ResourceInfo } from '../cluster/index.js';
 import { GitopsError, oneLine } from '../cli/errors.js';
-import type { KubeObject } from '../util/yaml-docs.js';
 import type { ArgoNamespaceReader } from './live.js';
 
 export interface KubeReaderOptions {
@@ -31,23 +30,6 @@ const WORKLOADS = {
   Deployment: info('apps', 'v1', 'Deployment', 'deployments'),
 };
 
-async function listAll(
-  client: KubeClient,
-  what: ResourceInfo,
-  namespace: string,
-  labelSelector?: string,
-  signal?: AbortSignal,
-) {
-  const items: KubeObject[] = [];
-  let token: string | undefined;
-  do {
-    const page = await client.list(what, { namespace, labelSelector, limit: 500, continue: token, signal });
-    items.push(...(page.items as KubeObject[]));
-    token = page.continue || undefined;
-  } while (token);
-  return items;
-}
-
 export async function createKubeReader(options: KubeReaderOptions): Promise<ArgoNamespaceReader> {
   const connection = await connect({ kubeconfig: options.kubeconfig, context: options.context });
   const { client, context } = connection;
@@ -69,7 +51,7 @@ export async function createKubeReader(options: KubeReaderOptions): Promise<Argo
     contextName: context,
     async listSecrets(namespace, labelSelector) {
       try {
-        return await listAll(client, SECRETS, namespace, labelSelector, signal);
+        return await client.listAll(SECRETS, { namespace, labelSelector, signal });
       } catch (err) {
         throw fail(`list cluster Secrets in namespace ${namespace}`, err);
       }
@@ -78,7 +60,7 @@ export async function createKubeReader(options: KubeReaderOptions): Promise<Argo
       // 404: the Application CRD is not installed, so there are no apps to count.
       return (
         (await orUndefined(`list Applications in namespace ${namespace}`, () =>
-          listAll(client, APPLICATIONS, namespace, undefined, signal),
+          client.listAll(APPLICATIONS, { namespace, signal }),
         )) ?? []
       );
     },

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ApiError, Discovery, connect, isConflict, isNotFound } from '../../src/cluster/index.js';
 import { GitopsError } from '../../src/cli/errors.js';
-import { cm, connectTo, crd } from './embedded-setup.js';
+import { cm, connectTo, crd, ns } from './embedded-setup.js';
 import { useEmbeddedCluster } from '../support/embedded.js';
 import type { ClusterConnection, ResourceInfo } from '../../src/cluster/index.js';
 
@@ -103,6 +103,22 @@ describe('cluster client and discovery against the embedded API server', () => {
     assert.deepEqual(counts.byVerb, { create: 2, update: 2, get: 1, patch: 1, delete: 1 });
     assert.deepEqual(counts.byGroupKind, { '/ConfigMap': 7 });
     assert.equal(counts.total, 7);
+  });
+
+  it('listAll pages with limit/continue to the last page', async () => {
+    await conn.client.create(namespaces, ns('paged'));
+    for (let i = 0; i < 5; i++) await conn.client.create(configMaps, cm('paged', `item-${i}`));
+    const before = conn.client.counts().byVerb['list'] ?? 0;
+    const items = await conn.client.listAll(configMaps, { namespace: 'paged', pageSize: 2 });
+    assert.deepEqual(items.map((o) => o.metadata?.name).sort(), [
+      'item-0',
+      'item-1',
+      'item-2',
+      'item-3',
+      'item-4',
+    ]);
+    assert.ok(items.every((o) => o.kind === 'ConfigMap'));
+    assert.equal((conn.client.counts().byVerb['list'] ?? 0) - before, 3, 'pages of 2, 2 and 1');
   });
 
   it('a dry-run client sends dryRun=All: the server answers but stores nothing', async () => {
