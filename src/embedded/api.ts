@@ -291,16 +291,24 @@ export class ApiCore {
     };
   }
 
-  update(ctx: RequestContext, raw: string): Result {
-    const dryRun = isDryRun(ctx.query);
-    const old = this.current(ctx);
-    const obj = this.parseBody(raw);
+  /**
+   * The end of PUT and PATCH: a resourceVersion in the new object must match the stored one (optimistic
+   * concurrency, 409 otherwise); the write then goes to the main resource or, on /status, to status only.
+   */
+  private replaceExisting(ctx: RequestContext, old: KObject, obj: KObject, dryRun: boolean): Result {
     const rv = obj.metadata.resourceVersion;
     if (rv && rv !== old.metadata.resourceVersion)
       throw conflict(ctx.type, old.metadata.name ?? '', STALE_MESSAGE);
     const mode: Mode = ctx.subresource === 'status' ? 'status' : 'update';
     const result = this.finishWrite(ctx, old, obj, mode);
     return { code: 200, body: this.render(this.store_(ctx, old, result, dryRun), ctx.type, ctx.version) };
+  }
+
+  update(ctx: RequestContext, raw: string): Result {
+    const dryRun = isDryRun(ctx.query);
+    const old = this.current(ctx);
+    const obj = this.parseBody(raw);
+    return this.replaceExisting(ctx, old, obj, dryRun);
   }
 
   patch(ctx: RequestContext, raw: string, contentType: string): Result {
@@ -330,12 +338,7 @@ export class ApiCore {
     if (!isMap(patched)) throw badRequest('the patched object is not an object');
     const obj = patched as unknown as KObject;
     if (!isMap(obj.metadata)) obj.metadata = {};
-    const rv = obj.metadata.resourceVersion;
-    if (rv && rv !== old.metadata.resourceVersion)
-      throw conflict(ctx.type, old.metadata.name ?? '', STALE_MESSAGE);
-    const mode: Mode = ctx.subresource === 'status' ? 'status' : 'update';
-    const result = this.finishWrite(ctx, old, obj, mode);
-    return { code: 200, body: this.render(this.store_(ctx, old, result, dryRun), ctx.type, ctx.version) };
+    return this.replaceExisting(ctx, old, obj, dryRun);
   }
 
   scale(ctx: RequestContext, verb: string, raw: string, contentType: string): Result {
