@@ -9,6 +9,7 @@
 import { GitopsError, oneLine } from '../common/index.js';
 import type { KubeObject } from '../util/yaml-docs.js';
 import { parseApplication } from './parse.js';
+import { ARGOCD_CM, parseArgoCdSettings, type ArgoCdSettings } from './settings.js';
 import type { Application } from './types.js';
 
 /** Lists Application manifests in one namespace. Injected by tests; the default talks to the cluster. */
@@ -74,4 +75,42 @@ export async function kubeApplicationLister(
       }
     },
   };
+}
+
+/**
+ * argocd-cm of a live Argo CD namespace (`--from-cluster`), through the project's cluster client. A
+ * namespace without it (404) gives undefined: the run uses Argo CD's defaults, with a warning from the caller.
+ */
+export async function readLiveArgoCdSettings(options: {
+  namespace: string;
+  kubeconfig?: string | undefined;
+  context?: string | undefined;
+}): Promise<ArgoCdSettings | undefined> {
+  const subject = `configmap ${options.namespace}/${ARGOCD_CM}`;
+  let cm: KubeObject;
+  const cluster = await import('../cluster/index.js');
+  try {
+    const conn = await cluster.connect({
+      kubeconfig: options.kubeconfig,
+      context: options.context,
+      client: { retry: { maxRetries: 1 } },
+    });
+    const info = {
+      group: '',
+      version: 'v1',
+      kind: 'ConfigMap',
+      plural: 'configmaps',
+      namespaced: true,
+      verbs: ['get'],
+    };
+    try {
+      cm = await conn.client.get(info, options.namespace, ARGOCD_CM);
+    } finally {
+      conn.close();
+    }
+  } catch (err) {
+    if (cluster.isNotFound(err)) return undefined;
+    throw new GitopsError(`failed to read Argo CD settings: ${oneLine(err)}`, { subject, cause: err });
+  }
+  return parseArgoCdSettings(cm, subject);
 }

@@ -24,6 +24,22 @@ export { parseSelector, selectApplications } from './select.js';
 export { loadApplicationFiles } from './load.js';
 export { adHocApplication, IN_CLUSTER_SERVER, type AdHocAppOptions } from './adhoc.js';
 export type { ApplicationLister } from './cluster.js';
+export {
+  ARGOCD_CM,
+  ARGOCD_CM_KEYS,
+  DEFAULT_COMPARE_SETTINGS,
+  loadArgoCdSettingsFile,
+  overrideIgnoreRules,
+  parseArgoCdSettings,
+} from './settings.js';
+export type {
+  ArgoCdSettings,
+  CompareSettings,
+  FilteredResource,
+  OverrideIgnoreDiff,
+  ResourceOverride,
+} from './settings.js';
+export { readLiveArgoCdSettings } from './cluster.js';
 
 export { DEFAULT_ARGOCD_NAMESPACE } from '../common/index.js';
 import { DEFAULT_ARGOCD_NAMESPACE } from '../common/index.js';

@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { appFlags, sourceSelection, clusterFlags } from './flags.js';
+import { appFlags, sourceSelection, clusterFlags, runSettings } from './flags.js';
 import { selectAppTree, treeFlags } from './tree-flags.js';
 import { BaseCommand } from './base-command.js';
 import { ExitCode, GitopsError, UsageError } from '../common/index.js';
@@ -181,14 +181,14 @@ are read at both revisions, so apps the change adds or removes show as added or 
       });
       for (const n of tree.nodes) if (n.error) treeErrors.push(n.error);
       const apps = tree.nodes.filter((n) => !n.error).map((n) => n.app);
+      const settings = await runSettings(flags, (m) => this.warnLine(m));
       report = await new Run({
         apps,
         source,
         kubeconfig: flags.kubeconfig,
         context: flags.context,
         argocdNamespace: flags['argocd-namespace'],
-        trackingMethod: flags['tracking-method'] as 'annotation' | 'label' | 'annotation+label',
-        instanceLabelKey: flags['instance-label-key'],
+        ...settings,
         ignoreDifferences: extraRules,
         serverSideDiff: flags['server-side-diff'],
         statusProcessors: flags['status-processors'],

@@ -14,14 +14,24 @@
 import { stat } from 'node:fs/promises';
 import { Flags } from '@oclif/core';
 import {
+  ARGOCD_CM,
   loadApplications,
+  loadArgoCdSettingsFile,
+  readLiveArgoCdSettings,
   selectApplications,
   type Application,
+  type ArgoCdSettings,
   type LoadApplicationsOptions,
 } from '../apps/index.js';
 import { ALGORITHMS, appsOnShard, parseAlgorithm } from '../sharding/index.js';
 import type { SourceServiceOptions } from '../source/index.js';
-import { UsageError } from '../common/index.js';
+import {
+  DEFAULT_ARGOCD_NAMESPACE,
+  DEFAULT_TRACKING_METHOD,
+  INSTANCE_LABEL,
+  UsageError,
+  type TrackingMethod,
+} from '../common/index.js';
 
 const ADHOC = 'AD-HOC APP';
 const SELECT = 'APP SELECTION';
@@ -265,12 +275,59 @@ export const clusterFlags = {
     description: 'Kube context for in-cluster destinations. Default: the current context.',
   }),
   'tracking-method': Flags.string({
-    description: 'How resources name their app (argocd-cm application.resourceTrackingMethod).',
+    description:
+      "How resources name their app (argocd-cm application.resourceTrackingMethod). Default: argocd-cm's, else annotation.",
     options: ['annotation', 'label', 'annotation+label'],
-    default: 'annotation',
   }),
   'instance-label-key': Flags.string({
-    description: 'Label key of label tracking (argocd-cm application.instanceLabelKey).',
-    default: 'app.kubernetes.io/instance',
+    description:
+      "Label key of label tracking (argocd-cm application.instanceLabelKey). Default: argocd-cm's, else app.kubernetes.io/instance.",
+  }),
+  'argocd-cm': Flags.string({
+    description:
+      "Argo CD's settings: an argocd-cm ConfigMap manifest (- for stdin). Default: the live argocd-cm with --from-cluster, else Argo CD's defaults.",
   }),
 };
+
+/** The values of `clusterFlags` a command reads settings with. */
+export interface SettingsFlagValues extends AppFlagValues {
+  'argocd-cm'?: string | undefined;
+  'tracking-method'?: string | undefined;
+  'instance-label-key'?: string | undefined;
+}
+
+/**
+ * Argo CD's settings for a run: `--argocd-cm FILE`, else the live argocd-cm of `--argocd-namespace` when
+ * apps come `--from-cluster` (a missing ConfigMap: Argo CD's defaults, with a warning), else none. The
+ * tracking flags win over argocd-cm's tracking keys.
+ */
+export async function runSettings(
+  flags: SettingsFlagValues,
+  onWarning: (message: string) => void,
+): Promise<{
+  settings?: ArgoCdSettings;
+  trackingMethod: TrackingMethod;
+  instanceLabelKey: string;
+}> {
+  let settings: ArgoCdSettings | undefined;
+  if (flags['argocd-cm'] !== undefined) settings = await loadArgoCdSettingsFile(flags['argocd-cm']);
+  else if (flags['from-cluster']) {
+    const namespace = flags['argocd-namespace'] ?? DEFAULT_ARGOCD_NAMESPACE;
+    settings = await readLiveArgoCdSettings({
+      namespace,
+      kubeconfig: flags.kubeconfig,
+      context: flags.context,
+    });
+    if (!settings)
+      onWarning(`configmap ${namespace}/${ARGOCD_CM} not found: Argo CD's default settings are used`);
+  }
+  for (const w of settings?.warnings ?? []) onWarning(w);
+  return {
+    ...(settings ? { settings } : {}),
+    trackingMethod:
+      (flags['tracking-method'] as TrackingMethod | undefined) ??
+      settings?.trackingMethod ??
+      DEFAULT_TRACKING_METHOD,
+    instanceLabelKey: flags['instance-label-key'] ?? settings?.instanceLabelKey ?? INSTANCE_LABEL,
+  };
+}

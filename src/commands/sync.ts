@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { appFlags, selectApps, sourceSelection, clusterFlags } from './flags.js';
+import { appFlags, selectApps, sourceSelection, clusterFlags, runSettings } from './flags.js';
 import { BaseCommand } from './base-command.js';
 import { ExitCode, GitopsError, UsageError } from '../common/index.js';
 import { parseDuration } from '../apps/index.js';
@@ -117,6 +117,7 @@ rendered or compared (the other apps still run); 130 interrupted.`;
             },
           };
     const apps = await selectApps(flags, names as string[], 'sync');
+    const settings = await runSettings(flags, (m) => this.warnLine(m));
     // The reason names the flag, so the report says why the operation stopped.
     const timeoutController = new AbortController();
     const timer =
@@ -136,8 +137,7 @@ rendered or compared (the other apps still run); 130 interrupted.`;
         kubeconfig: flags.kubeconfig,
         context: flags.context,
         argocdNamespace: flags['argocd-namespace'],
-        trackingMethod: flags['tracking-method'] as 'annotation' | 'label' | 'annotation+label',
-        instanceLabelKey: flags['instance-label-key'],
+        ...settings,
         statusProcessors: flags['status-processors'],
         signal,
         retry,

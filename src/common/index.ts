@@ -17,6 +17,7 @@ export type { KubeObject, Unstructured, Json, JsonMap } from './object.js';
 export type { ResourceKey, GroupVersionKind } from './resource-key.js';
 export { apiVersionOf, parseApiVersion, formatKey, keyOf, groupKind } from './resource-key.js';
 export * from './names.js';
+export { globMatch, globRegExp } from './glob.js';
 export * from './defaults.js';
 export { ExitCode, GitopsError, UsageError, oneLine } from './errors.js';
 export type { ExitCodeValue, GitopsErrorOptions } from './errors.js';

@@ -3,7 +3,7 @@
  * shared live cache (started on first use, by the first app that needs it) and a memo of served kinds.
  *
  * Live cache scope: every served kind with list+watch verbs, at its preferred version, except the
- * exclusions (exclusions.ts), in the destination namespaces of the run's apps on this cluster (plus every
+ * exclusions (exclusions.ts, from argocd-cm when read), in the destination namespaces of the run's apps on this cluster (plus every
  * cluster-scoped object). So requests per run are kinds (x namespaces when there is one namespace), never
  * per resource. Objects outside those namespaces are fetched by key when a target names them (one GET
  * each); extra (prune-candidate) resources are only found inside the scope.
@@ -20,7 +20,7 @@ import type {
 import { toResourceInfo } from '../cluster/index.js';
 import type { DiscoveredResource, TrackingOptions } from '../cluster/index.js';
 import { GitopsError, oneLine } from '../common/index.js';
-import { isExcluded } from './exclusions.js';
+import { ResourceFilter } from './exclusions.js';
 
 export interface ClusterStateOptions {
   conn: ClusterConnection;
@@ -29,6 +29,10 @@ export interface ClusterStateOptions {
   tracking: TrackingOptions;
   /** managedFields managers kept on live objects. */
   managers: ReadonlySet<string>;
+  /** argocd-cm resource.exclusions/inclusions (default: Argo CD's shipped exclusions). */
+  resourceFilter?: ResourceFilter;
+  /** The cluster's URL as Argo CD knows it (matched by the filter's `clusters` globs). */
+  clusterURL?: string;
   onWarning?: (message: string) => void;
 }
 
@@ -62,10 +66,17 @@ export class ClusterState {
   #cache: LiveStateCache | undefined;
   readonly #kinds = new Map<string, Promise<ServedKind | undefined>>();
   readonly #cachedVersions = new Map<string, string>();
+  readonly #filter: ResourceFilter;
 
   constructor(options: ClusterStateOptions) {
     this.conn = options.conn;
     this.#options = options;
+    this.#filter = options.resourceFilter ?? new ResourceFilter();
+  }
+
+  /** Whether argocd-cm's resource filter keeps this kind out of the cache and the comparison. */
+  isExcluded(gk: { group: string; kind: string }): boolean {
+    return this.#filter.isExcluded(gk, this.#options.clusterURL ?? this.conn.server);
   }
 
   /** The synced live cache (started once; later callers share it). */
@@ -78,7 +89,7 @@ export class ClusterState {
     try {
       const all = await this.conn.discovery.resources(signal);
       const resources = all.filter(
-        (r) => r.preferred && r.verbs.includes('list') && r.verbs.includes('watch') && !isExcluded(r),
+        (r) => r.preferred && r.verbs.includes('list') && r.verbs.includes('watch') && !this.isExcluded(r),
       );
       for (const r of resources) this.#cachedVersions.set(`${r.group}/${r.kind}`, r.version);
       const cache = this.conn.liveCache({

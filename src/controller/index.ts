@@ -32,7 +32,13 @@ export { StateManager, OWN_FIELD_MANAGERS } from './state.js';
 export type { StateManagerOptions } from './state.js';
 export { ClusterState, keepManagersTransform } from './cluster.js';
 export type { ClusterStateOptions, ServedKind } from './cluster.js';
-export { DEFAULT_EXCLUSIONS, isExcluded } from './exclusions.js';
-export type { Exclusion } from './exclusions.js';
+export {
+  CORE_EXCLUSIONS,
+  DEFAULT_EXCLUSIONS,
+  SHIPPED_EXCLUSIONS,
+  ResourceFilter,
+  isExcluded,
+} from './exclusions.js';
+export type { Exclusion, FilteredResource } from './exclusions.js';
 export { appServerSideDiff, SERVER_SIDE_DIFF_MANAGER } from './server-side.js';
 export type * from './types.js';

@@ -31,6 +31,8 @@ import type { StateManagerOptions } from './state.js';
 import type { AppReport, ComparisonResult, Reconciliation, RunReport } from './types.js';
 import type { OperationReport } from '../sync/index.js';
 import type { RetryStrategy } from '../apps/index.js';
+import { overrideIgnoreRules } from '../apps/index.js';
+import { ResourceFilter } from './exclusions.js';
 import { sleep } from '../cluster/index.js';
 
 export interface RunOptions extends Omit<StateManagerOptions, 'clusterOf'> {
@@ -124,10 +126,13 @@ export class Run {
     }
     const managers = new Set([
       ...(o.fieldManagers ?? OWN_FIELD_MANAGERS),
-      ...[...o.apps.flatMap((a) => a.ignoreDifferences), ...(o.ignoreDifferences ?? [])].flatMap(
-        (r) => r.managedFieldsManagers ?? [],
-      ),
+      ...[
+        ...o.apps.flatMap((a) => a.ignoreDifferences),
+        ...(o.ignoreDifferences ?? []),
+        ...(o.settings ? overrideIgnoreRules(o.settings) : []),
+      ].flatMap((r) => r.managedFieldsManagers ?? []),
     ]);
+    const resourceFilter = new ResourceFilter(o.settings);
     const clusterOf = (app: Application): Promise<ClusterState> => {
       const context = contextOf.get(app)!;
       let p = clusters.get(context);
@@ -150,6 +155,8 @@ export class Run {
                 ...(o.instanceLabelKey ? { instanceLabelKey: o.instanceLabelKey } : {}),
               },
               managers,
+              resourceFilter,
+              clusterURL: app.destination.server ?? conn.server,
               ...(o.onWarning ? { onWarning: o.onWarning } : {}),
             }),
         );

@@ -21,14 +21,14 @@
  * (extra resources marked IgnoreExtraneous excepted), else Synced.
  */
 import { DEFAULT_ARGOCD_NAMESPACE, DEFAULT_TRACKING_METHOD, INSTANCE_LABEL } from '../common/index.js';
-import type { Application } from '../apps/index.js';
-import { instanceName } from '../apps/index.js';
+import type { Application, ArgoCdSettings } from '../apps/index.js';
+import { DEFAULT_COMPARE_SETTINGS, instanceName, overrideIgnoreRules } from '../apps/index.js';
 import { formatKey, keyOf, owningApp, parseTrackingId, TRACKING_ID_ANNOTATION } from '../cluster/index.js';
 import type { KubeObject, ResourceInfo, TrackingMethod } from '../cluster/index.js';
 import { isNotFound } from '../cluster/index.js';
 import { compareResource } from '../diff/index.js';
-import type { CompareResult, IgnoreDifference } from '../diff/index.js';
-import { aggregateHealth, isHook, isIgnored } from '../health/index.js';
+import type { CompareInput, CompareResult, IgnoreDifference } from '../diff/index.js';
+import { aggregateHealth, HealthOverrides, isHook, isIgnored } from '../health/index.js';
 import type { SourceService } from '../source/index.js';
 import type { ClusterState } from './cluster.js';
 import { appServerSideDiff, COMPARE_OPTIONS_ANNOTATION, dryRunApply } from './server-side.js';
@@ -70,6 +70,11 @@ export interface StateManagerOptions {
   serverSideDiff?: boolean;
   /** Dry runs in flight per app. Default 8. */
   serverSideConcurrency?: number;
+  /**
+   * argocd-cm as read (src/apps): health scripts, ignoreDifferences overrides (after the app's and the
+   * extra rules), compare options, sensitive annotations. Absent: Argo CD's defaults.
+   */
+  settings?: ArgoCdSettings | undefined;
 }
 
 interface Pair {
@@ -83,9 +88,16 @@ interface Pair {
 }
 
 export class StateManager {
-  readonly #o: Required<Omit<StateManagerOptions, 'ignoreDifferences'>> & {
+  readonly #o: Required<Omit<StateManagerOptions, 'ignoreDifferences' | 'settings'>> & {
     ignoreDifferences: readonly IgnoreDifference[];
   };
+  /** From argocd-cm: compiled once per run. */
+  readonly #healthOverrides: HealthOverrides | undefined;
+  readonly #overrideRules: readonly IgnoreDifference[];
+  readonly #compare: Pick<
+    CompareInput,
+    'ignoreAggregatedRoles' | 'ignoreResourceStatusField' | 'sensitiveAnnotations'
+  >;
 
   constructor(options: StateManagerOptions) {
     this.#o = {
@@ -97,6 +109,19 @@ export class StateManager {
       serverSideDiff: false,
       serverSideConcurrency: 8,
       ...options,
+    };
+    const settings = options.settings;
+    const scripts = Object.entries(settings?.overrides ?? {}).map(
+      ([key, o]) => [key, { script: o.healthLua, useOpenLibs: o.useOpenLibs }] as const,
+    );
+    const overrides = new HealthOverrides(scripts);
+    this.#healthOverrides = overrides.size > 0 ? overrides : undefined;
+    this.#overrideRules = settings ? overrideIgnoreRules(settings) : [];
+    const compare = settings?.compare ?? DEFAULT_COMPARE_SETTINGS;
+    this.#compare = {
+      ignoreAggregatedRoles: compare.ignoreAggregatedRoles,
+      ignoreResourceStatusField: compare.ignoreResourceStatusField,
+      sensitiveAnnotations: settings?.sensitiveAnnotations ?? [],
     };
   }
 
@@ -179,11 +204,17 @@ export class StateManager {
       jobs.forEach((p, i) => dryRuns.set(p, outcomes[i]!));
     }
 
-    const rules = [...app.ignoreDifferences, ...o.ignoreDifferences];
+    const rules = [...app.ignoreDifferences, ...o.ignoreDifferences, ...this.#overrideRules];
     const health = aggregateHealth(
       pairs.map((p) => ({ ...p, target: p.target?.obj ?? null, live: p.live ?? null })),
-      { app: { name: app.name, namespace: app.namespace ?? o.argocdNamespace } },
+      {
+        app: { name: app.name, namespace: app.namespace ?? o.argocdNamespace },
+        ...(this.#healthOverrides ? { health: { overrides: this.#healthOverrides } } : {}),
+      },
     );
+    // Argo CD's CompareAppState: a failed health check is a condition, never a failed refresh.
+    if (health.error)
+      conditions.push({ type: 'ComparisonError', message: `error setting app health: ${health.error}` });
     const resources = pairs.map((p, i): ResourceStatus => {
       const r = this.#compareOne(p, rules, dryRuns.get(p), conditions, instance);
       const h = health.resources[i];
@@ -267,6 +298,7 @@ export class StateManager {
       trackingMethod: o.trackingMethod,
       instanceLabelKey: o.instanceLabelKey,
       fieldManagers: o.fieldManagers,
+      ...this.#compare,
     });
     const status: ResourceStatus = {
       ...base,

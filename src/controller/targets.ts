@@ -20,7 +20,6 @@ import type { KubeObject, ResourceKey, TrackingMethod } from '../cluster/index.j
 import { isHook, isIgnored, isSkip } from '../health/index.js';
 import { TRACKING_ANNOTATION, trackingId } from '../source/index.js';
 import type { ClusterState, ServedKind } from './cluster.js';
-import { isExcluded } from './exclusions.js';
 import type { AppCondition } from './types.js';
 
 export interface Target {
@@ -75,7 +74,7 @@ export async function prepareTargets(
     if (isHook(original) || isIgnored(original) || isSkip(original)) continue;
     const { group, version } = parseApiVersion(original.apiVersion ?? '');
     const kind = original.kind ?? '';
-    if (isExcluded({ group, kind })) {
+    if (o.cluster.isExcluded({ group, kind })) {
       conditions.push({
         type: 'ExcludedResourceWarning',
         message: `${group ? `${group}/` : ''}${kind} ${original.metadata?.name ?? ''} is excluded from comparison`,

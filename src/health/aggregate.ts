@@ -7,14 +7,14 @@
  * - counts as a resource, but its health is not assessed: live annotated
  *   `argocd.argoproj.io/ignore-healthcheck: "true"`, and the Application that manages itself (`options.app`);
  * - live absent: Missing, shown per resource but never worsens the app (OutOfSync already says it);
- * - live present: `getResourceHealth(live)`; no health adds nothing; a child `argoproj.io/Application`
+ * - live present: `getResourceHealth(live)` (a failed check also sets `error`); no health adds nothing; a child `argoproj.io/Application`
  *   that is Missing or Unknown is ignored; anything else worsens the app when worse (`isWorse`).
  * The app starts Healthy; if it counts resources but none of them is live, it is Missing.
  * Causes: the live, assessed resources whose status is the app's final status (when it is not Healthy),
  * in input order; `message` is their summary ("Caused by batch/Job:default/failed-job").
  */
 import { ANNOTATION_IGNORE_HEALTHCHECK, annotation, isHook, isIgnored, isSkip } from './annotations.js';
-import { getResourceHealth } from './assess.js';
+import { assessHealth } from './assess.js';
 import {
   HEALTH_ORDER,
   type HealthOptions,
@@ -59,6 +59,12 @@ export interface AppHealth {
    * (hooks, ignored, Skip, ignore-healthcheck, the app itself).
    */
   resources: (HealthResult | undefined)[];
+  /**
+   * The first check that failed (its resource is Unknown with the error), as Argo CD words it:
+   * `failed to get resource health for "<Kind>" with name "<name>" in namespace "<ns>": <error>`. The
+   * controller reports it as a ComparisonError condition "error setting app health: ...".
+   */
+  error?: string;
 }
 
 const MAX_CAUSES_SHOWN = 3;
@@ -89,6 +95,7 @@ export function aggregateHealth(
   let containsLive = false;
   const perResource: (HealthResult | undefined)[] = resources.map(() => undefined);
   const counted: { ref: ManagedResource; health: HealthResult }[] = [];
+  let firstError: string | undefined;
 
   resources.forEach((res, i) => {
     const live = res.live ?? undefined;
@@ -104,7 +111,12 @@ export function aggregateHealth(
     const self = options.app;
     if (self && isApplication(res) && res.name === self.name && (res.namespace ?? '') === self.namespace)
       return;
-    const health = getResourceHealth(live, options.health);
+    const assessed = assessHealth(live, options.health);
+    if (assessed.error !== undefined && firstError === undefined) {
+      const meta = (live['metadata'] ?? {}) as { name?: unknown; namespace?: unknown };
+      firstError = `failed to get resource health for "${String(live['kind'] ?? '')}" with name "${String(meta.name ?? '')}" in namespace "${String(meta.namespace ?? '')}": ${assessed.error}`;
+    }
+    const health = assessed.health;
     if (!health) return;
     perResource[i] = health;
     if (isApplication(res) && (health.status === 'Missing' || health.status === 'Unknown')) return;
@@ -120,5 +132,11 @@ export function aggregateHealth(
           .filter((c) => c.health.status === status)
           .map(({ ref }) => ({ group: ref.group, kind: ref.kind, namespace: ref.namespace, name: ref.name }));
   const message = formatHealthCauses(causes);
-  return { status, ...(message ? { message } : {}), causes, resources: perResource };
+  return {
+    status,
+    ...(message ? { message } : {}),
+    causes,
+    resources: perResource,
+    ...(firstError !== undefined ? { error: firstError } : {}),
+  };
 }

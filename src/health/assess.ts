@@ -2,13 +2,17 @@
  * One resource's health, in Argo CD's order (gitops-engine `GetResourceHealth`):
  * 1. `metadata.deletionTimestamp` set and no `argocd.argoproj.io/hook-finalizer`: Progressing
  *    "Pending deletion", for every kind (also kinds with no check).
- * 2. The kind's check from `KIND_CHECKS` (group + kind). An unsupported version, or a field of the wrong
+ * 2. A user Lua check for the kind (`options.overrides`, lua.ts): its verdict, or no health when it gives
+ *    none (the built-in check is not consulted); a failing script is Unknown with Lua's error.
+ * 3. The kind's check from `KIND_CHECKS` (group + kind). An unsupported version, or a field of the wrong
  *    type, gives Unknown with the error text; so does any other error a check throws.
- * 3. No check: the opt-in conditions fallback, else `undefined` (no health at all; never Unknown).
- * User Lua overrides (argocd-cm) are not supported.
+ * 4. No check: the opt-in conditions fallback, else `undefined` (no health at all; never Unknown).
+ * `assessHealth` also returns the error text of an Unknown that came from an error (Argo CD's `err`), which
+ * the app turns into a ComparisonError condition (aggregate.ts).
  */
 import { hasHookFinalizer, isDeleting } from './annotations.js';
 import { conditionsHealth } from './conditions.js';
+import { runHealthLua } from './lua.js';
 import { SchemaError } from './fields.js';
 import { conversionPrefix, findKindCheck } from './registry.js';
 import type { CheckInput, HealthOptions, HealthResult, Unstructured } from './types.js';
@@ -28,35 +32,49 @@ function gvkString(input: CheckInput): string {
 }
 
 export function getResourceHealth(obj: Unstructured, options: HealthOptions = {}): HealthResult | undefined {
+  return assessHealth(obj, options).health;
+}
+
+/** A resource's health and, when it is Unknown because a check failed, the error (Argo CD's `err`). */
+export interface HealthAssessment {
+  health?: HealthResult;
+  error?: string;
+}
+
+export function assessHealth(obj: Unstructured, options: HealthOptions = {}): HealthAssessment {
   if (isDeleting(obj) && !hasHookFinalizer(obj)) {
-    return { status: 'Progressing', message: 'Pending deletion' };
+    return { health: { status: 'Progressing', message: 'Pending deletion' } };
   }
   const input: CheckInput = {
     obj,
     ...parseApiVersion(obj['apiVersion']),
     kind: typeof obj['kind'] === 'string' ? obj['kind'] : '',
   };
+  const override = options.overrides?.find(input.group, input.kind);
+  if (override) {
+    return guarded(() => runHealthLua(override.script, obj, { useOpenLibs: override.useOpenLibs }), '');
+  }
   const entry = findKindCheck(input.group, input.kind);
   const enabled = entry && (entry.option === undefined || options[entry.option] === true);
   if (entry && enabled) {
     if (entry.versions && !entry.versions.includes(input.version)) {
-      return {
-        status: 'Unknown',
-        message: `unsupported ${entry.label ?? entry.kind} GVK: ${gvkString(input)}`,
-      };
+      const message = `unsupported ${entry.label ?? entry.kind} GVK: ${gvkString(input)}`;
+      return { health: { status: 'Unknown', message }, error: message };
     }
     return guarded(() => entry.check(input), conversionPrefix(entry));
   }
   if (options.conditionsFallback === true) return guarded(() => conditionsHealth(input), '');
-  return undefined;
+  return {};
 }
 
-function guarded(run: () => HealthResult | undefined, prefix: string): HealthResult | undefined {
+function guarded(run: () => HealthResult | undefined, prefix: string): HealthAssessment {
   try {
-    return run();
+    const health = run();
+    return health ? { health } : {};
   } catch (err) {
     // A check's own errors (CheckError) carry the whole message; SchemaError gets Argo CD's prefix.
-    const message = err instanceof Error ? err.message : String(err);
-    return { status: 'Unknown', message: err instanceof SchemaError ? prefix + message : message };
+    const text = err instanceof Error ? err.message : String(err);
+    const message = err instanceof SchemaError ? prefix + text : text;
+    return { health: { status: 'Unknown', message }, error: message };
   }
 }

@@ -17,8 +17,12 @@
  *   HorizontalPodAutoscaler (v1, v2); Ingress (extensions, networking.k8s.io); apiregistration.k8s.io
  *   APIService; argoproj.io Workflow. Ported from Argo CD's built-in Lua scripts: batch CronJob,
  *   apiextensions.k8s.io CustomResourceDefinition. The rest of its 241 built-in Lua scripts (Rollout,
- *   cert-manager, Knative, Crossplane...) and user overrides from argocd-cm are not ported: those kinds have
- *   no health.
+ *   cert-manager, Knative, Crossplane...) are not bundled: those kinds have no health unless the user's
+ *   argocd-cm gives them a script.
+ * - User health checks: `options.overrides` (`HealthOverrides`, from argocd-cm
+ *   `resource.customizations.health.<group_kind>`) run Lua scripts (lua.ts, fengari) before any built-in
+ *   check, as Argo CD does; a script's error or timeout (instruction limit) is Unknown with the error, never
+ *   a throw, and `aggregateHealth` reports the first one as `error`.
  * - A Go-coded kind in an unsupported version (apps/v1beta2 Deployment, autoscaling/v2beta2 HPA), or with a
  *   field of the wrong type, is Unknown with the error text. Only the fields a check reads are type-checked
  *   (Argo CD converts the whole object, so a malformed field it never reads also gives Unknown there).
@@ -32,7 +36,9 @@
  * `helm.sh/hook` (hook detection), `argocd.argoproj.io/ignore-healthcheck` (aggregation),
  * `autoscaling.alpha.kubernetes.io/conditions` (HPA v1); finalizer `argocd.argoproj.io/hook-finalizer`.
  */
-export { getResourceHealth } from './assess.js';
+export { assessHealth, getResourceHealth, type HealthAssessment } from './assess.js';
+export { HealthOverrides, type HealthOverride } from './overrides.js';
+export { LUA_INSTRUCTION_LIMIT, LuaHealthError, runHealthLua, type LuaHealthOptions } from './lua.js';
 export {
   aggregateHealth,
   formatHealthCauses,

@@ -2,6 +2,7 @@
  * Health types shared by every file of `src/health/` (leaf module: imports nothing).
  * Names follow Argo CD's gitops-engine `pkg/health/health.go`.
  */
+import type { HealthOverrides } from './overrides.js';
 
 /** Argo CD's health codes. */
 export type HealthStatus = 'Healthy' | 'Progressing' | 'Degraded' | 'Suspended' | 'Missing' | 'Unknown';
@@ -49,6 +50,11 @@ export interface HealthOptions {
    * Off: such kinds have no health, as in Argo CD.
    */
   conditionsFallback?: boolean | undefined;
+  /**
+   * User health checks (argocd-cm `resource.customizations.health.*`): a kind's Lua script runs instead
+   * of the built-in check, as in Argo CD.
+   */
+  overrides?: HealthOverrides | undefined;
 }
 
 /** A check's view of the object it judges: the object plus its parsed API version. */

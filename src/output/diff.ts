@@ -136,6 +136,7 @@ export function diffDocument(report: RunReport): { apps: Record<string, unknown>
           status: r.status,
           difference: r.difference,
           health: r.health?.status ?? null,
+          ...(r.health?.message ? { healthMessage: r.health.message } : {}),
           requiresPruning: r.requiresPruning,
           ...(r.sharedWith ? { sharedWith: r.sharedWith } : {}),
           ...(r.message ? { message: r.message } : {}),
