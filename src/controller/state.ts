@@ -7,8 +7,11 @@
  * 3. Live = the cache's objects tracked by this app (no ownerReferences) plus the live object at each
  *    target key, even untracked (`LiveStateCache.managedLive`); a target whose apiVersion is not the one
  *    cached is read by one GET at its own version. A kind the cluster does not serve has no live object.
- * 4. Pair by key; leftover live objects are extra (prune candidates) unless they are hooks, or their
- *    tracking-id names another key (not self-referenced: copied annotations), which are left out.
+ * 4. Pair by key; leftover live objects are extra (prune candidates) unless they are hooks, ignored hook
+ *    objects, or their tracking-id names another key (not self-referenced: copied annotations): those,
+ *    and `hook: Skip` targets, are listed with status '' (live hooks flagged `hook`), not compared, never
+ *    applied or pruned, as Argo CD's CompareAppState lists them; their health counts as Argo CD counts it
+ *    (a copied-id object's does, a hook's and a Skip target's do not).
  * 5. Compare each pair (src/diff; the app's ignoreDifferences then the extra rules, one array per app),
  *    against a server-side dry run when server-side diff is on (server-side.ts).
  * 6. Health per resource and for the app (src/health `aggregateHealth`).
@@ -80,6 +83,8 @@ export interface StateManagerOptions {
 interface Pair {
   target?: Target;
   live?: KubeObject;
+  /** Listed with no sync status (Argo CD's CompareAppState): a Skip target, a live hook or ignored hook object, or a copied tracking id. */
+  noStatus?: boolean;
   group: string;
   version: string;
   kind: string;
@@ -182,19 +187,27 @@ export class StateManager {
       const id = formatKey(t.key);
       const obj = t.served ? live.get(id) : undefined;
       live.delete(id);
-      return { target: t, ...(obj ? { live: obj } : {}), ...t.key, version: t.version };
+      return {
+        target: t,
+        ...(obj ? { live: obj } : {}),
+        ...t.key,
+        version: t.version,
+        ...(t.skip ? { noStatus: true } : {}),
+      };
     });
+    // Leftover live objects: extras (prune candidates), except hooks, ignored hook objects and objects
+    // whose tracking id names another object (copied annotations), which are listed with no status.
     for (const obj of live.values()) {
-      if (isHook(obj) || isIgnored(obj) || !this.#selfReferenced(obj)) continue;
       const version = (obj.apiVersion ?? '').split('/').pop() ?? '';
-      pairs.push({ live: obj, ...keyOf(obj), version });
+      const noStatus = isHook(obj) || isIgnored(obj) || !this.#selfReferenced(obj);
+      pairs.push({ live: obj, ...keyOf(obj), version, ...(noStatus ? { noStatus } : {}) });
     }
 
     // Server-side dry runs (pairs with a live object and a served kind).
     const serverSide = appServerSideDiff(app.annotations) ?? o.serverSideDiff;
     const dryRuns = new Map<Pair, DryRunOutcome>();
     if (serverSide) {
-      const jobs = pairs.filter((p) => p.target?.served && p.live);
+      const jobs = pairs.filter((p) => p.target?.served && p.live && !p.noStatus);
       const outcomes = await dryRunApply(
         cluster.conn.client,
         jobs.map((p) => ({ info: p.target!.served!.info, target: p.target!.obj })),
@@ -242,11 +255,18 @@ export class StateManager {
       onReconciliation({
         revision: rendered.revision,
         destNamespace,
-        pairs: pairs.map((p, i) => ({
-          ...(p.target ? { target: p.target.obj } : {}),
-          ...(p.live ? { live: p.live } : {}),
-          outOfSync: resources[i]!.status !== 'Synced',
-        })),
+        // Listed-only rows are never applied or pruned.
+        pairs: pairs.flatMap((p, i) =>
+          p.noStatus
+            ? []
+            : [
+                {
+                  ...(p.target ? { target: p.target.obj } : {}),
+                  ...(p.live ? { live: p.live } : {}),
+                  outOfSync: resources[i]!.status !== 'Synced',
+                },
+              ],
+        ),
         hooks: hooks.map((h) => h.obj),
         liveHooks,
         kinds,
@@ -278,6 +298,17 @@ export class StateManager {
   ): ResourceStatus {
     const o = this.#o;
     const base = { group: p.group, version: p.version, kind: p.kind, namespace: p.namespace, name: p.name };
+    if (p.noStatus) {
+      const hook = p.live !== undefined && isHook(p.live);
+      return {
+        ...base,
+        status: '',
+        difference: 'none',
+        requiresPruning: false,
+        ...(hook ? { hook } : {}),
+        changes: [],
+      };
+    }
     const label = `${p.group ? `${p.group}/` : ''}${p.kind} ${p.namespace ? `${p.namespace}/` : ''}${p.name}`;
     if (dryRun && 'error' in dryRun) {
       conditions.push({ type: 'ComparisonError', message: `${label}: ${dryRun.error}` });

@@ -1,7 +1,8 @@
 /**
  * Desired-state normalization before pairing with live (spec §2.1-2.2, Argo CD `NormalizeTargetObjects`):
- * - hooks (`argocd.argoproj.io/hook`, Helm hooks), ignored hook objects and `hook: Skip` targets are set
- *   aside: they have no sync status and never affect the app;
+ * - hooks (`argocd.argoproj.io/hook`, Helm hooks) and ignored hook objects are set aside (gitops-engine
+ *   `splitHooks`); `hook: Skip` targets stay, marked `skip`: they are listed with no sync status and never
+ *   affect the app;
  * - excluded kinds are dropped with an ExcludedResourceWarning;
  * - namespaced objects (and objects of a kind the cluster does not serve, scope unknown) without a
  *   namespace get the destination namespace; cluster-scoped objects lose any namespace; the tracking is
@@ -28,6 +29,8 @@ export interface Target {
   version: string;
   /** Undefined when the cluster does not serve the kind. */
   served: ServedKind | undefined;
+  /** `argocd.argoproj.io/hook: Skip`: listed, never compared, applied or pruned. */
+  skip?: boolean;
 }
 
 export interface TargetOptions {
@@ -71,7 +74,7 @@ export async function prepareTargets(
   const conditions: AppCondition[] = [];
   const targets: Target[] = [];
   for (const original of objects) {
-    if (isHook(original) || isIgnored(original) || isSkip(original)) continue;
+    if (isHook(original) || isIgnored(original)) continue;
     const { group, version } = parseApiVersion(original.apiVersion ?? '');
     const kind = original.kind ?? '';
     if (o.cluster.isExcluded({ group, kind })) {
@@ -95,7 +98,13 @@ export async function prepareTargets(
       });
     }
     const obj = withTracking(placed, o);
-    targets.push({ obj, key: { group, kind, namespace, name: obj.metadata?.name ?? '' }, version, served });
+    targets.push({
+      obj,
+      key: { group, kind, namespace, name: obj.metadata?.name ?? '' },
+      version,
+      served,
+      ...(isSkip(original) ? { skip: true } : {}),
+    });
   }
   return { targets, conditions };
 }

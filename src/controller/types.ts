@@ -9,8 +9,11 @@ import type { HealthStatus } from '../health/index.js';
 import type { KubeClient, KubeObject, LiveStateCache, ResourceInfo } from '../cluster/index.js';
 import type { OperationReport } from '../sync/index.js';
 
-/** Per resource: Synced, OutOfSync, or Unknown (its comparison failed). */
-export type ResourceSyncStatus = 'Synced' | 'OutOfSync' | 'Unknown';
+/**
+ * Per resource: Synced, OutOfSync, or Unknown (its comparison failed); '' (no status, as Argo CD) for live
+ * hooks, `hook: Skip` targets, ignored hook objects and objects carrying a tracking id copied from another.
+ */
+export type ResourceSyncStatus = 'Synced' | 'OutOfSync' | 'Unknown' | '';
 
 /** Per app: Unknown when the comparison could not be made. */
 export type AppSyncStatus = 'Synced' | 'OutOfSync' | 'Unknown';
@@ -38,8 +41,10 @@ export interface ResourceStatus {
   difference: ResourceDifference;
   /** Undefined when the kind has no health (ConfigMap, Secret, unknown CRDs). */
   health?: ResourceHealth;
-  /** Extra, tracked by this app, self-referenced: sync with prune would delete it. */
+  /** Extra, tracked by this app, self-referenced, not a hook: sync with prune would delete it. */
   requiresPruning: boolean;
+  /** A live hook (Argo CD's `hook` flag): listed with no status, never pruned by a sync. */
+  hook?: boolean;
   /** Set when the live object is tracked by another app (instance name): reported, never taken over. */
   sharedWith?: string;
   /** Extra resource annotated `compare-options: IgnoreExtraneous`: OutOfSync but the app stays Synced. */
@@ -70,7 +75,11 @@ export interface AppCondition {
 export interface ComparisonResult {
   /** The resolved revision (commit SHA; "local" with --local). */
   revision: string;
-  /** Sorted by group, kind, namespace, name. Hooks and `hook: Skip` targets are left out. */
+  /**
+   * Sorted by group, kind, namespace, name. As Argo CD lists them: live hooks (`hook`), `hook: Skip`
+   * targets and objects whose tracking id names another object are listed with status '' and no effect on
+   * the app's sync; rendered hooks are not listed.
+   */
   resources: ResourceStatus[];
   sync: AppSyncStatus;
   health: ResourceHealth;

@@ -25,9 +25,9 @@ export interface DiffPrintOptions {
   color?: boolean;
 }
 
-/** The resources a diff shows: those that are not Synced. */
+/** The resources a diff shows: OutOfSync or Unknown (not Synced, nor listed with no status). */
 export function changedResources(app: AppReport): ResourceStatus[] {
-  return app.comparison?.resources.filter((r) => r.status !== 'Synced') ?? [];
+  return app.comparison?.resources.filter((r) => r.status === 'OutOfSync' || r.status === 'Unknown') ?? [];
 }
 
 /** Whether any app differs from Git (decides exit code 1). */
@@ -138,6 +138,7 @@ export function diffDocument(report: RunReport): { apps: Record<string, unknown>
           health: r.health?.status ?? null,
           ...(r.health?.message ? { healthMessage: r.health.message } : {}),
           requiresPruning: r.requiresPruning,
+          ...(r.hook ? { hook: true } : {}),
           ...(r.sharedWith ? { sharedWith: r.sharedWith } : {}),
           ...(r.message ? { message: r.message } : {}),
           changes: r.changes,
