@@ -273,6 +273,7 @@ export class StateManager {
         stamp: (obj) => withTracking(obj, targetOptions),
         cache,
         client: cluster.conn.client,
+        ...(this.#healthOverrides ? { health: { overrides: this.#healthOverrides } } : {}),
       });
     }
     resources.sort(byKey);

@@ -5,7 +5,7 @@
  */
 import type { Application } from '../apps/index.js';
 import type { IChange } from '../diff/index.js';
-import type { HealthStatus } from '../health/index.js';
+import type { HealthOptions, HealthStatus } from '../health/index.js';
 import type { KubeClient, KubeObject, LiveStateCache, ResourceInfo } from '../cluster/index.js';
 import type { OperationReport } from '../sync/index.js';
 
@@ -113,6 +113,8 @@ export interface Reconciliation {
   stamp: (obj: KubeObject) => KubeObject;
   cache: LiveStateCache;
   client: KubeClient;
+  /** How the refresh judged health (argocd-cm's Lua checks): sync's waits judge the same way. */
+  health?: HealthOptions | undefined;
 }
 
 /** One app of a run: a comparison, or the error that prevented it (never both). */

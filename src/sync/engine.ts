@@ -26,7 +26,7 @@
  * Failed with the reason, the tasks not run staying without a status.
  */
 import { getResourceHealth } from '../health/index.js';
-import type { HealthStatus, Unstructured } from '../health/index.js';
+import type { HealthOptions, HealthStatus, Unstructured } from '../health/index.js';
 import type { KubeObject } from '../common/index.js';
 import { HOOK_FINALIZER, hasOption } from './annotations.js';
 import { isMultiStep } from './order.js';
@@ -58,6 +58,8 @@ export class UnknownKindError extends Error {}
 
 export interface EngineOptions {
   dryRun?: boolean;
+  /** Passed to `getResourceHealth` (argocd-cm's user health checks). */
+  health?: HealthOptions;
   /** Called after every state change (progress printers). */
   onProgress?: (engine: SyncEngine) => void;
 }
@@ -240,14 +242,19 @@ export class SyncEngine {
         this.#set(s, 'Failed', 'SyncFailed', 'the object was deleted while the sync waited for it');
         continue;
       }
-      const health = healthOf(live);
+      const health = healthOf(live, this.#options.health);
       if (s.task.hookType) {
         if (health === undefined || health === 'Healthy') this.#set(s, 'Succeeded', 'Synced', s.message);
         else if (health === 'Degraded' || health === 'Unknown')
-          this.#set(s, 'Failed', 'SyncFailed', healthMessage(live) || `hook ${health}`);
+          this.#set(s, 'Failed', 'SyncFailed', healthMessage(live, this.#options.health) || `hook ${health}`);
       } else if (health === undefined || health === 'Healthy') this.#set(s, 'Succeeded', 'Synced', s.message);
       else if (health === 'Degraded')
-        this.#set(s, 'Failed', 'SyncFailed', healthMessage(live) || 'resource is Degraded');
+        this.#set(
+          s,
+          'Failed',
+          'SyncFailed',
+          healthMessage(live, this.#options.health) || 'resource is Degraded',
+        );
     }
   }
 
@@ -395,17 +402,17 @@ function addFinalizer(obj: KubeObject): void {
   if (!list.includes(HOOK_FINALIZER)) metadata['finalizers'] = [...list, HOOK_FINALIZER];
 }
 
-function healthOf(live: KubeObject): HealthStatus | undefined {
+function healthOf(live: KubeObject, options?: HealthOptions): HealthStatus | undefined {
   try {
-    return getResourceHealth(live as Unstructured)?.status;
+    return getResourceHealth(live as Unstructured, options)?.status;
   } catch {
     return 'Unknown';
   }
 }
 
-function healthMessage(live: KubeObject): string {
+function healthMessage(live: KubeObject, options?: HealthOptions): string {
   try {
-    return getResourceHealth(live as Unstructured)?.message ?? '';
+    return getResourceHealth(live as Unstructured, options)?.message ?? '';
   } catch {
     return '';
   }

@@ -5,6 +5,7 @@
  */
 import type { KubeClient, KubeObject, LiveStateCache, ResourceInfo } from '../cluster/index.js';
 import { isNotFound } from '../cluster/index.js';
+import type { HealthOptions } from '../health/index.js';
 import { ClusterSyncClient } from './cluster-client.js';
 import { SyncEngine } from './engine.js';
 import type { TaskState } from './engine.js';
@@ -23,6 +24,8 @@ export interface SyncSource {
   stamp: (obj: KubeObject) => KubeObject;
   cache: LiveStateCache;
   client: KubeClient;
+  /** How health is judged while waiting on waves and hooks (argocd-cm's Lua checks), as the refresh does. */
+  health?: HealthOptions | undefined;
 }
 
 export interface SyncRequest {
@@ -95,6 +98,7 @@ export async function runOperation(
   const seen = new Map<TaskState, string>();
   const engine = new SyncEngine(plan.tasks, client, {
     dryRun: request.dryRun,
+    ...(source.health ? { health: source.health } : {}),
     onProgress: (e) => {
       if (!request.onEvent) return;
       for (const s of e.states) {

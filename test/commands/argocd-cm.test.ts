@@ -99,7 +99,12 @@ describe('diff reads argocd-cm (CLI, embedded cluster)', () => {
     assert.ok(existsSync(join(repoRoot, 'dist', 'cli.js')), 'dist/ is missing: run `npm run build` first');
     repo.commit({
       'good/plain.yaml': cmYaml('plain', { a: '1', b: 'git' }),
-      'good/masked.yaml': cmYaml('masked', { a: '1' }, { token: 'git-token-value' }),
+      // Wave 1: sync waits for the health of wave 0 (plain) before it, with the same Lua checks.
+      'good/masked.yaml': cmYaml(
+        'masked',
+        { a: '1' },
+        { token: 'git-token-value', 'argocd.argoproj.io/sync-wave': '"1"' },
+      ),
       'good/role.yaml':
         'apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: excluded\nrules: []\n',
       'bad/sa.yaml':
@@ -267,5 +272,28 @@ describe('diff reads argocd-cm (CLI, embedded cluster)', () => {
     const good = app(json(r), 'good');
     assert.equal(good.health, 'Degraded');
     assert.equal(good.resources.find((x) => x.name === 'plain')?.status, 'Synced');
+  });
+
+  it('sync judges health with the same Lua checks: a resource the script calls Degraded fails the sync', async () => {
+    const r = await runCli(
+      ['sync', '--kubeconfig', fx.kubeconfig, '-f', appsFile, 'good', '--argocd-cm', cmFile, '-o', 'json'],
+      { env },
+    );
+    assert.equal(r.code, 1, r.stderr);
+    const doc = JSON.parse(r.stdout) as {
+      apps: Array<{
+        phase: string;
+        health: string;
+        resources: Array<{ name: string; status: string; message: string }>;
+      }>;
+    };
+    const op = doc.apps[0]!;
+    assert.equal(op.phase, 'Failed');
+    assert.equal(op.health, 'Degraded');
+    const plain = op.resources.find((x) => x.name === 'plain');
+    assert.deepEqual([plain?.status, plain?.message], ['SyncFailed', 'data a is 1']);
+    assert.ok(!op.resources.some((x) => x.name === 'masked' && x.status === 'Synced'), 'wave 1 never ran');
+    assert.ok(!op.resources.some((x) => x.name === 'excluded'), 'an excluded kind is not synced');
+    for (const value of ['git-token-value', 'live-token-value']) assert.ok(!r.stdout.includes(value), value);
   });
 });
