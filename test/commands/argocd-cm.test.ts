@@ -107,6 +107,9 @@ describe('diff reads argocd-cm (CLI, embedded cluster)', () => {
       ),
       'good/role.yaml':
         'apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: excluded\nrules: []\n',
+      // Git holds a status the API server never stores through apply: only compared with ignoreResourceStatusField none.
+      'stat/svc.yaml':
+        'apiVersion: v1\nkind: Service\nmetadata:\n  name: lb\nspec:\n  ports:\n  - port: 80\nstatus:\n  loadBalancer:\n    ingress:\n    - ip: 10.0.0.1\n',
       'bad/sa.yaml':
         'apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: broken\n---\napiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: loop\n',
     });
@@ -218,6 +221,32 @@ describe('diff reads argocd-cm (CLI, embedded cluster)', () => {
     assert.ok(loop);
     assert.equal(loop.health, 'Unknown');
     assert.match(loop.healthMessage ?? '', /^script stopped after 10000000 instructions \(timeout\)$/);
+  });
+
+  it('resource.compareoptions ignoreResourceStatusField: all (default) ignores status, none compares it', async () => {
+    const stat = join(dir, 'stat.yaml');
+    writeFileSync(stat, appYaml('stat', repo.url, 'stat', { namespace: 'good' }));
+    await applyObjects(
+      conn,
+      await renderObjects(
+        application('stat', repo.url, 'stat', { namespace: 'good' }),
+        join(dir, 'render-cache'),
+      ),
+      'good',
+    );
+    const none = join(dir, 'status-none.yaml');
+    writeFileSync(
+      none,
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cm\ndata:\n  resource.compareoptions: |\n    ignoreResourceStatusField: none\n',
+    );
+    const all = await diff(['-f', stat, '--argocd-cm', cmFile, '-o', 'json']);
+    assert.equal(all.code, 0, all.stdout + all.stderr);
+    const r = await diff(['-f', stat, '--argocd-cm', none, '-o', 'json']);
+    assert.equal(r.code, 1, r.stderr);
+    assert.deepEqual(
+      app(json(r), 'stat').resources.map((x) => [x.kind, x.status]),
+      [['Service', 'OutOfSync']],
+    );
   });
 
   it('--argocd-cm - reads stdin', async () => {
