@@ -114,6 +114,8 @@ are read at both revisions, so apps the change adds or removes show as added or 
       extraRules.push(...(await loadIgnoreDifferencesFile(file)));
     const noColor = flags['no-color'] || Boolean(process.env['NO_COLOR']);
     if (flags.base !== undefined) {
+      if (flags['argocd-cm'] !== undefined)
+        this.warnLine('--argocd-cm is not read with --base: no cluster is compared, Argo CD defaults apply');
       if (flags['from-cluster'] || flags.repo)
         throw new UsageError(
           'failed to preview: --base reads Applications from -f files only (no cluster, no ad-hoc app)',
@@ -168,6 +170,9 @@ are read at both revisions, so apps the change adds or removes show as added or 
       return;
     }
 
+    // A bad --argocd-cm file fails before anything is rendered; the live one is read after the apps.
+    const fileSettings =
+      flags['argocd-cm'] !== undefined ? await runSettings(flags, (m) => this.warnLine(m)) : undefined;
     const source = createSourceService({ ...sourceSelection(flags), signal: this.signal });
     let report: RunReport;
     const treeErrors: GitopsError[] = [];
@@ -181,7 +186,7 @@ are read at both revisions, so apps the change adds or removes show as added or 
       });
       for (const n of tree.nodes) if (n.error) treeErrors.push(n.error);
       const apps = tree.nodes.filter((n) => !n.error).map((n) => n.app);
-      const settings = await runSettings(flags, (m) => this.warnLine(m));
+      const settings = fileSettings ?? (await runSettings(flags, (m) => this.warnLine(m)));
       report = await new Run({
         apps,
         source,

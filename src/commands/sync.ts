@@ -116,8 +116,11 @@ rendered or compared (the other apps still run); 130 interrupted.`;
               maxDurationMs: duration('retry-backoff-max-duration', flags['retry-backoff-max-duration']),
             },
           };
+    // A bad --argocd-cm file fails before anything is rendered; the live one is read after the apps.
+    const fileSettings =
+      flags['argocd-cm'] !== undefined ? await runSettings(flags, (m) => this.warnLine(m)) : undefined;
     const apps = await selectApps(flags, names as string[], 'sync');
-    const settings = await runSettings(flags, (m) => this.warnLine(m));
+    const settings = fileSettings ?? (await runSettings(flags, (m) => this.warnLine(m)));
     // The reason names the flag, so the report says why the operation stopped.
     const timeoutController = new AbortController();
     const timer =

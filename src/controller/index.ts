@@ -14,7 +14,10 @@
  * - Results are plain data and already masked: Secret values (`data`, `stringData`) appear only as runs of
  *   "+" in `changes` and `diffText`; no raw target or live object is returned.
  * - Per resource: Synced / OutOfSync, with `difference` none | modified | missing | extra, and
- *   `requiresPruning` for extra resources tracked by the app. Hooks and `hook: Skip` targets have no status.
+ *   `requiresPruning` for extra resources tracked by the app. Live hooks (`hook`), `hook: Skip` targets
+ *   and objects with a copied tracking id are listed with status '' (never pruned, no effect on app sync).
+ * - argocd-cm (`settings`, read by src/apps): user Lua health checks, ignoreDifferences overrides, compare
+ *   options, masked annotations, and the resource filter (exclusions.ts) scoping the cache and targets.
  * - A managed namespace (CreateNamespace=true + managedNamespaceMetadata) is a target Namespace.
  * - Reported, never fatal: unknown kinds (UnknownKind), shared resources (SharedResourceWarning,
  *   `sharedWith`), excluded kinds, duplicates, failed server-side dry runs (ComparisonError).
