@@ -336,24 +336,32 @@ export function parseArgoCdSettings(cm: KubeObject, origin: string): ArgoCdSetti
 }
 
 /**
- * The overrides' ignoreDifferences as rules (`NewIgnoreNormalizer` and `IgnoreDiffConfig`): key
- * `<group>/<Kind>` or `<Kind>` (core group), globs kept; only overrides with something to ignore.
+ * The overrides' ignoreDifferences as rules, matched as Argo CD matches them:
+ * - `jsonPointers`/`jqPathExpressions` (`NewIgnoreNormalizer`, `getGroupKindForOverrideKey`): key
+ *   `<group>/<Kind>`, or `<Kind>` for the core group, both globs;
+ * - `managedFieldsManagers` (`IgnoreDiffConfig.HasIgnoreDifference`): only the exact key
+ *   `"<group>/<Kind>"` (so a core kind only as `_<Kind>`, i.e. `/<Kind>`) and `*\/*`; a glob key or a
+ *   bare `<Kind>` never reaches them there, so here neither.
+ * Only overrides with something to ignore give a rule.
  */
 export function overrideIgnoreRules(settings: Pick<ArgoCdSettings, 'overrides'>): IgnoreDifference[] {
   const rules: IgnoreDifference[] = [];
   for (const [key, o] of Object.entries(settings.overrides)) {
     const d = o.ignoreDifferences;
-    if (d.jsonPointers.length + d.jqPathExpressions.length + d.managedFieldsManagers.length === 0) continue;
     const parts = key.split('/');
     if (parts.length > 2) continue; // Argo CD logs "override key must be <group>/<kind> or <kind>" and skips it
     const [group, kind] = parts.length === 2 ? [parts[0]!, parts[1]!] : ['', parts[0]!];
-    rules.push({
-      group,
-      kind,
-      ...(d.jsonPointers.length ? { jsonPointers: d.jsonPointers } : {}),
-      ...(d.jqPathExpressions.length ? { jqPathExpressions: d.jqPathExpressions } : {}),
-      ...(d.managedFieldsManagers.length ? { managedFieldsManagers: d.managedFieldsManagers } : {}),
-    });
+    if (d.jsonPointers.length + d.jqPathExpressions.length > 0) {
+      rules.push({
+        group,
+        kind,
+        ...(d.jsonPointers.length ? { jsonPointers: d.jsonPointers } : {}),
+        ...(d.jqPathExpressions.length ? { jqPathExpressions: d.jqPathExpressions } : {}),
+      });
+    }
+    const exact = key === '*/*' || (parts.length === 2 && !/[*?[\]{}\\]/.test(key));
+    if (d.managedFieldsManagers.length > 0 && exact)
+      rules.push({ group, kind, managedFieldsManagers: d.managedFieldsManagers });
   }
   return rules;
 }

@@ -12,9 +12,8 @@
  * a map with an `ignoreDifferences` list. Bad input is a UsageError naming the file (or app) and entry.
  */
 import { readFile } from 'node:fs/promises';
-import { minimatch } from 'minimatch';
 import { parse } from 'yaml';
-import { UsageError } from '../common/index.js';
+import { UsageError, globMatch } from '../common/index.js';
 import { JqRuntimeError, jqDelete, parseJq } from './jq.js';
 import type { JqProgram } from './jq.js';
 import { isMap } from './paths.js';
@@ -152,9 +151,9 @@ export function compileIgnoreDifferences(
   return out;
 }
 
+/** Argo CD's `glob.Match` (gobwas): `*` also matches the core group "", so `group: "*"` covers core kinds. */
 function glob(pattern: string, text: string): boolean {
-  if (pattern === '') return text === '';
-  return minimatch(text, pattern, { dot: true, nocomment: true, nonegate: true });
+  return globMatch(pattern, text);
 }
 
 /** The rules that apply to a resource. */

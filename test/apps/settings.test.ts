@@ -58,6 +58,24 @@ describe('argocd-cm settings', () => {
     ]);
   });
 
+  it('managedFieldsManagers only for exact <group>/<Kind> keys (_<Kind> for core) and all, as HasIgnoreDifference', () => {
+    const s = parseArgoCdSettings(
+      cm({
+        'resource.customizations.ignoreDifferences.ConfigMap':
+          'managedFieldsManagers: [a]\njsonPointers: [/data/x]',
+        'resource.customizations.ignoreDifferences._Secret': 'managedFieldsManagers: [b]',
+        'resource.customizations.ignoreDifferences.*.example.com_Widget': 'managedFieldsManagers: [c]',
+        'resource.customizations.ignoreDifferences.batch_Job': 'managedFieldsManagers: [d]',
+      }),
+      'test',
+    );
+    assert.deepEqual(overrideIgnoreRules(s), [
+      { group: '', kind: 'ConfigMap', jsonPointers: ['/data/x'] },
+      { group: '', kind: 'Secret', managedFieldsManagers: ['b'] },
+      { group: 'batch', kind: 'Job', managedFieldsManagers: ['d'] },
+    ]);
+  });
+
   it('the combined resource.customizations key, split keys overriding its fields', () => {
     const s = parseArgoCdSettings(
       cm({

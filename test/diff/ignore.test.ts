@@ -68,6 +68,15 @@ describe('ignoreDifferences: matching and JSON pointers', () => {
     assert.equal(status([{ ...all, namespace: 'other' }]), 'OutOfSync');
   });
 
+  it('group "*" also matches the core group "" (Argo CD glob.Match), so "all" overrides reach core kinds', () => {
+    const target = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { a: 'git' } };
+    const live = { ...target, data: { a: 'live' } };
+    const verdict = (rules: IgnoreDifference[]): string =>
+      compareResource({ target, live, ignoreDifferences: rules }).status;
+    assert.equal(verdict([{ group: '*', kind: '*', jsonPointers: ['/data/a'] }]), 'Synced');
+    assert.equal(verdict([{ group: '?*', kind: '*', jsonPointers: ['/data/a'] }]), 'OutOfSync');
+  });
+
   it('a pointer to a missing path is not an error', () => {
     assert.equal(
       status([{ ...all, jsonPointers: [...all.jsonPointers!, '/spec/nothing/here', '/x/0/y'] }]),
