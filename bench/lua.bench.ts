@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import type { BenchRow } from './run.js';
 import { timeMs } from './util.js';
-import { LuaHealthError, runHealthLua, type Unstructured } from '../src/health/index.js';
+import { loadLuaVm, type Unstructured } from '../src/health/index.js';
 
 const root = join(import.meta.dirname, '..', 'test', 'fixtures', 'lua-health-scripts');
 
@@ -25,6 +25,7 @@ function load(folder: string): { script: string; obj: Unstructured } {
 }
 
 export default async function luaBench(): Promise<BenchRow[]> {
+  const { LuaHealthError, runHealthLua } = await loadLuaVm();
   const rows: BenchRow[] = [];
   for (const [label, folder] of [
     ['PodDisruptionBudget', 'policy/PodDisruptionBudget'],

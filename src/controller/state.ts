@@ -97,7 +97,9 @@ export class StateManager {
     ignoreDifferences: readonly IgnoreDifference[];
   };
   /** From argocd-cm: compiled once per run. */
-  readonly #healthOverrides: HealthOverrides | undefined;
+  /** Loaded on first compare (the Lua VM only when argocd-cm has scripts). */
+  #healthOverrides: Promise<HealthOverrides | undefined> | undefined;
+  readonly #healthScripts: ReadonlyArray<readonly [string, { script: string; useOpenLibs: boolean }]>;
   readonly #overrideRules: readonly IgnoreDifference[];
   readonly #compare: Pick<
     CompareInput,
@@ -116,11 +118,9 @@ export class StateManager {
       ...options,
     };
     const settings = options.settings;
-    const scripts = Object.entries(settings?.overrides ?? {}).map(
-      ([key, o]) => [key, { script: o.healthLua, useOpenLibs: o.useOpenLibs }] as const,
-    );
-    const overrides = new HealthOverrides(scripts);
-    this.#healthOverrides = overrides.size > 0 ? overrides : undefined;
+    this.#healthScripts = Object.entries(settings?.overrides ?? {})
+      .filter(([, o]) => o.healthLua !== '')
+      .map(([key, o]) => [key, { script: o.healthLua, useOpenLibs: o.useOpenLibs }] as const);
     this.#overrideRules = settings ? overrideIgnoreRules(settings) : [];
     const compare = settings?.compare ?? DEFAULT_COMPARE_SETTINGS;
     this.#compare = {
@@ -141,7 +141,13 @@ export class StateManager {
   ): Promise<ComparisonResult> {
     const o = this.#o;
     const instance = instanceName(app, o.argocdNamespace);
-    const [rendered, cluster] = await Promise.all([o.source.renderApp(app), o.clusterOf(app)]);
+    this.#healthOverrides ??=
+      this.#healthScripts.length > 0 ? HealthOverrides.load(this.#healthScripts) : Promise.resolve(undefined);
+    const [rendered, cluster, healthOverrides] = await Promise.all([
+      o.source.renderApp(app),
+      o.clusterOf(app),
+      this.#healthOverrides,
+    ]);
     const cache = await cluster.ready(signal);
     const destNamespace = app.destination.namespace;
     const { targets, conditions } = await prepareTargets(withManagedNamespace(app, rendered.objects), {
@@ -222,7 +228,7 @@ export class StateManager {
       pairs.map((p) => ({ ...p, target: p.target?.obj ?? null, live: p.live ?? null })),
       {
         app: { name: app.name, namespace: app.namespace ?? o.argocdNamespace },
-        ...(this.#healthOverrides ? { health: { overrides: this.#healthOverrides } } : {}),
+        ...(healthOverrides ? { health: { overrides: healthOverrides } } : {}),
       },
     );
     // Argo CD's CompareAppState: a failed health check is a condition, never a failed refresh.
@@ -273,7 +279,7 @@ export class StateManager {
         stamp: (obj) => withTracking(obj, targetOptions),
         cache,
         client: cluster.conn.client,
-        ...(this.#healthOverrides ? { health: { overrides: this.#healthOverrides } } : {}),
+        ...(healthOverrides ? { health: { overrides: healthOverrides } } : {}),
       });
     }
     resources.sort(byKey);

@@ -12,7 +12,6 @@
  */
 import { hasHookFinalizer, isDeleting } from './annotations.js';
 import { conditionsHealth } from './conditions.js';
-import { runHealthLua } from './lua.js';
 import { SchemaError } from './fields.js';
 import { conversionPrefix, findKindCheck } from './registry.js';
 import type { CheckInput, HealthOptions, HealthResult, Unstructured } from './types.js';
@@ -52,7 +51,7 @@ export function assessHealth(obj: Unstructured, options: HealthOptions = {}): He
   };
   const override = options.overrides?.find(input.group, input.kind);
   if (override) {
-    return guarded(() => runHealthLua(override.script, obj, { useOpenLibs: override.useOpenLibs }), '');
+    return guarded(() => options.overrides!.evaluate(override, obj), '');
   }
   const entry = findKindCheck(input.group, input.kind);
   const enabled = entry && (entry.option === undefined || options[entry.option] === true);

@@ -20,7 +20,8 @@
  *   cert-manager, Knative, Crossplane...) are not bundled: those kinds have no health unless the user's
  *   argocd-cm gives them a script.
  * - User health checks: `options.overrides` (`HealthOverrides`, from argocd-cm
- *   `resource.customizations.health.<group_kind>`) run Lua scripts (lua.ts, fengari) before any built-in
+ *   `resource.customizations.health.<group_kind>`; `await HealthOverrides.load(...)`) run Lua scripts
+ *   (lua.ts on fengari, loaded only then; `loadLuaVm()` gives `runHealthLua`) before any built-in
  *   check, as Argo CD does; a script's error or timeout (instruction limit) is Unknown with the error, never
  *   a throw, and `aggregateHealth` reports the first one as `error`.
  * - A Go-coded kind in an unsupported version (apps/v1beta2 Deployment, autoscaling/v2beta2 HPA), or with a
@@ -37,8 +38,8 @@
  * `autoscaling.alpha.kubernetes.io/conditions` (HPA v1); finalizer `argocd.argoproj.io/hook-finalizer`.
  */
 export { assessHealth, getResourceHealth, type HealthAssessment } from './assess.js';
-export { HealthOverrides, type HealthOverride } from './overrides.js';
-export { LUA_INSTRUCTION_LIMIT, LuaHealthError, runHealthLua, type LuaHealthOptions } from './lua.js';
+export { HealthOverrides, loadLuaVm, type HealthOverride } from './overrides.js';
+export type { LuaHealthError, LuaHealthOptions } from './lua.js';
 export {
   aggregateHealth,
   formatHealthCauses,

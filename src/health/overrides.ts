@@ -4,8 +4,20 @@
  * key that matches it as a glob (`*`, `?`, `[...]`, `{a,b}`; `*` also crosses "/", as argo-cd `util/glob`
  * compiles without separators). Argo CD's map order makes overlapping globs a coin toss; here the first in
  * argocd-cm order wins. Only overrides with a script count.
+ *
+ * `HealthOverrides.load` brings the Lua VM (lua.ts, fengari) in only when some override has a script, so
+ * runs without user checks never load it.
  */
 import { globRegExp } from '../common/index.js';
+import type * as LuaVm from './lua.js';
+import type { HealthResult, Unstructured } from './types.js';
+
+type LuaRunner = typeof LuaVm.runHealthLua;
+
+/** The Lua VM module, loaded on first use (about 20 ms of start-up a run without scripts does not pay). */
+export function loadLuaVm(): Promise<typeof LuaVm> {
+  return import('./lua.js');
+}
 
 export interface HealthOverride {
   script: string;
@@ -15,9 +27,17 @@ export interface HealthOverride {
 export class HealthOverrides {
   readonly #exact = new Map<string, HealthOverride>();
   readonly #globs: Array<{ match: (key: string) => boolean; override: HealthOverride }> = [];
+  readonly #run: LuaRunner | undefined;
 
   /** `entries`: argocd-cm override keys to their script; those with an empty script are left out. */
-  constructor(entries: Iterable<readonly [string, HealthOverride]>) {
+  static async load(entries: Iterable<readonly [string, HealthOverride]>): Promise<HealthOverrides> {
+    const list = [...entries];
+    const run = list.some(([, o]) => o.script) ? (await loadLuaVm()).runHealthLua : undefined;
+    return new HealthOverrides(list, run);
+  }
+
+  private constructor(entries: Iterable<readonly [string, HealthOverride]>, run: LuaRunner | undefined) {
+    this.#run = run;
     for (const [key, override] of entries) {
       if (!override.script) continue;
       this.#exact.set(key, override);
@@ -28,6 +48,12 @@ export class HealthOverrides {
 
   get size(): number {
     return this.#exact.size;
+  }
+
+  /** Runs an override's script on `obj` (lua.ts `runHealthLua`; throws `LuaHealthError`). */
+  evaluate(override: HealthOverride, obj: Unstructured): HealthResult | undefined {
+    if (!this.#run) throw new Error('HealthOverrides: no Lua VM loaded');
+    return this.#run(override.script, obj, { useOpenLibs: override.useOpenLibs });
   }
 
   /** The script for a group + kind (`GetConfigMapKey`), or undefined. */

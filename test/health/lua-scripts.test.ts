@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { runHealthLua, type Unstructured } from '../../src/health/index.js';
+import { loadLuaVm, type Unstructured } from '../../src/health/index.js';
 import { fixturesDir } from '../support/paths.js';
 
 interface LuaHealthTest {
@@ -17,6 +17,7 @@ interface LuaHealthTest {
   inputPath: string;
 }
 
+const { runHealthLua } = await loadLuaVm();
 const root = join(fixturesDir, 'lua-health-scripts');
 const folders = readdirSync(root, { withFileTypes: true })
   .filter((d) => d.isDirectory())

@@ -9,10 +9,11 @@ import {
   assessHealth,
   getResourceHealth,
   HealthOverrides,
-  LuaHealthError,
-  runHealthLua,
+  loadLuaVm,
   type Unstructured,
 } from '../../src/health/index.js';
+
+const { LuaHealthError, runHealthLua } = await loadLuaVm();
 
 const cm: Unstructured = {
   apiVersion: 'v1',
@@ -142,17 +143,26 @@ describe('Lua health scripts (fengari)', () => {
   });
 });
 
+const overrides = await HealthOverrides.load([
+  [
+    'ConfigMap',
+    { script: 'return {status="Degraded", message="cm " .. obj.metadata.name}', useOpenLibs: false },
+  ],
+  ['*.example.com/*', { script: 'return {status="Suspended"}', useOpenLibs: false }],
+  ['apps/Deployment', { script: 'return nil', useOpenLibs: false }],
+  ['batch/Job', { script: '', useOpenLibs: false }],
+  ['*/*', { script: 'return obj.nothing.here', useOpenLibs: false }],
+]);
+
 describe('health overrides (argocd-cm resource.customizations.health)', () => {
-  const overrides = new HealthOverrides([
-    [
-      'ConfigMap',
-      { script: 'return {status="Degraded", message="cm " .. obj.metadata.name}', useOpenLibs: false },
-    ],
-    ['*.example.com/*', { script: 'return {status="Suspended"}', useOpenLibs: false }],
-    ['apps/Deployment', { script: 'return nil', useOpenLibs: false }],
-    ['batch/Job', { script: '', useOpenLibs: false }],
-    ['*/*', { script: 'return obj.nothing.here', useOpenLibs: false }],
-  ]);
+  it('a set without scripts loads no Lua VM; one with scripts evaluates them', async () => {
+    const none = await HealthOverrides.load([['ConfigMap', { script: '', useOpenLibs: false }]]);
+    assert.equal(none.size, 0);
+    assert.throws(() => none.evaluate({ script: 'return nil', useOpenLibs: false }, cm), /no Lua VM loaded/);
+    assert.deepEqual(overrides.evaluate({ script: 'return {status="Healthy"}', useOpenLibs: false }, cm), {
+      status: 'Healthy',
+    });
+  });
 
   it('exact key first (Kind for the core group), then globs; an empty script does not count', () => {
     assert.equal(overrides.find('', 'ConfigMap')?.script.startsWith('return {status="Degraded"'), true);
