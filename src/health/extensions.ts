@@ -4,12 +4,12 @@
  *   Available condition decides, True Healthy else Progressing, message "reason: message"; none gives
  *   Progressing "Waiting to be processed". Never Degraded.
  * - apiextensions.k8s.io CustomResourceDefinition (Argo CD's built-in Lua script
- *   `resource_customizations/apiextensions.k8s.io/CustomResourceDefinition/health.lua`, ported): terminating
- *   Progressing; NamesAccepted=False Degraded; not Established Degraded, except while the API server is still
- *   installing it (Established=False, reason Installing: Progressing, as upstream's newer test data
- *   `crd-v1-installing-progressing.yaml` asserts; the message text is ours); NonStructuralSchema=True
- *   Degraded; else Healthy "CRD is healthy". A live CRD always carries `status`; an absent one reads as
- *   empty.
+ *   `resource_customizations/apiextensions.k8s.io/CustomResourceDefinition/health.lua` at 3.6.0, ported and
+ *   checked against its test data in test/fixtures/lua-health-scripts): conditions in order, the first
+ *   decisive one returns: Terminating=True Progressing "CRD is terminating: <message>"; NamesAccepted=False
+ *   Degraded; NonStructuralSchema=True Degraded "Schema violations found: <message>"; Established=False with
+ *   reason Installing Progressing "CRD is being installed"; then not Established Degraded, else Healthy
+ *   "CRD is healthy". A live CRD always carries `status`; an absent one reads as empty.
  * - argoproj.io Workflow (any version; `health_argo.go`): phase ''/Pending/Running Progressing, Succeeded
  *   Healthy, Failed/Error Degraded, other Unknown; message = `status.message`.
  * - argoproj.io Application: no health (Argo CD dropped it in 1.8). Opt-in `applicationHealth` reproduces
@@ -32,25 +32,21 @@ export function crdHealth({ obj }: CheckInput): HealthResult {
   if (isDeleting(obj)) return result('Progressing', 'CRD is terminating');
   const list = conditions(obj);
   if (list.length === 0) return result('Progressing', 'Status conditions not found');
-  // As the script: each matching condition overwrites the one message, so the last match's message is kept.
-  let message = '';
-  let terminating = false;
-  let namesNotAccepted = false;
+  // As the script: conditions in order, the first decisive one returns.
   let established = false;
-  let installing = false;
-  let violations = false;
   for (const c of list) {
-    if (c.type === 'Terminating' && c.status === 'True') [terminating, message] = [true, c.message];
-    if (c.type === 'NamesAccepted' && c.status === 'False') [namesNotAccepted, message] = [true, c.message];
-    if (c.type === 'Established' && c.status === 'True') [established, message] = [true, c.message];
-    if (c.type === 'Established' && c.status === 'False' && c.reason === 'Installing') installing = true;
-    if (c.type === 'NonStructuralSchema' && c.status === 'True') [violations, message] = [true, c.message];
+    if (c.type === 'Terminating' && c.status === 'True')
+      return result('Progressing', `CRD is terminating: ${c.message}`);
+    if (c.type === 'NamesAccepted' && c.status === 'False')
+      return result('Degraded', `CRD names have not been accepted: ${c.message}`);
+    if (c.type === 'NonStructuralSchema' && c.status === 'True')
+      return result('Degraded', `Schema violations found: ${c.message}`);
+    if (c.type === 'Established') {
+      if (c.status === 'True') established = true;
+      else if (c.reason === 'Installing') return result('Progressing', 'CRD is being installed');
+    }
   }
-  if (terminating) return result('Progressing', `CRD is terminating: ${message}`);
-  if (namesNotAccepted) return result('Degraded', `CRD names have not been accepted: ${message}`);
-  if (!established && installing) return result('Progressing', 'CRD is being established');
   if (!established) return result('Degraded', 'CRD is not established');
-  if (violations) return result('Degraded', `Schema violations found: ${message}`);
   return result('Healthy', 'CRD is healthy');
 }
 

@@ -190,17 +190,17 @@ test('CustomResourceDefinition: ported Lua verdicts', () => {
       'Degraded',
       'CRD names have not been accepted: taken',
     ],
-    // As in the script, the last matching condition's message is the one shown.
+    // As in the script (3.6.0), conditions are read in order and the first decisive one returns.
     [
       [cond('NamesAccepted', 'False', 'X', 'taken'), established],
       'Degraded',
-      'CRD names have not been accepted: the initial names have been accepted',
+      'CRD names have not been accepted: taken',
     ],
     [[names], 'Degraded', 'CRD is not established'],
     [
       [names, cond('Established', 'False', 'Installing', 'installing')],
       'Progressing',
-      'CRD is being established',
+      'CRD is being installed',
     ],
     [
       [names, established, cond('NonStructuralSchema', 'True', 'Violations', 'bad schema')],

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { loadLuaVm, type Unstructured } from '../../src/health/index.js';
+import { findKindCheck, getResourceHealth, loadLuaVm, type Unstructured } from '../../src/health/index.js';
 import { fixturesDir } from '../support/paths.js';
 
 interface LuaHealthTest {
@@ -43,6 +43,19 @@ for (const folder of folders) {
       assert.ok(got, 'health expected');
       assert.equal(got.status, t.healthStatus.status);
       assert.equal(got.message ?? '', t.healthStatus.message ?? '');
+    });
+    // The kinds we port to TypeScript must agree with the script, except where Argo CD's own order decides
+    // first: an object being deleted is "Pending deletion" before any script runs (gitops-engine
+    // GetResourceHealth), which the script's own test cannot show.
+    const [group, kind] = folder.split('/') as [string, string];
+    if (findKindCheck(group, kind)?.source !== 'lua') continue;
+    test(`${folder} ${t.inputPath}: the TypeScript port agrees`, () => {
+      const obj = parse(readFileSync(join(root, folder, t.inputPath), 'utf8')) as Unstructured;
+      const deleting = (obj['metadata'] as { deletionTimestamp?: string }).deletionTimestamp !== undefined;
+      const expected = deleting ? { status: 'Progressing', message: 'Pending deletion' } : t.healthStatus;
+      const got = getResourceHealth(obj);
+      assert.ok(got, 'health expected');
+      assert.deepEqual([got.status, got.message ?? ''], [expected.status, expected.message ?? '']);
     });
   }
 }
