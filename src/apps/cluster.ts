@@ -110,6 +110,8 @@ export async function readLiveArgoCdSettings(options: {
     }
   } catch (err) {
     if (cluster.isNotFound(err)) return undefined;
+    // The API error names the request and keeps its code (an RBAC refusal gets its `kubectl auth can-i` hint).
+    if (err instanceof GitopsError) throw err;
     throw new GitopsError(`failed to read Argo CD settings: ${oneLine(err)}`, { subject, cause: err });
   }
   return parseArgoCdSettings(cm, subject);

@@ -301,6 +301,17 @@ describe('diff reads argocd-cm (CLI, embedded cluster)', () => {
     const good = app(json(r), 'good');
     assert.equal(good.health, 'Degraded');
     assert.equal(good.resources.find((x) => x.name === 'plain')?.status, 'Synced');
+
+    // A live argocd-cm that cannot be read is an error (exit 2), never silently Argo CD's defaults.
+    const stop = fx.cluster.faults.failRequests({ verb: 'get', resource: 'configmaps', status: 500 });
+    try {
+      const failed = await diff(['--from-cluster', '-o', 'json']);
+      assert.equal(failed.code, 2, failed.stderr);
+      assert.equal(failed.stdout, '');
+      assert.match(failed.stderr, /^error: .*argocd-cm.*: failed to get: /m);
+    } finally {
+      stop();
+    }
   });
 
   it('sync judges health with the same Lua checks: a resource the script calls Degraded fails the sync', async () => {

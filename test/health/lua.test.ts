@@ -184,6 +184,40 @@ describe('health overrides (argocd-cm resource.customizations.health)', () => {
     assert.equal(getResourceHealth(deployment, { overrides }), undefined);
   });
 
+  it("Argo CD's documented app-of-apps override (argoproj.io_Application) works as written", async () => {
+    // From Argo CD's docs (operator-manual/health.md, "Argo CD App"), verbatim.
+    const script = [
+      'hs = {}',
+      'hs.status = "Progressing"',
+      'hs.message = ""',
+      'if obj.status ~= nil then',
+      '  if obj.status.health ~= nil then',
+      '    hs.status = obj.status.health.status',
+      '    if obj.status.health.message ~= nil then',
+      '      hs.message = obj.status.health.message',
+      '    end',
+      '  end',
+      'end',
+      'return hs',
+    ].join('\n');
+    const apps = await HealthOverrides.load([['argoproj.io/Application', { script, useOpenLibs: false }]]);
+    const child = (status?: object): Unstructured => ({
+      apiVersion: 'argoproj.io/v1alpha1',
+      kind: 'Application',
+      metadata: { name: 'child' },
+      ...(status ? { status } : {}),
+    });
+    assert.equal(getResourceHealth(child()), undefined, 'no health without the override');
+    assert.deepEqual(getResourceHealth(child(), { overrides: apps }), { status: 'Progressing' });
+    assert.deepEqual(
+      getResourceHealth(child({ health: { status: 'Degraded', message: 'x failed' } }), { overrides: apps }),
+      {
+        status: 'Degraded',
+        message: 'x failed',
+      },
+    );
+  });
+
   it('pending deletion still comes first', () => {
     const deleting = { ...cm, metadata: { name: 'c', deletionTimestamp: '2024-01-01T00:00:00Z' } };
     assert.deepEqual(getResourceHealth(deleting, { overrides }), {
