@@ -80,7 +80,8 @@ export async function prepareTargets(
     if (o.cluster.isExcluded({ group, kind })) {
       conditions.push({
         type: 'ExcludedResourceWarning',
-        message: `${group ? `${group}/` : ''}${kind} ${original.metadata?.name ?? ''} is excluded from comparison`,
+        // Argo CD's text (controller/state.go): "Resource <group>/<kind> <name> is excluded in the settings".
+        message: `Resource ${group}/${kind} ${original.metadata?.name ?? ''} is excluded in the settings`,
       });
       continue;
     }

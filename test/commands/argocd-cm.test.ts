@@ -184,7 +184,7 @@ describe('diff reads argocd-cm (CLI, embedded cluster)', () => {
     assert.deepEqual(good.conditions, [
       {
         type: 'ExcludedResourceWarning',
-        message: 'rbac.authorization.k8s.io/Role excluded is excluded from comparison',
+        message: 'Resource rbac.authorization.k8s.io/Role excluded is excluded in the settings',
       },
     ]);
     for (const value of ['git-token-value', 'live-token-value']) assert.ok(!r.stdout.includes(value), value);
