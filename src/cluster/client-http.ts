@@ -7,6 +7,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { logAt, REQUEST_LOG_LEVEL } from '../common/index.js';
+import { applyCredentials } from './credentials.js';
 import { ApiError } from './errors.js';
 import type { StatusBody } from './errors.js';
 import type { RawRequest, WatchEvent } from './client.js';
@@ -40,7 +41,7 @@ export async function send(
   for (const [k, v] of Object.entries(req.query ?? {}))
     if (v !== undefined) url.searchParams.set(k, String(v));
   const opts: https.RequestOptions = { method: req.method, headers: { Accept: 'application/json' } };
-  await kc.applyToHTTPSOptions(opts);
+  await applyCredentials(kc, opts);
   opts.agent = agent;
   const payload =
     req.body === undefined ? undefined : typeof req.body === 'string' ? req.body : JSON.stringify(req.body);

@@ -16,6 +16,7 @@ import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { failureOf, parseWatchStream, plainHttpConfig, readBody, send } from './client-http.js';
 import { ApiError, isRetryable } from './errors.js';
+import { applyCredentials, CredentialsError } from './credentials.js';
 import type { StatusBody } from './errors.js';
 import { apiVersionOf, groupKind } from './types.js';
 import type { KubeObject, ResourceInfo } from './types.js';
@@ -304,7 +305,8 @@ export class KubeClient {
         }
         error = await this.#failure(res, req.subject, req.verb);
       } catch (err) {
-        if (req.signal?.aborted || err instanceof ApiError) throw err;
+        // Credentials are about the kubeconfig user, not this request: reported as they are, never retried.
+        if (req.signal?.aborted || err instanceof ApiError || err instanceof CredentialsError) throw err;
         error = new ApiError(req.subject, req.verb, 0, undefined, err);
       }
       const retry =
@@ -317,6 +319,14 @@ export class KubeClient {
           : backoff;
       await sleep(this.#clock, wait, req.signal);
     }
+  }
+
+  /**
+   * Gets the user's credentials once (runs an exec plugin), so a broken kubeconfig user is reported as
+   * such before any request names a resource.
+   */
+  async checkCredentials(): Promise<void> {
+    await applyCredentials(this.#kc, {}, this.#context);
   }
 
   #target(

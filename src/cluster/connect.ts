@@ -39,6 +39,7 @@ export async function connect(options: ConnectOptions = {}): Promise<ClusterConn
     : base.getCurrentContext();
   const kc = context === base.getCurrentContext() ? base : await forContext(base, context);
   const client = new KubeClient(kc, { context, ...options.client });
+  await client.checkCredentials();
   const discovery = new Discovery(client, options.discovery);
   return {
     context,

@@ -26,6 +26,7 @@ export type { KubeConfigOptions, Destination } from './kubeconfig.js';
 export { KubeClient, resourcePath } from './client.js';
 export type { ClientOptions, RequestCounts, WatchEvent, ListResult, PatchType, Verb } from './client.js';
 export { ApiError, isNotFound, isConflict, isGone, isRetryable } from './errors.js';
+export { CredentialsError } from './credentials.js';
 export type { StatusBody } from './errors.js';
 export { Discovery, userCacheDir, defaultDiscoveryCacheDir, toResourceInfo } from './discovery.js';
 export type { DiscoveryOptions, DiscoveredResource } from './discovery.js';

@@ -11,11 +11,11 @@
  * `name: in-cluster`) means the current context; otherwise `name` matches a context name, then a cluster
  * name, and `server` matches a cluster's server URL (trailing "/" ignored), preferring the current context.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { GitopsError, UsageError } from '../common/index.js';
+import { GitopsError, oneLine, UsageError } from '../common/index.js';
 
 const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
 
@@ -46,19 +46,39 @@ export async function loadKubeConfig(options: KubeConfigOptions = {}): Promise<K
       });
     }
   }
+  // Each file is checked before client-node parses it: its YAML errors quote the offending lines, which
+  // for a binary file (a certificate or a gzip given by mistake) puts raw bytes on the terminal.
+  const files = options.kubeconfig
+    ? [options.kubeconfig]
+    : (process.env['KUBECONFIG'] ?? '').split(delimiter).filter(Boolean);
+  for (const file of files) {
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(file);
+    } catch (err) {
+      // A missing file in a KUBECONFIG list is skipped by kubectl; client-node reports it below.
+      if (options.kubeconfig || (err as NodeJS.ErrnoException).code !== 'ENOENT') {
+        throw new UsageError(`failed to load: ${oneLine(err)}`, {
+          subject: `kubeconfig ${file}`,
+          cause: err,
+        });
+      }
+      continue;
+    }
+    if (!isText(bytes)) {
+      throw new UsageError('failed to load: not a text file (binary, or not UTF-8)', {
+        subject: `kubeconfig ${file}`,
+      });
+    }
+  }
   try {
     if (options.kubeconfig) kc.loadFromFile(options.kubeconfig);
     else kc.loadFromDefault();
   } catch (err) {
-    // client-node dereferences the parsed document without checks: an empty or non-kubeconfig file throws
-    // a TypeError ("Cannot read properties of undefined") that says nothing to the user.
-    const why =
-      err instanceof TypeError
-        ? 'not a kubeconfig (empty, or no clusters/contexts/users)'
-        : err instanceof Error
-          ? err.message
-          : String(err);
-    throw new UsageError(`failed to load: ${why}`, { subject: `kubeconfig ${source}`, cause: err });
+    throw new UsageError(`failed to load: ${loadFailure(err)}`, {
+      subject: `kubeconfig ${source}`,
+      cause: err,
+    });
   }
   if (options.context !== undefined) {
     if (!kc.getContextObject(options.context)) {
@@ -124,6 +144,34 @@ export function resolveDestination(kc: KubeConfig, dest: Destination): string {
       hint: 'add a context for this cluster to your kubeconfig, or pass --kubeconfig/--context',
     },
   );
+}
+
+/** UTF-8 with no control characters other than tab, CR and LF (YAML allows no others). */
+function isText(bytes: Buffer): boolean {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return false;
+  }
+  // eslint-disable-next-line no-control-regex
+  return !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(text);
+}
+
+/** Why client-node could not load a kubeconfig, on one line and without quoting the file's text. */
+function loadFailure(err: unknown): string {
+  // client-node dereferences the parsed document without checks: an empty or non-kubeconfig file throws
+  // a TypeError ("Cannot read properties of undefined") that says nothing to the user.
+  if (err instanceof TypeError) return 'not a kubeconfig (empty, or no clusters/contexts/users)';
+  // js-yaml's YAMLException: `reason` and `mark` (0-based line/column); its message quotes the source.
+  const yamlError = err as { name?: string; reason?: string; mark?: { line: number; column: number } };
+  if (yamlError.name === 'YAMLException' && yamlError.reason) {
+    const at = yamlError.mark
+      ? ` (line ${yamlError.mark.line + 1}, column ${yamlError.mark.column + 1})`
+      : '';
+    return `invalid YAML: ${yamlError.reason}${at}`;
+  }
+  return oneLine(err);
 }
 
 function contextNames(kc: KubeConfig): string {

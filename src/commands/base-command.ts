@@ -12,7 +12,8 @@ export abstract class BaseCommand extends Command {
       helpGroup: 'GLOBAL',
     }),
     'no-color': Flags.boolean({
-      description: 'Disable colours (also NO_COLOR=1). Colours are only used on a TTY.',
+      description:
+        'Disable colours (also NO_COLOR set non-empty). Colours are used on a TTY, or anywhere with FORCE_COLOR=1.',
       helpGroup: 'GLOBAL',
     }),
     v: Flags.integer({

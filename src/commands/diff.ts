@@ -9,6 +9,7 @@ import { hasDifferences } from '../output/diff.js';
 import type { DiffFormat } from '../output/diff.js';
 import { DIFF_FORMATS, renderDiffReport } from '../output/diff-format.js';
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../output/diff-markdown.js';
+import { useColor } from '../output/color.js';
 import { createSourceService } from '../source/index.js';
 import { previewHasDifferences, renderPreview } from '../output/preview.js';
 
@@ -112,7 +113,7 @@ are read at both revisions, so apps the change adds or removes show as added or 
     const extraRules: IgnoreDifference[] = [];
     for (const file of flags['ignore-differences-file'] ?? [])
       extraRules.push(...(await loadIgnoreDifferencesFile(file)));
-    const noColor = flags['no-color'] || Boolean(process.env['NO_COLOR']);
+    const color = useColor(flags['no-color']);
     if (flags.base !== undefined) {
       if (flags['argocd-cm'] !== undefined)
         this.warnLine('--argocd-cm is not read with --base: no cluster is compared, Argo CD defaults apply');
@@ -153,7 +154,7 @@ are read at both revisions, so apps the change adds or removes show as added or 
         onWarning: (m) => this.warnLine(m),
       });
       const text = renderPreview(preview, flags.output as DiffFormat, {
-        color: Boolean(process.stdout.isTTY) && !noColor,
+        color,
         maxBytes: flags['max-output-bytes'],
       });
       if (text) this.write(text);
@@ -204,7 +205,7 @@ are read at both revisions, so apps the change adds or removes show as added or 
       await source.close();
     }
     const text = renderDiffReport(report, flags.output as DiffFormat, {
-      color: Boolean(process.stdout.isTTY) && !noColor,
+      color,
       maxBytes: flags['max-output-bytes'],
     });
     if (text) this.write(text);

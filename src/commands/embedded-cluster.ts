@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from './base-command.js';
-import { ExitCode, GitopsError, oneLine } from '../common/index.js';
+import { existsSync } from 'node:fs';
+import { ExitCode, GitopsError, oneLine, UsageError } from '../common/index.js';
 import { handleInterruptInCommand, InterruptError } from '../common/index.js';
 
 export default class EmbeddedCluster extends BaseCommand {
@@ -9,6 +10,8 @@ export default class EmbeddedCluster extends BaseCommand {
   static override description = `Serves an embedded Kubernetes API server on 127.0.0.1 over plain HTTP (no auth) until SIGINT or SIGTERM, and writes a kubeconfig pointing at it. It serves discovery, the common built-in kinds and any CustomResourceDefinition created in it, with the real API's semantics: resourceVersions, label and field selectors, watch, merge/JSON/strategic merge patches, server-side apply with managedFields, dry-run, defaults and deletion propagation. kubectl works against it. There are no controllers: nothing creates Pods or updates status.
 
 With --simulate-workloads it also simulates the workload controllers and a kubelet (a simulation: no container runs): Deployments, ReplicaSets, StatefulSets and DaemonSets get Pods and rolled-out status, Pods become Running and Ready, Jobs complete. A Pod or Job annotated gitops.kubectl.io/simulate-fail: "true" fails.
+
+--kubeconfig-out refuses an existing file unless --force is given (the file is then replaced, not merged).
 
 With --data, state is loaded from FILE at start (when it exists) and saved to it on exit.`;
 
@@ -21,8 +24,13 @@ With --data, state is loaded from FILE at start (when it exists) and saved to it
 
   static override flags = {
     'kubeconfig-out': Flags.string({
-      description: 'Write a kubeconfig for the server to this file.',
+      description:
+        'Write a kubeconfig for the server to this file (an existing file is refused without --force).',
       required: true,
+    }),
+    force: Flags.boolean({
+      description: 'Overwrite the --kubeconfig-out file when it exists (it is replaced, not merged).',
+      default: false,
     }),
     port: Flags.integer({ description: 'TCP port on 127.0.0.1 (default: a free port).', min: 0, max: 65535 }),
     data: Flags.string({ description: 'State file: loaded at start if it exists, saved on exit.' }),
@@ -47,6 +55,12 @@ With --data, state is loaded from FILE at start (when it exists) and saved to it
 
   async run(): Promise<void> {
     const { flags } = await this.parse(EmbeddedCluster);
+    // Checked before the server starts: a kubeconfig holding other clusters' credentials is never lost.
+    if (!flags.force && existsSync(flags['kubeconfig-out'])) {
+      throw new UsageError('failed to write kubeconfig: the file exists (pass --force to replace it)', {
+        subject: flags['kubeconfig-out'],
+      });
+    }
     // Loaded here, not at the top: every other command would otherwise load the server at start-up.
     const { startEmbeddedCluster } = await import('../embedded/index.js');
     // Stopping by signal is this command's normal end; closing (and saving --data) must not be cut short.

@@ -18,7 +18,10 @@ export default class Version extends BaseCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Version);
-    const { isSea } = await import('node:sea').catch(() => ({ isSea: () => false }));
+    // Not import('node:sea'): in the standalone executable its main script is compiled from V8's code cache,
+    // where a dynamic import() fails (so it always said "no"); getBuiltinModule is a plain call.
+    const sea = process.getBuiltinModule('node:sea') as { isSea(): boolean } | undefined;
+    const isSea = (): boolean => sea?.isSea() ?? false;
     const info = {
       version: `v${this.config.version}`,
       node: process.version,

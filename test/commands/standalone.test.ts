@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { repoRoot } from '../support/paths.js';
+import { useEmbeddedCluster } from '../support/embedded.js';
 
 const supported = process.platform === 'linux' && process.arch === 'x64';
 const out = mkdtempSync(join(tmpdir(), 'gitops-package-'));
@@ -18,8 +19,13 @@ const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as 
 const archiveName = `kubectl-gitops_v${pkg.version}_linux_amd64.tar.gz`;
 const unpacked = join(out, 'unpacked');
 
+const manifestTemplate = join(repoRoot, 'plugins', 'gitops.yaml');
+
 describe('standalone executable', { skip: supported ? false : 'packaging builds linux-x64 only' }, () => {
+  const fx = useEmbeddedCluster();
+  let templateBefore: Buffer;
   before(() => {
+    templateBefore = readFileSync(manifestTemplate);
     const r = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'package.mjs'), '--out', out], {
       encoding: 'utf8',
     });
@@ -51,6 +57,34 @@ describe('standalone executable', { skip: supported ? false : 'packaging builds 
       .update(readFileSync(join(out, archiveName)))
       .digest('hex');
     assert.equal(platform.sha256, sha);
+  });
+
+  test('leaves the tracked krew manifest alone (the filled one is in the output folder)', () => {
+    assert.deepEqual(readFileSync(manifestTemplate), templateBefore);
+  });
+
+  test('the version command knows it is the standalone executable', () => {
+    const r = run(['version', '-o', 'json']);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal((JSON.parse(r.stdout) as { standalone: boolean }).standalone, true);
+  });
+
+  test('a cluster command prints no single-executable require() warning', () => {
+    // diff loads @kubernetes/client-node, ws and node-fetch, whose optional-package probes used to reach
+    // the SEA's require() and print Node's warning on every run.
+    const r = run([
+      'diff',
+      '-f',
+      join(repoRoot, 'examples', 'apps'),
+      'guestbook',
+      '--local',
+      join(repoRoot, 'examples', 'repo'),
+      '--kubeconfig',
+      fx.kubeconfig,
+    ]);
+    assert.equal(r.status, 1, r.stderr); // differences: nothing of guestbook is on the empty cluster
+    assert.match(r.stdout, /^===== app guestbook =====$/m);
+    assert.equal(r.stderr, '');
   });
 
   test('runs --version with no Node.js on PATH', () => {
