@@ -5,6 +5,7 @@
 //   mode 0755 for executables and 0644 for everything else; regular files only, no directories;
 // - plain POSIX ustar headers (no pax or GNU extension records carrying atimes, ctimes or user names);
 // - gzip through zlib with no file name and mtime 0 in its header (Node's zlib writes both as absent).
+import { Buffer } from 'node:buffer';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 
