@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { repoRoot } from '../support/paths.js';
 import { useEmbeddedCluster } from '../support/embedded.js';
+import { runCli } from '../support/cli.js';
 
 const supported = process.platform === 'linux' && process.arch === 'x64';
 const out = mkdtempSync(join(tmpdir(), 'gitops-package-'));
@@ -69,20 +70,24 @@ describe('standalone executable', { skip: supported ? false : 'packaging builds 
     assert.equal((JSON.parse(r.stdout) as { standalone: boolean }).standalone, true);
   });
 
-  test('a cluster command prints no single-executable require() warning', () => {
+  test('a cluster command prints no single-executable require() warning', async () => {
     // diff loads @kubernetes/client-node, ws and node-fetch, whose optional-package probes used to reach
     // the SEA's require() and print Node's warning on every run.
-    const r = run([
-      'diff',
-      '-f',
-      join(repoRoot, 'examples', 'apps'),
-      'guestbook',
-      '--local',
-      join(repoRoot, 'examples', 'repo'),
-      '--kubeconfig',
-      fx.kubeconfig,
-    ]);
-    assert.equal(r.status, 1, r.stderr); // differences: nothing of guestbook is on the empty cluster
+    // Not spawnSync: the embedded server runs in this process and must answer meanwhile.
+    const r = await runCli(
+      [
+        'diff',
+        '-f',
+        join(repoRoot, 'examples', 'apps'),
+        'guestbook',
+        '--local',
+        join(repoRoot, 'examples', 'repo'),
+        '--kubeconfig',
+        fx.kubeconfig,
+      ],
+      { command: join(unpacked, 'kubectl-gitops'), cwd: unpacked, env: { PATH: '' } },
+    );
+    assert.equal(r.code, 1, r.stderr); // differences: nothing of guestbook is on the empty cluster
     assert.match(r.stdout, /^===== app guestbook =====$/m);
     assert.equal(r.stderr, '');
   });
