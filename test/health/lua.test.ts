@@ -256,4 +256,19 @@ describe('health overrides (argocd-cm resource.customizations.health)', () => {
       ['Degraded', 'Unknown', 'Unknown'],
     );
   });
+
+  it('a built-in check that fails is reported the same way (gitops-engine returns its err too)', () => {
+    const old = { apiVersion: 'apps/v1beta2', kind: 'Deployment', metadata: { name: 'd', namespace: 'n' } };
+    const app = aggregateHealth([
+      { group: 'apps', kind: 'Deployment', namespace: 'n', name: 'd', live: old },
+    ]);
+    assert.deepEqual(app.resources[0], {
+      status: 'Unknown',
+      message: 'unsupported Deployment GVK: apps/v1beta2, Kind=Deployment',
+    });
+    assert.equal(
+      app.error,
+      'failed to get resource health for "Deployment" with name "d" in namespace "n": unsupported Deployment GVK: apps/v1beta2, Kind=Deployment',
+    );
+  });
 });
