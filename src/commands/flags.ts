@@ -310,6 +310,10 @@ export async function runSettings(
   instanceLabelKey: string;
 }> {
   let settings: ArgoCdSettings | undefined;
+  if (flags['argocd-cm'] === '-' && (flags['app-file'] ?? []).includes('-'))
+    throw new UsageError('failed to read: standard input is already read by -f -', {
+      subject: '--argocd-cm -',
+    });
   if (flags['argocd-cm'] !== undefined) settings = await loadArgoCdSettingsFile(flags['argocd-cm']);
   else if (flags['from-cluster']) {
     const namespace = flags['argocd-namespace'] ?? DEFAULT_ARGOCD_NAMESPACE;

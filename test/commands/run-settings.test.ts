@@ -46,4 +46,11 @@ describe('runSettings', () => {
     assert.equal(r.trackingMethod, 'annotation+label');
     assert.equal(r.instanceLabelKey, 'mine');
   });
+
+  it('--argocd-cm - with -f - is a usage error: one standard input', async () => {
+    await assert.rejects(
+      runSettings({ 'argocd-cm': '-', 'app-file': ['-'] }, () => undefined),
+      /^Error: --argocd-cm -: failed to read: standard input is already read by -f -$|--argocd-cm -: failed to read: standard input is already read by -f -/,
+    );
+  });
 });
