@@ -23,8 +23,10 @@
  *   `sharedWith`), excluded kinds, duplicates, failed server-side dry runs (ComparisonError).
  * - Tracking: `trackingMethod` annotation (default) | label | annotation+label, instance names as Argo CD's
  *   (`<appNs>_<app>` outside `argocdNamespace`).
- * - Three-way semantics: a field removed from Git is a difference when the last-applied annotation or a
- *   managedFields entry of `fieldManagers` (default argocd-controller, kubectl-gitops) shows we applied it.
+ * - Diff strategy as Argo CD's: a field removed from Git is a difference when the last-applied annotation
+ *   shows we applied it (three-way), or, for apps with the ServerSideApply=true sync option (and targets
+ *   annotated with it), when a managedFields entry of `fieldManagers` (default argocd-controller,
+ *   kubectl-gitops) owns it (structured-merge); with neither it is not (two-way).
  * - API requests per run: discovery + one list (and watch) per kind and scope, plus one GET per target
  *   outside the cached namespaces or at a non-preferred version, plus one dry run per live resource with
  *   server-side diff. Never one request per resource otherwise.

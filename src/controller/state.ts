@@ -23,7 +23,12 @@
  * is invalid. App sync: Unknown if any resource is Unknown, else OutOfSync if any resource is OutOfSync
  * (extra resources marked IgnoreExtraneous excepted), else Synced.
  */
-import { DEFAULT_ARGOCD_NAMESPACE, DEFAULT_TRACKING_METHOD, INSTANCE_LABEL } from '../common/index.js';
+import {
+  DEFAULT_ARGOCD_NAMESPACE,
+  DEFAULT_TRACKING_METHOD,
+  INSTANCE_LABEL,
+  SyncOption,
+} from '../common/index.js';
 import type { Application, ArgoCdSettings } from '../apps/index.js';
 import { DEFAULT_COMPARE_SETTINGS, instanceName, overrideIgnoreRules } from '../apps/index.js';
 import { formatKey, keyOf, owningApp, parseTrackingId, TRACKING_ID_ANNOTATION } from '../cluster/index.js';
@@ -224,6 +229,8 @@ export class StateManager {
     }
 
     const rules = [...app.ignoreDifferences, ...o.ignoreDifferences, ...this.#overrideRules];
+    // controller/state.go: apps that sync with server-side apply are compared with structured-merge diff.
+    const structuredMergeDiff = app.syncPolicy.syncOptions.includes(SyncOption.ServerSideApply);
     const health = aggregateHealth(
       pairs.map((p) => ({ ...p, target: p.target?.obj ?? null, live: p.live ?? null })),
       {
@@ -235,7 +242,7 @@ export class StateManager {
     if (health.error)
       conditions.push({ type: 'ComparisonError', message: `error setting app health: ${health.error}` });
     const resources = pairs.map((p, i): ResourceStatus => {
-      const r = this.#compareOne(p, rules, dryRuns.get(p), conditions, instance);
+      const r = this.#compareOne(p, rules, dryRuns.get(p), conditions, instance, structuredMergeDiff);
       const h = health.resources[i];
       if (h) r.health = { status: h.status, ...(h.message ? { message: h.message } : {}) };
       return r;
@@ -302,6 +309,7 @@ export class StateManager {
     dryRun: DryRunOutcome | undefined,
     conditions: AppCondition[],
     instance: string,
+    structuredMergeDiff: boolean,
   ): ResourceStatus {
     const o = this.#o;
     const base = { group: p.group, version: p.version, kind: p.kind, namespace: p.namespace, name: p.name };
@@ -337,6 +345,7 @@ export class StateManager {
       instanceLabelKey: o.instanceLabelKey,
       fieldManagers: o.fieldManagers,
       ...this.#compare,
+      structuredMergeDiff,
     });
     const status: ResourceStatus = {
       ...base,

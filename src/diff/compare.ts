@@ -13,7 +13,7 @@
  *     diff text are built from the masked objects only.
  */
 import { diff as jsonDiff } from 'json-diff-ts';
-import { emptyTree, removeTree, treeOfManagers, treeOfValue, union } from './fieldset.js';
+import { emptyTree, removeTree, treeOfManagers, treeOfValue } from './fieldset.js';
 import type { FieldTree } from './fieldset.js';
 import { applyIgnores, compileIgnoreDifferences, matchIgnores } from './ignore.js';
 import type { CompiledIgnore } from './ignore.js';
@@ -30,6 +30,7 @@ import {
   pruneEmptyFields,
   stripServerFields,
 } from './normalize.js';
+import { SYNC_OPTIONS_ANNOTATION, SyncOption, splitOptions } from '../common/index.js';
 import { clone, deepEqual, groupKindOf, groupOf, isMap } from './paths.js';
 import { DEFAULT_FIELD_MANAGERS, DEFAULT_INSTANCE_LABEL } from './rules.js';
 import type {
@@ -37,6 +38,7 @@ import type {
   CompareOptions,
   CompareResult,
   Difference,
+  DiffStrategy,
   IChange,
   JsonMap,
   KubeObject,
@@ -50,6 +52,24 @@ const NAMED_LISTS = new Map<string | RegExp, string>([
 
 type Resolved = Required<Omit<CompareOptions, 'ignoreDifferences'>> & { ignores: CompiledIgnore[] };
 
+/**
+ * The strategy Argo CD's `Diff` picks (gitops-engine `pkg/diff/diff.go`): structured-merge when the app
+ * syncs with `ServerSideApply=true` (controller/state.go `WithStructuredMergeDiff`) or the target carries
+ * `argocd.argoproj.io/sync-options: ServerSideApply=true`; else three-way when live has a last-applied
+ * annotation that parses; else two-way (`TwoWayDiff` = three-way with the target as its own original).
+ */
+export function diffStrategy(
+  input: CompareInput,
+  o: { structuredMergeDiff: boolean },
+  lastApplied: JsonMap | undefined,
+): DiffStrategy {
+  const syncOptions = input.target?.metadata?.annotations?.[SYNC_OPTIONS_ANNOTATION];
+  if (o.structuredMergeDiff || splitOptions(syncOptions).includes(SyncOption.ServerSideApply)) {
+    return 'structured-merge';
+  }
+  return lastApplied ? 'three-way' : 'two-way';
+}
+
 /** Options with defaults filled in (the one place defaults live). */
 export function resolveOptions(o: CompareOptions): Resolved {
   return {
@@ -58,6 +78,7 @@ export function resolveOptions(o: CompareOptions): Resolved {
     trackingMethod: o.trackingMethod ?? 'annotation',
     instanceLabelKey: o.instanceLabelKey ?? DEFAULT_INSTANCE_LABEL,
     fieldManagers: o.fieldManagers ?? DEFAULT_FIELD_MANAGERS,
+    structuredMergeDiff: o.structuredMergeDiff ?? false,
     ignoreAggregatedRoles: o.ignoreAggregatedRoles ?? false,
     sensitiveAnnotations: o.sensitiveAnnotations ?? [],
     diffText: o.diffText ?? true,
@@ -106,6 +127,7 @@ export function compareResource(input: CompareInput): CompareResult {
       normalizedTarget: null,
       normalizedLive: null,
       changes: [],
+      strategy: 'two-way',
     };
   }
   const label = describeResource(subject);
@@ -114,6 +136,7 @@ export function compareResource(input: CompareInput): CompareResult {
   const matched = matchIgnores(o.ignores, id);
 
   const lastApplied = live ? lastAppliedOf(live) : undefined;
+  const strategy = diffStrategy(input, o, lastApplied);
   let originalTree: FieldTree | undefined;
   if (live && target) {
     normalizeTracking(target, live, o.trackingMethod, o.instanceLabelKey);
@@ -121,7 +144,9 @@ export function compareResource(input: CompareInput): CompareResult {
     const trusted = matched.flatMap((m) => m.managers);
     const ignoredTree = treeOfManagers(meta['managedFields'], trusted);
     if (ignoredTree) for (const obj of [target, live, lastApplied]) if (obj) removeTree(obj, ignoredTree);
-    originalTree = treeOfManagers(meta['managedFields'], o.fieldManagers);
+    if (strategy === 'structured-merge') {
+      originalTree = treeOfManagers(meta['managedFields'], o.fieldManagers) ?? emptyTree();
+    }
   }
   for (const obj of [target, live, lastApplied]) if (obj) normalizeOne(obj, o, matched);
 
@@ -130,12 +155,12 @@ export function compareResource(input: CompareInput): CompareResult {
   let difference: Difference;
   if (target && live) {
     const gk = groupKindOf(live);
-    const original = lastApplied ?? (originalTree ? undefined : clone(target));
+    // Structured-merge: the original is argocd-controller's applied set alone (no value); three-way: the
+    // last-applied annotation; two-way: the target itself (a live-only field is never a difference).
+    const original =
+      strategy === 'structured-merge' ? undefined : strategy === 'three-way' ? lastApplied : clone(target);
     for (const obj of [target, original]) if (obj) dropNamespace(obj);
-    if (original) {
-      const t = treeOfValue(original, gk);
-      originalTree = originalTree ? union(originalTree, t) : t;
-    }
+    if (original) originalTree = treeOfValue(original, gk);
     originalTree?.fields.get('metadata')?.fields.delete('namespace');
     const predicted = predictLive(live, target, original, originalTree ?? emptyTree(), { gk });
     if (isBuiltIn(gk)) {
@@ -161,6 +186,7 @@ export function compareResource(input: CompareInput): CompareResult {
     normalizedTarget,
     normalizedLive,
     changes,
+    strategy,
   };
   if (o.diffText && difference !== 'none') {
     result.diffText = unifiedDiff(toYaml(normalizedLive), toYaml(normalizedTarget), {

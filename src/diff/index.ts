@@ -23,9 +23,11 @@
  * int-or-string fields as numbers; null and empty maps/lists = missing; API-server defaults of built-in
  * kinds (rules.ts tables) applied to both after the merge.
  *
- * Three-way rule. original = the last-applied-configuration annotation ∪ the fields owned by a
- * managedFields entry of `fieldManagers` (default `argocd-controller`); with neither, original = target
- * (two-way). A field present live but absent from the target is a difference only when the original has
+ * Strategy (Argo CD's `Diff`, `diffStrategy`): structured-merge when `structuredMergeDiff` (the app's
+ * ServerSideApply=true) or the target's `argocd.argoproj.io/sync-options` says ServerSideApply=true:
+ * original = the fields owned by the managedFields entries of `fieldManagers` (default
+ * `argocd-controller`); else three-way: original = the last-applied-configuration annotation; else
+ * two-way: original = target. `CompareResult.strategy` names the one used. A field present live but absent from the target is a difference only when the original has
  * it (we or kubectl applied it, and Git no longer has it); otherwise it was added by the server or
  * another controller and is kept on both sides. List elements of built-in kinds merge by their
  * strategic-merge key (containers by name, ports by containerPort/port, env by name, ...) with the same
@@ -41,7 +43,7 @@
  * objects are at the target's apiVersion (the live cache converts); pass the same rules array for every
  * resource of an app (compiled rules are cached per array).
  */
-export { compareResource, describeResource, resolveOptions } from './compare.js';
+export { compareResource, describeResource, diffStrategy, resolveOptions } from './compare.js';
 export {
   compileIgnoreDifferences,
   loadIgnoreDifferencesFile,
@@ -63,6 +65,7 @@ export type {
   CompareOptions,
   CompareResult,
   Difference,
+  DiffStrategy,
   IChange,
   IgnoreDifference,
   Json,

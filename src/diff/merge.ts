@@ -4,9 +4,9 @@
  *
  * Rule, per map key of live and target:
  * - in the target: merged recursively (scalars and type changes: the target wins);
- * - only live: kept, unless the original (fields we applied before: last-applied-configuration and our
- *   managedFields, or the target itself when neither exists) has it: then it was removed from Git and is
- *   dropped;
+ * - only live: kept, unless the original (fields we applied before: the last-applied-configuration, or
+ *   our managedFields in structured-merge diff, or the target itself in two-way diff) has it: then it was
+ *   removed from Git and is dropped;
  * - only in the target: added.
  * Lists of built-in kinds with a strategic-merge key (rules.ts mergeKeyFor, from the published OpenAPI) are merged per element by that
  * key with the same rule (live-only elements kept unless the original lists them). Other lists are

@@ -46,10 +46,17 @@ export interface CompareOptions {
   /** Default `app.kubernetes.io/instance`. */
   instanceLabelKey?: string;
   /**
-   * Field managers whose managedFields entries count as "applied by us" (three-way semantics).
-   * Default: `argocd-controller` (the manager Argo CD's apply uses).
+   * Field managers whose managedFields entries are "the fields we applied" in structured-merge diff (their
+   * fields absent from the target are removed from the predicted live). Default: `argocd-controller` (the
+   * manager Argo CD's server-side apply and diff use, `common.ArgoCDSSAManager`).
    */
   fieldManagers?: readonly string[];
+  /**
+   * Default false. True for apps with the `ServerSideApply=true` sync option (Argo CD
+   * `WithStructuredMergeDiff`): compare as server-side apply would merge. A target annotated
+   * `argocd.argoproj.io/sync-options: ServerSideApply=true` selects it for itself.
+   */
+  structuredMergeDiff?: boolean;
   /** Default false: like Argo CD's `ignoreAggregatedRoles`, ClusterRole rules with an aggregationRule are ignored. */
   ignoreAggregatedRoles?: boolean;
   /** Annotation keys whose values are masked like Secret data (argocd-cm `resource.sensitive.mask.annotations`). */
@@ -70,6 +77,13 @@ export interface CompareInput extends CompareOptions {
 export type SyncStatus = 'Synced' | 'OutOfSync';
 
 /**
+ * How the predicted live state was built (gitops-engine `pkg/diff/diff.go Diff`): `structured-merge`
+ * (managedFields of our manager are the original), `three-way` (the last-applied annotation is), `two-way`
+ * (the target is its own original: live-only fields are kept).
+ */
+export type DiffStrategy = 'structured-merge' | 'three-way' | 'two-way';
+
+/**
  * What kind of difference: none; `modified` (both exist and differ); `missing` (no live object, to be
  * created); `extra` (no target, a prune candidate).
  */
@@ -84,6 +98,8 @@ export interface CompareResult {
   normalizedLive: JsonMap | null;
   /** json-diff-ts changes from normalizedLive to normalizedTarget (masked values only). */
   changes: IChange[];
+  /** The strategy picked for this pair (meaningful when both sides exist). */
+  strategy: DiffStrategy;
   /** Unified diff, live as "-" and Git as "+"; present when the resource differs (and not disabled). */
   diffText?: string;
 }

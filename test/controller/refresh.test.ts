@@ -41,7 +41,12 @@ describe('refresh: app state comparison against the embedded API server', () => 
     application('fresh', repo.url, 'fresh', { namespace: 'fresh' }),
     application('insync', repo.url, 'insync', { namespace: 'insync' }),
     application('drift', repo.url, 'drift', { namespace: 'drift' }),
-    application('removed', repo.url, 'removed', { namespace: 'removed' }),
+    // Applied by argocd-controller's server-side apply (below): an app that syncs with ServerSideApply=true,
+    // so it is compared with structured-merge diff (the managedFields are the original).
+    application('removed', repo.url, 'removed', {
+      namespace: 'removed',
+      spec: '  syncPolicy:\n    syncOptions: [ServerSideApply=true]\n',
+    }),
     application('extra', repo.url, 'extra', { namespace: 'extra' }),
     application('ignore', repo.url, 'ignore', {
       namespace: 'ignore',

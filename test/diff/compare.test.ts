@@ -243,17 +243,28 @@ describe('Field removed in Git (three-way)', () => {
     assert.equal(compareResource({ target: deploymentTarget(), live: liveWithTier }).status, 'Synced');
   });
 
-  it('OutOfSync when our field manager owns the removed field', () => {
+  it('OutOfSync when our field manager owns the removed field (structured-merge)', () => {
     const live = edit(deploymentLive(), (o) => {
       o['metadata']['labels']['tier'] = 'front';
       o['metadata']['managedFields'][0]['fieldsV1']['f:metadata']['f:labels']['f:tier'] = {};
     });
-    assert.equal(compareResource({ target: deploymentTarget(), live }).status, 'OutOfSync');
+    assert.equal(
+      compareResource({ target: deploymentTarget(), live, structuredMergeDiff: true }).status,
+      'OutOfSync',
+    );
     // Owned by someone else: not ours to remove.
     assert.equal(
-      compareResource({ target: deploymentTarget(), live, fieldManagers: ['kubectl-gitops'] }).status,
+      compareResource({
+        target: deploymentTarget(),
+        live,
+        structuredMergeDiff: true,
+        fieldManagers: ['kubectl-gitops'],
+      }).status,
       'Synced',
     );
+    // Without ServerSideApply=true (and no last-applied) Argo CD diffs two-way: a live-only field is kept.
+    const twoWay = compareResource({ target: deploymentTarget(), live });
+    assert.deepEqual([twoWay.status, twoWay.strategy], ['Synced', 'two-way']);
   });
 
   it('a container removed from Git that was applied before is drift', () => {

@@ -1,0 +1,131 @@
+/**
+ * Which diff strategy a resource is compared with, as Argo CD decides (gitops-engine `pkg/diff/diff.go Diff`,
+ * controller/state.go): structured-merge (the managedFields of argocd-controller) only for apps with the
+ * `ServerSideApply=true` sync option or targets annotated `argocd.argoproj.io/sync-options:
+ * ServerSideApply=true`; otherwise three-way with last-applied, two-way without it. End to end against the
+ * embedded server, with objects written by the real kubectl (client- and server-side) and by server-side apply.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import type { ClusterConnection } from '../../src/cluster/index.js';
+import { api, hasKubectl, kubectl, useEmbeddedCluster } from '../support/embedded.js';
+import { TestRepo } from '../support/git.js';
+import { configMap, deployment, service } from './manifests.js';
+import {
+  application,
+  applyObjects,
+  connectAs,
+  createNamespaces,
+  newCacheRoot,
+  refresh,
+  renderObjects,
+} from './setup.js';
+
+const SSA_APP = '  syncPolicy:\n    syncOptions: [ServerSideApply=true]\n';
+
+describe('controller: diff strategy (structured-merge, three-way, two-way)', () => {
+  const fx = useEmbeddedCluster();
+  const repo = new TestRepo();
+  const cacheRoot = newCacheRoot();
+  let conn: ClusterConnection;
+
+  before(async () => {
+    conn = await connectAs(fx);
+  });
+
+  after(() => {
+    conn?.close();
+    repo.remove();
+  });
+
+  it(
+    'an object created by kubectl apply --server-side is Synced (two-way: no last-applied, not our manager)',
+    { skip: !hasKubectl && 'no kubectl' },
+    async () => {
+      repo.commit({
+        'ssa/cm.yaml': configMap('settings', { kept: 'value', dropped: 'soon' }),
+        'ssa/deploy.yaml': deployment('web'),
+        'ssa/svc.yaml': service('web'),
+      });
+      const plain = application('ssa', repo.url, 'ssa', { namespace: 'ssa' });
+      const withSsa = application('ssa', repo.url, 'ssa', { namespace: 'ssa', spec: SSA_APP });
+      await createNamespaces(conn, ['ssa']);
+      const file = join(fx.dir, 'ssa-app.yaml');
+      writeFileSync(file, (await renderObjects(plain, cacheRoot)).map((o) => stringify(o)).join('---\n'));
+      const applied = await kubectl(fx, ['apply', '--server-side', '-n', 'ssa', '-f', file]);
+      assert.equal(applied.code, 0, applied.stderr);
+      const live = await api(fx.cluster, 'GET', '/api/v1/namespaces/ssa/configmaps/settings');
+      assert.equal(
+        live.body.metadata.annotations?.['kubectl.kubernetes.io/last-applied-configuration'],
+        undefined,
+      );
+      assert.deepEqual(
+        live.body.metadata.managedFields.map((m: { manager: string; operation: string }) => [
+          m.manager,
+          m.operation,
+        ]),
+        [['kubectl', 'Apply']],
+      );
+
+      for (const app of [plain, withSsa]) {
+        const c = (await refresh(fx, [app], cacheRoot)).apps[0]!.comparison!;
+        assert.deepEqual(
+          c.resources.map((r) => [r.kind, r.status, r.diffText ?? '']),
+          [
+            ['ConfigMap', 'Synced', ''],
+            ['Service', 'Synced', ''],
+            ['Deployment', 'Synced', ''],
+          ],
+        );
+        assert.equal(c.sync, 'Synced');
+      }
+
+      // A key removed in Git: kubectl's field, not argocd-controller's, and no last-applied: not drift in
+      // either strategy (Argo CD's two-way keeps live-only fields; structured-merge only prunes its own).
+      repo.commit({ 'ssa/cm.yaml': configMap('settings', { kept: 'value' }) });
+      for (const app of [plain, withSsa]) {
+        const c = (await refresh(fx, [app], cacheRoot)).apps[0]!.comparison!;
+        assert.equal(c.resources.find((r) => r.kind === 'ConfigMap')!.status, 'Synced');
+      }
+      // A value changed in Git is drift in both.
+      repo.commit({ 'ssa/cm.yaml': configMap('settings', { kept: 'changed' }) });
+      for (const app of [plain, withSsa]) {
+        const c = (await refresh(fx, [app], cacheRoot)).apps[0]!.comparison!;
+        const cm = c.resources.find((r) => r.kind === 'ConfigMap')!;
+        assert.equal(cm.status, 'OutOfSync');
+        assert.match(cm.diffText!, /^- {2}kept: value\n\+ {2}kept: changed$/m);
+      }
+    },
+  );
+
+  it('fields argocd-controller applied and Git dropped: drift only with structured-merge (ServerSideApply=true)', async () => {
+    repo.commit({ 'smd/cm.yaml': configMap('settings', { kept: 'value', dropped: 'soon' }) });
+    await createNamespaces(conn, ['smd']);
+    const plain = application('smd', repo.url, 'smd', { namespace: 'smd' });
+    // Applied server-side by argocd-controller, as an Argo CD sync with ServerSideApply=true does.
+    await applyObjects(conn, await renderObjects(plain, cacheRoot), 'smd');
+    repo.commit({ 'smd/cm.yaml': configMap('settings', { kept: 'value' }) });
+
+    const twoWay = (await refresh(fx, [plain], cacheRoot)).apps[0]!.comparison!;
+    assert.equal(twoWay.resources[0]!.status, 'Synced', 'two-way: a live-only key is not drift');
+
+    const withSsa = application('smd', repo.url, 'smd', { namespace: 'smd', spec: SSA_APP });
+    const smd = (await refresh(fx, [withSsa], cacheRoot)).apps[0]!.comparison!;
+    assert.equal(smd.resources[0]!.status, 'OutOfSync');
+    assert.match(smd.resources[0]!.diffText!, /^- {2}dropped: soon$/m);
+
+    // The same per resource: the target's own sync-options annotation selects structured-merge.
+    repo.commit({
+      'smd/cm.yaml': configMap('settings', { kept: 'value' }).replace(
+        'metadata:\n',
+        "metadata:\n  annotations:\n    argocd.argoproj.io/sync-options: 'Prune=false,ServerSideApply=true'\n",
+      ),
+    });
+    const annotated = (await refresh(fx, [plain], cacheRoot)).apps[0]!.comparison!;
+    assert.equal(annotated.resources[0]!.status, 'OutOfSync');
+    assert.match(annotated.resources[0]!.diffText!, /^- {2}dropped: soon$/m);
+  });
+});
