@@ -66,6 +66,8 @@ export interface LiveCacheOptions extends ScopeOptions {
   clock?: Clock;
   /** Recovered problems (reconnects, relists). Default: ignored. */
   onWarning?: (message: string) => void;
+  /** Progress of `start`: called after each initial list (`listed` of `scopes`), for progress printers. */
+  onSyncProgress?: (listed: number, scopes: number) => void;
 }
 
 export interface LiveCacheStats extends LoopStats {
@@ -112,7 +114,7 @@ export class LiveStateCache {
     signal?.addEventListener('abort', () => this.stop(), { once: true });
     if (signal?.aborted) this.stop();
     const t0 = this.#ctx.clock.now();
-    this.#synced = this.#addScopes(this.#options.resources).then(() => {
+    this.#synced = this.#addScopes(this.#options.resources, this.#options.onSyncProgress).then(() => {
       this.#syncMs = this.#ctx.clock.now() - t0;
     });
     this.#synced.catch(() => this.stop());
@@ -273,8 +275,12 @@ export class LiveStateCache {
   }
 
   /** Builds the scopes of `resources`, lists them (bounded parallelism), then starts their watches. */
-  async #addScopes(resources: ResourceInfo[]): Promise<void> {
+  async #addScopes(
+    resources: ResourceInfo[],
+    onListed?: (listed: number, scopes: number) => void,
+  ): Promise<void> {
     const scopes = resources.flatMap((r) => this.#scopesFor(r));
+    let listed = 0;
     for (const s of scopes) this.#scopes.set(s.id, s);
     const signal = this.#abort.signal;
     let next = 0;
@@ -304,6 +310,7 @@ export class LiveStateCache {
           continue;
         }
         this.#watches.push(watchScope(this.#ctx, s, signal));
+        onListed?.(++listed, scopes.length);
       }
     };
     const n = Math.max(1, Math.min(this.#options.listConcurrency ?? 8, scopes.length));

@@ -3,9 +3,13 @@
  * Commands stay thin (design.md practice 10): parse flags, call an engine module, print the typed result.
  */
 import { Command, Flags } from '@oclif/core';
-import { installInterruptHandlers, interruptSignal, setVerbosity } from '../common/index.js';
+import { installInterruptHandlers, interruptSignal, setVerbosity, verbosity } from '../common/index.js';
+import { createProgress, progressMode } from '../output/progress.js';
+import type { Progress, ProgressCommand } from '../output/progress.js';
 
 export abstract class BaseCommand extends Command {
+  #progress: Progress | undefined;
+
   static override baseFlags = {
     debug: Flags.boolean({
       description: 'Print stack traces and debug details on errors.',
@@ -45,9 +49,30 @@ export abstract class BaseCommand extends Command {
     process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
   }
 
-  /** Warnings go to stderr so machine-readable stdout stays clean. */
+  /** Warnings go to stderr so machine-readable stdout stays clean (through the progress display, if any). */
   protected warnLine(text: string): void {
-    process.stderr.write(`warning: ${text}\n`);
+    if (this.#progress) this.#progress.warn(text);
+    else process.stderr.write(`warning: ${text}\n`);
+  }
+
+  /**
+   * Starts the progress display of a run on stderr (src/output/progress.ts decides: a TTY display, plain
+   * lines, or nothing). Pass its `onEvent` to the run; call `stopProgress` before printing the report.
+   */
+  protected async startProgress(
+    command: ProgressCommand,
+    options: { machineOutput: boolean; quiet: boolean },
+  ): Promise<Progress> {
+    const mode = progressMode({ command, stream: process.stderr, verbosity: verbosity(), ...options });
+    this.#progress = await createProgress(mode, command);
+    return this.#progress;
+  }
+
+  /** Ends the progress display (idempotent); held warnings are printed then. */
+  protected async stopProgress(): Promise<void> {
+    const progress = this.#progress;
+    this.#progress = undefined;
+    await progress?.stop();
   }
 
   // Errors are rendered by the launcher (src/cli/run.ts), which knows about --debug and exit codes.

@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { appFlags, sourceSelection, clusterFlags, runSettings } from './flags.js';
+import { appFlags, sourceSelection, clusterFlags, progressFlags, runSettings } from './flags.js';
 import { selectAppTree, treeFlags } from './tree-flags.js';
 import { BaseCommand } from './base-command.js';
 import { ExitCode, GitopsError, UsageError } from '../common/index.js';
@@ -50,6 +50,7 @@ are read at both revisions, so apps the change adds or removes show as added or 
     ...appFlags,
     ...clusterFlags,
     ...treeFlags,
+    ...progressFlags,
     base: Flags.string({
       description:
         'Preview a change with no cluster: compare every app rendered at this revision with the head.',
@@ -188,6 +189,10 @@ are read at both revisions, so apps the change adds or removes show as added or 
       for (const n of tree.nodes) if (n.error) treeErrors.push(n.error);
       const apps = tree.nodes.filter((n) => !n.error).map((n) => n.app);
       const settings = fileSettings ?? (await runSettings(flags, (m) => this.warnLine(m)));
+      const progress = await this.startProgress('diff', {
+        machineOutput: flags.output !== 'diff',
+        quiet: flags.quiet,
+      });
       report = await new Run({
         apps,
         source,
@@ -200,8 +205,10 @@ are read at both revisions, so apps the change adds or removes show as added or 
         statusProcessors: flags['status-processors'],
         signal: this.signal,
         onWarning: (m) => this.warnLine(m),
+        onEvent: progress.onEvent,
       }).run();
     } finally {
+      await this.stopProgress();
       await source.close();
     }
     const text = renderDiffReport(report, flags.output as DiffFormat, {

@@ -335,3 +335,12 @@ export async function runSettings(
     instanceLabelKey: flags['instance-label-key'] ?? settings?.instanceLabelKey ?? INSTANCE_LABEL,
   };
 }
+
+/** `--quiet`: no progress on stderr (render, diff, sync). Errors and warnings are still printed. */
+export const progressFlags = {
+  quiet: Flags.boolean({
+    char: 'q',
+    description:
+      'No progress on stderr (shown on a TTY; sync prints one line per event when stderr is not a TTY). Errors and warnings still print.',
+  }),
+};

@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { appFlags, selectApps, sourceSelection, clusterFlags, runSettings } from './flags.js';
+import { appFlags, selectApps, sourceSelection, clusterFlags, progressFlags, runSettings } from './flags.js';
 import { BaseCommand } from './base-command.js';
 import { ExitCode, GitopsError, UsageError } from '../common/index.js';
 import { parseDuration } from '../apps/index.js';
@@ -35,6 +35,7 @@ rendered or compared (the other apps still run); 130 interrupted.`;
   static override flags = {
     ...appFlags,
     ...clusterFlags,
+    ...progressFlags,
     output: Flags.string({
       char: 'o',
       description: 'Output format.',
@@ -133,6 +134,7 @@ rendered or compared (the other apps still run); 130 interrupted.`;
     const json = flags.output === 'json';
     const source = createSourceService({ ...sourceSelection(flags), signal });
     let report: RunReport;
+    const progress = await this.startProgress('sync', { machineOutput: json, quiet: flags.quiet });
     try {
       report = await new Run({
         apps,
@@ -146,6 +148,7 @@ rendered or compared (the other apps still run); 130 interrupted.`;
         retry,
         waitForHealth: !flags.async && !flags['dry-run'],
         onWarning: (m) => this.warnLine(m),
+        onEvent: progress.onEvent,
         operation: (app, reconciliation, opSignal) =>
           sync.runOperation(
             {
@@ -163,12 +166,13 @@ rendered or compared (the other apps still run); 130 interrupted.`;
               strategy: flags.strategy as 'apply' | 'hook',
               resources,
               syncOptions,
-              ...(json ? {} : { onEvent: (line: string) => process.stderr.write(`${line}\n`) }),
+              onEvent: progress.onEvent,
             },
             opSignal,
           ),
       }).run();
     } finally {
+      await this.stopProgress();
       clearTimeout(timer);
       await source.close();
     }

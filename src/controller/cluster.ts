@@ -21,6 +21,7 @@ import { toResourceInfo } from '../cluster/index.js';
 import type { DiscoveredResource, TrackingOptions } from '../cluster/index.js';
 import { GitopsError, oneLine } from '../common/index.js';
 import { ResourceFilter } from './exclusions.js';
+import type { RunEventHandler } from './types.js';
 
 export interface ClusterStateOptions {
   conn: ClusterConnection;
@@ -34,6 +35,8 @@ export interface ClusterStateOptions {
   /** The cluster's URL as Argo CD knows it (matched by the filter's `clusters` globs). */
   clusterURL?: string;
   onWarning?: (message: string) => void;
+  /** Progress of the cache sync (`cache-sync-*` events). */
+  onEvent?: RunEventHandler;
 }
 
 /** A target's kind as the cluster serves it. */
@@ -86,12 +89,17 @@ export class ClusterState {
   }
 
   async #start(signal?: AbortSignal): Promise<LiveStateCache> {
+    const emit = this.#options.onEvent;
+    const cluster = this.conn.context;
+    let kinds = 0;
     try {
       const all = await this.conn.discovery.resources(signal);
       const resources = all.filter(
         (r) => r.preferred && r.verbs.includes('list') && r.verbs.includes('watch') && !this.isExcluded(r),
       );
       for (const r of resources) this.#cachedVersions.set(`${r.group}/${r.kind}`, r.version);
+      kinds = resources.length;
+      emit?.({ type: 'cache-sync-start', cluster, kinds });
       const cache = this.conn.liveCache({
         resources,
         namespaces: [...new Set(this.#options.namespaces)],
@@ -99,11 +107,19 @@ export class ClusterState {
         transform: keepManagersTransform(this.#options.managers),
         discovery: this.conn.discovery,
         ...(this.#options.onWarning ? { onWarning: this.#options.onWarning } : {}),
+        ...(emit
+          ? {
+              onSyncProgress: (listed: number, scopes: number) =>
+                emit({ type: 'cache-sync-progress', cluster, listed, scopes }),
+            }
+          : {}),
       });
       this.#cache = cache;
       await cache.start(signal);
+      emit?.({ type: 'cache-sync-done', cluster, kinds, objects: cache.stats().objects });
       return cache;
     } catch (err) {
+      emit?.({ type: 'cache-sync-done', cluster, kinds, objects: 0, error: oneLine(err) });
       if (signal?.aborted) throw err;
       throw new GitopsError(`failed to read live state: ${oneLine(err)}`, {
         subject: `cluster ${this.conn.context}`,

@@ -12,6 +12,8 @@
  * 4. The run ends when every app has a comparison or an error, or when `signal` aborts: apps not finished
  *    then carry an "interrupted" error and `interrupted` is true. Caches are stopped, connections closed.
  * The report lists apps in the order given, with the total API requests of the run.
+ * Progress (`onEvent`, types.ts `RunEvent`): run-start, then per app render/compare (state.ts) and sync
+ * events, per cluster the cache sync (cluster.ts), and app-done when an app is finished.
  */
 import type { Application } from '../apps/index.js';
 import {
@@ -28,7 +30,7 @@ import { RateLimitingQueue, realClock } from '../queue/index.js';
 import { ClusterState } from './cluster.js';
 import { OWN_FIELD_MANAGERS, StateManager } from './state.js';
 import type { StateManagerOptions } from './state.js';
-import type { AppReport, ComparisonResult, Reconciliation, RunReport } from './types.js';
+import type { AppReport, ComparisonResult, Reconciliation, RunEvent, RunReport } from './types.js';
 import type { OperationReport } from '../sync/index.js';
 import type { RetryStrategy } from '../apps/index.js';
 import { overrideIgnoreRules } from '../apps/index.js';
@@ -85,6 +87,12 @@ function appError(app: Application, err: unknown): { message: string; exitCode: 
   };
 }
 
+function appDoneEvent(r: AppReport): RunEvent {
+  if (r.error) return { type: 'app-done', app: r.app.name, error: r.error.message };
+  const c = r.comparison;
+  return { type: 'app-done', app: r.app.name, ...(c ? { sync: c.sync, health: c.health.status } : {}) };
+}
+
 export class Run {
   readonly #o: RunOptions;
 
@@ -124,6 +132,17 @@ export class Run {
         r.error = appError(r.app, err);
       }
     }
+    const emit = o.onEvent;
+    emit?.({
+      type: 'run-start',
+      apps: reports.map((r) => ({
+        name: r.app.name,
+        ...(r.destination.context ? { cluster: r.destination.context } : {}),
+      })),
+      clusters: [...new Set(contextOf.values())],
+    });
+    for (const r of reports)
+      if (r.error) emit?.({ type: 'app-done', app: r.app.name, error: r.error.message });
     const managers = new Set([
       ...(o.fieldManagers ?? OWN_FIELD_MANAGERS),
       ...[
@@ -158,6 +177,7 @@ export class Run {
               resourceFilter,
               clusterURL: app.destination.server ?? conn.server,
               ...(o.onWarning ? { onWarning: o.onWarning } : {}),
+              ...(emit ? { onEvent: emit } : {}),
             }),
         );
         clusters.set(context, p);
@@ -196,6 +216,7 @@ export class Run {
               }
             : appError(report.app, err);
         } finally {
+          emit?.(appDoneEvent(report));
           queue.done(key);
           if (--remaining === 0) queue.shutDown();
         }

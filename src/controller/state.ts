@@ -28,6 +28,7 @@ import {
   DEFAULT_TRACKING_METHOD,
   INSTANCE_LABEL,
   SyncOption,
+  oneLine,
 } from '../common/index.js';
 import type { Application, ArgoCdSettings } from '../apps/index.js';
 import { DEFAULT_COMPARE_SETTINGS, instanceName, overrideIgnoreRules } from '../apps/index.js';
@@ -55,6 +56,7 @@ import type {
   ComparisonResult,
   Reconciliation,
   ResourceStatus,
+  RunEventHandler,
 } from './types.js';
 
 /** Managers whose managedFields entries mean "we applied this field" (three-way semantics). */
@@ -83,6 +85,8 @@ export interface StateManagerOptions {
    * extra rules), compare options, sensitive annotations. Absent: Argo CD's defaults.
    */
   settings?: ArgoCdSettings | undefined;
+  /** Observer of the run (progress printers): render and compare events. */
+  onEvent?: RunEventHandler | undefined;
 }
 
 interface Pair {
@@ -98,8 +102,9 @@ interface Pair {
 }
 
 export class StateManager {
-  readonly #o: Required<Omit<StateManagerOptions, 'ignoreDifferences' | 'settings'>> & {
+  readonly #o: Required<Omit<StateManagerOptions, 'ignoreDifferences' | 'settings' | 'onEvent'>> & {
     ignoreDifferences: readonly IgnoreDifference[];
+    onEvent?: RunEventHandler | undefined;
   };
   /** From argocd-cm: compiled once per run. */
   /** Loaded on first compare (the Lua VM only when argocd-cm has scripts). */
@@ -148,8 +153,20 @@ export class StateManager {
     const instance = instanceName(app, o.argocdNamespace);
     this.#healthOverrides ??=
       this.#healthScripts.length > 0 ? HealthOverrides.load(this.#healthScripts) : Promise.resolve(undefined);
+    const emit = o.onEvent;
+    emit?.({ type: 'render-start', app: app.name });
+    const rendering = o.source.renderApp(app).then(
+      (r) => {
+        emit?.({ type: 'render-done', app: app.name, revision: r.revision, objects: r.objects.length });
+        return r;
+      },
+      (err: unknown) => {
+        emit?.({ type: 'render-done', app: app.name, error: oneLine(err) });
+        throw err;
+      },
+    );
     const [rendered, cluster, healthOverrides] = await Promise.all([
-      o.source.renderApp(app),
+      rendering,
       o.clusterOf(app),
       this.#healthOverrides,
     ]);
@@ -294,6 +311,7 @@ export class StateManager {
     let sync: AppSyncStatus = 'Synced';
     if (resources.some((r) => r.status === 'Unknown')) sync = 'Unknown';
     else if (resources.some((r) => r.status === 'OutOfSync' && !r.ignoreExtraneous)) sync = 'OutOfSync';
+    emit?.({ type: 'compare-done', app: app.name, sync, health: health.status, resources: resources.length });
     return {
       revision: rendered.revision,
       resources,

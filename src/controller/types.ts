@@ -7,7 +7,7 @@ import type { Application } from '../apps/index.js';
 import type { IChange } from '../diff/index.js';
 import type { HealthOptions, HealthStatus } from '../health/index.js';
 import type { KubeClient, KubeObject, LiveStateCache, ResourceInfo } from '../cluster/index.js';
-import type { OperationReport } from '../sync/index.js';
+import type { OperationReport, SyncEvent } from '../sync/index.js';
 
 /**
  * Per resource: Synced, OutOfSync, or Unknown (its comparison failed); '' (no status, as Argo CD) for live
@@ -137,3 +137,29 @@ export interface RunReport {
   interrupted: boolean;
   durationMs: number;
 }
+
+/**
+ * What a run reports while it works (observer `RunOptions.onEvent`), as data: printers
+ * (src/output/progress.ts) decide how it looks; the controller never writes to a terminal.
+ * - `run-start`: the apps of the run, each with the kube context its destination resolved to (absent when
+ *   it did not resolve: that app's `app-done` follows at once with the error), and the clusters.
+ * - `cache-sync-start` / `cache-sync-progress` / `cache-sync-done`: one cluster's live cache lists (then
+ *   watches) its kinds: `scopes` list+watch pairs in all (a kind per namespace or cluster-wide).
+ * - `render-start` / `render-done`: an app's desired state (every refresh renders; cached after the first).
+ * - `compare-done`: an app's comparison (sync compares before and after its operation).
+ * - `app-done`: an app is finished: its final sync and health, or its one-line error.
+ * - sync's `SyncEvent`s (src/sync) come from the operation processor, named by app.
+ */
+export type RunEvent =
+  | { type: 'run-start'; apps: Array<{ name: string; cluster?: string }>; clusters: string[] }
+  | { type: 'cache-sync-start'; cluster: string; kinds: number }
+  | { type: 'cache-sync-progress'; cluster: string; listed: number; scopes: number }
+  | { type: 'cache-sync-done'; cluster: string; kinds: number; objects: number; error?: string }
+  | { type: 'render-start'; app: string }
+  | { type: 'render-done'; app: string; revision?: string; objects?: number; error?: string }
+  | { type: 'compare-done'; app: string; sync: AppSyncStatus; health: HealthStatus; resources: number }
+  | { type: 'app-done'; app: string; sync?: AppSyncStatus; health?: HealthStatus; error?: string }
+  | SyncEvent;
+
+/** The observer option every part of a run shares. */
+export type RunEventHandler = (event: RunEvent) => void;

@@ -31,7 +31,15 @@ import type { KubeObject } from '../common/index.js';
 import { HOOK_FINALIZER, hasOption } from './annotations.js';
 import { isMultiStep } from './order.js';
 import { formatResourceKey } from './plan.js';
-import type { OperationPhase, SyncTask, TaskPhase, TaskResult, ResultCode } from './types.js';
+import type {
+  OperationPhase,
+  ResultCode,
+  SyncEngineEvent,
+  SyncTask,
+  TaskPhase,
+  TaskRef,
+  TaskResult,
+} from './types.js';
 
 /** What the engine needs from a cluster. Implementations count and retry requests; the engine does not. */
 export interface SyncClient {
@@ -60,8 +68,11 @@ export interface EngineOptions {
   dryRun?: boolean;
   /** Passed to `getResourceHealth` (argocd-cm's user health checks). */
   health?: HealthOptions;
-  /** Called after every state change (progress printers). */
-  onProgress?: (engine: SyncEngine) => void;
+  /**
+   * Observer of the run (progress printers): every validation, group, task change and the end, as data.
+   * Called synchronously; it must not throw.
+   */
+  onEvent?: (event: SyncEngineEvent) => void;
 }
 
 export interface TaskState {
@@ -86,6 +97,8 @@ export class SyncEngine {
   readonly #multiStep: boolean;
   #validated = false;
   #failed = false;
+  /** The group started last and not yet reported done (progress events). */
+  #group: { syncPhase: SyncTask['phase']; syncWave: number; states: TaskState[] } | undefined;
 
   constructor(tasks: readonly SyncTask[], client: SyncClient, options: EngineOptions = {}) {
     this.states = tasks.map((task) => ({
@@ -153,6 +166,7 @@ export class SyncEngine {
       }
     }
     this.#refresh();
+    this.#closeGroup(false);
     const running = this.states.filter((s) => s.phase === 'Running');
     if (running.some((s) => s.task.hookType) || (this.#multiStep && running.length > 0)) return true;
 
@@ -196,6 +210,7 @@ export class SyncEngine {
         .map((s) => s.task.key.name),
     );
     const work = this.states.filter((s) => s.phase === 'Pending');
+    this.#emit({ type: 'validate-start', tasks: work.length });
     await Promise.all(
       work.map(async (s) => {
         const kindKey = `${s.task.key.group}/${s.task.key.kind}`;
@@ -223,6 +238,7 @@ export class SyncEngine {
         }
       }),
     );
+    this.#emit({ type: 'validate-done', failed: this.states.filter((s) => s.phase === 'Failed').length });
     if (this.states.some((s) => s.phase === 'Failed')) {
       this.#end('Failed', 'one or more objects failed to apply (dry run)');
       return false;
@@ -280,6 +296,7 @@ export class SyncEngine {
       await this.#deleteHooks('HookFailed', 'Failed');
       const syncFail = this.states.filter((s) => s.task.phase === 'SyncFail' && s.phase === 'Pending');
       if (syncFail.length > 0 && !signal.aborted) {
+        this.#openGroup(syncFail);
         await this.#apply(syncFail, signal);
         return true;
       }
@@ -304,6 +321,7 @@ export class SyncEngine {
 
   /** Runs one (phase, wave) group; returns true when it must wait for replaced hooks to go first. */
   async #runGroup(group: TaskState[], signal: AbortSignal): Promise<boolean> {
+    this.#openGroup(group);
     const prunes = group.filter((s) => s.task.target === undefined);
     await Promise.all(
       prunes.map(async (s) => {
@@ -367,13 +385,50 @@ export class SyncEngine {
     s.phase = phase;
     s.status = status;
     s.message = message;
-    this.#options.onProgress?.(this);
+    this.#emit({ type: 'task', task: taskRef(s.task), phase, status, message });
   }
 
   #end(phase: OperationPhase, message: string): void {
     this.phase = phase;
     this.message = message;
-    this.#options.onProgress?.(this);
+    this.#closeGroup(true);
+    this.#emit({ type: 'operation-done', phase, message });
+  }
+
+  /** Reports a group's start once (a group whose replaced hooks must go first runs over two steps). */
+  #openGroup(states: TaskState[]): void {
+    const first = states[0]!.task;
+    if (this.#group?.syncPhase === first.phase && this.#group.syncWave === first.wave) return;
+    this.#closeGroup(true);
+    this.#group = { syncPhase: first.phase, syncWave: first.wave, states };
+    this.#emit({ type: 'wave-start', syncPhase: first.phase, syncWave: first.wave, tasks: states.length });
+  }
+
+  /**
+   * Reports the open group done when none of its tasks runs any more and none is left to start (or,
+   * with `force`, at once: a failure or the end stops what was left).
+   */
+  #closeGroup(force: boolean): void {
+    const group = this.#group;
+    if (!group) return;
+    const open = group.states.some((s) => s.phase === 'Running' || s.phase === 'Pending');
+    if (open && !force) {
+      // After a failure the tasks not started stay Pending: the group is over once nothing runs.
+      const failed = group.states.some((s) => s.phase === 'Failed');
+      if (!failed || group.states.some((s) => s.phase === 'Running')) return;
+    }
+    this.#group = undefined;
+    this.#emit({
+      type: 'wave-done',
+      syncPhase: group.syncPhase,
+      syncWave: group.syncWave,
+      succeeded: group.states.filter((s) => s.phase === 'Succeeded').length,
+      failed: group.states.filter((s) => s.phase === 'Failed').length,
+    });
+  }
+
+  #emit(event: SyncEngineEvent): void {
+    this.#options.onEvent?.(event);
   }
 
   #stillRunning(): string {
@@ -416,6 +471,20 @@ function healthMessage(live: KubeObject, options?: HealthOptions): string {
   } catch {
     return '';
   }
+}
+
+/** A task as progress events name it. */
+export function taskRef(task: SyncTask): TaskRef {
+  return {
+    id: task.id,
+    syncPhase: task.phase,
+    syncWave: task.wave,
+    group: task.key.group,
+    kind: task.key.kind,
+    namespace: task.key.namespace,
+    name: task.key.name,
+    hookType: task.hookType ?? '',
+  };
 }
 
 export function describe(task: SyncTask): string {

@@ -7,11 +7,10 @@ import type { KubeClient, KubeObject, LiveStateCache, ResourceInfo } from '../cl
 import { isNotFound } from '../cluster/index.js';
 import type { HealthOptions } from '../health/index.js';
 import { ClusterSyncClient } from './cluster-client.js';
-import { SyncEngine } from './engine.js';
-import type { TaskState } from './engine.js';
+import { SyncEngine, taskRef } from './engine.js';
 import { planSync } from './plan.js';
 import type { ResourceFilter, PlanResource } from './plan.js';
-import type { OperationReport } from './types.js';
+import type { OperationReport, PlannedGroup, SyncEngineEvent, SyncEvent, SyncTask } from './types.js';
 
 /** What sync needs from a refresh (the controller's Reconciliation satisfies it). */
 export interface SyncSource {
@@ -38,8 +37,8 @@ export interface SyncRequest {
   syncOptions: Readonly<Record<string, string>>;
   /** Write attempts per request for 409/5xx. */
   maxAttempts?: number;
-  /** One line per event (task started, finished, failed). */
-  onEvent?: (line: string) => void;
+  /** Observer of the operation (progress printers): its plan, then every engine event, named by app. */
+  onEvent?: (event: SyncEvent) => void;
 }
 
 export interface SyncApp {
@@ -95,23 +94,19 @@ export async function runOperation(
     signal,
     ...(request.maxAttempts ? { maxAttempts: request.maxAttempts } : {}),
   });
-  const seen = new Map<TaskState, string>();
+  const emit = request.onEvent;
+  if (emit) {
+    emit({
+      app: app.name,
+      type: 'operation-start',
+      dryRun: request.dryRun,
+      groups: plannedGroups(plan.tasks),
+    });
+  }
   const engine = new SyncEngine(plan.tasks, client, {
     dryRun: request.dryRun,
     ...(source.health ? { health: source.health } : {}),
-    onProgress: (e) => {
-      if (!request.onEvent) return;
-      for (const s of e.states) {
-        if (s.phase === 'Pending') continue;
-        const k = s.task.key;
-        const line = `${app.name}: ${s.task.phase} wave ${s.task.wave} ${k.group ? `${k.group}/` : ''}${k.kind} ${k.namespace ? `${k.namespace}/` : ''}${k.name}: ${s.status || s.phase}${s.message ? ` (${s.message})` : ''}`;
-        // One line per change a reader can see: a task moving from Running to Succeeded with the same
-        // result and message would otherwise print the same line twice.
-        if (seen.get(s) === line) continue;
-        seen.set(s, line);
-        request.onEvent(line);
-      }
-    },
+    ...(emit ? { onEvent: (e: SyncEngineEvent) => emit({ app: app.name, ...e }) } : {}),
   });
   try {
     const result = await engine.run(signal);
@@ -139,6 +134,18 @@ export async function runOperation(
   } finally {
     client.close();
   }
+}
+
+/** The groups the engine will run, in order (SyncFail hooks only run after a failure: left out). */
+function plannedGroups(tasks: readonly SyncTask[]): PlannedGroup[] {
+  const groups: PlannedGroup[] = [];
+  for (const t of tasks) {
+    if (t.action === 'prune-skip' || t.action === 'none' || t.phase === 'SyncFail') continue;
+    const last = groups.at(-1);
+    if (last?.syncPhase === t.phase && last.syncWave === t.wave) last.tasks.push(taskRef(t));
+    else groups.push({ syncPhase: t.phase, syncWave: t.wave, tasks: [taskRef(t)] });
+  }
+  return groups;
 }
 
 async function readNamespace(source: SyncSource, signal: AbortSignal): Promise<KubeObject | undefined> {

@@ -101,3 +101,50 @@ export interface OperationReport {
   /** The ordered plan (for `--dry-run` output and progress). */
   plan: PlannedTask[];
 }
+
+/** A task as progress events name it: where it runs and which resource it writes. */
+export interface TaskRef {
+  /** The task's id in its plan (`SyncTask.id`). */
+  id: string;
+  syncPhase: SyncPhase;
+  syncWave: number;
+  group: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  hookType: SyncPhase | '';
+}
+
+/** One (phase, wave) group of a plan, in execution order. */
+export interface PlannedGroup {
+  syncPhase: SyncPhase;
+  syncWave: number;
+  tasks: TaskRef[];
+}
+
+/**
+ * What the engine reports while an operation runs, in order (observer `EngineOptions.onEvent`). Plain
+ * data: printers (src/output/progress.ts) decide how it looks; the engine never writes to a terminal.
+ * - `validate-start` / `validate-done`: the server-side dry run of every task (`failed` tasks failed it).
+ * - `wave-start`: a (phase, wave) group starts (SyncFail hooks after a failure are one group).
+ * - `task`: a task changed: applied or pruned (`Running`), done (`Succeeded`/`Failed`), or its hook phase.
+ * - `wave-done`: nothing of the group runs any more (the wait between waves is over).
+ * - `operation-done`: the operation ended with Argo CD's phase and message.
+ */
+export type SyncEngineEvent =
+  | { type: 'validate-start'; tasks: number }
+  | { type: 'validate-done'; failed: number }
+  | { type: 'wave-start'; syncPhase: SyncPhase; syncWave: number; tasks: number }
+  | { type: 'task'; task: TaskRef; phase: TaskPhase; status: ResultCode | ''; message: string }
+  | { type: 'wave-done'; syncPhase: SyncPhase; syncWave: number; succeeded: number; failed: number }
+  | { type: 'operation-done'; phase: OperationPhase; message: string };
+
+/** The operation of one app starts: its plan by group (tasks already skipped are left out). */
+export interface OperationStartEvent {
+  type: 'operation-start';
+  dryRun: boolean;
+  groups: PlannedGroup[];
+}
+
+/** Events of one app's sync operation (`SyncRequest.onEvent`): the engine's, named by app. */
+export type SyncEvent = { app: string } & (OperationStartEvent | SyncEngineEvent);
