@@ -7,7 +7,9 @@
  * validate false) the dry run does not force conflicts and does not validate fields (`fieldValidation=Ignore`,
  * kubectl's `--validate=false`): a field another manager owns with another value is a conflict, reported as
  * that resource's comparison error, never taken over. One PATCH per resource that exists live (missing resources need no prediction), at most
- * `concurrency` in flight per app. A failed dry run is that resource's comparison error.
+ * `concurrency` in flight per app. A failed dry run is that resource's comparison error. The answer is
+ * handed to src/diff as `predictedLive`, which removes what mutating webhooks added unless the app's
+ * compare-options say `IncludeMutationWebhook=true` (`appIncludesMutationWebhook`).
  */
 import { oneLine } from '../common/index.js';
 import { resourcePath } from '../cluster/index.js';
@@ -29,6 +31,11 @@ export function appServerSideDiff(annotations: Record<string, string>): boolean 
   if (options.includes(CompareOption.ServerSideDiff)) return true;
   if (options.includes(CompareOption.ServerSideDiffDisabled)) return false;
   return undefined;
+}
+
+/** The app's compare-options say `IncludeMutationWebhook=true` (Argo CD controller/state.go). */
+export function appIncludesMutationWebhook(annotations: Record<string, string>): boolean {
+  return splitOptions(annotations[COMPARE_OPTIONS_ANNOTATION]).includes(CompareOption.IncludeMutationWebhook);
 }
 
 export interface DryRunJob {

@@ -35,12 +35,17 @@ import { DEFAULT_COMPARE_SETTINGS, instanceName, overrideIgnoreRules } from '../
 import { formatKey, keyOf, owningApp, parseTrackingId, TRACKING_ID_ANNOTATION } from '../cluster/index.js';
 import type { KubeObject, ResourceInfo, TrackingMethod } from '../cluster/index.js';
 import { isNotFound } from '../cluster/index.js';
-import { compareResource } from '../diff/index.js';
+import { compareResource, ServerSideDiffError } from '../diff/index.js';
 import type { CompareInput, CompareResult, IgnoreDifference } from '../diff/index.js';
 import { aggregateHealth, HealthOverrides, isHook, isIgnored } from '../health/index.js';
 import type { SourceService } from '../source/index.js';
 import type { ClusterState } from './cluster.js';
-import { appServerSideDiff, COMPARE_OPTIONS_ANNOTATION, dryRunApply } from './server-side.js';
+import {
+  appIncludesMutationWebhook,
+  appServerSideDiff,
+  COMPARE_OPTIONS_ANNOTATION,
+  dryRunApply,
+} from './server-side.js';
 import type { DryRunOutcome } from './server-side.js';
 import {
   instanceLabelValue,
@@ -87,6 +92,14 @@ export interface StateManagerOptions {
   settings?: ArgoCdSettings | undefined;
   /** Observer of the run (progress printers): render and compare events. */
   onEvent?: RunEventHandler | undefined;
+}
+
+/** How an app's resources are compared (Argo CD controller/state.go CompareAppState). */
+interface AppDiffOptions {
+  /** The app syncs with ServerSideApply=true: structured-merge diff. */
+  structuredMergeDiff: boolean;
+  /** compare-options IncludeMutationWebhook=true: server-side diff keeps webhook changes. */
+  includeMutationWebhook: boolean;
 }
 
 interface Pair {
@@ -247,7 +260,10 @@ export class StateManager {
 
     const rules = [...app.ignoreDifferences, ...o.ignoreDifferences, ...this.#overrideRules];
     // controller/state.go: apps that sync with server-side apply are compared with structured-merge diff.
-    const structuredMergeDiff = app.syncPolicy.syncOptions.includes(SyncOption.ServerSideApply);
+    const strategy: AppDiffOptions = {
+      structuredMergeDiff: app.syncPolicy.syncOptions.includes(SyncOption.ServerSideApply),
+      includeMutationWebhook: appIncludesMutationWebhook(app.annotations),
+    };
     const health = aggregateHealth(
       pairs.map((p) => ({ ...p, target: p.target?.obj ?? null, live: p.live ?? null })),
       {
@@ -259,7 +275,7 @@ export class StateManager {
     if (health.error)
       conditions.push({ type: 'ComparisonError', message: `error setting app health: ${health.error}` });
     const resources = pairs.map((p, i): ResourceStatus => {
-      const r = this.#compareOne(p, rules, dryRuns.get(p), conditions, instance, structuredMergeDiff);
+      const r = this.#compareOne(p, rules, dryRuns.get(p), conditions, instance, strategy);
       const h = health.resources[i];
       if (h) r.health = { status: h.status, ...(h.message ? { message: h.message } : {}) };
       return r;
@@ -327,7 +343,7 @@ export class StateManager {
     dryRun: DryRunOutcome | undefined,
     conditions: AppCondition[],
     instance: string,
-    structuredMergeDiff: boolean,
+    strategy: AppDiffOptions,
   ): ResourceStatus {
     const o = this.#o;
     const base = { group: p.group, version: p.version, kind: p.kind, namespace: p.namespace, name: p.name };
@@ -343,28 +359,28 @@ export class StateManager {
       };
     }
     const label = `${p.group ? `${p.group}/` : ''}${p.kind} ${p.namespace ? `${p.namespace}/` : ''}${p.name}`;
-    if (dryRun && 'error' in dryRun) {
-      conditions.push({ type: 'ComparisonError', message: `${label}: ${dryRun.error}` });
-      return {
-        ...base,
-        status: 'Unknown',
-        difference: 'none',
-        requiresPruning: false,
-        message: dryRun.error,
-        changes: [],
-      };
+    const comparisonError = (message: string): ResourceStatus => {
+      conditions.push({ type: 'ComparisonError', message: `${label}: ${message}` });
+      return { ...base, status: 'Unknown', difference: 'none', requiresPruning: false, message, changes: [] };
+    };
+    if (dryRun && 'error' in dryRun) return comparisonError(dryRun.error);
+    let result: CompareResult;
+    try {
+      result = compareResource({
+        target: p.target?.obj ?? null,
+        live: p.live ?? null,
+        ...(dryRun && 'predicted' in dryRun ? { predictedLive: dryRun.predicted } : {}),
+        ignoreDifferences: rules,
+        trackingMethod: o.trackingMethod,
+        instanceLabelKey: o.instanceLabelKey,
+        fieldManagers: o.fieldManagers,
+        ...this.#compare,
+        ...strategy,
+      });
+    } catch (err) {
+      if (err instanceof ServerSideDiffError) return comparisonError(err.message);
+      throw err;
     }
-    const target = dryRun && 'predicted' in dryRun ? dryRun.predicted : p.target?.obj;
-    const result: CompareResult = compareResource({
-      target: target ?? null,
-      live: p.live ?? null,
-      ignoreDifferences: rules,
-      trackingMethod: o.trackingMethod,
-      instanceLabelKey: o.instanceLabelKey,
-      fieldManagers: o.fieldManagers,
-      ...this.#compare,
-      structuredMergeDiff,
-    });
     const status: ResourceStatus = {
       ...base,
       status: result.status,

@@ -44,6 +44,7 @@ import type {
   KubeObject,
 } from './types.js';
 import { toYaml, unifiedDiff } from './unified.js';
+import { removeWebhookMutation } from './webhook.js';
 
 /** Lists whose elements json-diff-ts identifies by `name` (required by the API for these lists). */
 const NAMED_LISTS = new Map<string | RegExp, string>([
@@ -64,6 +65,7 @@ export function diffStrategy(
   lastApplied: JsonMap | undefined,
 ): DiffStrategy {
   const syncOptions = input.target?.metadata?.annotations?.[SYNC_OPTIONS_ANNOTATION];
+  if (input.predictedLive && input.target && input.live) return 'server-side';
   if (o.structuredMergeDiff || splitOptions(syncOptions).includes(SyncOption.ServerSideApply)) {
     return 'structured-merge';
   }
@@ -79,6 +81,7 @@ export function resolveOptions(o: CompareOptions): Resolved {
     instanceLabelKey: o.instanceLabelKey ?? DEFAULT_INSTANCE_LABEL,
     fieldManagers: o.fieldManagers ?? DEFAULT_FIELD_MANAGERS,
     structuredMergeDiff: o.structuredMergeDiff ?? false,
+    includeMutationWebhook: o.includeMutationWebhook ?? false,
     ignoreAggregatedRoles: o.ignoreAggregatedRoles ?? false,
     sensitiveAnnotations: o.sensitiveAnnotations ?? [],
     diffText: o.diffText ?? true,
@@ -114,11 +117,21 @@ export function describeResource(obj: KubeObject | JsonMap): string {
   return `${id.group}/${id.kind} ${id.namespace ? `${id.namespace}/` : ''}${id.name}`;
 }
 
-/** Compares one resource. Throws only for invalid ignoreDifferences syntax (a UsageError). */
+/**
+ * Compares one resource. Throws for invalid ignoreDifferences syntax (a UsageError) and, in server-side
+ * diff, a ServerSideDiffError when the dry-run answer has no managedFields of ours (that resource's error).
+ */
 export function compareResource(input: CompareInput): CompareResult {
   const o = resolveOptions(input);
-  const target = copy(input.target);
+  let target = copy(input.target);
   const live = copy(input.live);
+  if (target && live && input.predictedLive) {
+    // Server-side diff: the dry-run answer is the predicted live (gitops-engine serverSideDiff).
+    target = copy(input.predictedLive)!;
+    if (!o.includeMutationWebhook) {
+      target = removeWebhookMutation(target, live, o.fieldManagers, groupKindOf(live));
+    }
+  }
   const subject = target ?? live;
   if (!subject) {
     return {
@@ -155,6 +168,20 @@ export function compareResource(input: CompareInput): CompareResult {
   let difference: Difference;
   if (target && live) {
     const gk = groupKindOf(live);
+    if (strategy === 'server-side') {
+      // Both sides come from the server: compared as they are, normalized alike (no merge, no defaults).
+      pruneEmptyFields(target);
+      pruneEmptyFields(live);
+      return finish(
+        o,
+        label,
+        'server-side',
+        target,
+        live,
+        lastApplied,
+        deepEqual(target, live) ? 'none' : 'modified',
+      );
+    }
     // Structured-merge: the original is argocd-controller's applied set alone (no value); three-way: the
     // last-applied annotation; two-way: the target itself (a live-only field is never a difference).
     const original =
@@ -175,6 +202,19 @@ export function compareResource(input: CompareInput): CompareResult {
     difference = target ? 'missing' : 'extra';
   }
 
+  return finish(o, label, strategy, normalizedTarget, normalizedLive, lastApplied, difference);
+}
+
+/** Masks Secret values, then builds the result (changes and diff text from the masked objects only). */
+function finish(
+  o: Resolved,
+  label: string,
+  strategy: DiffStrategy,
+  normalizedTarget: JsonMap | null,
+  normalizedLive: JsonMap | null,
+  lastApplied: JsonMap | undefined,
+  difference: Difference,
+): CompareResult {
   maskSecrets([normalizedTarget, normalizedLive, lastApplied], o.sensitiveAnnotations);
   const changes: IChange[] =
     difference === 'none'

@@ -27,7 +27,9 @@
  * ServerSideApply=true) or the target's `argocd.argoproj.io/sync-options` says ServerSideApply=true:
  * original = the fields owned by the managedFields entries of `fieldManagers` (default
  * `argocd-controller`); else three-way: original = the last-applied-configuration annotation; else
- * two-way: original = target. `CompareResult.strategy` names the one used. A field present live but absent from the target is a difference only when the original has
+ * two-way: original = target. With `predictedLive` (a server-side dry-run answer) the strategy is
+ * server-side: that answer, without what mutating webhooks added unless `includeMutationWebhook`
+ * (webhook.ts), is compared with live as it is. `CompareResult.strategy` names the one used. A field present live but absent from the target is a difference only when the original has
  * it (we or kubectl applied it, and Git no longer has it); otherwise it was added by the server or
  * another controller and is kept on both sides. List elements of built-in kinds merge by their
  * strategic-merge key (containers by name, ports by containerPort/port, env by name, ...) with the same
@@ -53,6 +55,7 @@ export {
 } from './ignore.js';
 export { parseJq, jqDelete, jqPaths } from './jq.js';
 export { maskSecrets } from './mask.js';
+export { ServerSideDiffError } from './webhook.js';
 export { BUILT_IN_GROUPS, LAST_APPLIED_ANNOTATION, mergeKeyFor } from './rules.js';
 export { isMap, deepEqual, sortKeys } from './paths.js';
 export { canonicalQuantity, formatQuantity, parseQuantity } from './quantity.js';

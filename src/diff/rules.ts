@@ -12,7 +12,8 @@
  * - mergeKeyFor: lists merged element by element (strategic-merge patch keys) in built-in kinds, looked up in
  *   Kubernetes' published OpenAPI (src/schema, the one source of schema facts); every other list is atomic.
  */
-import { builtinCatalog } from '../schema/index.js';
+import { builtinCatalog, listKeyDefault } from '../schema/index.js';
+import { isMap } from './paths.js';
 import type { Json, JsonMap } from './types.js';
 
 export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
@@ -287,4 +288,48 @@ export function mergeKeyFor(gk: string, path: string): string | undefined {
   }
   mergeKeyCache.set(cacheKey, key ?? null);
   return key;
+}
+
+/** How server-side apply identifies the items of a list (structured-merge-diff's schema reading). */
+export type ListShape = { kind: 'map'; keys: readonly string[] } | { kind: 'set' } | { kind: 'atomic' };
+
+const listShapeCache = new Map<string, ListShape>();
+
+/**
+ * The server-side-apply shape of the list at `path` (as for mergeKeyFor) in kind `gk`: `x-kubernetes-list-type`
+ * map with its `x-kubernetes-list-map-keys` (Service ports by port and protocol), set, or atomic; lists with
+ * only a strategic-merge key are maps by that key, as structured-merge-diff reads the published OpenAPI. Built-in
+ * kinds only; every list of other kinds is atomic (no schema here).
+ */
+export function listShapeFor(gk: string, path: string): ListShape {
+  const cacheKey = `${gk}|${path}`;
+  const cached = listShapeCache.get(cacheKey);
+  if (cached) return cached;
+  const slash = gk.indexOf('/');
+  const group = gk.slice(0, slash);
+  let shape: ListShape = { kind: 'atomic' };
+  if (BUILT_IN_GROUPS.has(group)) {
+    const schemas = builtinCatalog();
+    const root = schemas.schemaForGroupKind(group, gk.slice(slash + 1));
+    const f = schemas.factsOf(schemas.fieldAt(root, path.split('.')));
+    if (f.listType === 'map' && f.listMapKeys?.length) shape = { kind: 'map', keys: f.listMapKeys };
+    else if (f.listType === 'set') shape = { kind: 'set' };
+    else if (f.listType !== 'atomic' && f.patchStrategies.includes('merge')) {
+      shape = f.patchMergeKey ? { kind: 'map', keys: [f.patchMergeKey] } : { kind: 'set' };
+    }
+  }
+  listShapeCache.set(cacheKey, shape);
+  return shape;
+}
+
+/** The identity of a map-list item (keys sorted, omitted keys at their schema default); undefined without one. */
+export function listItemKey(item: Json, keys: readonly string[]): string | undefined {
+  if (!isMap(item)) return undefined;
+  const id: JsonMap = {};
+  for (const k of [...keys].sort()) {
+    const v = item[k] ?? listKeyDefault(k);
+    if (v === undefined || v === null) return undefined;
+    id[k] = v;
+  }
+  return JSON.stringify(id);
 }

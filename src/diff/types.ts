@@ -57,6 +57,12 @@ export interface CompareOptions {
    * `argocd.argoproj.io/sync-options: ServerSideApply=true` selects it for itself.
    */
   structuredMergeDiff?: boolean;
+  /**
+   * Server-side diff only. Default false: fields of the dry-run answer that no manager of `fieldManagers`
+   * owns (added by mutating webhooks) are taken from live instead (Argo CD's default; the app's
+   * compare-options `IncludeMutationWebhook=true` sets this).
+   */
+  includeMutationWebhook?: boolean;
   /** Default false: like Argo CD's `ignoreAggregatedRoles`, ClusterRole rules with an aggregationRule are ignored. */
   ignoreAggregatedRoles?: boolean;
   /** Annotation keys whose values are masked like Secret data (argocd-cm `resource.sensitive.mask.annotations`). */
@@ -72,16 +78,23 @@ export interface CompareInput extends CompareOptions {
   target?: KubeObject | null;
   /** The live object; absent = missing. */
   live?: KubeObject | null;
+  /**
+   * Server-side diff: the API server's answer to a dry-run server-side apply of the target (with its
+   * managedFields). With target and live present it is the predicted live state, compared with live as it
+   * is (no merge); `strategy` is then `server-side`.
+   */
+  predictedLive?: KubeObject | null;
 }
 
 export type SyncStatus = 'Synced' | 'OutOfSync';
 
 /**
- * How the predicted live state was built (gitops-engine `pkg/diff/diff.go Diff`): `structured-merge`
+ * How the predicted live state was built (gitops-engine `pkg/diff/diff.go Diff`): `server-side` (the
+ * dry-run answer, webhook changes removed unless included), `structured-merge`
  * (managedFields of our manager are the original), `three-way` (the last-applied annotation is), `two-way`
  * (the target is its own original: live-only fields are kept).
  */
-export type DiffStrategy = 'structured-merge' | 'three-way' | 'two-way';
+export type DiffStrategy = 'server-side' | 'structured-merge' | 'three-way' | 'two-way';
 
 /**
  * What kind of difference: none; `modified` (both exist and differ); `missing` (no live object, to be

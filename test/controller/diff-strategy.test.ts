@@ -128,4 +128,29 @@ describe('controller: diff strategy (structured-merge, three-way, two-way)', () 
     assert.equal(annotated.resources[0]!.status, 'OutOfSync');
     assert.match(annotated.resources[0]!.diffText!, /^- {2}dropped: soon$/m);
   });
+  it('server-side diff: a key argocd-controller applied and Git dropped is drift; keys of other managers are not', async () => {
+    repo.commit({ 'ssd/cm.yaml': configMap('settings', { kept: 'value', dropped: 'soon' }) });
+    await createNamespaces(conn, ['ssd']);
+    const base = application('ssd', repo.url, 'ssd', { namespace: 'ssd' });
+    const app = {
+      ...base,
+      annotations: { ...base.annotations, 'argocd.argoproj.io/compare-options': 'ServerSideDiff=true' },
+    };
+    await applyObjects(conn, await renderObjects(app, cacheRoot), 'ssd');
+    const other = await connectAs(fx, 'someone-else');
+    const configMaps = await other.discovery.resolve({ group: '', kind: 'ConfigMap' });
+    await other.client.patch(configMaps, 'ssd', 'settings', { data: { theirs: 'x' } }, 'merge');
+    other.close();
+    repo.commit({ 'ssd/cm.yaml': configMap('settings', { kept: 'value' }) });
+
+    const patches = fx.cluster.stats.count('patch');
+    const c = (await refresh(fx, [app], cacheRoot)).apps[0]!.comparison!;
+    assert.equal(fx.cluster.stats.count('patch') - patches, 1, 'one dry run');
+    const cm = c.resources[0]!;
+    assert.equal(cm.status, 'OutOfSync');
+    assert.match(cm.diffText!, /^- {2}dropped: soon$/m);
+    assert.match(cm.diffText!, /^ {3}theirs: x$/m, 'another manager’s key stays on both sides');
+    const live = await api(fx.cluster, 'GET', '/api/v1/namespaces/ssd/configmaps/settings');
+    assert.equal(live.body.data.dropped, 'soon', 'the dry run stores nothing');
+  });
 });
