@@ -3,12 +3,18 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { relative, resolve, sep } from 'node:path';
 import { instanceName } from '../apps/index.js';
 import { stringify } from 'yaml';
-import { appFlags, sourceSelection } from './flags.js';
+import { appFlags, progressFlags, sourceSelection } from './flags.js';
 import { selectAppTree, treeFlags } from './tree-flags.js';
 import { BaseCommand } from './base-command.js';
 import { GitopsError, oneLine } from '../common/index.js';
 import { renderAppFile, renderApps, type RenderFormat } from '../output/render.js';
-import { createSourceService, OfflineScope, placeInDestination, type RenderedApp } from '../source/index.js';
+import {
+  createSourceService,
+  observeRenders,
+  OfflineScope,
+  placeInDestination,
+  type RenderedApp,
+} from '../source/index.js';
 import type { AppTree } from '../preview/index.js';
 
 export default class Render extends BaseCommand {
@@ -46,6 +52,7 @@ Exit codes: 0 all apps rendered; 2 bad input or an app failed to render (the err
   static override flags = {
     ...appFlags,
     ...treeFlags,
+    ...progressFlags,
     'appsets-only': Flags.boolean({
       description: 'Print the Applications the ApplicationSets generate (no rendering of their sources).',
     }),
@@ -70,15 +77,21 @@ Exit codes: 0 all apps rendered; 2 bad input or an app failed to render (the err
     const appsetsOnly = flags['appsets-only'];
     const service = createSourceService({ ...sourceSelection(flags), signal: this.signal });
     let tree: AppTree;
+    // Progress of the renders (a TTY display on stderr; stdout is the manifests alone).
+    const progress = await this.startProgress('render', {
+      machineOutput: format === 'json' || appsetsOnly,
+      quiet: flags.quiet,
+    });
     try {
       tree = await selectAppTree(flags, argv as string[], 'render', {
-        service,
+        service: observeRenders(service, progress.onEvent),
         recursive: !appsetsOnly && (flags.recursive ?? true),
         renderAll: !appsetsOnly,
         liveClusters: true,
         onWarning: (m) => this.warnLine(m),
       });
     } finally {
+      await this.stopProgress();
       await service.close();
     }
     if (appsetsOnly) {

@@ -28,7 +28,6 @@ import {
   DEFAULT_TRACKING_METHOD,
   INSTANCE_LABEL,
   SyncOption,
-  oneLine,
 } from '../common/index.js';
 import type { Application, ArgoCdSettings } from '../apps/index.js';
 import { DEFAULT_COMPARE_SETTINGS, instanceName, overrideIgnoreRules } from '../apps/index.js';
@@ -38,6 +37,7 @@ import { isNotFound } from '../cluster/index.js';
 import { compareResource, ServerSideDiffError } from '../diff/index.js';
 import type { CompareInput, CompareResult, IgnoreDifference } from '../diff/index.js';
 import { aggregateHealth, HealthOverrides, isHook, isIgnored } from '../health/index.js';
+import { observeRenders } from '../source/index.js';
 import type { SourceService } from '../source/index.js';
 import type { ClusterState } from './cluster.js';
 import {
@@ -119,6 +119,8 @@ export class StateManager {
     ignoreDifferences: readonly IgnoreDifference[];
     onEvent?: RunEventHandler | undefined;
   };
+  /** The source, reporting renders to `onEvent` when one is given. */
+  readonly #source: SourceService;
   /** From argocd-cm: compiled once per run. */
   /** Loaded on first compare (the Lua VM only when argocd-cm has scripts). */
   #healthOverrides: Promise<HealthOverrides | undefined> | undefined;
@@ -130,6 +132,7 @@ export class StateManager {
   >;
 
   constructor(options: StateManagerOptions) {
+    this.#source = options.onEvent ? observeRenders(options.source, options.onEvent) : options.source;
     this.#o = {
       argocdNamespace: DEFAULT_ARGOCD_NAMESPACE,
       trackingMethod: DEFAULT_TRACKING_METHOD,
@@ -167,19 +170,8 @@ export class StateManager {
     this.#healthOverrides ??=
       this.#healthScripts.length > 0 ? HealthOverrides.load(this.#healthScripts) : Promise.resolve(undefined);
     const emit = o.onEvent;
-    emit?.({ type: 'render-start', app: app.name });
-    const rendering = o.source.renderApp(app).then(
-      (r) => {
-        emit?.({ type: 'render-done', app: app.name, revision: r.revision, objects: r.objects.length });
-        return r;
-      },
-      (err: unknown) => {
-        emit?.({ type: 'render-done', app: app.name, error: oneLine(err) });
-        throw err;
-      },
-    );
     const [rendered, cluster, healthOverrides] = await Promise.all([
-      rendering,
+      this.#source.renderApp(app),
       o.clusterOf(app),
       this.#healthOverrides,
     ]);

@@ -8,6 +8,7 @@ import type { IChange } from '../diff/index.js';
 import type { HealthOptions, HealthStatus } from '../health/index.js';
 import type { KubeClient, KubeObject, LiveStateCache, ResourceInfo } from '../cluster/index.js';
 import type { OperationReport, SyncEvent } from '../sync/index.js';
+import type { RenderEvent } from '../source/index.js';
 
 /**
  * Per resource: Synced, OutOfSync, or Unknown (its comparison failed); '' (no status, as Argo CD) for live
@@ -145,7 +146,8 @@ export interface RunReport {
  *   it did not resolve: that app's `app-done` follows at once with the error), and the clusters.
  * - `cache-sync-start` / `cache-sync-progress` / `cache-sync-done`: one cluster's live cache lists (then
  *   watches) its kinds: `scopes` list+watch pairs in all (a kind per namespace or cluster-wide).
- * - `render-start` / `render-done`: an app's desired state (every refresh renders; cached after the first).
+ * - src/source's `RenderEvent`s, `render-start` / `render-done`: an app's desired state (every refresh
+ *   renders; cached after the first).
  * - `compare-done`: an app's comparison (sync compares before and after its operation).
  * - `app-done`: an app is finished: its final sync and health, or its one-line error.
  * - sync's `SyncEvent`s (src/sync) come from the operation processor, named by app.
@@ -155,8 +157,7 @@ export type RunEvent =
   | { type: 'cache-sync-start'; cluster: string; kinds: number }
   | { type: 'cache-sync-progress'; cluster: string; listed: number; scopes: number }
   | { type: 'cache-sync-done'; cluster: string; kinds: number; objects: number; error?: string }
-  | { type: 'render-start'; app: string }
-  | { type: 'render-done'; app: string; revision?: string; objects?: number; error?: string }
+  | RenderEvent
   | { type: 'compare-done'; app: string; sync: AppSyncStatus; health: HealthStatus; resources: number }
   | { type: 'app-done'; app: string; sync?: AppSyncStatus; health?: HealthStatus; error?: string }
   | SyncEvent;

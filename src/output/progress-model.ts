@@ -194,9 +194,14 @@ export class ProgressModel {
         Object.assign(task, { phase: e.phase, status: e.status, message: e.message });
         return;
       }
-      case 'operation-done':
+      case 'operation-done': {
         Object.assign(op, { phase: e.phase, message: e.message, validating: false });
+        // What was compared before the operation is stale: the next compare tells the final state.
+        const app = this.apps.get(e.app)!;
+        delete app.sync;
+        delete app.health;
         return;
+      }
     }
   }
 }

@@ -279,12 +279,15 @@ function appView(app: AppView, ended: boolean): View {
 }
 
 function finalView(app: AppView, ended: boolean): View {
-  if (app.stage !== 'done')
-    return { title: 'final sync and health: comparing', state: ended ? 'skipped' : 'running' };
+  if (app.stage !== 'done') {
+    const seen = app.health ? `: sync ${app.sync ?? 'Unknown'}, health ${app.health}` : ': comparing';
+    return { title: `final sync and health${seen}`, state: ended ? 'skipped' : 'running' };
+  }
   if (app.error) return { title: app.error, state: 'failed' };
+  const failed = app.health === 'Degraded' || (app.operation?.phase ?? 'Succeeded') !== 'Succeeded';
   return {
     title: `final sync ${app.sync ?? 'Unknown'}, health ${app.health ?? 'Unknown'}`,
-    state: app.health === 'Degraded' ? 'failed' : 'done',
+    state: failed ? 'failed' : 'done',
   };
 }
 

@@ -20,7 +20,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Application, ApplicationSource } from '../apps/index.js';
 import { instanceName } from '../apps/index.js';
-import { ExitCode, GitopsError } from '../common/index.js';
+import { ExitCode, GitopsError, oneLine } from '../common/index.js';
 import type { KubeObject } from '../util/yaml-docs.js';
 import { cacheKey, defaultCacheRoot, ManifestCache } from './cache.js';
 import { DEFAULT_TIMEOUT_MS, execProcess, Limiter, which, type Exec } from './exec.js';
@@ -105,6 +105,41 @@ export interface SourceService {
   checkoutTree(repoURL: string, revision: string): Promise<string>;
   readonly stats: SourceStats;
   close(): Promise<void>;
+}
+
+/**
+ * Progress of rendering, as data (observer of `observeRenders`): an app's render starts, and is done with
+ * its revision and object count, or with its one-line error.
+ */
+export type RenderEvent =
+  | { type: 'render-start'; app: string }
+  | { type: 'render-done'; app: string; revision?: string; objects?: number; error?: string };
+
+/** `service`, reporting every `renderApp` to `onEvent` (progress printers); results and errors unchanged. */
+export function observeRenders(service: SourceService, onEvent: (event: RenderEvent) => void): SourceService {
+  return {
+    async renderApp(app) {
+      onEvent({ type: 'render-start', app: app.name });
+      try {
+        const rendered = await service.renderApp(app);
+        onEvent({
+          type: 'render-done',
+          app: app.name,
+          revision: rendered.revision,
+          objects: rendered.objects.length,
+        });
+        return rendered;
+      } catch (err) {
+        onEvent({ type: 'render-done', app: app.name, error: oneLine(err) });
+        throw err;
+      }
+    },
+    checkoutTree: (repoURL, revision) => service.checkoutTree(repoURL, revision),
+    get stats() {
+      return service.stats;
+    },
+    close: () => service.close(),
+  };
 }
 
 /** A failure to produce an app's desired state: exit code 2, subject `app "<name>"`. */

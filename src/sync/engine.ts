@@ -186,7 +186,8 @@ export class SyncEngine {
     if (this.states.some((s) => s.phase === 'Failed')) return false;
     const last = group.length === pending.length;
     if (last && !group.some((s) => s.task.hookType)) {
-      for (const s of group) if (s.phase === 'Running' && s.task.target) s.phase = 'Succeeded';
+      for (const s of group)
+        if (s.phase === 'Running' && s.task.target) this.#set(s, 'Succeeded', s.status, s.message);
       this.#end('Succeeded', 'successfully synced (all tasks run)');
       return false;
     }

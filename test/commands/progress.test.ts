@@ -111,6 +111,15 @@ describe('progress on stderr (CLI, embedded cluster)', () => {
     assert.match(quiet.stdout, /^plain: Succeeded: /);
   });
 
+  it('render on a pipe, or with -q, shows no progress: stdout is the manifests alone', async () => {
+    for (const extra of [[], ['-q'], ['-o', 'json']]) {
+      const r = await runCli(['render', '-f', plainFile, ...extra], { env });
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.stderr, '');
+      assert.doesNotMatch(r.stdout, ANSI);
+    }
+  });
+
   it('diff on a pipe shows no progress: stderr stays empty, no ANSI', async () => {
     const diff = await runCli(['diff', '-f', plainFile, '--kubeconfig', fx.kubeconfig], { env });
     assert.equal(diff.code, 0, diff.stdout + diff.stderr);

@@ -180,6 +180,19 @@ describe('progress: the TTY display (listr2)', () => {
     assert.ok(warning > text.lastIndexOf('Compared 2/2 apps'), text);
   });
 
+  it('render: counts apps rendered as they come (app-of-apps add to the total)', async () => {
+    const stream = fakeTty();
+    const progress = await createProgress('tty', 'render', stream);
+    progress.onEvent({ type: 'render-start', app: 'root' });
+    progress.onEvent({ type: 'render-done', app: 'root', revision: 'abc', objects: 2 });
+    progress.onEvent({ type: 'render-start', app: 'child' });
+    await stream.drawn(/Rendering apps: 1\/2/);
+    progress.onEvent({ type: 'render-done', app: 'child', revision: 'abc', objects: 1 });
+    await progress.stop();
+    assert.match(stream.text(), /Rendered 2\/2 apps/);
+    assert.doesNotMatch(stream.text(), /Live state|Comparing/);
+  });
+
   it('sync: draws apps, their waves and tasks with live counts', async () => {
     const stream = fakeTty();
     const progress = await createProgress('tty', 'sync', stream);

@@ -4,6 +4,7 @@ import { SyncEngine } from '../../src/sync/engine.js';
 import { planSync } from '../../src/sync/plan.js';
 import type { PlanResource } from '../../src/sync/plan.js';
 import type { KubeObject } from '../../src/common/index.js';
+import type { SyncEngineEvent } from '../../src/sync/types.js';
 import { FakeSyncClient, completeJob } from './fake-client.js';
 
 function obj(kind: string, name: string, ann: Record<string, string> = {}): KubeObject {
@@ -23,7 +24,7 @@ const hook = (name: string, type: string, extra: Record<string, string> = {}) =>
 function engineFor(
   resources: PlanResource[],
   client: FakeSyncClient,
-  options: { prune?: boolean; dryRun?: boolean } = {},
+  options: { prune?: boolean; dryRun?: boolean; onEvent?: (e: SyncEngineEvent) => void } = {},
 ) {
   const plan = planSync({
     app: 'demo',
@@ -34,7 +35,10 @@ function engineFor(
     syncOptions: {},
     prune: options.prune ?? true,
   });
-  return new SyncEngine(plan.tasks, client, { dryRun: options.dryRun ?? false });
+  return new SyncEngine(plan.tasks, client, {
+    dryRun: options.dryRun ?? false,
+    ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+  });
 }
 const targets = (...objs: KubeObject[]): PlanResource[] => objs.map((o) => ({ target: o, outOfSync: true }));
 const writes = (c: FakeSyncClient) => c.log.filter((l) => !l.startsWith('dry-run'));
@@ -155,6 +159,44 @@ describe('sync engine', () => {
       'unfinalize Job/notify',
     ]);
     assert.equal(result.resources.find((r) => r.name === 'cfg')?.status, '');
+  });
+
+  it('reports its run as events: validation, each wave started and done, task changes, the end', async () => {
+    const client = new FakeSyncClient();
+    client.onWrite = (o) => completeJob(o, o.metadata?.name === 'migrate' ? 'Failed' : 'Complete');
+    const events: SyncEngineEvent[] = [];
+    const result = await engineFor(
+      targets(hook('migrate', 'PreSync'), hook('notify', 'SyncFail'), obj('ConfigMap', 'cfg')),
+      client,
+      { onEvent: (e) => events.push(e) },
+    ).run(new AbortController().signal);
+    assert.equal(result.phase, 'Failed');
+    const shape = events.map((e) =>
+      e.type === 'task'
+        ? `task ${e.task.syncPhase} ${e.task.kind}/${e.task.name} ${e.phase} ${e.status}`
+        : e.type === 'wave-start'
+          ? `start ${e.syncPhase} ${e.syncWave} (${e.tasks})`
+          : e.type === 'wave-done'
+            ? `done ${e.syncPhase} ${e.syncWave} (${e.succeeded} ok, ${e.failed} failed)`
+            : e.type === 'validate-start'
+              ? `validate ${e.tasks}`
+              : e.type === 'validate-done'
+                ? `validated (${e.failed} failed)`
+                : `operation ${e.phase}`,
+    );
+    assert.deepEqual(shape, [
+      'validate 3',
+      'validated (0 failed)',
+      'start PreSync 0 (1)',
+      'task PreSync Job/migrate Running Synced',
+      'task PreSync Job/migrate Failed SyncFailed',
+      'done PreSync 0 (0 ok, 1 failed)',
+      'start SyncFail 0 (1)',
+      'task SyncFail Job/notify Running Synced',
+      'task SyncFail Job/notify Succeeded Synced',
+      'done SyncFail 0 (1 ok, 0 failed)',
+      'operation Failed',
+    ]);
   });
 
   it('replaces a BeforeHookCreation hook only after the old one is gone, deletes HookSucceeded hooks at the end', async () => {
