@@ -5,7 +5,7 @@
  * `--from-cluster`); see docs/argocd-cm.md for each key and its upstream source.
  *
  * Keys read:
- * - `application.resourceTrackingMethod`, `application.instanceLabelKey` (tracking; flags win).
+ * - `application.resourceTrackingMethod`, `application.instanceLabelKey` (tracking; flags win), `installationID`.
  * - `resource.customizations` (one YAML map of `<group>/<Kind>` | `<Kind>` | glob -> override) and the split
  *   keys `resource.customizations.<type>.<group>_<Kind>` (`<Kind>` alone for the core group, `all` for
  *   every kind), types `health`, `useOpenLibs`, `ignoreDifferences`, `ignoreResourceUpdates`, `actions`,
@@ -61,6 +61,8 @@ export interface ArgoCdSettings {
   origin: string;
   trackingMethod?: TrackingMethod;
   instanceLabelKey?: string;
+  /** `installationID`: this Argo CD's id, stamped on and required of tracked objects (annotation methods). */
+  installationId?: string;
   /** Keyed `<group>/<Kind>`, `<Kind>` (core group) or a glob such as `*.crossplane.io/*`; `all` is `*\/*`. */
   overrides: Record<string, ResourceOverride>;
   /** `resource.exclusions`; undefined when the key is absent. */
@@ -75,6 +77,7 @@ export interface ArgoCdSettings {
 
 const TRACKING_METHOD_KEY = 'application.resourceTrackingMethod';
 const INSTANCE_LABEL_KEY = 'application.instanceLabelKey';
+const INSTALLATION_ID_KEY = 'installationID';
 const CUSTOMIZATIONS_KEY = 'resource.customizations';
 const EXCLUSIONS_KEY = 'resource.exclusions';
 const INCLUSIONS_KEY = 'resource.inclusions';
@@ -85,6 +88,7 @@ const SENSITIVE_ANNOTATIONS_KEY = 'resource.sensitive.mask.annotations';
 export const ARGOCD_CM_KEYS: readonly string[] = [
   TRACKING_METHOD_KEY,
   INSTANCE_LABEL_KEY,
+  INSTALLATION_ID_KEY,
   CUSTOMIZATIONS_KEY,
   `${CUSTOMIZATIONS_KEY}.<type>.<group_kind>`,
   EXCLUSIONS_KEY,
@@ -321,6 +325,8 @@ export function parseArgoCdSettings(cm: KubeObject, origin: string): ArgoCdSetti
   }
   const labelKey = data[INSTANCE_LABEL_KEY];
   if (labelKey) settings.instanceLabelKey = labelKey;
+  const installationId = data[INSTALLATION_ID_KEY];
+  if (installationId) settings.installationId = installationId;
   if (data[EXCLUSIONS_KEY] !== undefined)
     settings.exclusions = reader.filters(EXCLUSIONS_KEY, data[EXCLUSIONS_KEY]);
   if (data[INCLUSIONS_KEY] !== undefined)

@@ -5,7 +5,8 @@
  * - `annotation` (Argo CD's default) and `annotation+label`: the app part of the tracking-id annotation
  *   `argocd.argoproj.io/tracking-id` = `<app>:<group>/<kind>:<namespace>/<name>`; an id without exactly three
  *   colon-separated parts, or whose halves lack their "/", names no app.
- * - With an installation ID configured, objects whose `argocd.argoproj.io/installation-id` differs are not ours.
+ * - With an installation ID configured (argocd-cm `installationID`), the annotation methods own only objects
+ *   whose `argocd.argoproj.io/installation-id` is that id (`getAppInstanceValue`); label tracking ignores it.
  * The app name is the instance name: `<appNamespace>_<appName>` outside the control-plane namespace.
  */
 import type { KubeObject } from './types.js';
@@ -58,14 +59,12 @@ export function parseTrackingId(id: string): TrackingId | undefined {
 export function owningApp(obj: KubeObject, options: TrackingOptions = {}): string | undefined {
   const meta = obj.metadata;
   const annotations = meta?.annotations;
-  if (
-    options.installationId !== undefined &&
-    annotations?.[INSTALLATION_ID_ANNOTATION] !== options.installationId
-  ) {
-    return undefined;
-  }
   if ((options.method ?? DEFAULT_TRACKING_METHOD) === 'label') {
+    // GetAppName: label tracking reads the label only; the installation id is an annotation-method check.
     return meta?.labels?.[options.instanceLabelKey ?? INSTANCE_LABEL] || undefined;
+  }
+  if (options.installationId && annotations?.[INSTALLATION_ID_ANNOTATION] !== options.installationId) {
+    return undefined;
   }
   const id = annotations?.[TRACKING_ID_ANNOTATION];
   return id === undefined ? undefined : parseTrackingId(id)?.app;

@@ -172,6 +172,7 @@ export class Run {
               tracking: {
                 method: o.trackingMethod ?? DEFAULT_TRACKING_METHOD,
                 ...(o.instanceLabelKey ? { instanceLabelKey: o.instanceLabelKey } : {}),
+                ...(o.settings?.installationId ? { installationId: o.settings.installationId } : {}),
               },
               managers,
               resourceFilter,

@@ -126,6 +126,8 @@ export class StateManager {
   #healthOverrides: Promise<HealthOverrides | undefined> | undefined;
   readonly #healthScripts: ReadonlyArray<readonly [string, { script: string; useOpenLibs: boolean }]>;
   readonly #overrideRules: readonly IgnoreDifference[];
+  /** argocd-cm `installationID` ('' or absent: none). */
+  readonly #installationId: string | undefined;
   readonly #compare: Pick<
     CompareInput,
     'ignoreAggregatedRoles' | 'ignoreResourceStatusField' | 'sensitiveAnnotations'
@@ -148,6 +150,7 @@ export class StateManager {
       .filter(([, o]) => o.healthLua !== '')
       .map(([key, o]) => [key, { script: o.healthLua, useOpenLibs: o.useOpenLibs }] as const);
     this.#overrideRules = settings ? overrideIgnoreRules(settings) : [];
+    this.#installationId = settings?.installationId || undefined;
     const compare = settings?.compare ?? DEFAULT_COMPARE_SETTINGS;
     this.#compare = {
       ignoreAggregatedRoles: compare.ignoreAggregatedRoles,
@@ -182,6 +185,7 @@ export class StateManager {
       instance,
       trackingMethod: o.trackingMethod,
       instanceLabelKey: o.instanceLabelKey,
+      installationId: this.#installationId,
       cluster,
       signal,
     });
@@ -278,6 +282,7 @@ export class StateManager {
         instance,
         trackingMethod: o.trackingMethod,
         instanceLabelKey: o.instanceLabelKey,
+        installationId: this.#installationId,
       };
       const hooks = await prepareHooks(rendered.objects, { ...targetOptions, cluster, signal });
       const kinds = new Map<string, ResourceInfo | undefined>();
@@ -386,7 +391,11 @@ export class StateManager {
       conditions.push({ type: 'UnknownKind', message: `${label}: ${status.message}` });
     }
     if (p.target && p.live) {
-      const owner = owningApp(p.live, { method: o.trackingMethod, instanceLabelKey: o.instanceLabelKey });
+      const owner = owningApp(p.live, {
+        method: o.trackingMethod,
+        instanceLabelKey: o.instanceLabelKey,
+        ...(this.#installationId ? { installationId: this.#installationId } : {}),
+      });
       const self = o.trackingMethod === 'label' ? instanceLabelValue(instance) : instance;
       if (owner && owner !== self) {
         status.sharedWith = owner;

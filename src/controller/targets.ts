@@ -13,9 +13,11 @@
  * - a managed namespace (`CreateNamespace=true` with `managedNamespaceMetadata`) is added as a target
  *   Namespace carrying that metadata, unless Git has it, so it is neither extra nor unmanaged;
  * - tracking follows the method: `annotation` keeps the tracking-id the renderer stamped, `label` replaces
- *   it by the instance label, `annotation+label` adds the label (value cut to 63 characters).
+ *   it by the instance label, `annotation+label` adds the label (value cut to 63 characters); with the
+ *   annotation methods, argocd-cm's `installationID` is stamped as `argocd.argoproj.io/installation-id`
+ *   (and a Git copy of that annotation removed when none is set), as Argo CD's `SetAppInstance`.
  */
-import { parseApiVersion } from '../cluster/index.js';
+import { INSTALLATION_ID_ANNOTATION, parseApiVersion } from '../cluster/index.js';
 import type { Application } from '../apps/index.js';
 import type { KubeObject, ResourceKey, TrackingMethod } from '../cluster/index.js';
 import { isHook, isIgnored, isSkip } from '../health/index.js';
@@ -38,6 +40,8 @@ export interface TargetOptions {
   instance: string;
   trackingMethod: TrackingMethod;
   instanceLabelKey: string;
+  /** argocd-cm `installationID`: stamped as `argocd.argoproj.io/installation-id` with the tracking-id. */
+  installationId?: string | undefined;
   cluster: ClusterState;
   signal?: AbortSignal | undefined;
 }
@@ -50,7 +54,10 @@ export function instanceLabelValue(instance: string): string {
 /** The object with the app's tracking (annotation and/or label) stamped; CRDs are left unstamped. */
 export function withTracking(
   obj: KubeObject,
-  o: Pick<TargetOptions, 'instance' | 'destNamespace' | 'trackingMethod' | 'instanceLabelKey'>,
+  o: Pick<
+    TargetOptions,
+    'instance' | 'destNamespace' | 'trackingMethod' | 'instanceLabelKey' | 'installationId'
+  >,
 ): KubeObject {
   const isCRD =
     obj.kind === 'CustomResourceDefinition' && obj.apiVersion?.startsWith('apiextensions.k8s.io/');
@@ -59,8 +66,12 @@ export function withTracking(
   const annotations = { ...(meta.annotations ?? {}) };
   const labels = { ...(meta.labels ?? {}) };
   delete annotations[TRACKING_ANNOTATION];
-  if (o.trackingMethod !== 'label')
+  if (o.trackingMethod !== 'label') {
     annotations[TRACKING_ANNOTATION] = trackingId(o.instance, obj, o.destNamespace);
+    // SetAppInstance: the installation id goes with the tracking-id, and is removed when none is set.
+    if (o.installationId) annotations[INSTALLATION_ID_ANNOTATION] = o.installationId;
+    else delete annotations[INSTALLATION_ID_ANNOTATION];
+  }
   if (o.trackingMethod !== 'annotation') labels[o.instanceLabelKey] = instanceLabelValue(o.instance);
   meta.annotations = annotations;
   if (Object.keys(labels).length > 0) meta.labels = labels;
