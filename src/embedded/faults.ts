@@ -18,8 +18,11 @@ export interface ErrorRule {
   resource?: string;
   /** Probability in [0, 1] that a matching request fails. Default 1. */
   rate?: number;
-  /** HTTP status: 500 (InternalError), 503, or 429 (TooManyRequests, with Retry-After). Default 500. */
-  status?: 429 | 500 | 503;
+  /**
+   * HTTP status: 500 (InternalError), 503, 429 (TooManyRequests, with Retry-After), or 409 (Conflict:
+   * the optimistic-concurrency answer a write gets when another writer moved the object first). Default 500.
+   */
+  status?: 409 | 429 | 500 | 503;
   /** Retry-After seconds sent with 429/503. Default 1. */
   retryAfterSeconds?: number;
   /** Fail at most this many requests, then the rule is spent. */
@@ -113,7 +116,9 @@ export class FaultInjector {
       if (this.random() >= (r.rate ?? 1)) continue;
       r.left--;
       const status = r.status ?? 500;
-      return status === 500 ? { status } : { status, retryAfterSeconds: r.retryAfterSeconds ?? 1 };
+      return status === 500 || status === 409
+        ? { status }
+        : { status, retryAfterSeconds: r.retryAfterSeconds ?? 1 };
     }
     return undefined;
   }

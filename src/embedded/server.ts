@@ -13,7 +13,7 @@ import type { Deleter } from './delete.js';
 import { apiVersionsDoc, groupDocFor, groupListDoc, resourceListDoc, versionDoc } from './discovery.js';
 import { OpenApiDocs } from './openapi.js';
 import { decodeProtobufObject } from './protobuf.js';
-import { ApiError, methodNotAllowed, notFoundPath } from './errors.js';
+import { ApiError, STALE_MESSAGE, conflict, methodNotAllowed, notFoundPath } from './errors.js';
 import type { FaultInjector, RequestStats } from './faults.js';
 import { renderTable, wantsTable } from './table.js';
 import type { KObject, Verb } from './types.js';
@@ -216,21 +216,23 @@ export class Router {
       await readBody(req);
       const retry = injected.retryAfterSeconds;
       const e =
-        injected.status === 429
-          ? new ApiError(
-              429,
-              'TooManyRequests',
-              'Too many requests, please try again later.',
-              { retryAfterSeconds: retry ?? 1 },
-              { 'Retry-After': String(retry ?? 1) },
-            )
-          : new ApiError(
-              injected.status,
-              'InternalError',
-              'Internal error occurred: injected fault',
-              retry ? { retryAfterSeconds: retry } : undefined,
-              retry ? { 'Retry-After': String(retry) } : {},
-            );
+        injected.status === 409
+          ? conflict(ctx.type, ctx.name ?? '', STALE_MESSAGE)
+          : injected.status === 429
+            ? new ApiError(
+                429,
+                'TooManyRequests',
+                'Too many requests, please try again later.',
+                { retryAfterSeconds: retry ?? 1 },
+                { 'Retry-After': String(retry ?? 1) },
+              )
+            : new ApiError(
+                injected.status,
+                'InternalError',
+                'Internal error occurred: injected fault',
+                retry ? { retryAfterSeconds: retry } : undefined,
+                retry ? { 'Retry-After': String(retry) } : {},
+              );
       throw e;
     }
     const table = wantsTable(String(req.headers['accept'] ?? ''));

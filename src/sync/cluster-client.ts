@@ -34,6 +34,12 @@ export interface ClusterSyncClientOptions {
   cache: LiveStateCache;
   /** How the cluster serves each `group/kind` of the plan (undefined: not served). */
   kinds: ReadonlyMap<string, ResourceInfo | undefined>;
+  /**
+   * CustomResourceDefinitions this sync applies. Their kinds were not served when the sync started, so
+   * discovery cannot name their paths; the CRD itself does (group, plural, scope), as the server will
+   * once it is established (the engine waits for the CRD's health before the next kind).
+   */
+  crds?: readonly KubeObject[];
   /** Attempts per write for 409 and 5xx (default 5). */
   maxAttempts?: number;
   /** First backoff delay in ms (default 100; doubles per attempt). */
@@ -57,7 +63,7 @@ export class ClusterSyncClient implements SyncClient {
   readonly #unsubscribe: () => void;
 
   constructor(options: ClusterSyncClientOptions) {
-    this.#o = { maxAttempts: 5, backoffMs: 100, ...options };
+    this.#o = { maxAttempts: 5, backoffMs: 100, crds: [], ...options };
     this.#unsubscribe = options.cache.onEvent(() => this.#bump());
   }
 
@@ -314,9 +320,38 @@ export class ClusterSyncClient implements SyncClient {
   }
 
   #info(task: SyncTask): ResourceInfo {
-    const info = this.#o.kinds.get(`${task.key.group}/${task.key.kind}`);
+    const info = this.#o.kinds.get(`${task.key.group}/${task.key.kind}`) ?? this.#definedInSync(task);
     if (!info) throw new UnknownKindError(`kind ${task.key.group}/${task.key.kind} is not served`);
     return info;
+  }
+
+  /** The kind as a CRD of this sync defines it, at the version the object names (its path must match). */
+  #definedInSync(task: SyncTask): ResourceInfo | undefined {
+    const obj = task.target ?? task.live;
+    const version = String(obj?.apiVersion ?? '').split('/')[1];
+    if (!version) return undefined;
+    for (const crd of this.#o.crds) {
+      const spec = crd['spec'] as
+        | {
+            group?: string;
+            scope?: string;
+            names?: { kind?: string; plural?: string };
+            versions?: Array<{ name?: string; served?: boolean }>;
+          }
+        | undefined;
+      if (spec?.group !== task.key.group || spec.names?.kind !== task.key.kind || !spec.names.plural)
+        continue;
+      if (!(spec.versions ?? []).some((v) => v.name === version && v.served !== false)) continue;
+      return {
+        group: spec.group,
+        version,
+        kind: spec.names.kind,
+        plural: spec.names.plural,
+        namespaced: spec.scope !== 'Cluster',
+        verbs: [],
+      };
+    }
+    return undefined;
   }
 
   /** Records a write's answer; `before` is the cache's resourceVersion read before the request. */

@@ -91,6 +91,12 @@ export async function runOperation(
     client: source.client,
     cache: source.cache,
     kinds,
+    crds: plan.tasks
+      .filter(
+        (t) =>
+          t.key.group === 'apiextensions.k8s.io' && t.key.kind === 'CustomResourceDefinition' && t.target,
+      )
+      .map((t) => t.target!),
     signal,
     ...(request.maxAttempts ? { maxAttempts: request.maxAttempts } : {}),
   });

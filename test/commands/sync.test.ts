@@ -7,7 +7,10 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { spawn } from 'node:child_process';
 import { runCli } from '../support/cli.js';
+import { launcher } from '../support/paths.js';
+import { connectAs } from '../controller/setup.js';
 import { hasKubectl, kubectl, useEmbeddedCluster } from '../support/embedded.js';
 import { appYaml, cm, TestRepo, tempDir } from '../support/git.js';
 
@@ -120,5 +123,75 @@ describe('kubectl gitops sync (CLI, embedded cluster)', () => {
       /slow: Failed: operation terminated: timeout 2s passed; still running: batch\/Job\/slow\/migrate; 1 task\(s\) not started/,
     );
     assert.match(r.stderr, /error: failed to sync: timeout 2s passed/);
+  });
+
+  it('Ctrl-C mid-sync: stops starting tasks, says what was and was not applied, exits 130 (a second Ctrl-C: test/common/interrupt.test.ts)', async () => {
+    // One app per run (its own namespace): the hook Job of the first run stays behind, uncompleted.
+    const appFor = (name: string): string => {
+      repo.commit({
+        [`${name}/pre.yaml`]:
+          'apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: migrate\n  annotations:\n    argocd.argoproj.io/hook: PreSync\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n      - name: main\n        image: busybox\n',
+        [`${name}/cm.yaml`]: cm('after'),
+      });
+      const file = join(dir, `${name}.yaml`);
+      writeFileSync(
+        file,
+        appYaml(name, repo.url, name, {
+          namespace: name,
+          spec: '  syncPolicy:\n    syncOptions: [CreateNamespace=true]\n',
+        }),
+      );
+      return file;
+    };
+    const conn = await connectAs(fx);
+    const watching = new AbortController();
+    try {
+      // Interrupt once the PreSync hook exists (nobody completes it).
+      const interrupted = async (name: string) => {
+        const appFile = appFor(name);
+        const jobs = await conn.client.watch(
+          { group: 'batch', version: 'v1', kind: 'Job', plural: 'jobs', namespaced: true, verbs: [] },
+          { namespace: name, signal: watching.signal },
+        );
+        const child = spawn(launcher, ['sync', '-f', appFile, '--kubeconfig', fx.kubeconfig], {
+          env: { ...process.env, NO_COLOR: '1', ...env },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+        child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+        const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+        for await (const ev of jobs) {
+          if (ev.type !== 'ADDED') continue;
+          child.kill('SIGINT');
+          break;
+        }
+        return { code: await closed, stdout, stderr };
+      };
+      const once = await interrupted('stop');
+      assert.equal(once.code, 130, once.stderr);
+      assert.match(
+        once.stdout,
+        /stop: Failed: operation terminated: interrupted.*; still running: batch\/Job\/stop\/migrate; 1 task\(s\) not started/,
+      );
+      assert.match(once.stderr.trim().split('\n').at(-1) ?? '', /^error: .*interrupted/);
+      const notApplied = await conn.client
+        .request({
+          verb: 'get',
+          method: 'GET',
+          path: '/api/v1/namespaces/stop/configmaps/after',
+          subject: 'configmap after',
+          groupKind: '/ConfigMap',
+        })
+        .then(
+          () => 'found',
+          (err: unknown) => String(err),
+        );
+      assert.match(notApplied, /not found/i, 'the Sync-phase ConfigMap was never written');
+    } finally {
+      watching.abort();
+      conn.close();
+    }
   });
 });

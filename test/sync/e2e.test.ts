@@ -319,6 +319,148 @@ describe('sync end to end on the embedded API server', () => {
     await conn.client.get(CM, 'flaky', 'a');
   });
 
+  it('a 409 conflict on a write is retried with a fresh read of the object', async () => {
+    repo.commit({ 'conflict/a.yaml': cm('a') });
+    const app = application('conflict', repo.url, 'conflict', { namespace: 'conflict' });
+    assert.equal(
+      reportOf(await sync(fx, [app], cacheRoot, request()), 'conflict').operation?.phase,
+      'Succeeded',
+    );
+    repo.commit({ 'conflict/a.yaml': cm('a').replace('key: a', 'key: changed') });
+    // The API server's optimistic-concurrency answer, as when another writer moved the object first.
+    fx.cluster.faults.failRequests({ verb: 'patch', resource: 'configmaps', status: 409, times: 1 });
+    fx.cluster.stats.reset();
+    const op = reportOf(await sync(fx, [app], cacheRoot, request()), 'conflict').operation!;
+    assert.equal(op.phase, 'Succeeded', op.message);
+    assert.equal(fx.cluster.stats.count('get', 'configmaps'), 1, 'one fresh read after the conflict');
+    // dry-run patch (conflict, then again after the read) and the real patch
+    assert.equal(fx.cluster.stats.count('patch', 'configmaps'), 3);
+    const live = await conn.client.get(CM, 'conflict', 'a');
+    assert.equal((live['data'] as Record<string, string>)['key'], 'changed');
+  });
+
+  it('PruneLast prunes after every other wave; without it a prune runs in its own (mirrored) wave', async () => {
+    const order = async (options: Record<string, string>, dir: string): Promise<string[]> => {
+      repo.commit({ [`${dir}/old.yaml`]: cm('old'), [`${dir}/keep.yaml`]: cm('keep') });
+      const app = application(dir, repo.url, dir, { namespace: dir });
+      await sync(fx, [app], cacheRoot, request());
+      repo.commit({ [`${dir}/old.yaml`]: null, [`${dir}/late.yaml`]: cm('late', wave(5)) });
+      const seen: string[] = [];
+      const watching = new AbortController();
+      const stream = await conn.client.watch(CM, { namespace: dir, signal: watching.signal });
+      const done = (async () => {
+        for await (const ev of stream) {
+          // (the watch opens with a synthetic ADDED of each existing object)
+          if ((ev.type === 'ADDED' && ev.object.metadata?.name !== 'old') || ev.type === 'DELETED')
+            seen.push(`${ev.type} ${ev.object.metadata?.name}`);
+        }
+      })().catch(() => undefined);
+      const op = reportOf(
+        await sync(
+          fx,
+          [app],
+          cacheRoot,
+          request({ prune: true, syncOptions: { CreateNamespace: 'true', ...options } }),
+        ),
+        dir,
+      ).operation!;
+      assert.equal(op.phase, 'Succeeded', op.message);
+      // Both writes are in the store; wait for their events (the watch delivers in resourceVersion order).
+      while (seen.filter((e) => !e.endsWith(' keep')).length < 2) await new Promise((r) => setImmediate(r));
+      watching.abort();
+      await done;
+      return seen.filter((e) => !e.endsWith(' keep'));
+    };
+    assert.deepEqual(await order({}, 'prune-mirrored'), ['DELETED old', 'ADDED late']);
+    assert.deepEqual(await order({ PruneLast: 'true' }, 'prune-last'), ['ADDED late', 'DELETED old']);
+  });
+
+  it('an unknown kind fails the dry run unless its CRD is in the same sync or SkipDryRunOnMissingResource=true', async () => {
+    const crd = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: gadgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names:
+    plural: gadgets
+    kind: Gadget
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        x-kubernetes-preserve-unknown-fields: true
+`;
+    const gadget = (extra = '') =>
+      `apiVersion: example.com/v1\nkind: Gadget\nmetadata:\n  name: g1\n${extra}spec:\n  size: 1\n`;
+    const GADGET: ResourceInfo = {
+      group: 'example.com',
+      version: 'v1',
+      kind: 'Gadget',
+      plural: 'gadgets',
+      namespaced: true,
+      verbs: [],
+    };
+
+    repo.commit({ 'crd-missing/g.yaml': gadget(), 'crd-missing/cm.yaml': cm('side') });
+    const missing = reportOf(
+      await sync(
+        fx,
+        [application('crd-missing', repo.url, 'crd-missing', { namespace: 'crd-missing' })],
+        cacheRoot,
+        request(),
+      ),
+      'crd-missing',
+    ).operation!;
+    assert.equal(missing.phase, 'Failed');
+    assert.equal(missing.message, 'one or more objects failed to apply (dry run)');
+    assert.match(
+      missing.resources.find((r) => r.name === 'g1')!.message,
+      /could not find the requested resource \(example\.com\/Gadget\)/,
+    );
+    await assert.rejects(conn.client.get(CM, 'crd-missing', 'side'), /not found/i, 'nothing written');
+
+    // SkipDryRunOnMissingResource on the resource: the dry run passes it; the apply then fails on it alone.
+    repo.commit({
+      'crd-skip/g.yaml': gadget(
+        '  annotations:\n    argocd.argoproj.io/sync-options: SkipDryRunOnMissingResource=true\n',
+      ),
+      'crd-skip/cm.yaml': cm('side'),
+    });
+    const skipped = reportOf(
+      await sync(
+        fx,
+        [application('crd-skip', repo.url, 'crd-skip', { namespace: 'crd-skip' })],
+        cacheRoot,
+        request(),
+      ),
+      'crd-skip',
+    ).operation!;
+    assert.equal(skipped.phase, 'Failed');
+    assert.notEqual(skipped.message, 'one or more objects failed to apply (dry run)');
+    assert.equal(skipped.resources.find((r) => r.name === 'g1')?.status, 'SyncFailed');
+    await conn.client.get(CM, 'crd-skip', 'side');
+
+    // The CRD in the same sync: created first (kind order), then the custom resource.
+    repo.commit({ 'crd-same/crd.yaml': crd, 'crd-same/g.yaml': gadget() });
+    const same = reportOf(
+      await sync(
+        fx,
+        [application('crd-same', repo.url, 'crd-same', { namespace: 'crd-same' })],
+        cacheRoot,
+        request(),
+      ),
+      'crd-same',
+    ).operation!;
+    assert.equal(same.phase, 'Succeeded', same.message);
+    const g = await conn.client.get(GADGET, 'crd-same', 'g1');
+    assert.deepEqual(g['spec'], { size: 1 });
+  });
+
   it('an interrupt mid-sync stops starting tasks and says what was still running', async () => {
     repo.commit({ 'stop/pre.yaml': hookJob('migrate', 'PreSync'), 'stop/cm.yaml': cm('after') });
     const interrupt = new AbortController();
