@@ -8,7 +8,9 @@
  * per resource. Objects outside those namespaces are fetched by key when a target names them (one GET
  * each); extra (prune-candidate) resources are only found inside the scope.
  * Transform: `metadata.managedFields` is cut down to the entries of the managers the comparison reads (our
- * own, and `managedFieldsManagers` of ignoreDifferences rules); everything else is dropped.
+ * own, and `managedFieldsManagers` of ignoreDifferences rules); everything else is dropped, except on
+ * objects one of `appliers` server-side applied (an Apply entry): structured-merge diff needs every
+ * entry there, as a field we applied and Git dropped is pruned only when no other manager owns it.
  */
 import type {
   ClusterConnection,
@@ -30,6 +32,8 @@ export interface ClusterStateOptions {
   tracking: TrackingOptions;
   /** managedFields managers kept on live objects. */
   managers: ReadonlySet<string>;
+  /** Our own managers: objects with an Apply entry of one of them keep every entry. Default none. */
+  appliers?: ReadonlySet<string>;
   /** argocd-cm resource.exclusions/inclusions (default: Argo CD's shipped exclusions). */
   resourceFilter?: ResourceFilter;
   /** The cluster's URL as Argo CD knows it (matched by the filter's `clusters` globs). */
@@ -47,14 +51,27 @@ export interface ServedKind {
   servedAtVersion: boolean;
 }
 
-/** Keeps only the managedFields entries of `managers`. */
-export function keepManagersTransform(managers: ReadonlySet<string>): Transform {
+/**
+ * Keeps only the managedFields entries of `managers`, or every entry when one of `appliers` has an Apply
+ * entry (the object was server-side applied by us).
+ */
+export function keepManagersTransform(
+  managers: ReadonlySet<string>,
+  appliers: ReadonlySet<string> = new Set(),
+): Transform {
   return (obj: KubeObject) => {
     const meta = obj.metadata;
     if (!meta?.managedFields) return obj;
     const { managedFields, ...rest } = meta;
+    const entry = (e: unknown): { manager?: unknown; operation?: unknown } =>
+      (e ?? {}) as { manager?: unknown; operation?: unknown };
+    const applied = managedFields.some((e) => {
+      const { manager, operation } = entry(e);
+      return operation === 'Apply' && typeof manager === 'string' && appliers.has(manager);
+    });
+    if (applied) return obj;
     const kept = managedFields.filter((e) => {
-      const m = (e as { manager?: unknown } | null)?.manager;
+      const m = entry(e).manager;
       return typeof m === 'string' && managers.has(m);
     });
     obj.metadata = kept.length > 0 ? { ...rest, managedFields: kept } : rest;
@@ -104,7 +121,7 @@ export class ClusterState {
         resources,
         namespaces: [...new Set(this.#options.namespaces)],
         tracking: this.#options.tracking,
-        transform: keepManagersTransform(this.#options.managers),
+        transform: keepManagersTransform(this.#options.managers, this.#options.appliers),
         discovery: this.conn.discovery,
         ...(this.#options.onWarning ? { onWarning: this.#options.onWarning } : {}),
         ...(emit

@@ -175,6 +175,7 @@ export class Run {
                 ...(o.settings?.installationId ? { installationId: o.settings.installationId } : {}),
               },
               managers,
+              appliers: new Set(o.fieldManagers ?? OWN_FIELD_MANAGERS),
               resourceFilter,
               clusterURL: app.destination.server ?? conn.server,
               ...(o.onWarning ? { onWarning: o.onWarning } : {}),

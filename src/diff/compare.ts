@@ -13,7 +13,7 @@
  *     diff text are built from the masked objects only.
  */
 import { diff as jsonDiff } from 'json-diff-ts';
-import { emptyTree, removeTree, treeOfManagers, treeOfValue } from './fieldset.js';
+import { emptyTree, removeTree, subtract, treeOfEntries, treeOfManagers, treeOfValue } from './fieldset.js';
 import type { FieldTree } from './fieldset.js';
 import { applyIgnores, compileIgnoreDifferences, matchIgnores } from './ignore.js';
 import type { CompiledIgnore } from './ignore.js';
@@ -111,6 +111,19 @@ function normalizeOne(obj: JsonMap, o: Resolved, matched: CompiledIgnore[]): voi
   pruneEmptyFields(obj);
 }
 
+/**
+ * Structured-merge's original: the fields our managers' Apply entries own (structured-merge-diff's
+ * `lastSet` is the applier's own Apply entry: an Update entry of the same manager, left by a client-side
+ * apply, does not count), minus what any other entry also owns (those fields are never pruned).
+ */
+function appliedSet(managedFields: unknown, managers: readonly string[]): FieldTree {
+  const ours = (m: string, op: string): boolean => managers.includes(m) && op === 'Apply';
+  const own = treeOfEntries(managedFields, ours);
+  if (!own) return emptyTree();
+  const others = treeOfEntries(managedFields, (m, op) => !ours(m, op));
+  return others ? subtract(own, others) : own;
+}
+
 /** "group/Kind namespace/name" of a pair, e.g. "apps/Deployment shop/web" ("/ConfigMap ..." for core). */
 export function describeResource(obj: KubeObject | JsonMap): string {
   const id = identity(obj as JsonMap);
@@ -157,9 +170,7 @@ export function compareResource(input: CompareInput): CompareResult {
     const trusted = matched.flatMap((m) => m.managers);
     const ignoredTree = treeOfManagers(meta['managedFields'], trusted);
     if (ignoredTree) for (const obj of [target, live, lastApplied]) if (obj) removeTree(obj, ignoredTree);
-    if (strategy === 'structured-merge') {
-      originalTree = treeOfManagers(meta['managedFields'], o.fieldManagers) ?? emptyTree();
-    }
+    if (strategy === 'structured-merge') originalTree = appliedSet(meta['managedFields'], o.fieldManagers);
   }
   for (const obj of [target, live, lastApplied]) if (obj) normalizeOne(obj, o, matched);
 
@@ -189,7 +200,10 @@ export function compareResource(input: CompareInput): CompareResult {
     for (const obj of [target, original]) if (obj) dropNamespace(obj);
     if (original) originalTree = treeOfValue(original, gk);
     originalTree?.fields.get('metadata')?.fields.delete('namespace');
-    const predicted = predictLive(live, target, original, originalTree ?? emptyTree(), { gk });
+    const predicted = predictLive(live, target, original, originalTree ?? emptyTree(), {
+      gk,
+      granular: strategy === 'structured-merge',
+    });
     if (isBuiltIn(gk)) {
       applyDefaults(predicted);
       applyDefaults(live);

@@ -24,7 +24,7 @@ export function emptyTree(): FieldTree {
   return { self: false, fields: new Map(), items: [] };
 }
 
-function isLeaf(t: FieldTree): boolean {
+export function isLeaf(t: FieldTree): boolean {
   return t.fields.size === 0 && t.items.length === 0;
 }
 
@@ -87,15 +87,46 @@ function parseItemId(name: string): ItemId | undefined {
 
 /** The union of the fieldsV1 trees of the managedFields entries whose manager is listed. */
 export function treeOfManagers(managedFields: unknown, managers: readonly string[]): FieldTree | undefined {
-  if (!Array.isArray(managedFields) || managers.length === 0) return undefined;
+  return treeOfEntries(managedFields, (manager) => managers.includes(manager));
+}
+
+/** The union of the fieldsV1 trees of the managedFields entries `pick(manager, operation)` selects. */
+export function treeOfEntries(
+  managedFields: unknown,
+  pick: (manager: string, operation: string) => boolean,
+): FieldTree | undefined {
+  if (!Array.isArray(managedFields)) return undefined;
   let out: FieldTree | undefined;
   for (const entry of managedFields) {
-    if (!isMap(entry) || typeof entry['manager'] !== 'string' || !managers.includes(entry['manager']))
-      continue;
+    if (!isMap(entry) || typeof entry['manager'] !== 'string') continue;
+    const operation = typeof entry['operation'] === 'string' ? entry['operation'] : '';
+    if (!pick(entry['manager'], operation)) continue;
     const t = treeOfFieldsV1(entry['fieldsV1']);
     out = out ? union(out, t) : t;
   }
   return out;
+}
+
+/**
+ * `ours` without what `others` also own, for structured-merge-diff's prune (merge/update.go `prune`,
+ * `addBackOwnedItems`: a field the applier applied before and not now is removed only when no other
+ * manager owns it). A field or list item others own, or own something below, is left out of the result
+ * when either side holds it whole; otherwise the two are subtracted below it.
+ */
+export function subtract(ours: FieldTree, others: FieldTree): FieldTree {
+  const t: FieldTree = { self: ours.self, fields: new Map(), items: [] };
+  for (const [k, sub] of ours.fields) {
+    const o = others.fields.get(k);
+    if (!o) t.fields.set(k, sub);
+    else if (!isLeaf(sub) && !isLeaf(o)) t.fields.set(k, subtract(sub, o));
+  }
+  for (const item of ours.items) {
+    const o = others.items.find((x) => sameId(x.id, item.id));
+    if (!o) t.items.push(item);
+    else if (!o.tree.self && !isLeaf(o.tree))
+      t.items.push({ id: item.id, tree: subtract(item.tree, o.tree) });
+  }
+  return t;
 }
 
 export function union(a: FieldTree, b: FieldTree): FieldTree {

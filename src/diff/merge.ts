@@ -14,7 +14,7 @@
  * same index lacks removed (Argo CD's RemoveListFields), it equals the target list; else the target list
  * replaces it. Element order: target order, live-only elements after the target element they followed.
  */
-import { findItem } from './fieldset.js';
+import { findItem, isLeaf, removeTree } from './fieldset.js';
 import type { FieldTree } from './fieldset.js';
 import { clone, deepEqual, isMap } from './paths.js';
 import { mergeKeyFor } from './rules.js';
@@ -23,6 +23,12 @@ import type { Json, JsonMap } from './types.js';
 export interface MergeContext {
   /** "group/Kind" of the object (selects merge keys). */
   gk: string;
+  /**
+   * Structured-merge: a live-only map or list item the original holds only in part (we own some fields
+   * below it, others own the rest) loses just our fields, as server-side apply prunes; otherwise (three-
+   * and two-way, as a JSON/strategic merge patch deletes a key) it goes whole.
+   */
+  granular?: boolean;
 }
 
 /** The predicted live object. `orig` is the original's value (last-applied), `tree` its field tree. */
@@ -72,11 +78,19 @@ function mergeMap(
   const out: JsonMap = {};
   for (const [k, lv] of Object.entries(live)) {
     const tv = target[k];
-    if (tv !== undefined) out[k] = mergeValue(lv, tv, orig?.[k], tree?.fields.get(k), ctx, join(path, k));
-    else if (!tree?.fields.has(k)) out[k] = clone(lv);
+    const sub = tree?.fields.get(k);
+    if (tv !== undefined) out[k] = mergeValue(lv, tv, orig?.[k], sub, ctx, join(path, k));
+    else if (!sub) out[k] = clone(lv);
+    else if (ctx.granular && !isLeaf(sub)) out[k] = withoutTree(lv, sub);
   }
   for (const [k, tv] of Object.entries(target)) if (!Object.hasOwn(live, k)) out[k] = clone(tv);
   return out;
+}
+
+function withoutTree(value: Json, tree: FieldTree): Json {
+  const rest = clone(value);
+  removeTree(rest, tree);
+  return rest;
 }
 
 /** Every element is a map with a unique, non-null merge key (else the list is compared atomically). */
@@ -118,7 +132,9 @@ function mergeKeyed(
   live.forEach((l, li) => {
     const ti = targetIndex.get(keyOf(l, key));
     if (ti === undefined) {
-      if (!findItem(tree, l, li)) out.push(clone(l));
+      const sub = findItem(tree, l, li);
+      if (!sub) out.push(clone(l));
+      else if (ctx.granular && !sub.self) out.push(withoutTree(l, sub));
       return;
     }
     for (; next <= ti; next++) out.push(merged(next));

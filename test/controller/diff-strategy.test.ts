@@ -153,4 +153,36 @@ describe('controller: diff strategy (structured-merge, three-way, two-way)', () 
     const live = await api(fx.cluster, 'GET', '/api/v1/namespaces/ssd/configmaps/settings');
     assert.equal(live.body.data.dropped, 'soon', 'the dry run stores nothing');
   });
+  it(
+    'structured-merge prunes only what no other manager owns (kubectl --server-side co-owns a key)',
+    { skip: !hasKubectl && 'no kubectl' },
+    async () => {
+      repo.commit({ 'co/cm.yaml': configMap('settings', { kept: 'value', shared: 'same', mine: 'soon' }) });
+      await createNamespaces(conn, ['co']);
+      const app = application('co', repo.url, 'co', { namespace: 'co', spec: SSA_APP });
+      await applyObjects(conn, await renderObjects(app, cacheRoot), 'co');
+      const file = join(fx.dir, 'co-cm.yaml');
+      writeFileSync(file, configMap('settings', { shared: 'same' }));
+      const applied = await kubectl(fx, ['apply', '--server-side', '-n', 'co', '-f', file]);
+      assert.equal(applied.code, 0, applied.stderr);
+      repo.commit({ 'co/cm.yaml': configMap('settings', { kept: 'value' }) });
+
+      const cm = (await refresh(fx, [app], cacheRoot)).apps[0]!.comparison!.resources[0]!;
+      assert.equal(cm.status, 'OutOfSync');
+      assert.match(cm.diffText!, /^- {2}mine: soon$/m);
+      assert.match(cm.diffText!, /^ {3}shared: same$/m, 'kubectl still owns it: kept on both sides');
+
+      // The server's own server-side apply (a dry run of the Git manifest as argocd-controller) agrees.
+      const target = (await renderObjects(app, cacheRoot))[0]!;
+      const dryRun = await api(
+        fx.cluster,
+        'PATCH',
+        '/api/v1/namespaces/co/configmaps/settings?dryRun=All&fieldManager=argocd-controller&force=true',
+        { ...target, metadata: { ...target.metadata, namespace: 'co' } },
+        'application/apply-patch+yaml',
+      );
+      assert.equal(dryRun.status, 200, JSON.stringify(dryRun.body));
+      assert.deepEqual(dryRun.body.data, { kept: 'value', shared: 'same' });
+    },
+  );
 });

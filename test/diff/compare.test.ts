@@ -295,6 +295,53 @@ describe('Field removed in Git (three-way)', () => {
   });
 });
 
+describe('Structured-merge (ServerSideApply=true): the original is our Apply entry, minus what others own', () => {
+  const cm = (data: Record<string, string>, managedFields?: unknown[]): KubeObject => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'settings', namespace: 'shop', ...(managedFields ? { managedFields } : {}) },
+    data,
+  });
+  const entry = (manager: string, operation: string, keys: string[]): unknown => ({
+    manager,
+    operation,
+    apiVersion: 'v1',
+    fieldsType: 'FieldsV1',
+    fieldsV1: { 'f:data': Object.fromEntries(keys.map((k) => [`f:${k}`, {}])) },
+  });
+  const target = cm({ kept: 'v' });
+
+  it('a key only our Apply entry owns and Git dropped is drift (pruned by the apply)', () => {
+    const live = cm({ kept: 'v', mine: 'x' }, [entry('argocd-controller', 'Apply', ['kept', 'mine'])]);
+    const r = compareResource({ target, live, structuredMergeDiff: true });
+    assert.deepEqual([r.status, r.strategy], ['OutOfSync', 'structured-merge']);
+    assert.match(r.diffText ?? '', /^- {2}mine: x$/m);
+  });
+
+  it('a key another manager also owns is kept (structured-merge-diff addBackOwnedItems)', () => {
+    const live = cm({ kept: 'v', shared: 'x' }, [
+      entry('argocd-controller', 'Apply', ['kept', 'shared']),
+      entry('kubectl', 'Apply', ['shared']),
+    ]);
+    assert.equal(compareResource({ target, live, structuredMergeDiff: true }).status, 'Synced');
+  });
+
+  it('an Update entry of our manager (a client-side apply) is not the applied set', () => {
+    const live = cm({ kept: 'v', old: 'x' }, [entry('argocd-controller', 'Update', ['kept', 'old'])]);
+    assert.equal(compareResource({ target, live, structuredMergeDiff: true }).status, 'Synced');
+  });
+
+  it('a map Git dropped whole loses only our keys; the keys others own stay', () => {
+    const live = cm({ mine: 'x', theirs: 'y' }, [
+      entry('argocd-controller', 'Apply', ['mine']),
+      entry('someone-else', 'Update', ['theirs']),
+    ]);
+    const r = compareResource({ target: cm({}), live, structuredMergeDiff: true });
+    assert.equal(r.status, 'OutOfSync');
+    assert.deepEqual((r.normalizedTarget as Any)['data'], { theirs: 'y' });
+  });
+});
+
 describe('Missing and extra resources', () => {
   it('missing live: OutOfSync/missing, the whole target as additions', () => {
     const r = compareResource({ target: serviceTarget(), live: null });
