@@ -4,8 +4,10 @@
  *
  * - Auth and TLS come from the kubeconfig (`applyToHTTPSOptions`); HTTP is Node's own http/https with
  *   keep-alive agents (watches get their own agent so long-lived streams never starve short requests).
- * - `dryRun: true` adds `dryRun=All` to every write (create, update, patch, delete): the server validates
- *   and answers but stores nothing.
+ * - Write options are per call (`WriteOptions`): `dryRun` (`dryRun=All`: the server validates and answers
+ *   but stores nothing), `fieldManager` (default the client's), `force` (apply patches) and
+ *   `fieldValidation`. One client serves the refresh's server-side diff (dry-run apply as its own manager),
+ *   the sync's dry-run pass and its real writes, so nothing goes around it.
  * - Reads (get, list) and any request answered 429 are retried up to `retry.maxRetries` times, waiting the
  *   server's Retry-After (capped) or an exponential delay; each attempt counts as a request.
  * - Failures are `ApiError`s ("<subject>: failed to <verb>: <server message>") with code and reason.
@@ -30,10 +32,8 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'discovery';
 
 export interface ClientOptions {
-  /** Add `dryRun=All` to every write. */
-  dryRun?: boolean;
   retry?: { maxRetries?: number; baseDelayMs?: number; maxDelayMs?: number };
-  /** Field manager for writes that take one. Default "kubectl-gitops". */
+  /** Field manager of writes that name none (`WriteOptions.fieldManager`). Default "kubectl-gitops". */
   fieldManager?: string;
   clock?: Clock;
   /**
@@ -64,6 +64,29 @@ export interface RawRequest {
   subject: string;
   /** "group/Kind" for counting; omitted for discovery. */
   groupKind?: string;
+  signal?: AbortSignal | undefined;
+}
+
+/** Options of one write (create, update, patch). */
+export interface WriteOptions {
+  /** Server-side dry run (`dryRun=All`): validated, admitted and answered, nothing stored. */
+  dryRun?: boolean;
+  /** The manager recorded in managedFields (default: the client's). */
+  fieldManager?: string;
+  /** Apply patches: take over fields other managers own (`force=true`). Ignored for other writes. */
+  force?: boolean;
+  /** Unknown/duplicate field handling (`fieldValidation`); the server's default (Warn) when unset. */
+  fieldValidation?: 'Strict' | 'Warn' | 'Ignore';
+  /** What errors name (default "<group>/<Kind> <namespace>/<name>"). */
+  subject?: string;
+  signal?: AbortSignal | undefined;
+}
+
+/** Options of one delete. */
+export interface DeleteOptions {
+  dryRun?: boolean;
+  propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
+  subject?: string;
   signal?: AbortSignal | undefined;
 }
 
@@ -101,7 +124,6 @@ function describe(info: ResourceInfo, namespace?: string, name?: string): string
 
 export class KubeClient {
   readonly server: string;
-  readonly dryRun: boolean;
   readonly fieldManager: string;
   readonly #kc: KubeConfig;
   readonly #clock: Clock;
@@ -118,7 +140,6 @@ export class KubeClient {
       throw new ApiError(`context ${kc.getCurrentContext()}`, 'connect', 0, { message: 'no cluster' });
     this.server = cluster.server.replace(/\/+$/, '');
     this.#kc = this.server.startsWith('http:') ? plainHttpConfig(kc) : kc;
-    this.dryRun = options.dryRun ?? false;
     this.fieldManager = options.fieldManager ?? 'kubectl-gitops';
     this.#clock = options.clock ?? realClock;
     this.#requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
@@ -203,27 +224,26 @@ export class KubeClient {
     return items;
   }
 
-  create(info: ResourceInfo, obj: KubeObject, signal?: AbortSignal): Promise<KubeObject> {
+  create(info: ResourceInfo, obj: KubeObject, opts: WriteOptions = {}): Promise<KubeObject> {
     const ns = obj.metadata?.namespace;
     return this.request({
       verb: 'create',
       method: 'POST',
-      ...this.#target(info, ns),
-      subject: describe(info, ns, obj.metadata?.name),
-      query: this.#writeQuery(),
+      ...this.#target(info, ns, undefined, opts.subject ?? describe(info, ns, obj.metadata?.name)),
+      query: this.#writeQuery(opts),
       body: obj,
-      signal,
+      signal: opts.signal,
     });
   }
 
-  update(info: ResourceInfo, obj: KubeObject, signal?: AbortSignal): Promise<KubeObject> {
+  update(info: ResourceInfo, obj: KubeObject, opts: WriteOptions = {}): Promise<KubeObject> {
     return this.request({
       verb: 'update',
       method: 'PUT',
-      ...this.#target(info, obj.metadata?.namespace, obj.metadata?.name ?? ''),
-      query: this.#writeQuery(),
+      ...this.#target(info, obj.metadata?.namespace, obj.metadata?.name ?? '', opts.subject),
+      query: this.#writeQuery(opts),
       body: obj,
-      signal,
+      signal: opts.signal,
     });
   }
 
@@ -233,30 +253,25 @@ export class KubeClient {
     name: string,
     patch: unknown,
     type: PatchType,
-    opts: { force?: boolean; signal?: AbortSignal } = {},
+    opts: WriteOptions = {},
   ): Promise<KubeObject> {
     return this.request({
       verb: 'patch',
       method: 'PATCH',
-      ...this.#target(info, namespace, name),
-      query: { ...this.#writeQuery(), force: type === 'apply' && opts.force ? true : undefined },
+      ...this.#target(info, namespace, name, opts.subject),
+      query: { ...this.#writeQuery(opts), force: type === 'apply' && opts.force ? true : undefined },
       body: patch,
       contentType: PATCH_CONTENT_TYPE[type],
       signal: opts.signal,
     });
   }
 
-  delete(
-    info: ResourceInfo,
-    namespace: string,
-    name: string,
-    opts: { propagationPolicy?: 'Foreground' | 'Background' | 'Orphan'; signal?: AbortSignal } = {},
-  ): Promise<KubeObject> {
+  delete(info: ResourceInfo, namespace: string, name: string, opts: DeleteOptions = {}): Promise<KubeObject> {
     return this.request({
       verb: 'delete',
       method: 'DELETE',
-      ...this.#target(info, namespace, name),
-      query: { dryRun: this.dryRun ? 'All' : undefined, propagationPolicy: opts.propagationPolicy },
+      ...this.#target(info, namespace, name, opts.subject),
+      query: { dryRun: opts.dryRun ? 'All' : undefined, propagationPolicy: opts.propagationPolicy },
       signal: opts.signal,
     });
   }
@@ -333,16 +348,21 @@ export class KubeClient {
     info: ResourceInfo,
     namespace?: string,
     name?: string,
+    subject?: string,
   ): { path: string; subject: string; groupKind: string } {
     return {
       path: resourcePath(info, namespace, name),
-      subject: describe(info, namespace, name),
+      subject: subject ?? describe(info, namespace, name),
       groupKind: groupKind(info),
     };
   }
 
-  #writeQuery(): Record<string, string | undefined> {
-    return { dryRun: this.dryRun ? 'All' : undefined, fieldManager: this.fieldManager };
+  #writeQuery(opts: WriteOptions): Record<string, string | undefined> {
+    return {
+      dryRun: opts.dryRun ? 'All' : undefined,
+      fieldManager: opts.fieldManager ?? this.fieldManager,
+      fieldValidation: opts.fieldValidation,
+    };
   }
 
   #failure(res: http.IncomingMessage, subject: string, verb: string): Promise<ApiError> {

@@ -7,8 +7,9 @@
  *   Kubeconfig precedence: `--kubeconfig` > `KUBECONFIG` > `~/.kube/config`; `--context` overrides the current
  *   context; a destination (`server` or `name`; `https://kubernetes.default.svc` = current context) picks a
  *   context, or fails with "destination <x>: failed to resolve to a kubeconfig context: ...".
- * - `KubeClient`: every request counted per verb and group/kind (`counts()`); `dryRun` adds `dryRun=All` to
- *   writes; reads and 429s retried with backoff; failures are `ApiError` (code, reason).
+ * - `KubeClient`: every request counted per verb and group/kind (`counts()`); writes take per-call
+ *   `WriteOptions` (dryRun, fieldManager, force, fieldValidation); reads and 429s retried with backoff;
+ *   failures are `ApiError` (code, reason).
  * - `Discovery`: served types, cached on disk per cluster (short TTL), refreshed once on a miss.
  * - `LiveStateCache`: list then watch per type (and namespace), resume on reconnect, relist on 410; indexed
  *   by key and owning app; scope options, transform, `onEvent`, `waitFor`, `waitForSync`.
@@ -24,7 +25,16 @@ export {
 } from './kubeconfig.js';
 export type { KubeConfigOptions, Destination } from './kubeconfig.js';
 export { KubeClient, resourcePath } from './client.js';
-export type { ClientOptions, RequestCounts, WatchEvent, ListResult, PatchType, Verb } from './client.js';
+export type {
+  ClientOptions,
+  DeleteOptions,
+  RequestCounts,
+  WatchEvent,
+  ListResult,
+  PatchType,
+  Verb,
+  WriteOptions,
+} from './client.js';
 export { ApiError, isNotFound, isConflict, isGone, isRetryable } from './errors.js';
 export { CredentialsError } from './credentials.js';
 export type { StatusBody } from './errors.js';

@@ -12,7 +12,6 @@
  * compare-options say `IncludeMutationWebhook=true` (`appIncludesMutationWebhook`).
  */
 import { oneLine } from '../common/index.js';
-import { resourcePath } from '../cluster/index.js';
 import type { KubeClient, KubeObject, ResourceInfo } from '../cluster/index.js';
 
 import {
@@ -60,15 +59,11 @@ export async function dryRunApply(
       const ns = info.namespaced ? (target.metadata?.namespace ?? '') : '';
       const name = target.metadata?.name ?? '';
       try {
-        const predicted = await client.request<KubeObject>({
-          verb: 'patch',
-          method: 'PATCH',
-          path: resourcePath(info, ns, name),
-          query: { dryRun: 'All', fieldManager: SERVER_SIDE_DIFF_MANAGER, fieldValidation: 'Ignore' },
-          body: target,
-          contentType: 'application/apply-patch+yaml',
+        const predicted = await client.patch(info, ns, name, target, 'apply', {
+          dryRun: true,
+          fieldManager: SERVER_SIDE_DIFF_MANAGER,
+          fieldValidation: 'Ignore',
           subject: `${info.group}/${info.kind} ${ns ? `${ns}/` : ''}${name}`,
-          groupKind: `${info.group}/${info.kind}`,
           signal,
         });
         out[i] = { predicted };

@@ -14,8 +14,8 @@
  * - A 409 conflict is retried with a fresh read and a recomputed patch; 5xx and transport failures with
  *   exponential backoff (429 is already retried by KubeClient). `maxAttempts` bounds both.
  */
-import { ApiError, isConflict, isNotFound, isRetryable, resourcePath } from '../cluster/index.js';
-import type { KubeClient, LiveStateCache, ResourceInfo } from '../cluster/index.js';
+import { ApiError, isConflict, isNotFound, isRetryable } from '../cluster/index.js';
+import type { KubeClient, LiveStateCache, ResourceInfo, WriteOptions } from '../cluster/index.js';
 import { BUILT_IN_GROUPS } from '../diff/index.js';
 import { realClock } from '../queue/index.js';
 import { sleep } from '../cluster/index.js';
@@ -141,17 +141,11 @@ export class ClusterSyncClient implements SyncClient {
         (f) => f !== HOOK_FINALIZER,
       );
       const body = { metadata: { finalizers, resourceVersion: current.metadata?.resourceVersion } };
-      const res = await this.#request<KubeObject>(
-        task,
-        info,
-        'patch',
-        'PATCH',
-        body,
-        false,
-        'application/merge-patch+json',
+      const res = await this.#o.client.patch(info, ...this.#name(task, info), body, 'merge', {
+        ...this.#writeOptions(task, false),
         // A metadata-only patch of our own finalizer: the object's other fields are not ours to judge.
-        { fieldValidation: 'Ignore' },
-      );
+        fieldValidation: 'Ignore',
+      });
       this.#remember(task, res, before);
     }, task);
   }
@@ -167,16 +161,10 @@ export class ClusterSyncClient implements SyncClient {
       const live = attempt === 0 ? this.live(task) : await this.#get(task, info);
       if (hasOption(options, 'ServerSideApply')) {
         const body = stripForApply(target);
-        const res = await this.#request<KubeObject>(
-          task,
-          info,
-          'patch',
-          'PATCH',
-          body,
-          dryRun,
-          'application/apply-patch+yaml',
-          { force: 'true' },
-        );
+        const res = await this.#o.client.patch(info, ...this.#name(task, info), body, 'apply', {
+          ...this.#writeOptions(task, dryRun),
+          force: true,
+        });
         if (!dryRun) this.#remember(task, res, before);
         return true;
       }
@@ -185,35 +173,26 @@ export class ClusterSyncClient implements SyncClient {
           throw new ApiError(describeTask(task), 'create', 409, {
             message: 'the previous object is still being deleted',
           });
-        const res = await this.#request<KubeObject>(
-          task,
-          info,
-          'create',
-          'POST',
-          withLastApplied(target),
-          dryRun,
-        );
+        const res = await this.#create(task, info, dryRun);
         if (!dryRun) this.#remember(task, res, before);
         return true;
       }
       if (hasOption(options, 'Replace') && task.action === 'replace' && !dryRun) {
-        const body = withLastApplied(target);
+        const body = this.#applied(task, info);
         body.metadata = { ...body.metadata, resourceVersion: live.metadata?.resourceVersion ?? '' };
-        const res = await this.#request<KubeObject>(task, info, 'update', 'PUT', body, dryRun);
+        const res = await this.#o.client.update(info, body, this.#writeOptions(task, dryRun));
         this.#remember(task, res, before);
         return true;
       }
       const patch = applyPatch(target, live, BUILT_IN_GROUPS.has(task.key.group));
       if (patch.empty) return false;
       try {
-        const res = await this.#request<KubeObject>(
-          task,
+        const res = await this.#o.client.patch(
           info,
-          'patch',
-          'PATCH',
+          ...this.#name(task, info),
           patch.patch,
-          dryRun,
-          patch.type,
+          patch.type === 'application/strategic-merge-patch+json' ? 'strategic' : 'merge',
+          this.#writeOptions(task, dryRun),
         );
         if (!dryRun) this.#remember(task, res, before);
         return true;
@@ -222,14 +201,7 @@ export class ClusterSyncClient implements SyncClient {
           throw err;
         // kubectl apply --force: delete, then create from scratch.
         await this.#delete(task, 'Foreground', false);
-        const res = await this.#request<KubeObject>(
-          task,
-          info,
-          'create',
-          'POST',
-          withLastApplied(target),
-          false,
-        );
+        const res = await this.#create(task, info, false);
         this.#remember(task, res, before);
         return true;
       }
@@ -244,8 +216,11 @@ export class ClusterSyncClient implements SyncClient {
     const info = this.#info(task);
     await this.#retry(async () => {
       try {
-        await this.#request(task, info, 'delete', 'DELETE', undefined, dryRun, undefined, {
+        await this.#o.client.delete(info, ...this.#name(task, info), {
+          dryRun,
           propagationPolicy: policy,
+          subject: describeTask(task),
+          signal: this.#o.signal,
         });
       } catch (err) {
         if (!isNotFound(err)) throw err;
@@ -285,34 +260,32 @@ export class ClusterSyncClient implements SyncClient {
     }
   }
 
-  #request<T>(
-    task: SyncTask,
-    info: ResourceInfo,
-    verb: 'create' | 'update' | 'patch' | 'delete',
-    method: 'POST' | 'PUT' | 'PATCH' | 'DELETE',
-    body: unknown,
-    dryRun: boolean,
-    contentType?: string,
-    extra: Record<string, string> = {},
-  ): Promise<T> {
-    const ns = info.namespaced ? task.key.namespace : '';
-    const named = method !== 'POST';
-    const validate = hasOption(task.options, 'Validate', 'false') ? 'Ignore' : 'Strict';
-    return this.#o.client.request<T>({
-      verb,
-      method,
-      path: resourcePath(info, ns, named ? task.key.name : undefined),
-      query: {
-        ...(dryRun ? { dryRun: 'All' } : {}),
-        ...(method === 'DELETE' ? {} : { fieldManager: SYNC_FIELD_MANAGER, fieldValidation: validate }),
-        ...extra,
-      },
-      ...(body !== undefined ? { body } : {}),
-      ...(contentType ? { contentType } : {}),
+  /** POST of the target carrying last-applied-configuration. */
+  #create(task: SyncTask, info: ResourceInfo, dryRun: boolean): Promise<KubeObject> {
+    return this.#o.client.create(info, this.#applied(task, info), this.#writeOptions(task, dryRun));
+  }
+
+  /** The target with last-applied-configuration, in the task's namespace (the request path names it). */
+  #applied(task: SyncTask, info: ResourceInfo): KubeObject {
+    const body = withLastApplied(task.target!);
+    if (info.namespaced && !body.metadata?.namespace)
+      body.metadata = { ...body.metadata, namespace: task.key.namespace };
+    return body;
+  }
+
+  /** Every sync write: our field manager, kubectl's Strict validation unless `Validate=false`. */
+  #writeOptions(task: SyncTask, dryRun: boolean): WriteOptions {
+    return {
+      dryRun,
+      fieldManager: SYNC_FIELD_MANAGER,
+      fieldValidation: hasOption(task.options, 'Validate', 'false') ? 'Ignore' : 'Strict',
       subject: describeTask(task),
-      groupKind: `${task.key.group}/${task.key.kind}`,
-      ...(this.#o.signal ? { signal: this.#o.signal } : {}),
-    });
+      signal: this.#o.signal,
+    };
+  }
+
+  #name(task: SyncTask, info: ResourceInfo): [namespace: string, name: string] {
+    return [info.namespaced ? task.key.namespace : '', task.key.name];
   }
 
   #cachedVersion(task: SyncTask): string {

@@ -10,7 +10,7 @@ import { ApiError, Discovery, connect, isConflict, isNotFound } from '../../src/
 import { GitopsError } from '../../src/common/index.js';
 import { cm, connectTo, crd, ns } from './embedded-setup.js';
 import { useEmbeddedCluster } from '../support/embedded.js';
-import type { ClusterConnection, ResourceInfo } from '../../src/cluster/index.js';
+import type { ClusterConnection, KubeObject, ResourceInfo } from '../../src/cluster/index.js';
 
 describe('cluster client and discovery against the embedded API server', () => {
   const fx = useEmbeddedCluster();
@@ -121,16 +121,66 @@ describe('cluster client and discovery against the embedded API server', () => {
     assert.equal((conn.client.counts().byVerb['list'] ?? 0) - before, 3, 'pages of 2, 2 and 1');
   });
 
-  it('a dry-run client sends dryRun=All: the server answers but stores nothing', async () => {
-    const dry = await connect({
-      kubeconfig: fx.kubeconfig,
-      client: { dryRun: true },
-      discovery: { cacheDir: join(fx.dir, 'discovery') },
-    });
-    const answer = await dry.client.create(configMaps, cm('alpha', 'dry'));
+  it('write options are per call: a dry-run write stores nothing, the same client then writes for real', async () => {
+    const answer = await conn.client.create(configMaps, cm('alpha', 'dry'), { dryRun: true });
     assert.equal(answer.metadata?.name, 'dry');
     await assert.rejects(conn.client.get(configMaps, 'alpha', 'dry'), (err: unknown) => isNotFound(err));
-    dry.close();
+
+    await conn.client.create(configMaps, cm('alpha', 'dry'), { fieldManager: 'first' });
+    const patched = await conn.client.patch(
+      configMaps,
+      'alpha',
+      'dry',
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'dry' }, data: { key: 'predicted' } },
+      'apply',
+      { dryRun: true, fieldManager: 'predictor' },
+    );
+    assert.equal((patched['data'] as Record<string, string>)['key'], 'predicted');
+    const live = await conn.client.get(configMaps, 'alpha', 'dry');
+    assert.notEqual((live['data'] as Record<string, string> | undefined)?.['key'], 'predicted');
+    assert.deepEqual(
+      (live.metadata?.managedFields as Array<{ manager: string }>).map((m) => m.manager),
+      ['first'],
+      'a dry-run apply records no manager',
+    );
+
+    await conn.client.delete(configMaps, 'alpha', 'dry', { dryRun: true });
+    await conn.client.get(configMaps, 'alpha', 'dry');
+    await conn.client.delete(configMaps, 'alpha', 'dry');
+    await assert.rejects(conn.client.get(configMaps, 'alpha', 'dry'), (err: unknown) => isNotFound(err));
+  });
+
+  it('a conflicting apply fails unless that call forces; fieldValidation is per call', async () => {
+    await conn.client.patch(
+      configMaps,
+      'alpha',
+      'owned',
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'owned' }, data: { key: 'mine' } },
+      'apply',
+      { fieldManager: 'owner' },
+    );
+    const theirs = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'owned' },
+      data: { key: 'theirs' },
+    };
+    await assert.rejects(
+      conn.client.patch(configMaps, 'alpha', 'owned', theirs, 'apply', { fieldManager: 'other' }),
+      (err: unknown) => isConflict(err),
+    );
+    const forced = await conn.client.patch(configMaps, 'alpha', 'owned', theirs, 'apply', {
+      fieldManager: 'other',
+      force: true,
+    });
+    assert.equal((forced['data'] as Record<string, string>)['key'], 'theirs');
+
+    const unknown = { ...cm('alpha', 'strict'), bogus: 1 } as KubeObject;
+    await assert.rejects(
+      conn.client.create(configMaps, unknown, { fieldValidation: 'Strict' }),
+      /unknown field "bogus"/,
+    );
+    await conn.client.create(configMaps, unknown, { fieldValidation: 'Ignore' });
   });
 
   it('reads are retried on injected 500s and 429s, each attempt counted', async () => {
