@@ -41,7 +41,7 @@ export type { StatusBody } from './errors.js';
 export { Discovery, userCacheDir, defaultDiscoveryCacheDir, toResourceInfo } from './discovery.js';
 export type { DiscoveryOptions, DiscoveredResource } from './discovery.js';
 export { LiveStateCache } from './live-cache.js';
-export type { LiveCacheOptions, LiveCacheStats, ScopeOptions } from './live-cache.js';
+export type { LiveCacheOptions, LiveCacheStats, ManagedTarget, ScopeOptions } from './live-cache.js';
 export type { CacheEvent, CacheEventType, CacheEventHandler } from './live-cache-store.js';
 export {
   owningApp,

@@ -40,6 +40,14 @@ import { isNotFound } from './errors.js';
 import { abortReason, realClock } from '../queue/index.js';
 import type { Clock } from '../queue/index.js';
 
+/** A target of `managedLive`; `info` forces one GET at that version (the cache holds the kind at another). */
+export interface ManagedTarget {
+  key: ResourceKey;
+  info?: ResourceInfo | undefined;
+}
+
+/** Direct reads of `managedLive` in flight at once (the client's keep-alive agent allows 32 sockets). */
+export const MANAGED_LIVE_READS = 8;
 export interface ScopeOptions {
   namespaces?: string[] | undefined;
   labelSelector?: string | undefined;
@@ -189,40 +197,56 @@ export class LiveStateCache {
   /**
    * The live objects an app manages (gitops-engine `GetManagedLiveObjs`, spec §2.3), keyed by `formatKey`:
    * every cached object without ownerReferences whose tracking names `app`, plus the live object of each
-   * target key even if untracked. A target the cache does not cover is fetched with one GET (kind resolved
-   * by `discovery`); a kind the server does not serve, or a 404, means "absent" (not an error).
+   * target key even if untracked. This is the one place a comparison reads live state:
+   * - a target the cache covers comes from the cache;
+   * - a target the cache does not cover (kind resolved by `discovery`), or one that must be read at another
+   *   version than the cached one (`info` given: the target's own apiVersion), is fetched with one GET,
+   *   at most `MANAGED_LIVE_READS` in flight, never one awaited after another; the answer replaces what
+   *   the cache held for that key, and a 404 removes it.
+   * A kind the server does not serve, or a 404, means "absent" (not an error).
    */
   async managedLive(
     app: string,
-    targets: ResourceKey[],
+    targets: ReadonlyArray<ResourceKey | ManagedTarget>,
     signal?: AbortSignal,
   ): Promise<Map<string, KubeObject>> {
     const result = new Map<string, KubeObject>();
     for (const obj of this.byApp(app)) {
       if (!obj.metadata?.ownerReferences?.length) result.set(formatKey(keyOf(obj)), obj);
     }
-    for (const key of targets) {
-      const id = formatKey(key);
-      if (result.has(id)) continue;
-      if (this.covers(key)) {
-        const obj = this.get(key);
+    const reads: ManagedTarget[] = [];
+    for (const t of targets) {
+      const target: ManagedTarget = 'key' in t ? t : { key: t };
+      const id = formatKey(target.key);
+      if (target.info === undefined && (result.has(id) || this.covers(target.key))) {
+        const obj = result.get(id) ?? this.get(target.key);
         if (obj) result.set(id, obj);
         continue;
       }
-      const info = await this.#options.discovery?.lookup(key, signal);
-      if (!info) continue;
-      try {
-        const obj = await this.#options.client.get(
-          info,
-          info.namespaced ? key.namespace : '',
-          key.name,
-          signal,
-        );
-        result.set(id, this.#transformFor(info)(obj));
-      } catch (err) {
-        if (!isNotFound(err)) throw err;
-      }
+      reads.push(target);
     }
+    let next = 0;
+    const reader = async (): Promise<void> => {
+      for (let i = next++; i < reads.length; i = next++) {
+        const { key, info: given } = reads[i]!;
+        const id = formatKey(key);
+        const info = given ?? (await this.#options.discovery?.lookup(key, signal));
+        if (!info) continue;
+        try {
+          const obj = await this.#options.client.get(
+            info,
+            info.namespaced ? key.namespace : '',
+            key.name,
+            signal,
+          );
+          result.set(id, this.#transformFor(info)(obj));
+        } catch (err) {
+          if (!isNotFound(err)) throw err;
+          result.delete(id);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(MANAGED_LIVE_READS, reads.length) }, reader));
     return result;
   }
 

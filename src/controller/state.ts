@@ -5,8 +5,9 @@
  * 2. Normalize targets (targets.ts): hooks set aside, namespaces defaulted via discovery, tracking stamped,
  *    the managed namespace added.
  * 3. Live = the cache's objects tracked by this app (no ownerReferences) plus the live object at each
- *    target key, even untracked (`LiveStateCache.managedLive`); a target whose apiVersion is not the one
- *    cached is read by one GET at its own version. A kind the cluster does not serve has no live object.
+ *    target key, even untracked (`LiveStateCache.managedLive`, the one read door: a target whose apiVersion
+ *    is not the one cached is read there by one GET at its own version, reads in parallel). A kind the
+ *    cluster does not serve has no live object.
  * 4. Pair by key; leftover live objects are extra (prune candidates) unless they are hooks, ignored hook
  *    objects, or their tracking-id names another key (not self-referenced: copied annotations): those,
  *    and `hook: Skip` targets, are listed with status '' (live hooks flagged `hook`), not compared, never
@@ -33,7 +34,6 @@ import type { Application, ArgoCdSettings } from '../apps/index.js';
 import { DEFAULT_COMPARE_SETTINGS, instanceName, overrideIgnoreRules } from '../apps/index.js';
 import { formatKey, keyOf, owningApp, parseTrackingId, TRACKING_ID_ANNOTATION } from '../cluster/index.js';
 import type { KubeObject, ResourceInfo, TrackingMethod } from '../cluster/index.js';
-import { isNotFound } from '../cluster/index.js';
 import { compareResource, ServerSideDiffError } from '../diff/index.js';
 import type { CompareInput, CompareResult, IgnoreDifference } from '../diff/index.js';
 import { aggregateHealth, HealthOverrides, isHook, isIgnored } from '../health/index.js';
@@ -196,29 +196,20 @@ export class StateManager {
       });
     }
 
-    // Live objects: tracked by the app, plus those at the target keys.
-    const cachedKeys = targets
-      .filter((t) => t.served?.servedAtVersion && cluster.cachedVersion(t.key) === t.version)
-      .map((t) => t.key);
-    const cached = new Set(cachedKeys);
+    // Live objects: tracked by the app, plus those at the target keys, all through the cache's one read
+    // door: from the cache where it holds the kind at the target's version, else one GET at that version.
     const trackedBy = o.trackingMethod === 'label' ? instanceLabelValue(instance) : instance;
-    const live = await cache.managedLive(trackedBy, cachedKeys, signal);
-    for (const t of targets) {
-      if (!t.served || cached.has(t.key)) continue;
-      const info = t.served.info;
-      try {
-        const obj = await cluster.conn.client.get(
-          info,
-          info.namespaced ? t.key.namespace : '',
-          t.key.name,
-          signal,
-        );
-        live.set(formatKey(t.key), obj);
-      } catch (err) {
-        if (!isNotFound(err)) throw err;
-        live.delete(formatKey(t.key));
-      }
-    }
+    const live = await cache.managedLive(
+      trackedBy,
+      targets.flatMap((t) =>
+        !t.served
+          ? []
+          : t.served.servedAtVersion && cluster.cachedVersion(t.key) === t.version
+            ? [{ key: t.key }]
+            : [{ key: t.key, info: t.served.info }],
+      ),
+      signal,
+    );
 
     const pairs: Pair[] = targets.map((t) => {
       const id = formatKey(t.key);

@@ -138,6 +138,8 @@ export class RequestStats {
   private readonly verbs = new Map<string, number>();
   private readonly resources = new Map<string, number>();
   private readonly pairs = new Map<string, number>();
+  private readonly open = new Map<string, number>();
+  private readonly peaks = new Map<string, number>();
 
   get total(): number {
     return this.totalCount;
@@ -157,6 +159,24 @@ export class RequestStats {
     this.pairs.set(k, (this.pairs.get(k) ?? 0) + 1);
   }
 
+  /** @internal Called by the router when a request of `verb` starts; returns the call that ends it. */
+  begin(verb: string): () => void {
+    const n = (this.open.get(verb) ?? 0) + 1;
+    this.open.set(verb, n);
+    this.peaks.set(verb, Math.max(n, this.peaks.get(verb) ?? 0));
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      this.open.set(verb, (this.open.get(verb) ?? 1) - 1);
+    };
+  }
+
+  /** The most requests of `verb` the server was answering at once since the last reset (clients' concurrency). */
+  peakInFlight(verb: string): number {
+    return this.peaks.get(verb) ?? 0;
+  }
+
   snapshot(): StatsSnapshot {
     return {
       total: this.totalCount,
@@ -171,5 +191,6 @@ export class RequestStats {
     this.verbs.clear();
     this.resources.clear();
     this.pairs.clear();
+    this.peaks.clear();
   }
 }

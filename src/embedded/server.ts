@@ -209,6 +209,7 @@ export class Router {
     );
     const resource = qualifiedResource(ctx.type);
     this.stats.record(verb, resource);
+    res.once('close', this.stats.begin(verb));
     const delay = this.faults.latencyFor(verb);
     if (delay > 0) await sleep(delay);
     const injected = this.faults.errorFor(verb, resource);

@@ -221,6 +221,35 @@ describe('live state cache against the embedded API server', () => {
     await cache.stopped();
   });
 
+  it('managedLive reads a target at its own version when the cache holds the kind at another, in parallel', async () => {
+    await conn.client.create(configMaps, tracked('versions', 'alpha', 'v-cached'));
+    await conn.client.create(configMaps, cm('alpha', 'v-direct-1'));
+    await conn.client.create(configMaps, cm('alpha', 'v-direct-2'));
+    const cache = conn.liveCache({ resources: [configMaps], namespaces: ['alpha'] });
+    await cache.start();
+    // Latency keeps each GET open long enough that reads which overlap are seen overlapping by the server.
+    fx.cluster.faults.setLatency(500, 'get');
+    conn.client.resetCounts();
+    fx.cluster.stats.reset();
+    const key = (name: string) => ({ group: '', kind: 'ConfigMap', namespace: 'alpha', name });
+    const live = await cache.managedLive('versions', [
+      { key: key('v-cached'), info: configMaps },
+      { key: key('v-direct-1'), info: configMaps },
+      { key: key('v-direct-2'), info: configMaps },
+      { key: key('v-gone'), info: configMaps },
+    ]);
+    fx.cluster.faults.setLatency(0, 'get');
+    assert.deepEqual([...live.keys()].sort(), [
+      '/ConfigMap/alpha/v-cached',
+      '/ConfigMap/alpha/v-direct-1',
+      '/ConfigMap/alpha/v-direct-2',
+    ]);
+    assert.equal(conn.client.counts().byVerb['get'], 4, 'one GET per target read at its own version');
+    assert.equal(fx.cluster.stats.peakInFlight('get'), 4, 'the four reads were in flight together');
+    cache.stop();
+    await cache.stopped();
+  });
+
   it('start rejects with the list error when a kind cannot be listed', async () => {
     const stop = fx.cluster.faults.failRequests({ verb: 'list', resource: 'configmaps', status: 500 });
     const cache = conn.liveCache({ resources: [configMaps], namespaces: ['alpha'] });
