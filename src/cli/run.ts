@@ -3,7 +3,10 @@
  * development launcher (bin/dev.js, TypeScript via tsx). oclif finds the commands through the explicit
  * discovery target named in package.json ("oclif.commands"), so it never scans the file system.
  */
+// First: it sets the help width before @oclif/core reads it.
+import './columns.js';
 import { flush, run as oclifRun, type Interfaces } from '@oclif/core';
+import { installHelpLayout } from './help-layout.js';
 import { ExitCode } from '../common/index.js';
 import { exitCodeOf, formatError, type Vocabulary } from './handle-error.js';
 import { installInterruptHandlers, interruptHandledByCommand, interruptSignal } from '../common/index.js';
@@ -14,6 +17,7 @@ import { installInterruptHandlers, interruptHandledByCommand, interruptSignal } 
  */
 export async function main(argv: string[], load: string | Interfaces.LoadOptions): Promise<number> {
   installInterruptHandlers();
+  installHelpLayout();
   try {
     await oclifRun(argv, load);
     await flush();

@@ -12,11 +12,12 @@ import { DEFAULT_MAX_OUTPUT_BYTES } from '../output/diff-markdown.js';
 import { useColor } from '../output/color.js';
 import { createSourceService } from '../source/index.js';
 import { previewHasDifferences, renderPreview } from '../output/preview.js';
+import { prose } from './prose.js';
 
 export default class Diff extends BaseCommand {
   static override summary = 'Compare Applications in Git with the live cluster, as Argo CD refreshes them.';
 
-  static override description = `Renders each selected Application, reads the live objects it manages (tracked by it, or at its targets'
+  static override description = prose`Renders each selected Application, reads the live objects it manages (tracked by it, or at its targets'
 keys) through one shared list+watch cache per cluster, and compares them as Argo CD does: normalization,
 server defaults, three-way semantics, ignoreDifferences, Secret values masked. Prints, per app, the
 destination, revision, sync and health, then a unified diff per changed resource (Git "+", live "-").
@@ -30,14 +31,40 @@ the working tree with --local DIR) and the two are compared (base "-", head "+")
 repoURL is the working copy's origin (or --repo-url); Application and ApplicationSet files of that repository
 are read at both revisions, so apps the change adds or removes show as added or removed. Same exit codes.`;
 
+  static override usage = [
+    'diff [APP...] -f FILE... [FLAGS]',
+    'diff [APP...] --from-cluster [FLAGS]',
+    'diff --repo URL --path DIR [--revision REV] [--dest-namespace NS] [FLAGS]',
+    'diff [APP...] -f FILE... --base REF [--head REF | --local DIR] [FLAGS]',
+  ];
+
   static override examples = [
-    '<%= config.bin %> diff -f apps/',
-    '<%= config.bin %> diff -f apps/ web -o json',
-    '<%= config.bin %> diff --from-cluster -l team=web --server-side-diff',
-    '<%= config.bin %> diff -f apps/ --local . -o markdown > comment.md',
-    '<%= config.bin %> diff --repo https://github.com/org/deploy --path envs/prod --dest-namespace prod -o name',
-    '<%= config.bin %> diff -f apps/ --base origin/main -o markdown > comment.md',
-    '<%= config.bin %> diff -f apps/ --base main --local .',
+    {
+      description: 'Compare every Application in a folder with the cluster.',
+      command: '<%= config.bin %> diff -f apps/',
+    },
+    { description: 'One app, as JSON.', command: '<%= config.bin %> diff -f apps/ web -o json' },
+    {
+      description: "The live Argo CD's Applications of one team, with server-side diff.",
+      command: '<%= config.bin %> diff --from-cluster -l team=web --server-side-diff',
+    },
+    {
+      description: 'The working tree against the cluster, as a pull-request comment.',
+      command: '<%= config.bin %> diff -f apps/ --local . -o markdown > comment.md',
+    },
+    {
+      description: 'An ad-hoc app from a repository path; names of changed resources only.',
+      command:
+        '<%= config.bin %> diff --repo https://github.com/org/deploy --path envs/prod --dest-namespace prod -o name',
+    },
+    {
+      description: 'Preview a pull request with no cluster: origin/main against HEAD.',
+      command: '<%= config.bin %> diff -f apps/ --base origin/main -o markdown > comment.md',
+    },
+    {
+      description: 'Preview uncommitted changes against main.',
+      command: '<%= config.bin %> diff -f apps/ --base main --local .',
+    },
   ];
 
   static override strict = false;

@@ -3,11 +3,12 @@ import { BaseCommand } from './base-command.js';
 import { existsSync } from 'node:fs';
 import { ExitCode, GitopsError, oneLine, UsageError } from '../common/index.js';
 import { handleInterruptInCommand, InterruptError } from '../common/index.js';
+import { prose } from './prose.js';
 
 export default class EmbeddedCluster extends BaseCommand {
   static override summary = 'Run an in-memory Kubernetes API server (for demos, tests and offline CI).';
 
-  static override description = `Serves an embedded Kubernetes API server on 127.0.0.1 over plain HTTP (no auth) until SIGINT or SIGTERM, and writes a kubeconfig pointing at it. It serves discovery, the common built-in kinds and any CustomResourceDefinition created in it, with the real API's semantics: resourceVersions, label and field selectors, watch, merge/JSON/strategic merge patches, server-side apply with managedFields, dry-run, defaults and deletion propagation. kubectl works against it. There are no controllers: nothing creates Pods or updates status.
+  static override description = prose`Serves an embedded Kubernetes API server on 127.0.0.1 over plain HTTP (no auth) until SIGINT or SIGTERM, and writes a kubeconfig pointing at it. It serves discovery, the common built-in kinds and any CustomResourceDefinition created in it, with the real API's semantics: resourceVersions, label and field selectors, watch, merge/JSON/strategic merge patches, server-side apply with managedFields, dry-run, defaults and deletion propagation. kubectl works against it. There are no controllers: nothing creates Pods or updates status.
 
 With --simulate-workloads it also simulates the workload controllers and a kubelet (a simulation: no container runs): Deployments, ReplicaSets, StatefulSets and DaemonSets get Pods and rolled-out status, Pods become Running and Ready, Jobs complete. A Pod or Job annotated gitops.kubectl.io/simulate-fail: "true" fails.
 
@@ -15,11 +16,27 @@ With --simulate-workloads it also simulates the workload controllers and a kubel
 
 With --data, state is loaded from FILE at start (when it exists) and saved to it on exit.`;
 
+  static override usage = [
+    'embedded-cluster --kubeconfig-out FILE [--force] [--port N] [--data FILE] [--context NAME] [--simulate-workloads [--simulate-delay MS]] [FLAGS]',
+  ];
+
   static override examples = [
-    '<%= config.bin %> embedded-cluster --kubeconfig-out /tmp/embedded.kubeconfig',
-    'KUBECONFIG=/tmp/embedded.kubeconfig kubectl apply --server-side -f manifests/',
-    '<%= config.bin %> embedded-cluster --kubeconfig-out kc.yaml --port 6443 --data state.json',
-    '<%= config.bin %> embedded-cluster --kubeconfig-out kc.yaml --simulate-workloads',
+    {
+      description: 'Serve a cluster and write its kubeconfig.',
+      command: '<%= config.bin %> embedded-cluster --kubeconfig-out /tmp/embedded.kubeconfig',
+    },
+    {
+      description: 'Use it with kubectl (in another shell).',
+      command: 'KUBECONFIG=/tmp/embedded.kubeconfig kubectl apply --server-side -f manifests/',
+    },
+    {
+      description: 'A fixed port, with state kept in a file between runs.',
+      command: '<%= config.bin %> embedded-cluster --kubeconfig-out kc.yaml --port 6443 --data state.json',
+    },
+    {
+      description: 'Workloads get Pods and become ready.',
+      command: '<%= config.bin %> embedded-cluster --kubeconfig-out kc.yaml --simulate-workloads',
+    },
   ];
 
   static override flags = {

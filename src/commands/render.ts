@@ -16,11 +16,12 @@ import {
   type RenderedApp,
 } from '../source/index.js';
 import type { AppTree } from '../preview/index.js';
+import { prose } from './prose.js';
 
 export default class Render extends BaseCommand {
   static override summary = 'Print the desired state of Applications: rendered manifests, no cluster needed.';
 
-  static override description = `Resolves each selected Application's sources (Git branch, tag or SHA), renders them as Argo CD's
+  static override description = prose`Resolves each selected Application's sources (Git branch, tag or SHA), renders them as Argo CD's
 repo-server would (plain directories, Kustomize, Helm, Jsonnet), drops duplicates (the last one wins, with a
 warning) and stamps the tracking annotation argocd.argoproj.io/tracking-id. Objects are placed as Argo CD
 applies them: namespaced kinds without a namespace get the app's destination namespace, cluster-scoped kinds
@@ -34,13 +35,32 @@ matrix, merge); Applications and ApplicationSets an app renders are rendered too
 
 Exit codes: 0 all apps rendered; 2 bad input or an app failed to render (the error names app, file and reason).`;
 
+  static override usage = [
+    'render [APP...] -f FILE... [FLAGS]',
+    'render [APP...] --from-cluster [FLAGS]',
+    'render --repo URL --path DIR [--revision REV] [--dest-namespace NS] [FLAGS]',
+  ];
+
   static override examples = [
-    '<%= config.bin %> render -f apps/',
-    '<%= config.bin %> render -f apps/ web -o json',
-    '<%= config.bin %> render --repo https://github.com/org/deploy --path envs/prod --revision main --dest-namespace prod',
-    '<%= config.bin %> render -f apps/ --local . --output-dir out/',
-    '<%= config.bin %> render --from-cluster -l team=web',
-    '<%= config.bin %> render -f appsets/ --appsets-only --clusters-file clusters.yaml',
+    { description: 'Render every Application in a folder.', command: '<%= config.bin %> render -f apps/' },
+    { description: 'Render one app as JSON.', command: '<%= config.bin %> render -f apps/ web -o json' },
+    {
+      description: 'Render an ad-hoc app from a repository path, with no Application file.',
+      command:
+        '<%= config.bin %> render --repo https://github.com/org/deploy --path envs/prod --revision main --dest-namespace prod',
+    },
+    {
+      description: 'Render from the working tree into one file per app.',
+      command: '<%= config.bin %> render -f apps/ --local . --output-dir out/',
+    },
+    {
+      description: "Render the live Argo CD's Applications of one team.",
+      command: '<%= config.bin %> render --from-cluster -l team=web',
+    },
+    {
+      description: 'Print the Applications that ApplicationSets generate.',
+      command: '<%= config.bin %> render -f appsets/ --appsets-only --clusters-file clusters.yaml',
+    },
   ];
 
   static override strict = false;

@@ -3,6 +3,7 @@ import { BaseCommand } from './base-command.js';
 import { UsageError } from '../common/index.js';
 import { renderShards } from '../output/shards.js';
 import { ALGORITHMS, buildShardsReport, type Algorithm, type IdFrom } from '../sharding/index.js';
+import { prose } from './prose.js';
 
 /** Above this the consistent-hashing ring (1000 points per replica) stops being a quick answer. */
 const MAX_REPLICAS = 1000;
@@ -11,7 +12,7 @@ export default class Shards extends BaseCommand {
   static override summary =
     'Show which application-controller shard each cluster lands on, as Argo CD computes it.';
 
-  static override description = `Computes the shard of every cluster under Argo CD's three algorithms (legacy, round-robin,
+  static override description = prose`Computes the shard of every cluster under Argo CD's three algorithms (legacy, round-robin,
 consistent-hashing), bit for bit as the application controller does: cluster ID = the cluster Secret's UID,
 manual "shard" fields, the in-cluster cluster, skip-reconcile, replicas <= 1.
 
@@ -19,11 +20,30 @@ Inputs come from --clusters-file (cluster Secrets as YAML/JSON: single documents
 or, without one, from the live Argo CD namespace of the current kube context. Application counts (used by
 consistent-hashing) come from --apps-file or the live Applications.`;
 
+  static override usage = [
+    'shards --replicas N --clusters-file FILE... [--apps-file FILE...] [FLAGS]',
+    'shards --replicas N [--argocd-namespace NS] [--context NAME] [FLAGS]',
+  ];
+
   static override examples = [
-    '<%= config.bin %> shards --replicas 3 --clusters-file clusters.yaml --apps-file apps.yaml',
-    '<%= config.bin %> shards --replicas 4 --from-replicas 3 --clusters-file clusters.yaml -o json',
-    'kubectl get secrets -n argocd -l argocd.argoproj.io/secret-type=cluster -o yaml > clusters.yaml',
-    '<%= config.bin %> shards --replicas 3 --argocd-namespace argocd --context prod',
+    {
+      description: 'Shards of the clusters and apps in files, for 3 replicas.',
+      command: '<%= config.bin %> shards --replicas 3 --clusters-file clusters.yaml --apps-file apps.yaml',
+    },
+    {
+      description: 'What moves when scaling from 3 to 4 replicas, as JSON.',
+      command:
+        '<%= config.bin %> shards --replicas 4 --from-replicas 3 --clusters-file clusters.yaml -o json',
+    },
+    {
+      description: 'Save the cluster Secrets of a live Argo CD as a --clusters-file.',
+      command:
+        'kubectl get secrets -n argocd -l argocd.argoproj.io/secret-type=cluster -o yaml > clusters.yaml',
+    },
+    {
+      description: 'Read the clusters and apps from the live Argo CD namespace.',
+      command: '<%= config.bin %> shards --replicas 3 --argocd-namespace argocd --context prod',
+    },
   ];
 
   static override flags = {

@@ -6,11 +6,12 @@ import { parseDuration } from '../apps/index.js';
 import type { RunReport } from '../controller/index.js';
 import { syncJson, syncText } from '../output/sync.js';
 import { createSourceService } from '../source/index.js';
+import { prose } from './prose.js';
 
 export default class Sync extends BaseCommand {
   static override summary = 'Sync Applications from Git to the cluster, as Argo CD runs a sync operation.';
 
-  static override description = `Compares each selected Application as diff does, then runs Argo CD's sync operation in the
+  static override description = prose`Compares each selected Application as diff does, then runs Argo CD's sync operation in the
 foreground: every task validated by a server-side dry run before anything is written, then phases (PreSync,
 Sync, PostSync) and waves in order, hooks, prunes (with --prune), waiting for health between waves. The app
 is compared again afterwards and its final sync and health reported.
@@ -19,11 +20,27 @@ Exit codes: 0 every operation Succeeded and every app ends Healthy (Progressing 
 1 an operation Failed, an app ends Degraded, or --timeout passed; 2 bad input or an app that could not be
 rendered or compared (the other apps still run); 130 interrupted.`;
 
+  static override usage = [
+    'sync [APP...] -f FILE... [FLAGS]',
+    'sync [APP...] --from-cluster [FLAGS]',
+    'sync --repo URL --path DIR [--revision REV] [--dest-namespace NS] [FLAGS]',
+  ];
+
   static override examples = [
-    '<%= config.bin %> sync -f apps/',
-    '<%= config.bin %> sync -f apps/ web --prune -o json',
-    '<%= config.bin %> sync -f apps/ --dry-run',
-    '<%= config.bin %> sync -f apps/ web --resource apps:Deployment:web --sync-option CreateNamespace=true',
+    { description: 'Sync every Application in a folder.', command: '<%= config.bin %> sync -f apps/' },
+    {
+      description: 'Sync one app, deleting what Git no longer has; report as JSON.',
+      command: '<%= config.bin %> sync -f apps/ web --prune -o json',
+    },
+    {
+      description: 'Print the plan and change nothing.',
+      command: '<%= config.bin %> sync -f apps/ --dry-run',
+    },
+    {
+      description: 'Sync one resource, creating its namespace.',
+      command:
+        '<%= config.bin %> sync -f apps/ web --resource apps:Deployment:web --sync-option CreateNamespace=true',
+    },
   ];
 
   static override strict = false;

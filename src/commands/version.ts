@@ -10,7 +10,12 @@ export default class Version extends BaseCommand {
   static override description =
     'Like kubectl version --client: the plugin version, the Node.js that runs it and the platform; whether this is the standalone executable. No cluster is contacted. Also: kubectl gitops --version (one line).';
 
-  static override examples = ['<%= config.bin %> version', '<%= config.bin %> version -o json'];
+  static override usage = ['version [-o text|json|yaml]'];
+
+  static override examples = [
+    { description: 'Print the version.', command: '<%= config.bin %> version' },
+    { description: 'As JSON, for scripts.', command: '<%= config.bin %> version -o json' },
+  ];
 
   static override flags = {
     output: Flags.string({ char: 'o', description: 'Output format.', options: ['text', 'json', 'yaml'] }),
