@@ -4,7 +4,8 @@
  *
  * Invariants: each resource key maps to at most one object; an object is in the app index under `a` iff
  * `appOf(obj) === a` (appOf is a pure function of the object). Events are emitted after the store changed,
- * synchronously, in the order of the changes; a subscriber that throws does not stop the others.
+ * synchronously, in the order of the changes; a subscriber that throws does not stop the others, and its
+ * error goes to `onSubscriberError` (the cache logs it), never dropped.
  */
 import { groupKind, keyOf } from './types.js';
 import type { KubeObject, ResourceKey } from './types.js';
@@ -40,8 +41,14 @@ export class LiveStore {
   readonly #appOf: (obj: KubeObject) => string | undefined;
   events = 0;
 
-  constructor(appOf: (obj: KubeObject) => string | undefined) {
+  readonly #onSubscriberError: ((err: unknown, event: CacheEvent) => void) | undefined;
+
+  constructor(
+    appOf: (obj: KubeObject) => string | undefined,
+    onSubscriberError?: (err: unknown, event: CacheEvent) => void,
+  ) {
     this.#appOf = appOf;
+    this.#onSubscriberError = onSubscriberError;
   }
 
   get size(): number {
@@ -133,8 +140,9 @@ export class LiveStore {
     for (const h of this.#handlers) {
       try {
         h(event);
-      } catch {
-        // a failing subscriber must not break the cache; subscribers report their own errors
+      } catch (err) {
+        // A failing subscriber must not break the cache or the other subscribers; it is reported.
+        this.#onSubscriberError?.(err, event);
       }
     }
   }

@@ -38,6 +38,7 @@ import type { KubeClient } from './client.js';
 import type { Discovery } from './discovery.js';
 import { isNotFound } from './errors.js';
 import { abortReason, realClock } from '../queue/index.js';
+import { oneLine } from '../common/index.js';
 import type { Clock } from '../queue/index.js';
 
 /** A target of `managedLive`; `info` forces one GET at that version (the cache holds the kind at another). */
@@ -101,8 +102,11 @@ export class LiveStateCache {
     this.#options = options;
     setMaxListeners(0, this.#abort.signal); // one listener per watch and per pending request
     const tracking = options.tracking ?? {};
-    this.#store = new LiveStore((obj) => owningApp(obj, tracking));
     const warn = options.onWarning;
+    this.#store = new LiveStore(
+      (obj) => owningApp(obj, tracking),
+      (err, e) => warn?.(`live cache subscriber failed on ${e.type} ${formatKey(e.key)}: ${oneLine(err)}`),
+    );
     this.#ctx = {
       client: options.client,
       store: this.#store,
@@ -264,20 +268,36 @@ export class LiveStateCache {
     signal?: AbortSignal,
   ): Promise<KubeObject | undefined> {
     const now = this.get(key);
-    if (predicate(now)) return Promise.resolve(now);
+    try {
+      if (predicate(now)) return Promise.resolve(now);
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     const id = formatKey(key);
     return new Promise((resolve, reject) => {
-      const onAbort = (): void => {
+      const settle = (): void => {
         unsubscribe();
+        signal?.removeEventListener('abort', onAbort);
+      };
+      const onAbort = (): void => {
+        settle();
         reject(abortReason(signal!));
       };
       const unsubscribe = this.onEvent((e: CacheEvent) => {
         if (formatKey(e.key) !== id) return;
         const current = e.type === 'DELETED' ? undefined : e.object;
-        if (!predicate(current)) return;
-        unsubscribe();
-        signal?.removeEventListener('abort', onAbort);
+        let done: boolean;
+        try {
+          done = predicate(current);
+        } catch (err) {
+          // The wait that depends on this predicate fails with its error (the store never sees it).
+          settle();
+          reject(err instanceof Error ? err : new Error(String(err)));
+          return;
+        }
+        if (!done) return;
+        settle();
         resolve(current);
       });
       signal?.addEventListener('abort', onAbort, { once: true });

@@ -56,6 +56,41 @@ describe('live state cache against the embedded API server', () => {
     await cache.stopped();
   });
 
+  it('a wait whose predicate throws fails with that error; a throwing subscriber is logged as a warning', async () => {
+    const warnings: string[] = [];
+    const cache = conn.liveCache({
+      resources: [configMaps],
+      namespaces: ['beta'],
+      onWarning: (m) => warnings.push(m),
+    });
+    await cache.start();
+    const key = { group: '', kind: 'ConfigMap', namespace: 'beta', name: 'judged' };
+    const wait = cache.waitFor(key, (o) => {
+      if (o && o.metadata?.labels?.['state'] === 'odd') throw new Error('cannot judge an odd object');
+      return false;
+    });
+    const unsubscribe = cache.onEvent((e) => {
+      if (e.key.name === 'judged') throw new Error('subscriber broke');
+    });
+    await conn.client.create(configMaps, {
+      ...cm('beta', 'judged'),
+      metadata: { ...cm('beta', 'judged').metadata, labels: { state: 'odd' } },
+    });
+    await assert.rejects(wait, /cannot judge an odd object/);
+    assert.deepEqual(warnings, [
+      'live cache subscriber failed on ADDED /ConfigMap/beta/judged: subscriber broke',
+    ]);
+    await assert.rejects(
+      cache.waitFor(key, () => {
+        throw new Error('fails at once');
+      }),
+      /fails at once/,
+    );
+    unsubscribe();
+    cache.stop();
+    await cache.stopped();
+  });
+
   it('resumes watches after dropped connections without relisting, and relists after a forced 410', async () => {
     const cache = conn.liveCache({
       resources: [configMaps],

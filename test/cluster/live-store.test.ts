@@ -34,6 +34,23 @@ describe('LiveStore', () => {
     assert.equal(store.size, 0);
   });
 
+  it('a subscriber that throws is reported, and the other subscribers still get every event', () => {
+    const failures: string[] = [];
+    const store = new LiveStore(
+      () => undefined,
+      (err, e) => failures.push(`${e.type} ${e.key.name}: ${(err as Error).message}`),
+    );
+    const seen: string[] = [];
+    store.subscribe((e) => {
+      if (e.key.name === 'bad') throw new Error('boom');
+    });
+    store.subscribe((e) => seen.push(`${e.type} ${e.key.name}`));
+    store.upsert(cm('bad', '1'));
+    store.upsert(cm('good', '1'));
+    assert.deepEqual(failures, ['ADDED bad: boom']);
+    assert.deepEqual(seen, ['ADDED bad', 'ADDED good']);
+  });
+
   it('replace makes a scope hold exactly the new list and leaves other scopes alone', () => {
     const store = new LiveStore(() => undefined);
     store.upsert(cm('a', '1'));
