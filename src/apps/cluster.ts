@@ -3,7 +3,9 @@
  * argocd), read with a paged LIST of `applications.argoproj.io/v1alpha1` through the project's cluster client
  * (src/cluster), which is imported lazily, on first use only, so commands that never read the cluster never
  * load @kubernetes/client-node. Kubeconfig precedence is src/cluster's (`--kubeconfig` > KUBECONFIG >
- * ~/.kube/config; `--context` overrides the current context). No Application CRD (404) = no Applications.
+ * ~/.kube/config; `--context` overrides the current context). No Application CRD (404 on the list) and a
+ * namespace that does not exist (an empty list, then 404 on the namespace) are errors naming what is missing:
+ * Argo CD is not installed there, and an empty success would hide it.
  * Each Application's origin is "cluster <namespace>/<name>".
  */
 import { GitopsError, oneLine } from '../common/index.js';
@@ -23,6 +25,8 @@ export interface ClusterAppsOptions {
   kubeconfig?: string;
   /** kubeconfig context (default: current context). */
   context?: string;
+  /** `--request-timeout` in milliseconds (0: none); default src/cluster's. */
+  requestTimeoutMs?: number | undefined;
   lister?: ApplicationLister;
 }
 
@@ -44,15 +48,23 @@ export async function loadClusterApplications(options: ClusterAppsOptions): Prom
   });
 }
 
+/** Client options of the one-off reads here: one retry, and `--request-timeout` when given. */
+export function clientOptions(requestTimeoutMs: number | undefined): {
+  retry: { maxRetries: number };
+  requestTimeoutMs?: number;
+} {
+  return { retry: { maxRetries: 1 }, ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}) };
+}
+
 /** The default lister: the project's counting client (src/cluster), loaded on first call. */
 export async function kubeApplicationLister(
-  options: { kubeconfig?: string; context?: string } = {},
+  options: { kubeconfig?: string; context?: string; requestTimeoutMs?: number | undefined } = {},
 ): Promise<ApplicationLister> {
   const cluster = await import('../cluster/index.js');
   const conn = await cluster.connect({
     kubeconfig: options.kubeconfig,
     context: options.context,
-    client: { retry: { maxRetries: 1 } },
+    client: clientOptions(options.requestTimeoutMs),
   });
   const info = {
     group: 'argoproj.io',
@@ -62,14 +74,40 @@ export async function kubeApplicationLister(
     namespaced: true,
     verbs: ['list'],
   };
+  const namespaces = {
+    group: '',
+    version: 'v1',
+    kind: 'Namespace',
+    plural: 'namespaces',
+    namespaced: false,
+    verbs: ['get'],
+  };
   return {
     async listApplications(namespace) {
       try {
-        return await conn.client.listAll(info, { namespace });
-      } catch (err) {
-        // No Application CRD installed: there are no Applications.
-        if (cluster.isNotFound(err)) return [];
-        throw err;
+        let items: KubeObject[];
+        try {
+          items = await conn.client.listAll(info, { namespace });
+        } catch (err) {
+          // 404 on a list: the type is not served, so Argo CD is not installed in this cluster.
+          if (cluster.isNotFound(err))
+            throw new Error(
+              `the Application CRD (applications.argoproj.io) is not installed in context ${conn.context}: no Argo CD there`,
+            );
+          throw err;
+        }
+        if (items.length > 0) return items;
+        // A list in a namespace that does not exist is empty, not 404 (kube-apiserver): say which it is.
+        try {
+          await conn.client.get(namespaces, '', namespace);
+        } catch (err) {
+          if (cluster.isNotFound(err))
+            throw new Error(
+              `namespace ${namespace} not found in context ${conn.context} (Argo CD's namespace is --argocd-namespace)`,
+            );
+          // Not allowed to read namespaces: the empty list stands.
+        }
+        return items;
       } finally {
         conn.close();
       }
@@ -85,6 +123,7 @@ export async function readLiveArgoCdSettings(options: {
   namespace: string;
   kubeconfig?: string | undefined;
   context?: string | undefined;
+  requestTimeoutMs?: number | undefined;
 }): Promise<ArgoCdSettings | undefined> {
   const subject = `configmap ${options.namespace}/${ARGOCD_CM}`;
   let cm: KubeObject;
@@ -93,7 +132,7 @@ export async function readLiveArgoCdSettings(options: {
     const conn = await cluster.connect({
       kubeconfig: options.kubeconfig,
       context: options.context,
-      client: { retry: { maxRetries: 1 } },
+      client: clientOptions(options.requestTimeoutMs),
     });
     const info = {
       group: '',

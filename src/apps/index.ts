@@ -54,6 +54,8 @@ export interface LoadApplicationsOptions {
   /** Kubeconfig file and context for `fromCluster`. */
   kubeconfig?: string;
   kubeContext?: string;
+  /** `--request-timeout` in milliseconds for `fromCluster` (0: none). */
+  requestTimeoutMs?: number;
   /** Injected cluster reader (tests); default @kubernetes/client-node, imported lazily. */
   lister?: ApplicationLister;
   adHoc?: AdHocAppOptions;
@@ -79,6 +81,7 @@ export async function loadApplications(options: LoadApplicationsOptions): Promis
         namespace: argocdNamespace,
         ...(options.kubeconfig ? { kubeconfig: options.kubeconfig } : {}),
         ...(options.kubeContext ? { context: options.kubeContext } : {}),
+        ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
         ...(options.lister ? { lister: options.lister } : {}),
       })),
     );

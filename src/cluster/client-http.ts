@@ -94,9 +94,18 @@ export function plainHttpConfig(kc: KubeConfig): KubeConfig {
   return copy;
 }
 
-export function readBody(res: http.IncomingMessage): Promise<string> {
+/** The whole body; `signal` aborting (a request deadline) destroys the response and rejects with its reason. */
+export function readBody(res: http.IncomingMessage, signal?: AbortSignal): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
+    const onAbort = (): void => {
+      const reason: unknown = signal?.reason;
+      reject(reason instanceof Error ? reason : new Error('aborted'));
+      res.destroy();
+    };
+    if (signal?.aborted) return onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    res.on('close', () => signal?.removeEventListener('abort', onAbort));
     res.on('data', (c: Buffer) => chunks.push(c));
     res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     res.on('error', reject);

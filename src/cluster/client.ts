@@ -313,16 +313,21 @@ export class KubeClient {
     const { maxRetries, baseDelayMs, maxDelayMs } = this.#retry;
     for (let attempt = 0; ; attempt++) {
       let error: ApiError;
+      // One deadline for the whole answer: headers and body (a body that stalls is timed out too).
+      const deadline = this.#deadline(req);
       try {
-        const res = await this.#send(req);
+        const res = await this.#send({ ...req, signal: deadline.signal });
         if (res.statusCode !== undefined && res.statusCode >= 200 && res.statusCode < 300) {
-          return JSON.parse(await readBody(res)) as T;
+          return JSON.parse(await readBody(res, deadline.signal)) as T;
         }
         error = await this.#failure(res, req.subject, req.verb);
       } catch (err) {
+        if (deadline.expired()) throw deadline.error;
         // Credentials are about the kubeconfig user, not this request: reported as they are, never retried.
         if (req.signal?.aborted || err instanceof ApiError || err instanceof CredentialsError) throw err;
         error = new ApiError(req.subject, req.verb, 0, undefined, err);
+      } finally {
+        deadline.clear();
       }
       const retry =
         isRetryable(error) && (req.method === 'GET' || error.code === 429) && attempt < maxRetries;
@@ -369,21 +374,37 @@ export class KubeClient {
     return failureOf(res, subject, verb);
   }
 
-  #send(req: RawRequest): Promise<http.IncomingMessage> {
-    req.signal?.throwIfAborted();
-    this.#count(req);
-    if (req.verb === 'watch') return send(this.#kc, this.server, this.#watchAgent, req);
+  /**
+   * The `--request-timeout` deadline of one attempt: a signal that aborts (with a Timeout `ApiError`
+   * naming the server and context) when the answer is not complete in time, joined with the caller's.
+   * An ApiError is never retried: a server that does not answer once will not answer the retry in time.
+   */
+  #deadline(req: RawRequest): {
+    signal: AbortSignal | undefined;
+    error: ApiError;
+    expired(): boolean;
+    clear(): void;
+  } {
     const ms = this.#requestTimeoutMs;
-    if (!(ms > 0)) return send(this.#kc, this.server, this.#agent, req);
-    // An ApiError is never retried: a server that does not answer once will not answer the retry in time.
-    const timeout = new ApiError(req.subject, req.verb, 0, {
+    const error = new ApiError(req.subject, req.verb, 0, {
       message: `no answer from ${this.server} (context ${this.#context}) within ${ms / 1000}s (--request-timeout)`,
       reason: 'Timeout',
     });
+    if (!(ms > 0)) return { signal: req.signal, error, expired: () => false, clear: () => undefined };
     const timer = new AbortController();
-    const handle = setTimeout(() => timer.abort(timeout), ms);
-    const signal = req.signal ? AbortSignal.any([req.signal, timer.signal]) : timer.signal;
-    return send(this.#kc, this.server, this.#agent, { ...req, signal }).finally(() => clearTimeout(handle));
+    const handle = setTimeout(() => timer.abort(error), ms);
+    return {
+      signal: req.signal ? AbortSignal.any([req.signal, timer.signal]) : timer.signal,
+      error,
+      expired: () => timer.signal.aborted,
+      clear: () => clearTimeout(handle),
+    };
+  }
+
+  #send(req: RawRequest): Promise<http.IncomingMessage> {
+    req.signal?.throwIfAborted();
+    this.#count(req);
+    return send(this.#kc, this.server, req.verb === 'watch' ? this.#watchAgent : this.#agent, req);
   }
 
   #count(req: RawRequest): void {

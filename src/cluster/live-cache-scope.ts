@@ -39,6 +39,8 @@ export interface LoopContext {
   pageSize: number;
   backoff: { initialMs: number; maxMs: number };
   watchTimeoutSeconds: number | undefined;
+  /** A watch with no event and no BOOKMARK for this long is stalled: it is dropped and the scope relisted. */
+  watchIdleMs: number;
   stats: LoopStats;
   /** Reports a problem that the loops recover from (reconnects, relists). */
   onWarning: (scope: Scope, message: string) => void;

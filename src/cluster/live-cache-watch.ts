@@ -10,6 +10,10 @@
  *   previous one also ended without delivering anything: then it backs off too, so a server that keeps
  *   closing watches is not hammered. A kind that stops being served (its CRD deleted) keeps retrying at
  *   the maximum backoff until the cache stops.
+ * - A watch that delivers nothing (no event, no BOOKMARK) for `watchIdleMs`, opening included, is stalled
+ *   (a server or proxy holding the connection open without a word): it is dropped with a warning and the
+ *   scope goes through the 410 path (relist, then watch from the new list), so nothing missed meanwhile
+ *   stays missed.
  */
 import { ApiError, isGone } from './errors.js';
 import { listScope } from './live-cache-list.js';
@@ -24,16 +28,18 @@ export async function watchScope(ctx: LoopContext, scope: Scope, signal: AbortSi
   let quietEnds = 0;
   while (!signal.aborted) {
     let delivered = false;
+    const idle = idleTimer(ctx, signal);
     try {
       const events = await ctx.client.watch(scope.info, {
         namespace: scope.namespace,
         labelSelector: scope.labelSelector,
         resourceVersion: scope.resourceVersion,
         timeoutSeconds: ctx.watchTimeoutSeconds,
-        signal,
+        signal: idle.signal,
       });
       ctx.stats.watchesOpened++;
       for await (const event of events) {
+        idle.reset();
         delivered = true;
         const obj = event.object;
         if (event.type === 'ERROR') {
@@ -48,6 +54,7 @@ export async function watchScope(ctx: LoopContext, scope: Scope, signal: AbortSi
         if (rv) scope.resourceVersion = rv;
       }
       if (signal.aborted) return;
+      if (idle.fired()) throw new Error('watch stalled'); // the stream was cut by the idle limit
       ctx.stats.reconnects++;
       if (delivered || quietEnds++ === 0) {
         if (delivered) quietEnds = 0;
@@ -57,9 +64,15 @@ export async function watchScope(ctx: LoopContext, scope: Scope, signal: AbortSi
       failures++;
     } catch (err) {
       if (signal.aborted) return;
-      if (isGone(err)) {
+      const stalled = idle.fired();
+      if (stalled || isGone(err)) {
         ctx.stats.relists++;
-        ctx.onWarning(scope, 'watch resourceVersion expired (410 Gone); relisting');
+        ctx.onWarning(
+          scope,
+          stalled
+            ? `watch stalled: no event or bookmark for ${ctx.watchIdleMs / 1000}s; relisting`
+            : 'watch resourceVersion expired (410 Gone); relisting',
+        );
         try {
           await listScope(ctx, scope, signal);
           failures = 0;
@@ -75,6 +88,8 @@ export async function watchScope(ctx: LoopContext, scope: Scope, signal: AbortSi
       }
       if (delivered) quietEnds = 0;
       failures = delivered ? 1 : failures + 1;
+    } finally {
+      idle.stop();
     }
     const delay = Math.min(ctx.backoff.maxMs, ctx.backoff.initialMs * 2 ** Math.max(0, failures - 1));
     try {
@@ -83,4 +98,24 @@ export async function watchScope(ctx: LoopContext, scope: Scope, signal: AbortSi
       return; // aborted
     }
   }
+}
+
+/** The idle limit of one watch: its signal aborts when `reset` was not called for `ctx.watchIdleMs`. */
+function idleTimer(
+  ctx: LoopContext,
+  signal: AbortSignal,
+): { signal: AbortSignal; reset(): void; stop(): void; fired(): boolean } {
+  const ms = ctx.watchIdleMs;
+  if (!(ms > 0)) return { signal, reset: () => undefined, stop: () => undefined, fired: () => false };
+  const idle = new AbortController();
+  let handle = ctx.clock.setTimeout(() => idle.abort(new Error('watch idle')), ms);
+  return {
+    signal: AbortSignal.any([signal, idle.signal]),
+    reset() {
+      ctx.clock.clearTimeout(handle);
+      handle = ctx.clock.setTimeout(() => idle.abort(new Error('watch idle')), ms);
+    },
+    stop: () => ctx.clock.clearTimeout(handle),
+    fired: () => idle.signal.aborted,
+  };
 }

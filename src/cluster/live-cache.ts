@@ -72,6 +72,14 @@ export interface LiveCacheOptions extends ScopeOptions {
   backoff?: { initialMs?: number; maxMs?: number };
   /** Asks the server to end each watch after this long (it is then resumed). Default: server's choice. */
   watchTimeoutSeconds?: number;
+  /**
+   * A watch that delivers no event and no BOOKMARK for this long (opening included) is taken as stalled
+   * (a server or proxy that keeps the connection open and sends nothing): it is dropped, the scope is
+   * relisted and watched again, with a warning. kube-apiserver sends a BOOKMARK about every minute to
+   * watches that asked for them (allowWatchBookmarks, sent by every watch here; apiserver cacher
+   * bookmarkFrequency), so a healthy quiet watch never reaches it. Default 3 minutes; 0 turns it off.
+   */
+  watchIdleMs?: number;
   clock?: Clock;
   /** Recovered problems (reconnects, relists). Default: ignored. */
   onWarning?: (message: string) => void;
@@ -86,6 +94,9 @@ export interface LiveCacheStats extends LoopStats {
   /** Milliseconds from `start` until every scope had listed. */
   syncMs: number | undefined;
 }
+
+/** Default `watchIdleMs`: three missed kube-apiserver bookmark periods. */
+export const DEFAULT_WATCH_IDLE_MS = 180_000;
 
 export class LiveStateCache {
   readonly #options: LiveCacheOptions;
@@ -114,6 +125,7 @@ export class LiveStateCache {
       pageSize: options.pageSize ?? 500,
       backoff: { initialMs: options.backoff?.initialMs ?? 200, maxMs: options.backoff?.maxMs ?? 10_000 },
       watchTimeoutSeconds: options.watchTimeoutSeconds,
+      watchIdleMs: options.watchIdleMs ?? DEFAULT_WATCH_IDLE_MS,
       stats: { lists: 0, listPages: 0, relists: 0, watchesOpened: 0, reconnects: 0, watchErrors: 0 },
       onWarning: (scope, message) => warn?.(`${scope.id}: ${message}`),
     };

@@ -1,5 +1,12 @@
 import { Args, Flags } from '@oclif/core';
-import { appFlags, sourceSelection, clusterFlags, progressFlags, runSettings } from './flags.js';
+import {
+  appFlags,
+  clientOptionsOf,
+  sourceSelection,
+  clusterFlags,
+  progressFlags,
+  runSettings,
+} from './flags.js';
 import { selectAppTree, treeFlags } from './tree-flags.js';
 import { BaseCommand } from './base-command.js';
 import { ExitCode, GitopsError, UsageError } from '../common/index.js';
@@ -70,7 +77,11 @@ are read at both revisions, so apps the change adds or removes show as added or 
   static override strict = false;
 
   static override args = {
-    app: Args.string({ description: 'Application names to compare (default: all selected).' }),
+    app: Args.string({
+      description: 'Application names to compare (default: all selected).',
+      // oclif reads standard input into a missing argument; stdin is -f -'s, never an app name.
+      ignoreStdin: true,
+    }),
   };
 
   static override flags = {
@@ -230,6 +241,7 @@ are read at both revisions, so apps the change adds or removes show as added or 
         ignoreDifferences: extraRules,
         serverSideDiff: flags['server-side-diff'],
         statusProcessors: flags['status-processors'],
+        ...clientOptionsOf(flags),
         signal: this.signal,
         onWarning: (m) => this.warnLine(m),
         onEvent: progress.onEvent,

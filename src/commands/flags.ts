@@ -17,6 +17,7 @@ import {
   ARGOCD_CM,
   loadApplications,
   loadArgoCdSettingsFile,
+  parseDuration,
   readLiveArgoCdSettings,
   selectApplications,
   type Application,
@@ -147,6 +148,55 @@ export interface AppFlagValues {
   /** Cluster flags, when the command has them (used by --from-cluster). */
   kubeconfig?: string | undefined;
   context?: string | undefined;
+  'request-timeout'?: string | undefined;
+}
+
+/**
+ * `--request-timeout`, kubectl's flag: how long one API request may wait for the server's answer (headers
+ * and body). kubectl's syntax (k8s.io/cli-runtime genericclioptions, client-go clientcmd): "0" = no
+ * timeout, a bare integer = seconds, else a Go duration ("30s", "1m", "1h30m"). Watches have their own
+ * idle limit instead (src/cluster live-cache-watch.ts).
+ */
+export const requestTimeoutFlag = {
+  'request-timeout': Flags.string({
+    description:
+      'How long one API request may wait for an answer: 0 = no timeout, a bare integer = seconds, else 30s, 1m, 1h (as kubectl). Default 30s.',
+  }),
+};
+
+/** `--request-timeout` in milliseconds (undefined: src/cluster's default); a usage error when malformed. */
+export function requestTimeoutMs(flags: { 'request-timeout'?: string | undefined }): number | undefined {
+  const text = flags['request-timeout'];
+  if (text === undefined) return undefined;
+  const ms = parseDuration(text);
+  if (ms === undefined || ms < 0 || !Number.isFinite(ms))
+    throw new UsageError(
+      'failed to parse: invalid timeout value. Timeout must be a single integer in seconds, or an integer followed by a corresponding time unit (e.g. 1s | 2m | 3h)',
+      { subject: `--request-timeout ${text}` },
+    );
+  return ms;
+}
+
+/** `Run`'s client options for `--request-timeout` (none when the flag is not given). */
+export function clientOptionsOf(flags: { 'request-timeout'?: string | undefined }): {
+  client?: { requestTimeoutMs: number };
+} {
+  const ms = requestTimeoutMs(flags);
+  return ms === undefined ? {} : { client: { requestTimeoutMs: ms } };
+}
+
+/** The cluster-access values of a command's flags, as the readers of src/apps and src/sharding take them. */
+export function liveAccess(flags: AppFlagValues): {
+  kubeconfig?: string | undefined;
+  context?: string | undefined;
+  requestTimeoutMs?: number | undefined;
+} {
+  const ms = requestTimeoutMs(flags);
+  return {
+    kubeconfig: flags.kubeconfig,
+    context: flags.context,
+    ...(ms !== undefined ? { requestTimeoutMs: ms } : {}),
+  };
 }
 
 export function appSelection(flags: AppFlagValues, names: readonly string[]): LoadApplicationsOptions {
@@ -159,6 +209,8 @@ export function appSelection(flags: AppFlagValues, names: readonly string[]): Lo
   if (flags.selector !== undefined) options.selector = flags.selector;
   if (flags.kubeconfig) options.kubeconfig = flags.kubeconfig;
   if (flags.context) options.kubeContext = flags.context;
+  const timeout = requestTimeoutMs(flags);
+  if (timeout !== undefined) options.requestTimeoutMs = timeout;
   if (flags.repo !== undefined && flags.path !== undefined) {
     options.adHoc = {
       repo: flags.repo,
@@ -202,11 +254,7 @@ export async function appsOfShard<T extends Application>(
     algorithm: parseAlgorithm(flags['sharding-algorithm']).algorithm,
     clustersFiles: flags['clusters-file'] ?? [],
     countedApps: fleet,
-    live: {
-      kubeconfig: flags.kubeconfig,
-      context: flags.context,
-      namespace: flags['argocd-namespace'] ?? 'argocd',
-    },
+    live: { ...liveAccess(flags), namespace: flags['argocd-namespace'] ?? 'argocd' },
   });
   for (const w of picked.warnings) onWarning(w);
   return picked.apps;
@@ -279,6 +327,7 @@ export const clusterFlags = {
       "How resources name their app (argocd-cm application.resourceTrackingMethod). Default: argocd-cm's, else annotation.",
     options: ['annotation', 'label', 'annotation+label'],
   }),
+  ...requestTimeoutFlag,
   'instance-label-key': Flags.string({
     description:
       "Label key of label tracking (argocd-cm application.instanceLabelKey). Default: argocd-cm's, else app.kubernetes.io/instance.",
@@ -317,11 +366,7 @@ export async function runSettings(
   if (flags['argocd-cm'] !== undefined) settings = await loadArgoCdSettingsFile(flags['argocd-cm']);
   else if (flags['from-cluster']) {
     const namespace = flags['argocd-namespace'] ?? DEFAULT_ARGOCD_NAMESPACE;
-    settings = await readLiveArgoCdSettings({
-      namespace,
-      kubeconfig: flags.kubeconfig,
-      context: flags.context,
-    });
+    settings = await readLiveArgoCdSettings({ namespace, ...liveAccess(flags) });
     if (!settings)
       onWarning(`configmap ${namespace}/${ARGOCD_CM} not found: Argo CD's default settings are used`);
   }

@@ -3,7 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { relative, resolve, sep } from 'node:path';
 import { instanceName } from '../apps/index.js';
 import { stringify } from 'yaml';
-import { appFlags, progressFlags, sourceSelection } from './flags.js';
+import { appFlags, progressFlags, requestTimeoutFlag, sourceSelection } from './flags.js';
 import { selectAppTree, treeFlags } from './tree-flags.js';
 import { BaseCommand } from './base-command.js';
 import { GitopsError, oneLine } from '../common/index.js';
@@ -66,7 +66,11 @@ Exit codes: 0 all apps rendered; 2 bad input or an app failed to render (the err
   static override strict = false;
 
   static override args = {
-    app: Args.string({ description: 'Application names to render (default: all selected).' }),
+    app: Args.string({
+      description: 'Application names to render (default: all selected).',
+      // oclif reads standard input into a missing argument; stdin is -f -'s, never an app name.
+      ignoreStdin: true,
+    }),
   };
 
   static override flags = {
@@ -80,6 +84,7 @@ Exit codes: 0 all apps rendered; 2 bad input or an app failed to render (the err
       description: 'Kubeconfig file (--from-cluster). Default: KUBECONFIG, then ~/.kube/config.',
     }),
     context: Flags.string({ description: 'Kube context (--from-cluster). Default: the current context.' }),
+    ...requestTimeoutFlag,
     output: Flags.string({
       char: 'o',
       description: 'Output format.',

@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from './base-command.js';
 import { UsageError } from '../common/index.js';
+import { requestTimeoutFlag, requestTimeoutMs } from './flags.js';
 import { renderShards } from '../output/shards.js';
 import { ALGORITHMS, buildShardsReport, type Algorithm, type IdFrom } from '../sharding/index.js';
 import { prose } from './prose.js';
@@ -87,6 +88,7 @@ consistent-hashing) come from --apps-file or the live Applications.`;
       description: 'Kubeconfig file (live mode). Default: KUBECONFIG, then ~/.kube/config.',
     }),
     context: Flags.string({ description: 'Kube context (live mode). Default: the current context.' }),
+    ...requestTimeoutFlag,
     output: Flags.string({
       char: 'o',
       description: 'Output format.',
@@ -108,6 +110,7 @@ consistent-hashing) come from --apps-file or the live Applications.`;
     ) {
       throw new UsageError('standard input ("-") can be read only once');
     }
+    const timeout = requestTimeoutMs(flags);
     const report = await buildShardsReport({
       replicas: flags.replicas,
       fromReplicas: flags['from-replicas'],
@@ -116,7 +119,12 @@ consistent-hashing) come from --apps-file or the live Applications.`;
       appsFiles: flags['apps-file'] ?? [],
       idFrom: (flags['id-from'] as IdFrom | undefined) ?? 'uid',
       inCluster: flags['in-cluster'],
-      live: { kubeconfig: flags.kubeconfig, context: flags.context, namespace: flags['argocd-namespace'] },
+      live: {
+        kubeconfig: flags.kubeconfig,
+        context: flags.context,
+        namespace: flags['argocd-namespace'],
+        ...(timeout !== undefined ? { requestTimeoutMs: timeout } : {}),
+      },
       signal: this.signal,
     });
     for (const w of report.warnings) this.warnLine(w);

@@ -1,5 +1,13 @@
 import { Args, Flags } from '@oclif/core';
-import { appFlags, selectApps, sourceSelection, clusterFlags, progressFlags, runSettings } from './flags.js';
+import {
+  appFlags,
+  clientOptionsOf,
+  selectApps,
+  sourceSelection,
+  clusterFlags,
+  progressFlags,
+  runSettings,
+} from './flags.js';
 import { BaseCommand } from './base-command.js';
 import { ExitCode, GitopsError, UsageError } from '../common/index.js';
 import { parseDuration } from '../apps/index.js';
@@ -46,7 +54,11 @@ rendered or compared (the other apps still run); 130 interrupted.`;
   static override strict = false;
 
   static override args = {
-    app: Args.string({ description: 'Application names to sync (default: all selected).' }),
+    app: Args.string({
+      description: 'Application names to sync (default: all selected).',
+      // oclif reads standard input into a missing argument; stdin is -f -'s, never an app name.
+      ignoreStdin: true,
+    }),
   };
 
   static override flags = {
@@ -161,6 +173,7 @@ rendered or compared (the other apps still run); 130 interrupted.`;
         argocdNamespace: flags['argocd-namespace'],
         ...settings,
         statusProcessors: flags['status-processors'],
+        ...clientOptionsOf(flags),
         signal,
         retry,
         waitForHealth: !flags.async && !flags['dry-run'],

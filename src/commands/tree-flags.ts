@@ -10,7 +10,13 @@ import { loadApplications, selectApplications } from '../apps/index.js';
 import { loadApplicationSetFiles, loadClusterApplicationSets } from '../apps/appset/index.js';
 import { buildAppTree, clusterSource, DEFAULT_MAX_DEPTH, type AppTree } from '../preview/index.js';
 import type { SourceService } from '../source/index.js';
-import { appSelection, appsOfShard, withRevisionOverride, type AppFlagValues } from './flags.js';
+import {
+  appSelection,
+  appsOfShard,
+  liveAccess,
+  withRevisionOverride,
+  type AppFlagValues,
+} from './flags.js';
 import { UsageError } from '../common/index.js';
 
 const TREE = 'APP TREE';
@@ -64,8 +70,7 @@ export async function selectAppTree(
     appsets.push(
       ...(await loadClusterApplicationSets({
         namespace: argocdNamespace,
-        kubeconfig: flags.kubeconfig,
-        context: flags.context,
+        ...liveAccess(flags),
       })),
     );
   const tree = await buildAppTree(roots, appsets, {
@@ -77,7 +82,7 @@ export async function selectAppTree(
     clusters: clusterSource({
       clustersFiles: flags['clusters-file'] ?? [],
       ...(options.liveClusters
-        ? { live: { namespace: argocdNamespace, kubeconfig: flags.kubeconfig, context: flags.context } }
+        ? { live: { namespace: argocdNamespace, ...liveAccess(flags) } }
         : {}),
       onWarning: options.onWarning,
     }),

@@ -15,7 +15,12 @@ export type { AppChange, BasePreviewOptions, PreviewApp, PreviewReport } from '.
 export interface ClusterSourceOptions {
   clustersFiles: readonly string[];
   /** When no file is given: read the live namespace (false: no clusters but in-cluster). */
-  live?: { namespace: string; kubeconfig?: string | undefined; context?: string | undefined };
+  live?: {
+    namespace: string;
+    kubeconfig?: string | undefined;
+    context?: string | undefined;
+    requestTimeoutMs?: number | undefined;
+  };
   onWarning?: (message: string) => void;
 }
 

@@ -21,7 +21,7 @@
  */
 import { readKubeObjects, type SourcedObject } from '../util/yaml-docs.js';
 import { countApplications } from './app-counts.js';
-import { clustersFromSecrets, type ClusterEntry } from './cluster-secrets.js';
+import { clustersFromSecrets, requireClusterSecrets, type ClusterEntry } from './cluster-secrets.js';
 import { distribute } from './distribute.js';
 import type { Algorithm } from './types.js';
 
@@ -30,7 +30,12 @@ export interface AppShardRequest {
   algorithm: Algorithm;
   /** Cluster Secret files; none means the live Argo CD namespace. */
   clustersFiles: readonly string[];
-  live?: { kubeconfig?: string | undefined; context?: string | undefined; namespace: string };
+  live?: {
+    kubeconfig?: string | undefined;
+    context?: string | undefined;
+    namespace: string;
+    requestTimeoutMs?: number | undefined;
+  };
   /**
    * With cluster files: the Applications whose count per cluster consistent-hashing balances (the whole
    * fleet, before app names or -l narrowed it, so a selection does not move clusters between shards).
@@ -66,6 +71,7 @@ export async function assignAppShards<T extends ShardableApp>(
   let inClusterEnabled = true;
   if (req.clustersFiles.length > 0) {
     for (const file of req.clustersFiles) secrets.push(...(await readKubeObjects(file)));
+    requireClusterSecrets(secrets, req.clustersFiles);
     counted = (req.countedApps ?? apps).map((app) => ({
       object: {
         apiVersion: 'argoproj.io/v1alpha1',

@@ -80,6 +80,24 @@ function secretStrings(secret: Record<string, unknown>, subject: string): Map<st
   return out;
 }
 
+/**
+ * `--clusters-file` input that holds no cluster Secret (empty input, or only other documents) is an error:
+ * the in-cluster entry alone would print a table that reads as a real answer.
+ */
+export function requireClusterSecrets(objects: readonly SourcedObject[], files: readonly string[]): void {
+  const isCluster = (so: SourcedObject): boolean => {
+    const type = so.object.metadata?.labels?.[SECRET_TYPE_LABEL];
+    return so.object.kind === 'Secret' && (type === undefined || type === 'cluster');
+  };
+  if (objects.some(isCluster)) return;
+  const names = files.map((f) => (f === '-' ? '<stdin>' : f)).join(', ');
+  const what =
+    objects.length === 0
+      ? 'no documents'
+      : `${objects.length} document(s), none a cluster Secret (kind Secret, label ${SECRET_TYPE_LABEL}=cluster or none)`;
+  throw new UsageError(`failed to read cluster Secrets: ${what}`, { subject: `--clusters-file ${names}` });
+}
+
 /** Builds the cluster list from Secret objects in list order. Non-Secret objects are skipped with a warning. */
 export function clustersFromSecrets(
   objects: readonly SourcedObject[],

@@ -11,7 +11,12 @@ import { CLUSTER_SECRET_SELECTOR } from './live.js';
 export interface ClusterSecretSource {
   clustersFiles: readonly string[];
   /** Read the live namespace when no file is given. */
-  live?: { namespace: string; kubeconfig?: string | undefined; context?: string | undefined };
+  live?: {
+    namespace: string;
+    kubeconfig?: string | undefined;
+    context?: string | undefined;
+    requestTimeoutMs?: number | undefined;
+  };
   inClusterEnabled?: boolean;
 }
 
@@ -24,6 +29,7 @@ export async function readClusterSecrets(source: ClusterSecretSource): Promise<C
     const reader = await createKubeReader({
       kubeconfig: source.live.kubeconfig,
       context: source.live.context,
+      requestTimeoutMs: source.live.requestTimeoutMs,
     });
     const items = await reader.listSecrets(source.live.namespace, CLUSTER_SECRET_SELECTOR);
     secrets = items.map((object) => ({ object, file: '', doc: 0 }));

@@ -8,7 +8,7 @@
  */
 import { readKubeObjects, type SourcedObject } from '../util/yaml-docs.js';
 import { countApplications } from './app-counts.js';
-import { clustersFromSecrets, type IdFrom } from './cluster-secrets.js';
+import { clustersFromSecrets, requireClusterSecrets, type IdFrom } from './cluster-secrets.js';
 import { computeDistribution, type Distribution } from './report.js';
 import type { InstalledController } from './live.js';
 import type { ShardClaims } from './shard-claims.js';
@@ -44,7 +44,12 @@ export interface ShardsRequest {
   idFrom: IdFrom;
   /** False for --no-in-cluster; otherwise files mode adds in-cluster and live mode follows argocd-cm. */
   inCluster: boolean;
-  live?: { kubeconfig?: string | undefined; context?: string | undefined; namespace: string };
+  live?: {
+    kubeconfig?: string | undefined;
+    context?: string | undefined;
+    namespace: string;
+    requestTimeoutMs?: number | undefined;
+  };
   now?: Date;
   /** Aborts live reads (Ctrl-C). */
   signal?: AbortSignal;
@@ -81,6 +86,7 @@ export async function buildShardsReport(req: ShardsRequest): Promise<ShardsRepor
   let claims: ShardClaims | undefined;
   if (req.clustersFiles.length > 0) {
     secrets = await readAll(req.clustersFiles);
+    requireClusterSecrets(secrets, req.clustersFiles);
     applications = await readAll(req.appsFiles);
     appsSource = req.appsFiles.length > 0 ? 'files' : 'none';
     source = { mode: 'files', clustersFiles: [...req.clustersFiles], appsFiles: [...req.appsFiles] };

@@ -10,6 +10,8 @@ import type { ArgoNamespaceReader } from './live.js';
 export interface KubeReaderOptions {
   kubeconfig?: string | undefined;
   context?: string | undefined;
+  /** `--request-timeout` in milliseconds (0: none); default src/cluster's. */
+  requestTimeoutMs?: number | undefined;
   signal?: AbortSignal | undefined;
 }
 
@@ -24,6 +26,7 @@ const info = (group: string, version: string, kind: string, plural: string): Res
 
 const SECRETS = info('', 'v1', 'Secret', 'secrets');
 const CONFIGMAPS = info('', 'v1', 'ConfigMap', 'configmaps');
+const NAMESPACES: ResourceInfo = { ...info('', 'v1', 'Namespace', 'namespaces'), namespaced: false };
 const APPLICATIONS = info('argoproj.io', 'v1alpha1', 'Application', 'applications');
 const WORKLOADS = {
   StatefulSet: info('apps', 'v1', 'StatefulSet', 'statefulsets'),
@@ -31,7 +34,11 @@ const WORKLOADS = {
 };
 
 export async function createKubeReader(options: KubeReaderOptions): Promise<ArgoNamespaceReader> {
-  const connection = await connect({ kubeconfig: options.kubeconfig, context: options.context });
+  const connection = await connect({
+    kubeconfig: options.kubeconfig,
+    context: options.context,
+    ...(options.requestTimeoutMs !== undefined ? { client: { requestTimeoutMs: options.requestTimeoutMs } } : {}),
+  });
   const { client, context } = connection;
   const signal = options.signal;
   // Name the context first, then what failed; the client's own subject (the resource path) is dropped.
@@ -68,6 +75,15 @@ export async function createKubeReader(options: KubeReaderOptions): Promise<Argo
       return orUndefined(`read configmap ${namespace}/${name}`, () =>
         client.get(CONFIGMAPS, namespace, name, signal),
       );
+    },
+    async namespaceExists(namespace) {
+      try {
+        await client.get(NAMESPACES, '', namespace, signal);
+        return true;
+      } catch (err) {
+        if (isNotFound(err)) return false;
+        return true; // not allowed to read namespaces: assume it exists
+      }
     },
     getWorkload(namespace, kind, name) {
       return orUndefined(`read ${kind.toLowerCase()} ${namespace}/${name}`, () =>

@@ -12,7 +12,12 @@
  * - Replicas: StatefulSet mode ARGOCD_CONTROLLER_REPLICAS (unset or unparsable = 0); dynamic mode the
  *   Deployment's spec.replicas.
  * - in-cluster: argocd-cm `cluster.inClusterEnabled` (on unless exactly "false").
+ *
+ * A namespace holding none of Argo CD's objects (no argocd-cm, no argocd-cmd-params-cm, no controller
+ * workload, no cluster Secret, no Application), or one that does not exist, is an error naming what was not
+ * found: a table of the in-cluster entry alone would read as a real answer.
  */
+import { GitopsError } from '../common/index.js';
 import type { KubeObject, SourcedObject } from '../util/yaml-docs.js';
 import {
   heartbeatPeriod,
@@ -37,6 +42,8 @@ export interface ArgoNamespaceReader {
     kind: 'StatefulSet' | 'Deployment',
     name: string,
   ): Promise<KubeObject | undefined>;
+  /** False when the namespace does not exist (404); true otherwise (also when namespaces cannot be read). */
+  namespaceExists?(namespace: string): Promise<boolean>;
 }
 
 export interface InstalledController {
@@ -123,6 +130,16 @@ export async function readLiveInputs(
     reader.getWorkload(namespace, 'StatefulSet', controllerName),
     reader.getWorkload(namespace, 'Deployment', controllerName),
   ]);
+  const found = [argocdCm, paramsCm, statefulSet, deployment].some((o) => o !== undefined);
+  if (!found && secretObjects.length === 0 && appObjects.length === 0) {
+    const exists = (await reader.namespaceExists?.(namespace)) ?? true;
+    throw new GitopsError(
+      exists
+        ? `failed to read Argo CD: namespace ${namespace} has no argocd-cm or argocd-cmd-params-cm ConfigMap, no ${controllerName} StatefulSet or Deployment, no cluster Secret and no Application (is Argo CD installed there? see --argocd-namespace)`
+        : `failed to read Argo CD: namespace ${namespace} not found (Argo CD's namespace is --argocd-namespace)`,
+      { subject: `context ${reader.contextName}` },
+    );
+  }
   const dynamicFromEnv = async (w: KubeObject | undefined) =>
     (await resolveEnv(controllerEnv(w), 'ARGOCD_ENABLE_DYNAMIC_CLUSTER_DISTRIBUTION', getConfigMap)) ===
     'true';

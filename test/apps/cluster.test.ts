@@ -69,8 +69,12 @@ describe('--from-cluster (embedded API server)', () => {
     await cluster.close();
   });
 
-  it('no Application CRD installed: no Applications', async () => {
-    assert.deepEqual(await loadApplications({ fromCluster: true, kubeconfig }), []);
+  // Issue 14: no Argo CD is an error naming what is missing, never an empty success.
+  it('no Application CRD installed: an error naming the CRD and the context', async () => {
+    await assert.rejects(loadApplications({ fromCluster: true, kubeconfig }), {
+      message:
+        'namespace argocd: failed to list Applications: the Application CRD (applications.argoproj.io) is not installed in context embedded: no Argo CD there',
+    });
   });
 
   it('reads and validates the Applications of --argocd-namespace only, with selection', async () => {
@@ -99,6 +103,13 @@ describe('--from-cluster (embedded API server)', () => {
       elsewhere.map((a) => a.name),
       ['other'],
     );
+  });
+
+  it('a namespace that does not exist: an error naming it (the list alone is empty, not 404)', async () => {
+    await assert.rejects(loadApplications({ fromCluster: true, kubeconfig, argocdNamespace: 'nowhere' }), {
+      message:
+        "namespace nowhere: failed to list Applications: namespace nowhere not found in context embedded (Argo CD's namespace is --argocd-namespace)",
+    });
   });
 
   it('an invalid live Application is an error naming it', async () => {

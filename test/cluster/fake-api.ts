@@ -73,6 +73,14 @@ export class FakeApi {
     this.#streams.clear();
   }
 
+  /**
+   * Open watches go silent without ending (a server or proxy holding the connection and sending nothing):
+   * later events reach only watches opened afterwards.
+   */
+  stallStreams(): void {
+    this.#streams.clear();
+  }
+
   /** Sends an ERROR 410 event on every open watch. */
   expireStreams(): void {
     for (const s of this.#streams)

@@ -15,6 +15,8 @@ function setup(api: FakeApi, extra: Partial<ConstructorParameters<typeof LiveSta
     resources: [configMaps],
     clock,
     pageSize: 2,
+    // Idle detection has its own test; off elsewhere so `pendingTimers` counts backoff timers only.
+    watchIdleMs: 0,
     onWarning: (m) => warnings.push(m),
     ...extra,
   });
@@ -234,5 +236,30 @@ describe('LiveStateCache list and watch loops (fake API)', () => {
     await assert.rejects(never, { name: 'AbortError' });
     cache.stop();
     await cache.stopped();
+  });
+
+  it('a watch silent for watchIdleMs (no event, no bookmark) is dropped and the scope relisted, with a warning', async () => {
+    const api = new FakeApi();
+    api.put('a', { v: '1' });
+    const { cache, clock, warnings } = setup(api, { watchIdleMs: 60_000 });
+    await cache.start();
+    await until(() => api.openStreams === 1, 'watching');
+    clock.step(59_999);
+    api.put('b', { v: '1' }); // rv 2: an event restarts the idle limit
+    await until(() => cache.get(key('b')) !== undefined, 'b added');
+    clock.step(59_999);
+    await until(() => true, 'turn');
+    assert.deepEqual(api.calls, ['list', 'watch@1'], 'a watch that delivers is kept');
+    api.stallStreams();
+    api.put('c', { v: '1' }); // rv 3: never delivered by the stalled watch
+    clock.step(60_000);
+    await until(() => cache.get(key('c')) !== undefined, 'c found by the relist');
+    await until(() => api.openStreams === 1, 'watching again');
+    assert.deepEqual(api.calls, ['list', 'watch@1', 'list', 'list continue=2', 'watch@3']);
+    assert.deepEqual(warnings, ['/ConfigMap@*: watch stalled: no event or bookmark for 60s; relisting']);
+    assert.equal(cache.stats().relists, 1);
+    cache.stop();
+    await cache.stopped();
+    assert.equal(clock.pendingTimers, 0);
   });
 });

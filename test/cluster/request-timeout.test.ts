@@ -1,9 +1,14 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { ApiError, KubeClient } from '../../src/cluster/index.js';
+import { runCli } from '../support/cli.js';
 
 // A server that accepts connections and never answers: without a request timeout every call hangs.
 describe('request timeout', () => {
@@ -20,10 +25,10 @@ describe('request timeout', () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
 
-  function client(): KubeClient {
+  function client(server = url): KubeClient {
     const kc = new KubeConfig();
     kc.loadFromOptions({
-      clusters: [{ name: 'silent', server: url, skipTLSVerify: true }],
+      clusters: [{ name: 'silent', server, skipTLSVerify: true }],
       users: [{ name: 'u' }],
       contexts: [{ name: 'silent-ctx', cluster: 'silent', user: 'u' }],
       currentContext: 'silent-ctx',
@@ -48,5 +53,98 @@ describe('request timeout', () => {
     } finally {
       c.close();
     }
+  });
+
+  it('fails a read whose headers arrive but whose body stalls', async () => {
+    const stalling = http.createServer((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.write('{"kind":"APIVersions",'); // and nothing more
+    });
+    await new Promise<void>((resolve) => stalling.listen(0, '127.0.0.1', resolve));
+    const stallingUrl = `http://127.0.0.1:${(stalling.address() as AddressInfo).port}`;
+    const c = client(stallingUrl);
+    try {
+      const err = await c.request({ method: 'GET', path: '/api', verb: 'get', subject: 'api' }).then(
+        () => assert.fail('expected a timeout'),
+        (e: unknown) => e,
+      );
+      assert.ok(err instanceof ApiError);
+      assert.equal(err.reason, 'Timeout');
+      assert.equal(
+        String(err.message).split('\n')[0],
+        `api: failed to get: no answer from ${stallingUrl} (context silent-ctx) within 0.2s (--request-timeout)`,
+      );
+    } finally {
+      c.close();
+      stalling.closeAllConnections();
+      await new Promise<void>((resolve) => stalling.close(() => resolve()));
+    }
+  });
+
+  describe('--request-timeout on the commands that read a cluster', () => {
+    let kubeconfig = '';
+    before(() => {
+      const dir = mkdtempSync(join(tmpdir(), 'gitops-timeout-'));
+      kubeconfig = join(dir, 'kubeconfig');
+      writeFileSync(
+        kubeconfig,
+        [
+          'apiVersion: v1',
+          'kind: Config',
+          'clusters:',
+          `- name: silent\n  cluster:\n    server: ${url}`,
+          'users:',
+          '- name: u\n  user: {}',
+          'contexts:',
+          '- name: silent-ctx\n  context:\n    cluster: silent\n    user: u',
+          'current-context: silent-ctx',
+          '',
+        ].join('\n'),
+      );
+    });
+    const cases: Array<{ args: string[]; line: RegExp }> = [
+      {
+        args: ['diff', '--from-cluster'],
+        line: /^error: namespace argocd: failed to list Applications: .*no answer from (\S+) \(context silent-ctx\) within 0\.3s \(--request-timeout\)$/,
+      },
+      {
+        args: ['sync', '--from-cluster'],
+        line: /^error: namespace argocd: failed to list Applications: .*no answer from (\S+) \(context silent-ctx\) within 0\.3s \(--request-timeout\)$/,
+      },
+      {
+        args: ['render', '--from-cluster'],
+        line: /^error: namespace argocd: failed to list Applications: .*no answer from (\S+) \(context silent-ctx\) within 0\.3s \(--request-timeout\)$/,
+      },
+      {
+        args: ['shards', '--replicas', '2'],
+        line: /^error: context silent-ctx: failed to .*no answer from (\S+) \(context silent-ctx\) within 0\.3s \(--request-timeout\)$/,
+      },
+    ];
+    for (const { args, line } of cases) {
+      it(`${args.join(' ')}: a server that never answers is an error naming server and context (exit 2)`, async () => {
+        const r = await runCli([...args, '--kubeconfig', kubeconfig, '--request-timeout', '300ms']);
+        assert.equal(r.code, 2, r.stderr);
+        const first = r.stderr.split('\n')[0]!;
+        assert.match(first, line);
+        assert.equal(line.exec(first)![1], url);
+        assert.equal(r.stdout, '');
+      });
+    }
+
+    it('a malformed --request-timeout is a usage error (exit 2), as kubectl words it', async () => {
+      const r = await runCli([
+        'diff',
+        '--from-cluster',
+        '--kubeconfig',
+        kubeconfig,
+        '--request-timeout',
+        '5x',
+      ]);
+      assert.equal(r.code, 2, r.stderr);
+      assert.equal(
+        r.stderr.split('\n')[0],
+        'error: --request-timeout 5x: failed to parse: invalid timeout value. Timeout must be a single integer in seconds, or an integer followed by a corresponding time unit (e.g. 1s | 2m | 3h)',
+      );
+    });
   });
 });

@@ -7,11 +7,13 @@
 import { GitopsError, oneLine } from '../../common/index.js';
 import type { KubeObject } from '../../util/yaml-docs.js';
 import type { SourcedAppSet } from './index.js';
+import { clientOptions } from '../cluster.js';
 
 export interface ClusterAppSetsOptions {
   namespace: string;
   kubeconfig?: string | undefined;
   context?: string | undefined;
+  requestTimeoutMs?: number | undefined;
 }
 
 export async function loadClusterApplicationSets(options: ClusterAppSetsOptions): Promise<SourcedAppSet[]> {
@@ -21,7 +23,7 @@ export async function loadClusterApplicationSets(options: ClusterAppSetsOptions)
     const conn = await cluster.connect({
       kubeconfig: options.kubeconfig,
       context: options.context,
-      client: { retry: { maxRetries: 1 } },
+      client: clientOptions(options.requestTimeoutMs),
     });
     try {
       items = await conn.client.listAll(
