@@ -10,13 +10,7 @@ import { loadApplications, selectApplications } from '../apps/index.js';
 import { loadApplicationSetFiles, loadClusterApplicationSets } from '../apps/appset/index.js';
 import { buildAppTree, clusterSource, DEFAULT_MAX_DEPTH, type AppTree } from '../preview/index.js';
 import type { SourceService } from '../source/index.js';
-import {
-  appSelection,
-  appsOfShard,
-  liveAccess,
-  withRevisionOverride,
-  type AppFlagValues,
-} from './flags.js';
+import { appSelection, appsOfShard, liveAccess, withRevisionOverride, type AppFlagValues } from './flags.js';
 import { UsageError } from '../common/index.js';
 
 const TREE = 'APP TREE';
@@ -81,9 +75,7 @@ export async function selectAppTree(
     renderAll: options.renderAll,
     clusters: clusterSource({
       clustersFiles: flags['clusters-file'] ?? [],
-      ...(options.liveClusters
-        ? { live: { namespace: argocdNamespace, ...liveAccess(flags) } }
-        : {}),
+      ...(options.liveClusters ? { live: { namespace: argocdNamespace, ...liveAccess(flags) } } : {}),
       onWarning: options.onWarning,
     }),
     onWarning: options.onWarning,

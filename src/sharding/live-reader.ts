@@ -37,7 +37,9 @@ export async function createKubeReader(options: KubeReaderOptions): Promise<Argo
   const connection = await connect({
     kubeconfig: options.kubeconfig,
     context: options.context,
-    ...(options.requestTimeoutMs !== undefined ? { client: { requestTimeoutMs: options.requestTimeoutMs } } : {}),
+    ...(options.requestTimeoutMs !== undefined
+      ? { client: { requestTimeoutMs: options.requestTimeoutMs } }
+      : {}),
   });
   const { client, context } = connection;
   const signal = options.signal;
