@@ -10,6 +10,7 @@ import { parse } from 'yaml';
 import type { ClusterConnection, KubeObject } from '../../src/cluster/index.js';
 import { runCli } from '../support/cli.js';
 import { useEmbeddedCluster } from '../support/embedded.js';
+import { APPLICATION_CRD } from '../support/argocd.js';
 import { appYaml, TestRepo, tempDir } from '../support/git.js';
 import { configMap } from '../controller/manifests.js';
 import { applyObjects, connectAs, createNamespaces } from '../controller/setup.js';
@@ -95,7 +96,8 @@ describe('diff --recursive against a cluster (embedded)', () => {
         ],
       },
     } as KubeObject;
-    await applyObjects(conn, [crd], '');
+    // An Argo CD installation: both CRDs (--from-cluster without the Application CRD is an error).
+    await applyObjects(conn, [structuredClone(APPLICATION_CRD) as unknown as KubeObject, crd], '');
     const secret = parse(`apiVersion: v1
 kind: Secret
 metadata: {name: prod-1, labels: {argocd.argoproj.io/secret-type: cluster, env: prod}}
