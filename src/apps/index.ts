@@ -63,6 +63,8 @@ export interface LoadApplicationsOptions {
   names?: readonly string[];
   /** Label selector on the Applications' labels. */
   selector?: string;
+  /** Documents of app files that were skipped (one line per file). */
+  onWarning?: (message: string) => void;
 }
 
 export async function loadApplications(options: LoadApplicationsOptions): Promise<Application[]> {
@@ -74,7 +76,8 @@ export async function loadApplications(options: LoadApplicationsOptions): Promis
     });
   }
   const apps: Application[] = [];
-  if (files.length > 0) apps.push(...(await loadApplicationFiles(files)));
+  if (files.length > 0)
+    apps.push(...(await loadApplicationFiles(files, { onWarning: options.onWarning, requireApps: true })));
   if (options.fromCluster) {
     apps.push(
       ...(await loadClusterApplications({

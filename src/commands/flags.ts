@@ -295,7 +295,7 @@ export async function selectApps(
     throw new UsageError('failed to read: no such directory', { subject: `--local ${flags.local}` });
   }
   // With --shard, every loaded app counts for consistent-hashing, whatever names or -l keep.
-  const fleetOptions = appSelection(flags, []);
+  const fleetOptions = { ...appSelection(flags, []), onWarning };
   delete fleetOptions.selector;
   const fleet = flags.shard === undefined ? undefined : await loadApplications(fleetOptions);
   const apps = fleet
@@ -303,7 +303,7 @@ export async function selectApps(
         names,
         ...(flags.selector !== undefined ? { selector: flags.selector } : {}),
       })
-    : await loadApplications(appSelection(flags, names));
+    : await loadApplications({ ...appSelection(flags, names), onWarning });
   const overridden = withRevisionOverride(apps, flags, onWarning);
   if (overridden.length === 0)
     throw new UsageError('failed to select Applications: none matched', { subject: command });

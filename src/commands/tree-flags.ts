@@ -57,6 +57,7 @@ export async function selectAppTree(
   }
   const argocdNamespace = flags['argocd-namespace'] ?? 'argocd';
   const loadOptions = appSelection(flags, []);
+  loadOptions.onWarning = options.onWarning;
   delete loadOptions.selector;
   const roots = withRevisionOverride(await loadApplications(loadOptions), flags, options.onWarning);
   const appsets = await loadApplicationSetFiles(flags['app-file'] ?? []);

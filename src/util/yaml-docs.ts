@@ -3,9 +3,14 @@
  * any *List with `items`) flattened; items of a typed list (SecretList) without a kind take it from the list. Every object remembers where it came from (file and 0-based document
  * index, plus the item index inside a List) so errors can name it. Empty documents are skipped.
  * Malformed YAML is a UsageError naming the file, document and line.
+ *
+ * `keepText(kind, path)`: plain scalars at the paths it accepts keep their source text as a string
+ * (`1.10` stays "1.10", `010` "010", `1e3` "1e3", `true` "true"), for fields the object's schema types as
+ * strings; YAML 1.2 would read them as numbers or booleans. Nulls (`~`, `null`, empty) stay null (unset).
+ * Standard input is read once and remembered, so several readers of "-" see the same text.
  */
 import { readFile } from 'node:fs/promises';
-import { parseAllDocuments } from 'yaml';
+import { isMap, isScalar, isSeq, parseAllDocuments } from 'yaml';
 import { UsageError } from '../common/index.js';
 import type { KubeObject } from '../common/index.js';
 
@@ -29,8 +34,39 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** Which plain scalars keep their source text: by the object's kind and the path of the field. */
+export type KeepScalarText = (kind: string, path: readonly (string | number)[]) => boolean;
+
+/** Puts the source text of kept plain non-string scalars of `node` into `value` (its toJS result). */
+function restoreScalarText(
+  node: unknown,
+  value: unknown,
+  kind: string,
+  path: (string | number)[],
+  keep: KeepScalarText,
+): void {
+  const visit = (child: unknown, container: Record<string | number, unknown>, key: string | number): void => {
+    const childPath = [...path, key];
+    if (isScalar(child)) {
+      const v = container[key];
+      if (child.type === 'PLAIN' && v !== null && typeof v !== 'string' && typeof v !== 'object') {
+        if (typeof child.source === 'string' && keep(kind, childPath)) container[key] = child.source;
+      }
+    } else restoreScalarText(child, container[key], kind, childPath, keep);
+  };
+  if (isMap(node) && isObject(value)) {
+    for (const pair of node.items) {
+      if (!isScalar(pair.key)) continue;
+      const key = String(pair.key.value);
+      if (Object.prototype.hasOwnProperty.call(value, key)) visit(pair.value, value, key);
+    }
+  } else if (isSeq(node) && Array.isArray(value)) {
+    node.items.forEach((item, i) => visit(item, value as unknown as Record<number, unknown>, i));
+  }
+}
+
 /** Parses `text` (the contents of `file`) into objects. */
-export function parseKubeObjects(text: string, file: string): SourcedObject[] {
+export function parseKubeObjects(text: string, file: string, keepText?: KeepScalarText): SourcedObject[] {
   const out: SourcedObject[] = [];
   const docs = parseAllDocuments(text, { prettyErrors: true, uniqueKeys: false });
   const list = Array.isArray(docs) ? docs : [docs];
@@ -53,6 +89,17 @@ export function parseKubeObjects(text: string, file: string): SourcedObject[] {
       });
     }
     const kind = typeof value['kind'] === 'string' ? value['kind'] : '';
+    if (keepText) {
+      if (kind.endsWith('List') && Array.isArray(value['items']) && isMap(doc.contents)) {
+        const items = doc.contents.get('items', true);
+        if (isSeq(items))
+          items.items.forEach((item, i) => {
+            const object = (value['items'] as unknown[])[i];
+            const itemKind = isObject(object) && typeof object['kind'] === 'string' ? object['kind'] : '';
+            restoreScalarText(item, object, itemKind || kind.slice(0, -'List'.length), [], keepText);
+          });
+      } else restoreScalarText(doc.contents, value, kind, [], keepText);
+    }
     if (kind.endsWith('List') && Array.isArray(value['items'])) {
       // A typed list from the API (SecretList, ...) omits each item's kind and apiVersion: the list names them.
       const itemKind = kind === 'List' ? undefined : kind.slice(0, -'List'.length);
@@ -77,7 +124,7 @@ export function parseKubeObjects(text: string, file: string): SourcedObject[] {
 }
 
 /** Reads and parses a file; "-" reads standard input. A missing file is a UsageError naming it. */
-export async function readKubeObjects(file: string): Promise<SourcedObject[]> {
+export async function readKubeObjects(file: string, keepText?: KeepScalarText): Promise<SourcedObject[]> {
   let text: string;
   try {
     text = file === '-' ? await readStdin() : await readFile(file, 'utf8');
@@ -86,11 +133,17 @@ export async function readKubeObjects(file: string): Promise<SourcedObject[]> {
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : String(err);
     throw new UsageError(`failed to read: ${why}`, { subject: file });
   }
-  return parseKubeObjects(text, file === '-' ? '<stdin>' : file);
+  return parseKubeObjects(text, file === '-' ? '<stdin>' : file, keepText);
 }
 
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+let stdinText: Promise<string> | undefined;
+
+/** Standard input, read once per process (Applications and ApplicationSets of `-f -` come from one read). */
+function readStdin(): Promise<string> {
+  stdinText ??= (async () => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  })();
+  return stdinText;
 }

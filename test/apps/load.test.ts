@@ -146,6 +146,70 @@ describe('loading Applications from files', () => {
     assert.deepEqual(app.ignoreDifferences[0]!.jsonPointers, ['/spec/replicas']);
   });
 
+  // Issue 14: fields Argo CD types as strings keep the text as written; YAML 1.2 would read numbers.
+  for (const [written, expected] of [
+    ['1.10', '1.10'],
+    ['010', '010'],
+    ['1e3', '1e3'],
+    ['0x1F', '0x1F'],
+    ['true', 'true'],
+    ['"1.10"', '1.10'],
+    ['~', 'HEAD'],
+    ['null', 'HEAD'],
+  ] as const) {
+    it(`targetRevision: ${written} is the revision "${expected}"`, async () => {
+      const file = write(
+        tempDir(),
+        'a.yaml',
+        APP(
+          'web',
+          `  source: {repoURL: https://example.com/r.git, path: apps/web, targetRevision: ${written}}\n  destination: {server: https://kubernetes.default.svc, namespace: web}\n`,
+        ),
+      );
+      const [app] = await loadApplications({ files: [file] });
+      assert.equal(app!.sources[0]!.targetRevision, expected);
+    });
+  }
+
+  it('string fields elsewhere keep their text too; booleans, integers and valuesObject stay typed', async () => {
+    const file = write(
+      tempDir(),
+      'a.yaml',
+      `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: web
+  labels: {version: 2.0, enabled: true}
+spec:
+  sources:
+    - repoURL: https://charts.example.com
+      chart: 007
+      targetRevision: 1.20
+      helm:
+        releaseName: 1e3
+        valuesObject: {replicas: 010}
+        parameters: [{name: image.tag, value: 1.10, forceString: true}]
+        skipCrds: true
+  destination: {server: https://kubernetes.default.svc, namespace: 2024}
+  syncPolicy:
+    retry: {limit: 5, backoff: {duration: 10, factor: 3}}
+`,
+    );
+    const [app] = await loadApplications({ files: [file] });
+    const helm = app!.sources[0]!;
+    assert.deepEqual(app!.labels, { version: '2.0', enabled: 'true' });
+    assert.equal(helm.chart, '007');
+    assert.equal(helm.targetRevision, '1.20');
+    assert.equal(helm.helm!.releaseName, '1e3');
+    assert.equal(helm.helm!.values, 'replicas: 10\n');
+    assert.deepEqual(helm.helm!.parameters, [{ name: 'image.tag', value: '1.10', forceString: true }]);
+    assert.equal(helm.helm!.skipCrds, true);
+    assert.equal(app!.destination.namespace, '2024');
+    assert.equal(app!.syncPolicy.retry!.limit, 5);
+    assert.equal(app!.syncPolicy.retry!.backoff.durationMs, 10_000);
+    assert.equal(app!.syncPolicy.retry!.backoff.factor, 3);
+  });
+
   it('applies retry defaults (5s, x2, 3m) and honours automated.enabled=false', async () => {
     const file = write(
       tempDir(),
