@@ -70,6 +70,18 @@ export function colorDiffLines(c: InstanceType<typeof Chalk>, text: string): str
   return out;
 }
 
+/**
+ * One line per resource whose health check left a message, `<group/Kind ns/name>: <status>: <message>`,
+ * as `argocd app get` shows a resource's health message (the diff's and sync's text reports).
+ */
+export function resourceHealthLines(
+  resources: readonly Pick<ResourceStatus, 'group' | 'kind' | 'namespace' | 'name' | 'health'>[],
+): string[] {
+  return resources.flatMap((r) =>
+    r.health?.message ? [`${resourceLabel(r)}: ${r.health.status}: ${r.health.message}`] : [],
+  );
+}
+
 /** The default report: header per app, then each changed resource's unified diff. */
 export function renderDiffText(report: RunReport, options: DiffPrintOptions = {}): string {
   const c = new Chalk({ level: options.color ? 1 : 0 });
@@ -91,6 +103,8 @@ export function renderDiffText(report: RunReport, options: DiffPrintOptions = {}
     out.push(
       `health:      ${healthColor(cmp.health.status)}${cmp.health.message ? ` (${cmp.health.message})` : ''}`,
     );
+    // argocd app get's MESSAGE column: each resource's health message ("Waiting for rollout to finish...").
+    for (const line of resourceHealthLines(cmp.resources)) out.push(`  ${line}`);
     for (const cond of cmp.conditions) out.push(c.yellow(`condition:   ${cond.type}: ${cond.message}`));
     for (const r of changed) {
       out.push('');

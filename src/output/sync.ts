@@ -3,6 +3,38 @@
  * plain text summary (one line per app, then one line per task). Built from the RunReport only.
  */
 import type { RunReport } from '../controller/index.js';
+import { resourceHealthLines } from './diff.js';
+
+/**
+ * `resourceHealth`: the health messages of the app's resources after the sync (only when there are any),
+ * as argocd app get shows them ("Waiting for rollout to finish: ...").
+ */
+function resourceHealthOf(a: RunReport['apps'][number]): {
+  resourceHealth?: {
+    group: string;
+    kind: string;
+    namespace: string;
+    name: string;
+    health: string;
+    message: string;
+  }[];
+} {
+  const entries = (a.comparison?.resources ?? []).flatMap((r) =>
+    r.health?.message
+      ? [
+          {
+            group: r.group,
+            kind: r.kind,
+            namespace: r.namespace,
+            name: r.name,
+            health: r.health.status,
+            message: r.health.message,
+          },
+        ]
+      : [],
+  );
+  return entries.length > 0 ? { resourceHealth: entries } : {};
+}
 
 export function syncJson(report: RunReport): string {
   const apps = report.apps.map((a) => {
@@ -16,6 +48,9 @@ export function syncJson(report: RunReport): string {
       finishedAt: op?.finishedAt ?? '',
       sync: a.comparison?.sync ?? 'Unknown',
       health: a.comparison?.health.status ?? 'Unknown',
+      ...(a.comparison?.health.message ? { healthMessage: a.comparison.health.message } : {}),
+      // Health messages of the app's resources after the sync, as argocd app get shows them.
+      ...resourceHealthOf(a),
       ...(op?.dryRun ? { dryRun: true } : {}),
       ...(op && op.retries > 0 ? { retries: op.retries } : {}),
       resources: (op?.resources ?? []).filter((r) => r.status !== '' || r.hookPhase !== ''),
@@ -37,6 +72,7 @@ export function syncText(report: RunReport): string {
     lines.push(
       `${a.app.name}: ${op.dryRun ? 'dry run ' : ''}${op.phase}: ${op.message} (revision ${op.revision.slice(0, 12)}, sync ${sync}, health ${health}${op.retries ? `, ${op.retries} retries` : ''})`,
     );
+    for (const line of resourceHealthLines(a.comparison?.resources ?? [])) lines.push(`  health: ${line}`);
     if (op.dryRun) {
       for (const t of op.plan) {
         lines.push(

@@ -84,4 +84,28 @@ describe('diff printers', () => {
     const fences = capped.match(/^`{3,}/gm) ?? [];
     assert.equal(fences.length % 2, 0, 'every code block closed');
   });
+
+  // Issue 14: health messages were computed and then dropped from the text report.
+  it('prints each resource health message under the health line, as argocd app get shows it', () => {
+    const rollout = 'Waiting for rollout to finish: 0 of 1 updated replicas are available...';
+    const r = report([
+      app('web', [
+        resource('web', DIFF, { health: { status: 'Progressing', message: rollout } }),
+        resource('db', '', {
+          status: 'Synced',
+          difference: 'none',
+          health: { status: 'Degraded', message: 'Deployment "db" exceeded its progress deadline' },
+        }),
+        resource('ok', '', { status: 'Synced', difference: 'none', health: { status: 'Healthy' } }),
+      ]),
+    ]);
+    const lines = renderDiffText(r).split('\n');
+    const at = lines.indexOf('health:      Healthy');
+    assert.ok(at > 0, lines.join('\n'));
+    assert.deepEqual(lines.slice(at + 1, at + 3), [
+      `  apps/Deployment shop/web: Progressing: ${rollout}`,
+      '  apps/Deployment shop/db: Degraded: Deployment "db" exceeded its progress deadline',
+    ]);
+    assert.ok(!lines.some((l) => l.includes('shop/ok:')), 'no line for a resource without a message');
+  });
 });
