@@ -121,6 +121,20 @@ export function gone(message: string): ApiError {
   return new ApiError(410, 'Expired', message);
 }
 
+/**
+ * A path no API handler serves: kube-apiserver's last delegate (k8s.io/apiserver notfoundhandler, Go's
+ * http.NotFound) answers `404 page not found` as text/plain, not a Status. That is the answer for non-API
+ * paths, unknown groups and versions (discovery included), and unknown resources of a group/version only
+ * CustomResourceDefinitions serve (apiextensions-apiserver's crdHandler delegates when no CRD matches). An
+ * unknown resource in a built-in group/version gets a Status (go-restful's container): `notFoundPath`.
+ */
+export class PageNotFound extends Error {
+  constructor() {
+    super('404 page not found');
+    this.name = 'PageNotFound';
+  }
+}
+
 export function notFoundPath(): ApiError {
   return new ApiError(404, 'NotFound', 'the server could not find the requested resource', {});
 }

@@ -1,8 +1,9 @@
 /**
  * OpenAPI documents with the real schemas of the served kinds (src/schema: Kubernetes' published OpenAPI
  * plus the schemas of the stored CRDs), as kube-apiserver serves them:
- * - `/openapi/v2`: one Swagger 2.0 document, every definition (JSON only; the protobuf encoding old
- *   kubectl versions ask for first is not produced: they get 406 Not Acceptable).
+ * - `/openapi/v2`: one Swagger 2.0 document, every definition, as JSON or, when the client asks for it,
+ *   as gnostic's protobuf `openapi.v2.Document` (openapi-v2-proto.ts; what client-go's discovery and
+ *   kubectl <= 1.28 request).
  * - `/openapi/v3`: the list of group/version documents with a content hash; `/openapi/v3/api/v1` and
  *   `/openapi/v3/apis/<group>/<version>`: OpenAPI 3.0 with `components.schemas` holding the kinds of that
  *   group/version and every schema they reference (`$ref: #/components/schemas/...`; a reference with a
@@ -15,6 +16,7 @@ import type { Schema } from '../schema/index.js';
 import { PUBLISHED_OPENAPI } from '../schema/index.js';
 import type { ResourceRegistry } from './resources.js';
 import type { JsonMap } from './types.js';
+import { encodeOpenApiV2 } from './openapi-v2-proto.js';
 
 function gvPath(group: string, version: string): string {
   return group ? `apis/${group}/${version}` : `api/${version}`;
@@ -52,6 +54,7 @@ const FIELD_VALIDATION = {
 export class OpenApiDocs {
   private generation = -1;
   private v2?: string;
+  private v2Proto?: Buffer;
   private readonly v3 = new Map<string, string>();
 
   constructor(private readonly registry: ResourceRegistry) {}
@@ -61,6 +64,7 @@ export class OpenApiDocs {
     if (g !== this.generation) {
       this.generation = g;
       this.v2 = undefined;
+      this.v2Proto = undefined;
       this.v3.clear();
     }
   }
@@ -75,6 +79,13 @@ export class OpenApiDocs {
       this.v2 = JSON.stringify({ swagger: '2.0', info: INFO, paths: {}, definitions });
     }
     return this.v2;
+  }
+
+  /** `/openapi/v2` as gnostic protobuf bytes. */
+  v2Protobuf(): Buffer {
+    const text = this.v2Text();
+    this.v2Proto ??= encodeOpenApiV2(JSON.parse(text) as JsonMap);
+    return this.v2Proto;
   }
 
   /** `/openapi/v3`: the served group/version documents with their hashes. */

@@ -13,6 +13,8 @@ import type { Deleter } from './delete.js';
 import { apiVersionsDoc, groupDocFor, groupListDoc, resourceListDoc, versionDoc } from './discovery.js';
 import { OpenApiDocs } from './openapi.js';
 import { decodeProtobufObject } from './protobuf.js';
+import { PageNotFound } from './errors.js';
+import { OPENAPI_V2_PROTOBUF, OPENAPI_V2_PROTOBUF_LEGACY } from './openapi-v2-proto.js';
 import { ApiError, STALE_MESSAGE, conflict, methodNotAllowed, notFoundPath } from './errors.js';
 import type { FaultInjector, RequestStats } from './faults.js';
 import { renderTable, wantsTable } from './table.js';
@@ -27,6 +29,29 @@ const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
 function sendText(res: ServerResponse, code: number, text: string): void {
   res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
   res.end(text);
+}
+
+/**
+ * The offered media type an Accept header prefers (goautoneg, as kube-openapi uses it): the highest q, then
+ * the first listed; `*\/*` and `type/*` match the first offer they cover. No header: the first offer.
+ */
+export function negotiate(accept: string, offers: string[]): string | undefined {
+  if (!accept.trim()) return offers[0];
+  let best: { type: string; q: number } | undefined;
+  for (const range of accept.split(',')) {
+    const [mediaRange = '', ...params] = range.split(';').map((p) => p.trim());
+    const qParam = params.find((p) => p.startsWith('q='));
+    const q = qParam ? Number(qParam.slice(2)) : 1;
+    if (!(q > 0)) continue;
+    const type =
+      mediaRange === '*/*'
+        ? offers[0]
+        : mediaRange.endsWith('/*')
+          ? offers.find((o) => o.startsWith(mediaRange.slice(0, -1)))
+          : offers.find((o) => o === mediaRange);
+    if (type !== undefined && (!best || q > best.q)) best = { type, q };
+  }
+  return best?.type;
 }
 
 function sendJson(
@@ -87,6 +112,14 @@ export class Router {
         res.destroy();
         return;
       }
+      if (err instanceof PageNotFound) {
+        res.writeHead(404, {
+          'Content-Type': 'text/plain; charset=utf-8',
+          'X-Content-Type-Options': 'nosniff',
+        });
+        res.end('404 page not found\n');
+        return;
+      }
       const e =
         err instanceof ApiError
           ? err
@@ -108,16 +141,27 @@ export class Router {
     else if (parts[0] === 'apis' && parts.length === 3) doc = resourceListDoc(reg, parts[1]!, parts[2]!);
     else if (path === 'openapi/v2') {
       this.stats.record('get', 'discovery');
-      // Old clients ask for the protobuf encoding only; JSON is what is served (they then get 406).
-      const accept = String(accept_ ?? '');
-      if (accept && !/application\/json|\*\/\*/.test(accept)) {
+      // kube-openapi's handler: JSON or gnostic protobuf by the Accept header (JSON when absent), else 406.
+      const type = negotiate(String(accept_ ?? ''), [
+        'application/json',
+        OPENAPI_V2_PROTOBUF,
+        OPENAPI_V2_PROTOBUF_LEGACY,
+      ]);
+      if (type === undefined) {
         throw new ApiError(
           406,
           'NotAcceptable',
-          `only the following media types are accepted: application/json`,
+          `only the following media types are accepted: application/json, ${OPENAPI_V2_PROTOBUF}, ${OPENAPI_V2_PROTOBUF_LEGACY}`,
         );
       }
-      sendText(res, 200, this.openapi.v2Text());
+      if (type === 'application/json') sendText(res, 200, this.openapi.v2Text());
+      else {
+        const body = this.openapi.v2Protobuf();
+        // Always answered under the dotted name (kube-openapi's ReturnedContentType): Go's mime parser, which
+        // client-go runs on Content-Type, rejects the "@" of the name clients ask for.
+        res.writeHead(200, { 'Content-Type': OPENAPI_V2_PROTOBUF_LEGACY, 'Content-Length': body.length });
+        res.end(body);
+      }
       return true;
     } else if (path === 'openapi/v3') doc = this.openapi.v3Root();
     else if (parts[0] === 'openapi' && parts[1] === 'v3') {
@@ -132,7 +176,8 @@ export class Router {
       return true;
     } else return false;
     this.stats.record('get', 'discovery');
-    if (doc === undefined) throw notFoundPath();
+    // An unknown group or version has no discovery handler: the not-found delegate answers.
+    if (doc === undefined) throw new PageNotFound();
     sendJson(res, 200, doc);
     return true;
   }
@@ -143,16 +188,20 @@ export class Router {
     let rest: string[];
     if (parts[0] === 'api') [group, version, rest] = ['', parts[1] ?? '', parts.slice(2)];
     else if (parts[0] === 'apis') [group, version, rest] = [parts[1] ?? '', parts[2] ?? '', parts.slice(3)];
-    else throw notFoundPath();
+    else throw new PageNotFound();
+    // Built-in group/versions are go-restful web services (a Status for what they do not serve); other
+    // paths reach the CRD handler, which delegates what no CRD serves to the not-found handler.
+    const builtinGroupVersion = this.core.registry.typesAt(group, version).some((t) => !t.crd);
+    const unknownResource = (): Error => (builtinGroupVersion ? notFoundPath() : new PageNotFound());
     let namespace: string | undefined;
     if (rest[0] === 'namespaces' && rest.length >= 3 && !NAMESPACE_SUBRESOURCES.has(rest[2]!)) {
       namespace = rest[1];
       rest = rest.slice(2);
     }
     const [plural, name, subresource, ...extra] = rest;
-    if (!plural || extra.length > 0) throw notFoundPath();
+    if (!plural || extra.length > 0) throw unknownResource();
     const type = this.core.registry.byPlural(group, version, plural);
-    if (!type) throw notFoundPath();
+    if (!type) throw unknownResource();
     if (namespace !== undefined && !type.namespaced) throw notFoundPath();
     if (type.namespaced && name !== undefined && namespace === undefined) throw notFoundPath();
     const subOk =

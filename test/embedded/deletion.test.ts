@@ -133,7 +133,9 @@ describe('deletion with the garbage collector', () => {
     );
     const after = await api(fx.cluster, 'GET', TOOLS);
     assert.equal(after.status, 404);
-    assert.equal(after.body.reason, 'NotFound');
+    // As on kube-apiserver: no CRD serves the path any more, so the not-found handler answers (issue 12 saw
+    // "failed to list: 404 page not found" on a real cluster after a CRD was deleted).
+    assert.equal(after.body, '404 page not found\n');
   });
 
   it('a terminating namespace refuses creates with 403 and a NamespaceTerminating cause, and goes when empty', async () => {
