@@ -11,7 +11,9 @@ export type Step =
   | { t: 'index'; index: number; opt: boolean }
   | { t: 'iter'; opt: boolean }
   | { t: 'recurse' }
-  | { t: 'select'; cond: Cond };
+  | { t: 'select'; cond: Cond }
+  /** `a // b`: the paths of `a` whose values are truthy (errors suppressed), else those of `b` (gojq). */
+  | { t: 'alt'; left: Step[]; right: Step[] };
 /** Alternatives (`,`) of pipelines of steps. */
 export type PathExpr = Step[][];
 export type Cond =
@@ -30,9 +32,9 @@ export interface JqProgram {
 export class JqRuntimeError extends Error {}
 
 const TOKEN =
-  /\s*(?:(\.\.)|("(?:[^"\\]|\\.)*")|(-?\d+(?:\.\d+)?)|([A-Za-z_][A-Za-z0-9_]*)|(==|!=|<=|>=|[.[\]|,()?<>]))/y;
+  /\s*(?:(\.\.)|("(?:[^"\\]|\\.)*")|(-?\d+(?:\.\d+)?)|([A-Za-z_][A-Za-z0-9_]*)|(\/\/|==|!=|<=|>=|[.[\]|,()?<>]))/y;
 const SUPPORTED =
-  'supported: .a.b, ."k", .["k"], .[n], .[], ?, .., |, ",", select(...) with ==, !=, <, <=, >, >=, and, or, not, ' +
+  'supported: .a.b, ."k", .["k"], .[n], .[], ?, .., |, ",", //, select(...) with ==, !=, <, <=, >, >=, //, and, or, not, ' +
   'startswith, endswith, contains, test, has, length';
 const FILTERS0 = new Set(['not', 'length', 'ascii_downcase', 'ascii_upcase', 'type']);
 const LITERALS = new Map<string, Json>([
@@ -97,12 +99,19 @@ export function parseJq(source: string): JqProgram {
     return alts;
   }
   function pipeline(): Step[] {
-    const steps = term();
+    const steps = altTerm();
     while (at('|')) {
       i++;
-      steps.push(...term());
+      steps.push(...altTerm());
     }
     return steps;
+  }
+  /** `//` binds tighter than `|` and `,`, and to the right. */
+  function altTerm(): Step[] {
+    const left = term();
+    if (!at('//')) return left;
+    i++;
+    return [{ t: 'alt', left, right: altTerm() }];
   }
   function term(): Step[] {
     const steps: Step[] = [];
@@ -111,6 +120,7 @@ export function parseJq(source: string): JqProgram {
       expect('(');
       steps.push({ t: 'select', cond: cond() });
       expect(')');
+      suffixes(steps); // select(...).value, select(...)[0]
       return steps;
     }
     const word = peek();
@@ -162,12 +172,19 @@ export function parseJq(source: string): JqProgram {
     return w === 'and' || w === 'or';
   }
   function cond(): Cond {
-    let left = orExpr();
+    let left = altExpr();
     while (at('|')) {
       i++;
-      left = { c: 'pipe', left, right: orExpr() };
+      left = { c: 'pipe', left, right: altExpr() };
     }
     return left;
+  }
+  /** `a // b` (below `or` and `and` in jq's precedence, right-associative). */
+  function altExpr(): Cond {
+    const left = orExpr();
+    if (!at('//')) return left;
+    i++;
+    return { c: 'bin', op: '//', left, right: altExpr() };
   }
   function orExpr(): Cond {
     let left = andExpr();

@@ -8,7 +8,10 @@
  * - `select(cond)` as a pipe stage, where cond combines relative paths and literals (strings, numbers,
  *   true, false, null) with `==`, `!=`, `<`, `<=`, `>`, `>=`, `and`, `or`, parentheses, `| not`, and the
  *   filters `startswith(s)`, `endswith(s)`, `contains(x)`, `test(re)`, `has(k)`, `length`,
- *   `ascii_downcase`, `ascii_upcase`, `type`.
+ *   `ascii_downcase`, `ascii_upcase`, `type`, and `a // b`; path steps may follow `select(...)`
+ *   (`select(.name == "x").value`);
+ * - `a // b` on paths: the paths of `a` whose values are neither null nor false (its errors ignored), else
+ *   those of `b`, as gojq's path(a // b).
  * Anything else is rejected at parse time with a UsageError naming the expression and the column.
  * Run-time semantics follow jq: `.a` on a string or number, `.[]` on null or a scalar, `.[0]` on an
  * object are errors (unless `?`), and an error anywhere aborts the whole deletion, as gojq's error makes
@@ -64,9 +67,29 @@ function applyStep(step: Step, pv: PV): PV[] {
       }
       case 'select':
         return evalCond(step.cond, value).some(truthy) ? [pv] : [];
+      case 'alt': {
+        const left = suppressed(() => runSteps(step.left, pv)).filter((p) => truthy(p.value));
+        return left.length > 0 ? left : runSteps(step.right, pv);
+      }
     }
   } catch (err) {
     if (err instanceof JqRuntimeError && 'opt' in step && step.opt) return [];
+    throw err;
+  }
+}
+
+function runSteps(steps: readonly Step[], root: PV): PV[] {
+  let cur: PV[] = [root];
+  for (const step of steps) cur = cur.flatMap((pv) => applyStep(step, pv));
+  return cur;
+}
+
+/** jq's `//` ignores errors of its left side. */
+function suppressed<T>(run: () => T[]): T[] {
+  try {
+    return run();
+  } catch (err) {
+    if (err instanceof JqRuntimeError) return [];
     throw err;
   }
 }
@@ -165,6 +188,10 @@ function evalCond(c: Cond, input: Json): Json[] {
       if (!c.arg) return [callFn(c.name, input, undefined)];
       return evalCond(c.arg, input).map((a) => callFn(c.name, input, a));
     case 'bin': {
+      if (c.op === '//') {
+        const l = suppressed(() => evalCond(c.left, input)).filter(truthy);
+        return l.length > 0 ? l : evalCond(c.right, input);
+      }
       if (c.op === 'and' || c.op === 'or') {
         const l = evalCond(c.left, input).some(truthy);
         if (c.op === 'and' ? !l : l) return [l];
