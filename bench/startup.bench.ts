@@ -6,14 +6,15 @@
  * (against the embedded API server) (so commands added later are measured too).
  * Targets: --version and shards under 250 ms, every command under 300 ms (before its first API request). For reference, the same
  * `--version` through the unbundled TypeScript sources (bin/dev.js), and the standalone executable when
- * `npm run package` has built it.
+ * `npm run package` has built it, with CPU time and peak memory of `version` through `node bin/kubectl-gitops`
+ * and through the standalone executable (GNU time; target: the executable no costlier than node).
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launcher, repoRoot } from '../test/support/paths.js';
 import { clusterSecretsYaml } from './fixtures.js';
-import { coldStartMs, median, type BenchRow } from './util.js';
+import { coldStartMs, cpuAndRss, median, type BenchRow } from './util.js';
 import { spawn } from 'node:child_process';
 import { startEmbeddedCluster, type EmbeddedCluster } from '../src/embedded/index.js';
 
@@ -131,6 +132,31 @@ export default async function (): Promise<BenchRow[]> {
       unit: 'ms',
     });
     const standalone = join(repoRoot, 'dist', 'bin', 'kubectl-gitops');
+    // Issue 12: the standalone executable should cost no more CPU and memory than `node bin/kubectl-gitops`.
+    const viaNode = cpuAndRss(process.execPath, [launcher, 'version']);
+    const viaSea = existsSync(standalone) ? cpuAndRss(standalone, ['version']) : undefined;
+    if (viaNode) {
+      rows.push({
+        name: 'node bin/kubectl-gitops version: CPU (user+sys)',
+        value: viaNode.cpuMs,
+        unit: 'ms',
+      });
+      rows.push({ name: 'node bin/kubectl-gitops version: max RSS', value: viaNode.rssMb, unit: 'MB' });
+    }
+    if (viaNode && viaSea) {
+      rows.push({
+        name: 'standalone executable version: CPU (user+sys)',
+        value: viaSea.cpuMs,
+        unit: 'ms',
+        target: { value: viaNode.cpuMs, better: 'lower' },
+      });
+      rows.push({
+        name: 'standalone executable version: max RSS',
+        value: viaSea.rssMb,
+        unit: 'MB',
+        target: { value: viaNode.rssMb, better: 'lower' },
+      });
+    }
     if (existsSync(standalone)) {
       rows.push({
         name: 'standalone executable --version',

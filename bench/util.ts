@@ -1,5 +1,8 @@
 /** Helpers for benchmarks: timing and process cold starts. */
 import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 export interface BenchRow {
   /** What was measured, e.g. "legacy: 10,000 clusters x 100 replicas". */
@@ -41,4 +44,34 @@ export function coldStartMs(
     if (r.status !== 0) throw new Error(`${command} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
   }
   return median(times);
+}
+
+/**
+ * Median CPU time (user + system, ms) and median peak RSS (MB) of `runs` runs of `command args`, read from
+ * GNU time (`/usr/bin/time -f`), or undefined where it is not installed.
+ */
+export function cpuAndRss(
+  command: string,
+  args: string[],
+  runs = 5,
+): { cpuMs: number; rssMb: number } | undefined {
+  if (!existsSync('/usr/bin/time')) return undefined;
+  const dir = mkdtempSync(join(tmpdir(), 'bench-rusage-'));
+  try {
+    const cpu: number[] = [];
+    const rss: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const out = join(dir, 'time');
+      const r = spawnSync('/usr/bin/time', ['-o', out, '-f', '%U %S %M', command, ...args], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      if (r.status !== 0) throw new Error(`${command} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+      const [user, sys, maxKb] = readFileSync(out, 'utf8').trim().split('\n').at(-1)!.split(' ').map(Number);
+      cpu.push((user! + sys!) * 1000);
+      rss.push(maxKb! / 1024);
+    }
+    return { cpuMs: median(cpu), rssMb: Math.round(median(rss) * 10) / 10 };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
