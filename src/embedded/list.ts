@@ -44,7 +44,10 @@ export function listObjects(core: ApiCore, ctx: RequestContext): Result {
     const last = items[limit - 1]!;
     const start = `${last.metadata.namespace ?? ''}/${last.metadata.name}`;
     metadata['continue'] = Buffer.from(JSON.stringify({ rv, start })).toString('base64url');
-    metadata['remainingItemCount'] = items.length - limit;
+    // etcd3 store GetList (k8s.io/apiserver storage/etcd3/store.go): the count is only given when no
+    // label or field selector filtered the list, since it counts objects the selector would drop.
+    const filtered = Boolean(ctx.query.get('labelSelector') || ctx.query.get('fieldSelector'));
+    if (!filtered) metadata['remainingItemCount'] = items.length - limit;
     items = items.slice(0, limit);
   }
   // Typed lists of built-in kinds carry no apiVersion/kind on items; custom resource lists do.

@@ -307,6 +307,12 @@ describe('embedded CRUD', () => {
       ['two'],
     );
     assert.equal(page2.body.metadata.continue, undefined);
+    // A selector hides remainingItemCount (etcd3 store GetList counts objects the selector would drop),
+    // while limit/continue still page.
+    const selected = await api(fx.cluster, 'GET', `${base}?limit=1&${sel('tier')}`);
+    assert.equal(selected.body.items.length, 1);
+    assert.ok(selected.body.metadata.continue, 'more selected items to page through');
+    assert.equal(selected.body.metadata.remainingItemCount, undefined);
 
     const all = await api(fx.cluster, 'GET', `/api/v1/configmaps?${sel('tier')}`);
     assert.deepEqual(
