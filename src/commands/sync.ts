@@ -9,7 +9,7 @@ import {
   runSettings,
 } from './flags.js';
 import { BaseCommand } from './base-command.js';
-import { ExitCode, GitopsError, UsageError } from '../common/index.js';
+import { DEFAULT_OPERATION_PROCESSORS, ExitCode, GitopsError, UsageError } from '../common/index.js';
 import { parseDuration } from '../apps/index.js';
 import type { RunReport } from '../controller/index.js';
 import { syncJson, syncText } from '../output/sync.js';
@@ -107,8 +107,14 @@ rendered or compared (the other apps still run); 130 interrupted.`;
     'retry-backoff-factor': Flags.integer({ description: 'Delay multiplier per retry.', default: 2, min: 1 }),
     'retry-backoff-max-duration': Flags.string({ description: 'Longest retry delay.', default: '3m' }),
     'status-processors': Flags.integer({
-      description: 'Apps compared and synced in parallel.',
+      description: "Apps compared in parallel (the refresh queue's workers).",
       default: 2,
+      min: 1,
+      max: 100,
+    }),
+    'operation-processors': Flags.integer({
+      description: "Apps synced in parallel (the operation queue's workers), as Argo CD's controller flag.",
+      default: DEFAULT_OPERATION_PROCESSORS,
       min: 1,
       max: 100,
     }),
@@ -174,6 +180,7 @@ rendered or compared (the other apps still run); 130 interrupted.`;
         ...settings,
         statusProcessors: flags['status-processors'],
         ...clientOptionsOf(flags),
+        operationProcessors: flags['operation-processors'],
         signal,
         retry,
         waitForHealth: !flags.async && !flags['dry-run'],

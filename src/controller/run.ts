@@ -7,26 +7,38 @@
  * 2. One `ClusterState` per context: one connection and one live cache shared by every app of that
  *    cluster, scoped to their destination namespaces, started by the first app that needs it.
  * 3. Every app key (`<namespace>/<name>`) goes into the refresh queue (src/queue); `statusProcessors`
- *    workers (default 4) take keys and run `StateManager.compare`. An app's failure is recorded on that app
- *    (never retried in a one-shot run, never hiding the others).
- * 4. The run ends when every app has a comparison or an error, or when `signal` aborts: apps not finished
- *    then carry an "interrupted" error and `interrupted` is true. Caches are stopped, connections closed.
+ *    workers (default 4) run the refresh processor (`StateManager.compare`). With an operation (sync), the
+ *    refreshed app goes to the operation queue, whose `operationProcessors` workers (default 2) run it while
+ *    other apps keep refreshing; then the app is refreshed again for its final state, and a Failed
+ *    operation with retries left comes back to the refresh queue after its backoff. Processors return what
+ *    comes next, as controller-runtime reconcilers do; a transient failure (5xx, 429, transport) is retried
+ *    through the queue with per-app rate limiting (`MAX_TRANSIENT_RETRIES`), any other failure is recorded
+ *    on that app, never hiding the others.
+ * 4. The run ends when every app is finished (the completion predicate), or when `signal` aborts: apps not
+ *    finished then carry an "interrupted" error and `interrupted` is true. Caches are stopped, connections
+ *    closed.
  * The report lists apps in the order given, with the total API requests of the run.
  * Progress (`onEvent`, types.ts `RunEvent`): run-start, then per app render/compare (state.ts) and sync
  * events, per cluster the cache sync (cluster.ts), and app-done when an app is finished.
  */
 import type { Application } from '../apps/index.js';
 import {
+  DEFAULT_OPERATION_PROCESSORS,
   DEFAULT_STATUS_PROCESSORS,
   DEFAULT_TRACKING_METHOD,
   ExitCode,
   GitopsError,
   oneLine,
 } from '../common/index.js';
-import { connect as defaultConnect, loadKubeConfig, resolveDestination } from '../cluster/index.js';
+import {
+  connect as defaultConnect,
+  isRetryable,
+  loadKubeConfig,
+  resolveDestination,
+} from '../cluster/index.js';
 import type { ClientOptions, ClusterConnection, ConnectOptions, DiscoveryOptions } from '../cluster/index.js';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { RateLimitingQueue, realClock } from '../queue/index.js';
+import { RateLimitingQueue } from '../queue/index.js';
 import { ClusterState } from './cluster.js';
 import { OWN_FIELD_MANAGERS, StateManager } from './state.js';
 import type { StateManagerOptions } from './state.js';
@@ -35,7 +47,6 @@ import type { OperationReport } from '../sync/index.js';
 import type { RetryStrategy } from '../apps/index.js';
 import { overrideIgnoreRules } from '../apps/index.js';
 import { ResourceFilter } from './exclusions.js';
-import { sleep } from '../cluster/index.js';
 
 export interface RunOptions extends Omit<StateManagerOptions, 'clusterOf'> {
   apps: readonly Application[];
@@ -44,6 +55,8 @@ export interface RunOptions extends Omit<StateManagerOptions, 'clusterOf'> {
   context?: string | undefined;
   /** Refresh workers (`--status-processors`). Default 4. */
   statusProcessors?: number;
+  /** Operation (sync) workers (`--operation-processors`). Default 2. */
+  operationProcessors?: number;
   discovery?: DiscoveryOptions;
   client?: ClientOptions;
   signal?: AbortSignal | undefined;
@@ -92,6 +105,26 @@ function appDoneEvent(r: AppReport): RunEvent {
   const c = r.comparison;
   return { type: 'app-done', app: r.app.name, ...(c ? { sync: c.sync, health: c.health.status } : {}) };
 }
+
+/** One app's way through the run: refresh -> (operate -> final refresh, maybe again) -> done. */
+interface AppWork {
+  report: AppReport;
+  stage: 'refresh' | 'operate' | 'final' | 'done';
+  /** Operations run so far. */
+  attempt: number;
+  reconciliation?: Reconciliation;
+  before?: ComparisonResult | undefined;
+}
+
+/** What a processor decided (controller-runtime's Result): finished, or the queue the app goes to next. */
+interface ProcessResult {
+  next?: 'refresh' | 'operation';
+  /** With `next: 'refresh'`: come back after this long (a sync retry's backoff). */
+  afterMs?: number;
+}
+
+/** Transient failures (5xx, 429, transport) of one app retried through the queue before it is an error. */
+export const MAX_TRANSIENT_RETRIES = 3;
 
 export class Run {
   readonly #o: RunOptions;
@@ -183,19 +216,48 @@ export class Run {
             }),
         );
         clusters.set(context, p);
+        // A failed connection is not kept: the app's retry (a transient failure) connects again.
+        const failed = p;
+        failed.catch(() => {
+          if (clusters.get(context) === failed) clusters.delete(context);
+        });
       }
       return p;
     };
     const manager = new StateManager({ ...o, clusterOf });
 
-    // The refresh queue and its workers.
-    const pending = reports.filter((r) => !r.error);
-    const byKey = new Map(pending.map((r) => [appKey(r.app, argocdNamespace), r]));
-    const queue = new RateLimitingQueue<string>({ name: 'refresh' });
-    let remaining = byKey.size;
-    for (const key of byKey.keys()) queue.add(key);
-    if (remaining === 0) queue.shutDown();
-    const worker = async (): Promise<void> => {
+    // Two queues, as Argo CD's controller: refresh (compare) and operation (sync), each with its workers.
+    // Processors return what happens next; the run ends when every app is finished (the completion
+    // predicate), or when `signal` aborts.
+    const works = new Map<string, AppWork>();
+    for (const r of reports)
+      if (!r.error) works.set(appKey(r.app, argocdNamespace), { report: r, stage: 'refresh', attempt: 0 });
+    const refreshQueue = new RateLimitingQueue<string>({ name: 'refresh' });
+    const operationQueue = new RateLimitingQueue<string>({ name: 'operation' });
+    const finished = (): boolean => [...works.values()].every((w) => w.stage === 'done');
+    const shutDownWhenFinished = (): void => {
+      if (!finished()) return;
+      refreshQueue.shutDown();
+      operationQueue.shutDown();
+    };
+    const runSignal = signal ?? new AbortController().signal;
+    const finish = (w: AppWork): void => {
+      w.stage = 'done';
+      emit?.(appDoneEvent(w.report));
+    };
+    const fail = (w: AppWork, err: unknown): void => {
+      w.report.error = runSignal.aborted
+        ? {
+            message: `app "${w.report.app.name}": failed to compare: interrupted`,
+            exitCode: ExitCode.INTERRUPTED,
+          }
+        : appError(w.report.app, err);
+      finish(w);
+    };
+    const worker = async (
+      queue: RateLimitingQueue<string>,
+      process: (w: AppWork) => Promise<ProcessResult>,
+    ): Promise<void> => {
       for (;;) {
         let key: string;
         try {
@@ -205,28 +267,50 @@ export class Run {
         } catch {
           return; // aborted
         }
-        const report = byKey.get(key)!;
+        const w = works.get(key)!;
         try {
-          if (o.operation) await this.#operate(report, manager, signal ?? new AbortController().signal);
-          else report.comparison = await manager.compare(report.app, signal);
+          const result = await process(w);
           queue.forget(key);
+          if (result.next === 'operation') operationQueue.add(key);
+          else if (result.next === 'refresh') {
+            if (result.afterMs) refreshQueue.addAfter(key, result.afterMs);
+            else refreshQueue.add(key);
+          } else finish(w);
         } catch (err) {
-          report.error = signal?.aborted
-            ? {
-                message: `app "${report.app.name}": failed to compare: interrupted`,
-                exitCode: ExitCode.INTERRUPTED,
-              }
-            : appError(report.app, err);
+          // A transient failure (5xx, 429, a dropped connection) of one app is retried with per-app
+          // backoff (client-go's default controller rate limiter); anything else is that app's error.
+          if (!runSignal.aborted && isRetryable(err) && queue.numRequeues(key) < MAX_TRANSIENT_RETRIES) {
+            o.onWarning?.(`app "${w.report.app.name}": ${oneLine(err)}; retrying`);
+            queue.addRateLimited(key);
+          } else fail(w, err);
         } finally {
-          emit?.(appDoneEvent(report));
           queue.done(key);
-          if (--remaining === 0) queue.shutDown();
+          shutDownWhenFinished();
         }
       }
     };
-    const workers = Math.max(1, o.statusProcessors ?? DEFAULT_STATUS_PROCESSORS);
-    await Promise.all(Array.from({ length: Math.min(workers, Math.max(1, byKey.size)) }, worker));
-    queue.shutDown();
+    const refresh = (w: AppWork): Promise<ProcessResult> => this.#refresh(w, manager, runSignal);
+    const operate = async (w: AppWork): Promise<ProcessResult> => {
+      const operation = await this.#o.operation!(w.report.app, w.reconciliation!, runSignal);
+      operation.retries = w.attempt;
+      w.report.operation = operation;
+      w.attempt++;
+      w.stage = 'final';
+      return { next: 'refresh' };
+    };
+    for (const key of works.keys()) refreshQueue.add(key);
+    shutDownWhenFinished();
+    const statusWorkers = Math.max(1, o.statusProcessors ?? DEFAULT_STATUS_PROCESSORS);
+    const operationWorkers = o.operation
+      ? Math.max(1, o.operationProcessors ?? DEFAULT_OPERATION_PROCESSORS)
+      : 0;
+    const size = Math.max(1, works.size);
+    await Promise.all([
+      ...Array.from({ length: Math.min(statusWorkers, size) }, () => worker(refreshQueue, refresh)),
+      ...Array.from({ length: Math.min(operationWorkers, size) }, () => worker(operationQueue, operate)),
+    ]);
+    refreshQueue.shutDown();
+    operationQueue.shutDown();
 
     let requests = 0;
     for (const p of clusters.values()) {
@@ -274,31 +358,42 @@ export class Run {
     return current;
   }
 
-  /** Compare, sync, compare again; a Failed sync is retried on a fresh comparison while retries remain. */
-  async #operate(report: AppReport, manager: StateManager, signal: AbortSignal): Promise<void> {
-    const app = report.app;
+  /**
+   * The refresh processor. Without an operation: compare, done. With one: the first refresh keeps the
+   * unmasked reconciliation and hands the app to the operation queue; the refresh after the operation
+   * reports the final state (after waiting for health, as `argocd app sync` without --async) and, when a
+   * Failed operation has retries left, comes back after the backoff for a fresh comparison and operation.
+   */
+  async #refresh(w: AppWork, manager: StateManager, signal: AbortSignal): Promise<ProcessResult> {
+    const app = w.report.app;
+    if (w.stage === 'refresh') {
+      if (!this.#o.operation) {
+        w.report.comparison = await manager.compare(app, signal);
+        return {};
+      }
+      w.before = await manager.compare(app, signal, (r) => (w.reconciliation = r));
+      w.stage = 'operate';
+      return { next: 'operation' };
+    }
+    const operation = w.report.operation!;
+    w.report.comparison = operation.dryRun || signal.aborted ? w.before : await manager.compare(app, signal);
+    if (this.#o.waitForHealth && !operation.dryRun && operation.phase === 'Succeeded') {
+      w.report.comparison = await this.#waitForHealth(
+        app,
+        manager,
+        w.reconciliation!,
+        w.report.comparison!,
+        signal,
+      );
+    }
     const retry = this.#o.retry ?? app.syncPolicy.retry;
     const limit = retry?.limit ?? 0;
-    for (let attempt = 0; ; attempt++) {
-      let reconciliation: Reconciliation | undefined;
-      const before = await manager.compare(app, signal, (r) => (reconciliation = r));
-      const operation = await this.#o.operation!(app, reconciliation!, signal);
-      operation.retries = attempt;
-      report.operation = operation;
-      report.comparison = operation.dryRun || signal.aborted ? before : await manager.compare(app, signal);
-      if (this.#o.waitForHealth && !operation.dryRun && operation.phase === 'Succeeded') {
-        report.comparison = await this.#waitForHealth(
-          app,
-          manager,
-          reconciliation!,
-          report.comparison,
-          signal,
-        );
-      }
-      const again = operation.phase === 'Failed' && !signal.aborted && (limit < 0 || attempt < limit);
-      if (!again || !retry) return;
+    const attempt = w.attempt - 1;
+    if (retry && operation.phase === 'Failed' && !signal.aborted && (limit < 0 || attempt < limit)) {
       const { durationMs, factor, maxDurationMs } = retry.backoff;
-      await sleep(realClock, Math.min(durationMs * factor ** attempt, maxDurationMs), signal);
+      w.stage = 'refresh';
+      return { next: 'refresh', afterMs: Math.min(durationMs * factor ** attempt, maxDurationMs) };
     }
+    return {};
   }
 }

@@ -173,11 +173,13 @@ export class StateManager {
     this.#healthOverrides ??=
       this.#healthScripts.length > 0 ? HealthOverrides.load(this.#healthScripts) : Promise.resolve(undefined);
     const emit = o.onEvent;
-    const [rendered, cluster, healthOverrides] = await Promise.all([
+    // Render and connect side by side, and wait for both even when one fails: a render left running after
+    // a failed connect would race the retry's git fetch in the same cache ("cannot lock ref").
+    const [rendered, cluster, healthOverrides] = await allOrFirstError([
       this.#source.renderApp(app),
       o.clusterOf(app),
       this.#healthOverrides,
-    ]);
+    ] as const);
     const cache = await cluster.ready(signal);
     const destNamespace = app.destination.namespace;
     const { targets, conditions } = await prepareTargets(withManagedNamespace(app, rendered.objects), {
@@ -426,4 +428,15 @@ function byKey(a: ResourceStatus, b: ResourceStatus): number {
     if (a[f] !== b[f]) return a[f] < b[f] ? -1 : 1;
   }
   return 0;
+}
+
+/** `Promise.all` that waits for every promise to settle, then rejects with the first failure (in order). */
+async function allOrFirstError<T extends readonly unknown[]>(
+  promises: T,
+): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  const settled = await Promise.allSettled(promises);
+  for (const s of settled) if (s.status === 'rejected') throw s.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value) as {
+    -readonly [K in keyof T]: Awaited<T[K]>;
+  };
 }
