@@ -110,7 +110,11 @@ describe('controller loop: processors and queues', () => {
         },
       },
     );
-    assert.equal(reportOf(report, 'slow').operation?.phase, 'Succeeded', reportOf(report, 'slow').error?.message);
+    assert.equal(
+      reportOf(report, 'slow').operation?.phase,
+      'Succeeded',
+      reportOf(report, 'slow').error?.message,
+    );
     assert.equal(reportOf(report, 'quick').operation?.phase, 'Succeeded');
     const at = (e: string) => events.indexOf(e);
     assert.ok(at('operation slow start') < at('compared quick'), events.join(', '));
