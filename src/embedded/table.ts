@@ -1,7 +1,10 @@
 /**
  * Server-side printing (`Accept: application/json;as=Table;g=meta.k8s.io;v=v1`), which `kubectl get` asks
- * for: columns Name and Age, plus a CRD's additionalPrinterColumns (simple `.a.b` JSON paths). Row objects
- * are PartialObjectMetadata, as with the default `includeObject=Metadata`.
+ * for: columns Name and Age, plus a CRD's additionalPrinterColumns (simple `.a.b` JSON paths), and for some
+ * built-in kinds the columns of kube-apiserver's printers (kubernetes pkg/printers/internalversion/printers.go:
+ * ConfigMap Data; Secret Type, Data; Namespace Status; Deployment Ready, Up-to-date, Available and, wide,
+ * Containers, Images, Selector). Other built-in kinds get Name and Age only. Row objects are
+ * PartialObjectMetadata, as with the default `includeObject=Metadata`.
  */
 import type { Json, JsonMap, KObject, ResourceType } from './types.js';
 import { isMap } from './types.js';
@@ -37,6 +40,105 @@ function jsonPathValue(obj: KObject, path: string): Json | undefined {
   return cur;
 }
 
+interface BuiltinColumn {
+  name: string;
+  type: string;
+  description: string;
+  priority?: number;
+  /** Columns after Age (the wide ones of Deployment). */
+  afterAge?: boolean;
+  cell(o: KObject): Json;
+}
+
+const count = (v: unknown): number => (isMap(v) ? Object.keys(v).length : 0);
+const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
+const field = (o: KObject | JsonMap, key: string): JsonMap => {
+  const v = (o as unknown as JsonMap)[key];
+  return isMap(v) ? v : {};
+};
+
+/** printers.go column handlers of built-in kinds, by group/kind. */
+const BUILTIN_COLUMNS: Record<string, BuiltinColumn[]> = {
+  '/ConfigMap': [
+    {
+      name: 'Data',
+      type: 'integer',
+      description: 'Number of data in the ConfigMap',
+      cell: (o) => count(field(o, 'data')) + count(field(o, 'binaryData')),
+    },
+  ],
+  '/Secret': [
+    {
+      name: 'Type',
+      type: 'string',
+      description: 'The type of the secret',
+      cell: (o) => ((o as unknown as JsonMap)['type'] as string | undefined) ?? '',
+    },
+    {
+      name: 'Data',
+      type: 'string',
+      description: 'Number of data in the secret',
+      cell: (o) => count(field(o, 'data')),
+    },
+  ],
+  '/Namespace': [
+    {
+      name: 'Status',
+      type: 'string',
+      description: 'The status of the namespace',
+      cell: (o) => (field(o, 'status')['phase'] as string | undefined) ?? '',
+    },
+  ],
+  'apps/Deployment': [
+    {
+      name: 'Ready',
+      type: 'string',
+      description: 'Number of the pod with ready state',
+      cell: (o) => `${num(field(o, 'status')['readyReplicas'])}/${num(field(o, 'spec')['replicas'])}`,
+    },
+    {
+      name: 'Up-to-date',
+      type: 'string',
+      description:
+        'Total number of non-terminated pods targeted by this deployment that have the desired template spec.',
+      cell: (o) => num(field(o, 'status')['updatedReplicas']),
+    },
+    {
+      name: 'Available',
+      type: 'string',
+      description:
+        'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.',
+      cell: (o) => num(field(o, 'status')['availableReplicas']),
+    },
+    ...(['Containers', 'Images'] as const).map((name): BuiltinColumn => ({
+      name,
+      type: 'string',
+      description: `${name} of the pod template`,
+      priority: 1,
+      afterAge: true,
+      cell: (o) => {
+        const containers = field(field(field(o, 'spec'), 'template'), 'spec')['containers'];
+        return (Array.isArray(containers) ? containers : [])
+          .map((c) => (isMap(c) ? String(c[name === 'Containers' ? 'name' : 'image'] ?? '') : ''))
+          .join(',');
+      },
+    })),
+    {
+      name: 'Selector',
+      type: 'string',
+      description: 'Label selector for pods.',
+      priority: 1,
+      afterAge: true,
+      cell: (o) => {
+        const labels = field(field(field(o, 'spec'), 'selector'), 'matchLabels');
+        return Object.entries(labels)
+          .map(([k, v]) => `${k}=${String(v)}`)
+          .join(',');
+      },
+    },
+  ],
+};
+
 export function renderTable(
   t: ResourceType,
   items: KObject[],
@@ -46,6 +148,16 @@ export function renderTable(
   const extra = (t.printerColumns ?? []).filter(
     (c) => c.name.toLowerCase() !== 'age' && c.name.toLowerCase() !== 'name',
   );
+  const builtin = t.crd ? [] : (BUILTIN_COLUMNS[`${t.group}/${t.kind}`] ?? []);
+  const before = builtin.filter((c) => !c.afterAge);
+  const after = builtin.filter((c) => c.afterAge);
+  const definition = (c: BuiltinColumn): Json => ({
+    name: c.name,
+    type: c.type,
+    format: '',
+    description: c.description,
+    priority: c.priority ?? 0,
+  });
   const columnDefinitions: Json[] = [
     {
       name: 'Name',
@@ -54,6 +166,7 @@ export function renderTable(
       description: 'Name must be unique within a namespace.',
       priority: 0,
     },
+    ...before.map(definition),
     ...extra.map((c) => ({
       name: c.name,
       type: c.type,
@@ -69,17 +182,20 @@ export function renderTable(
         'CreationTimestamp is a timestamp representing the server time when this object was created.',
       priority: 0,
     },
+    ...after.map(definition),
   ];
   const now = Date.now();
   const rows = items.map((o) => {
     const created = Date.parse(o.metadata.creationTimestamp ?? '');
     const cells: Json[] = [
       o.metadata.name ?? '',
+      ...before.map((c) => c.cell(o)),
       ...extra.map((c) => {
         const v = jsonPathValue(o, c.jsonPath);
         return v === undefined ? null : typeof v === 'object' ? JSON.stringify(v) : v;
       }),
       Number.isNaN(created) ? '<unknown>' : humanDuration(now - created),
+      ...after.map((c) => c.cell(o)),
     ];
     const { managedFields: _mf, ...metadata } = o.metadata;
     return {

@@ -63,7 +63,7 @@ describe('kubectl against the embedded server', { skip: !hasKubectl && 'kubectl 
       'namespace/kube-system',
     ]);
     const table = await kubectl(fx, ['get', 'namespaces']);
-    assert.match(table.stdout, /^NAME\s+AGE\n/);
+    assert.match(table.stdout, /^NAME\s+STATUS\s+AGE\n/); // printers.go namespace columns (issue 9)
   });
 
   it('client-side apply creates, then patches with a strategic merge patch', async () => {
