@@ -13,7 +13,7 @@
  * Stack traces are printed only with --debug (or DEBUG=kubectl-gitops*), never by default.
  */
 import { resolve } from 'node:path';
-import { ExitCode, GitopsError, oneLine } from '../common/index.js';
+import { ExitCode, GitopsError, UsageError, oneLine } from '../common/index.js';
 
 interface OclifLikeError {
   oclif?: { exit?: number };
@@ -171,7 +171,10 @@ export function formatError(
   } else {
     ({ message, hint } = rewriteOclif(err, vocabulary, help));
   }
-  if (!hint && exitCodeOf(err) === ExitCode.USAGE) hint = `see ${help}`;
+  // Only a usage error points at --help: a runtime failure (unreachable server, no Argo CD) shares exit
+  // code 2 but no flag or argument of the command line would fix it.
+  const usage = err instanceof UsageError || !(err instanceof GitopsError);
+  if (!hint && usage && exitCodeOf(err) === ExitCode.USAGE) hint = `see ${help}`;
   const lines = [`error: ${message}`];
   if (hint) lines.push(`hint: ${hint}`);
   if (wantsDebug(argv) && err instanceof Error && err.stack) lines.push(err.stack);

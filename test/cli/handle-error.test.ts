@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { Errors } from '@oclif/core';
-import { UsageError } from '../../src/common/index.js';
+import { ExitCode, GitopsError, UsageError, oneLine } from '../../src/common/index.js';
 import { editDistance, formatError, suggestions } from '../../src/cli/handle-error.js';
 import { ApiError } from '../../src/cluster/errors.js';
 
@@ -106,6 +106,19 @@ describe('formatError', () => {
       formatError(local, [], 'diff', vocabulary)[1],
       'hint: nothing exists at /nowhere: check the path',
     );
+  });
+
+  it('a runtime failure with exit code 2 gets no --help hint; a usage error does', () => {
+    const runtime = new GitopsError('no answer from https://10.0.0.1 (context prod) within 30s', {
+      subject: 'diff',
+      exitCode: ExitCode.FAILURE,
+    });
+    assert.deepEqual(formatError(runtime, ['diff'], 'diff'), [`error: ${oneLine(runtime)}`]);
+    const usage = new UsageError('failed to parse duration "soon"', { subject: '--timeout' });
+    assert.deepEqual(formatError(usage, ['sync'], 'sync'), [
+      'error: --timeout: failed to parse duration "soon"',
+      "hint: see 'kubectl gitops sync --help'",
+    ]);
   });
 
   it('an explicit hint wins; stack traces only with --debug', () => {
