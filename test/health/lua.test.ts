@@ -2,7 +2,7 @@
  * User Lua health checks: the VM's contract (argo-cd util/lua/lua.go ExecuteHealthLua), the override lookup
  * (GetHealthScript: exact key, then globs), and errors as Unknown health plus the app's error text.
  */
-import { describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   aggregateHealth,
@@ -143,7 +143,10 @@ describe('Lua health scripts (fengari)', () => {
   });
 });
 
-const overrides = await HealthOverrides.load([
+// Loaded in `before`, not by a top-level await: with --test-force-exit, a file whose module evaluation is
+// still awaiting when its first suite finishes is ended there, and the suites below never run.
+let overrides: HealthOverrides;
+const OVERRIDE_SCRIPTS: Parameters<typeof HealthOverrides.load>[0] = [
   [
     'ConfigMap',
     { script: 'return {status="Degraded", message="cm " .. obj.metadata.name}', useOpenLibs: false },
@@ -152,9 +155,13 @@ const overrides = await HealthOverrides.load([
   ['apps/Deployment', { script: 'return nil', useOpenLibs: false }],
   ['batch/Job', { script: '', useOpenLibs: false }],
   ['*/*', { script: 'return obj.nothing.here', useOpenLibs: false }],
-]);
+];
 
 describe('health overrides (argocd-cm resource.customizations.health)', () => {
+  before(async () => {
+    overrides = await HealthOverrides.load(OVERRIDE_SCRIPTS);
+  });
+
   it('a set without scripts loads no Lua VM; one with scripts evaluates them', async () => {
     const none = await HealthOverrides.load([['ConfigMap', { script: '', useOpenLibs: false }]]);
     assert.equal(none.size, 0);
