@@ -41,12 +41,19 @@ export class TtyProgress {
   readonly model = new ProgressModel();
   readonly #stream: ProgressStream;
   readonly #done: Promise<unknown>;
-  readonly #restoreCursor = (): void => {
+  readonly #output: ProcessOutput;
+  /**
+   * A process that exits mid-display (a second Ctrl-C, the grace period after the first) hands stderr back:
+   * the lines written meanwhile (such as "error: interrupted") are printed and the cursor shown again.
+   */
+  readonly #release = (): void => {
+    this.#output.release();
     this.#stream.write(CURSOR_SHOW);
   };
 
   constructor(stream: ProgressStream, command: 'diff' | 'sync' | 'render') {
     this.#stream = stream;
+    this.#output = new ProcessOutput(stream, stream, { dump: ['stderr'], leaveEmptyLine: false });
     const tasks = command === 'sync' ? this.#syncTasks() : this.#refreshTasks(command);
     const listr = new Listr<object, typeof StderrRenderer, typeof StderrRenderer>(tasks, {
       concurrent: true,
@@ -58,13 +65,10 @@ export class TtyProgress {
       fallbackRenderer: StderrRenderer,
       rendererOptions: {
         clearOutput: true,
-        logger: new ListrLogger({
-          processOutput: new ProcessOutput(stream, stream, { dump: ['stderr'], leaveEmptyLine: false }),
-        }),
+        logger: new ListrLogger({ processOutput: this.#output }),
       },
     });
-    // A process that exits mid-display (a second Ctrl-C) must not leave the cursor hidden.
-    process.once('exit', this.#restoreCursor);
+    process.once('exit', this.#release);
     // Task failures are part of what is shown, never errors of the display.
     this.#done = listr.run().catch(() => undefined);
   }
@@ -77,7 +81,7 @@ export class TtyProgress {
   async stop(): Promise<void> {
     this.model.end();
     await this.#done;
-    process.removeListener('exit', this.#restoreCursor);
+    process.removeListener('exit', this.#release);
   }
 
   /** The live caches, one task per cluster once the run knows them. */
