@@ -9,13 +9,22 @@
  * `npm run package` has built it, with CPU time and peak memory of `version` through `node bin/kubectl-gitops`
  * and through the standalone executable (GNU time; target: the executable no costlier than node).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launcher, repoRoot } from '../test/support/paths.js';
 import { clusterSecretsYaml } from './fixtures.js';
 import { coldStartMs, cpuAndRss, median, type BenchRow } from './util.js';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { startEmbeddedCluster, type EmbeddedCluster } from '../src/embedded/index.js';
 
 /**
@@ -45,6 +54,45 @@ async function msToFirstRequest(
   }
   stats.record = record;
   return median(times);
+}
+
+/**
+ * Peak RSS (MB) of `node` running a one-line script and of a single executable application built from the
+ * same script with this Node (blob + postject, as scripts/package.mjs does): Node's own cost of a SEA.
+ */
+function nodeSeaFloor(dir: string): { node: number; sea: number } {
+  const seaDir = join(dir, 'sea-floor');
+  mkdirSync(seaDir);
+  writeFileSync(join(seaDir, 'main.cjs'), "process.stdout.write('1\\n');\n");
+  writeFileSync(
+    join(seaDir, 'sea-config.json'),
+    JSON.stringify({ main: 'main.cjs', output: 'blob', disableExperimentalSEAWarning: true }),
+  );
+  const exe = join(seaDir, 'exe');
+  const steps: [string, string[]][] = [
+    [process.execPath, ['--experimental-sea-config', 'sea-config.json']],
+    [
+      process.execPath,
+      [
+        join(repoRoot, 'node_modules', 'postject', 'dist', 'cli.js'),
+        exe,
+        'NODE_SEA_BLOB',
+        'blob',
+        '--sentinel-fuse',
+        'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2',
+      ],
+    ],
+  ];
+  copyFileSync(process.execPath, exe);
+  chmodSync(exe, 0o755);
+  for (const [cmd, args] of steps) {
+    const r = spawnSync(cmd, args, { cwd: seaDir, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed: ${r.stderr}`);
+  }
+  const node = cpuAndRss(process.execPath, [join(seaDir, 'main.cjs')]);
+  const sea = cpuAndRss(exe, []);
+  if (!node || !sea) throw new Error('GNU time is needed for the SEA reference');
+  return { node: node.rssMb, sea: sea.rssMb };
 }
 
 export default async function (): Promise<BenchRow[]> {
@@ -155,6 +203,21 @@ export default async function (): Promise<BenchRow[]> {
         value: viaSea.rssMb,
         unit: 'MB',
         target: { value: viaNode.rssMb, better: 'lower' },
+      });
+    }
+    if (viaSea) {
+      // What Node's single executable application costs on its own: the same Node with a one-line main
+      // script, next to `node -e` running that line. The executable's memory above is read against these.
+      const floor = nodeSeaFloor(dir);
+      rows.push({
+        name: 'reference: node running a one-line script: max RSS',
+        value: floor.node,
+        unit: 'MB',
+      });
+      rows.push({
+        name: 'reference: standalone executable of a one-line script: max RSS',
+        value: floor.sea,
+        unit: 'MB',
       });
     }
     if (existsSync(standalone)) {

@@ -3,6 +3,7 @@
 // that load only when a command imports them), then writes oclif.manifest.json so oclif starts without
 // loading every command. Usage: node scripts/build.mjs [--no-manifest]
 import { build } from 'esbuild';
+import { clientNodeKubeConfigOnly } from './esbuild-client-node.mjs';
 import { rmSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -30,6 +31,7 @@ const result = await build({
   external: ['typescript'],
   // dist/meta.json: what went into which chunk; test/build.test.ts checks start-up stays light.
   metafile: true,
+  plugins: [clientNodeKubeConfigOnly],
   // CommonJS dependencies bundled into ESM still call require() for Node built-ins.
   banner: {
     js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",

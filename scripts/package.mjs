@@ -19,6 +19,7 @@ import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeReproducibleTarGz } from './archive.mjs';
+import { clientNodeKubeConfigOnly } from './esbuild-client-node.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -89,7 +90,7 @@ await build({
   format: 'cjs',
   platform: 'node',
   target: 'node20',
-  plugins: [absentOptionalModules],
+  plugins: [clientNodeKubeConfigOnly, absentOptionalModules],
   logLevel: 'error',
   // Bundled ESM dependencies may read import.meta.url; in CommonJS it is the script's own file URL.
   define: { 'import.meta.url': '__sea_import_meta_url' },

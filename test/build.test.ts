@@ -50,3 +50,17 @@ test('start-up (launcher + commands module) never statically loads the Kubernete
   );
   assert.ok(dynamic, 'the client is still bundled, as a chunk loaded on demand');
 });
+
+test("the bundle carries client-node's KubeConfig without its generated API clients and models", () => {
+  // scripts/esbuild-client-node.mjs: the generated index (about 14 MB, every API class and model) is cut
+  // down to the two names config.js uses; if it came back, the standalone executable would parse it on
+  // every start.
+  const meta = JSON.parse(readFileSync(metaPath, 'utf8')) as Metafile;
+  const inputs = Object.values(meta.outputs).flatMap((o) => Object.keys(o.inputs));
+  const generated = inputs.filter((i) => /client-node\/dist\/gen\/(apis|models)\//.test(i));
+  assert.deepEqual(generated, [], 'generated API clients or models are bundled');
+  assert.ok(
+    inputs.some((i) => i.endsWith('client-node/dist/config.js')),
+    'KubeConfig (config.js) is bundled',
+  );
+});

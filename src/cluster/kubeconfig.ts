@@ -4,7 +4,7 @@
  * Precedence (as kubectl): `--kubeconfig FILE` > `KUBECONFIG` (path list, merged, the first file's
  * current-context wins) > `~/.kube/config` > the in-cluster service account; `--context NAME` then
  * overrides the current context. Finding none of them is a UsageError (never a silent localhost:8080).
- * `@kubernetes/client-node` is imported lazily here (it costs ~400 ms to load), so commands that never talk
+ * `@kubernetes/client-node` (its KubeConfig module, see importKubeConfig) is imported lazily here, so commands that never talk
  * to a cluster never load it.
  *
  * An Application destination resolves to a context: `server: https://kubernetes.default.svc` (or
@@ -34,9 +34,19 @@ export interface Destination {
   name?: string | undefined;
 }
 
+/**
+ * client-node's KubeConfig, imported from its own module rather than the package index: the index re-exports
+ * every generated API client and model (about 14 MB of JavaScript), and KubeConfig is all we use. Loaded
+ * lazily, as the header says. The bundles (scripts/esbuild-client-node.mjs) also cut config.js's import of
+ * the generated index down to the two names it uses.
+ */
+function importKubeConfig(): Promise<{ KubeConfig: typeof KubeConfig }> {
+  return import('@kubernetes/client-node/dist/config.js');
+}
+
 export async function loadKubeConfig(options: KubeConfigOptions = {}): Promise<KubeConfig> {
-  const k8s = await import('@kubernetes/client-node');
-  const kc = new k8s.KubeConfig();
+  const { KubeConfig } = await importKubeConfig();
+  const kc = new KubeConfig();
   const source = options.kubeconfig || process.env['KUBECONFIG'] || '~/.kube/config';
   if (!options.kubeconfig && !process.env['KUBECONFIG'] && !existsSync(join(homedir(), '.kube', 'config'))) {
     // client-node would fall back to the in-cluster service account, then silently to localhost:8080
@@ -93,8 +103,8 @@ export async function loadKubeConfig(options: KubeConfigOptions = {}): Promise<K
 
 /** A copy of `kc` whose current context is `context` (clients are bound to a current context). */
 export async function forContext(kc: KubeConfig, context: string): Promise<KubeConfig> {
-  const k8s = await import('@kubernetes/client-node');
-  const copy = new k8s.KubeConfig();
+  const { KubeConfig } = await importKubeConfig();
+  const copy = new KubeConfig();
   copy.loadFromOptions({
     clusters: kc.getClusters(),
     users: kc.getUsers(),
