@@ -4,8 +4,8 @@
  * Precedence (as kubectl): `--kubeconfig FILE` > `KUBECONFIG` (path list, merged, the first file's
  * current-context wins) > `~/.kube/config` > the in-cluster service account; `--context NAME` then
  * overrides the current context. Finding none of them is a UsageError (never a silent localhost:8080).
- * `@kubernetes/client-node` (its KubeConfig module, see importKubeConfig) is imported lazily here, so commands that never talk
- * to a cluster never load it.
+ * `@kubernetes/client-node` (its KubeConfig module, see importKubeConfig) is imported lazily here, so
+ * commands that never talk to a cluster never load it.
  *
  * An Application destination resolves to a context: `server: https://kubernetes.default.svc` (or
  * `name: in-cluster`) means the current context; otherwise `name` matches a context name, then a cluster
