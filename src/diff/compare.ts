@@ -33,6 +33,8 @@ import {
 import { SYNC_OPTIONS_ANNOTATION, SyncOption, splitOptions } from '../common/index.js';
 import { clone, deepEqual, groupKindOf, groupOf, isMap } from './paths.js';
 import { DEFAULT_FIELD_MANAGERS, DEFAULT_INSTANCE_LABEL } from './rules.js';
+import { builtinCatalog, schemaLookup } from '../schema/index.js';
+import type { KindSchema, SchemaLookup } from '../schema/index.js';
 import type {
   CompareInput,
   CompareOptions,
@@ -72,6 +74,13 @@ export function diffStrategy(
   return lastApplied ? 'three-way' : 'two-way';
 }
 
+let builtinLookup: SchemaLookup | undefined;
+
+/** The lookup of Kubernetes' published schemas alone (no CRDs, Argo CD's default known type fields). */
+function defaultLookup(): SchemaLookup {
+  return (builtinLookup ??= schemaLookup(builtinCatalog()));
+}
+
 /** Options with defaults filled in (the one place defaults live). */
 export function resolveOptions(o: CompareOptions): Resolved {
   return {
@@ -86,6 +95,7 @@ export function resolveOptions(o: CompareOptions): Resolved {
     sensitiveAnnotations: o.sensitiveAnnotations ?? [],
     diffText: o.diffText ?? true,
     context: o.context ?? 3,
+    schemas: o.schemas ?? defaultLookup(),
   };
 }
 
@@ -103,10 +113,10 @@ function identity(obj: JsonMap): { group: string; kind: string; name: string; na
   };
 }
 
-function normalizeOne(obj: JsonMap, o: Resolved, matched: CompiledIgnore[]): void {
+function normalizeOne(obj: JsonMap, o: Resolved, matched: CompiledIgnore[], kind: KindSchema): void {
   stripServerFields(obj, o.ignoreResourceStatusField);
   kindFixes(obj, o.ignoreAggregatedRoles);
-  canonicalize(obj);
+  canonicalize(obj, kind);
   applyIgnores(obj, matched);
   pruneEmptyFields(obj);
 }
@@ -138,11 +148,17 @@ export function compareResource(input: CompareInput): CompareResult {
   const o = resolveOptions(input);
   let target = copy(input.target);
   const live = copy(input.live);
+  const first = target ?? live;
+  // The live object is at the target's apiVersion (the caller's duty), so one schema serves both.
+  const kind = o.schemas.kindSchema(
+    typeof first?.['apiVersion'] === 'string' ? first['apiVersion'] : '',
+    typeof first?.['kind'] === 'string' ? first['kind'] : '',
+  );
   if (target && live && input.predictedLive) {
     // Server-side diff: the dry-run answer is the predicted live (gitops-engine serverSideDiff).
     target = copy(input.predictedLive)!;
     if (!o.includeMutationWebhook) {
-      target = removeWebhookMutation(target, live, o.fieldManagers, groupKindOf(live));
+      target = removeWebhookMutation(target, live, o.fieldManagers, kind);
     }
   }
   const subject = target ?? live;
@@ -172,7 +188,7 @@ export function compareResource(input: CompareInput): CompareResult {
     if (ignoredTree) for (const obj of [target, live, lastApplied]) if (obj) removeTree(obj, ignoredTree);
     if (strategy === 'structured-merge') originalTree = appliedSet(meta['managedFields'], o.fieldManagers);
   }
-  for (const obj of [target, live, lastApplied]) if (obj) normalizeOne(obj, o, matched);
+  for (const obj of [target, live, lastApplied]) if (obj) normalizeOne(obj, o, matched, kind);
 
   let normalizedTarget = target;
   const normalizedLive = live;
@@ -202,11 +218,12 @@ export function compareResource(input: CompareInput): CompareResult {
     originalTree?.fields.get('metadata')?.fields.delete('namespace');
     const predicted = predictLive(live, target, original, originalTree ?? emptyTree(), {
       gk,
+      schema: kind,
       granular: strategy === 'structured-merge',
     });
     if (isBuiltIn(gk)) {
-      applyDefaults(predicted);
-      applyDefaults(live);
+      applyDefaults(predicted, kind);
+      applyDefaults(live, kind);
     }
     pruneEmptyFields(predicted);
     pruneEmptyFields(live);

@@ -8,8 +8,11 @@
  *   our managedFields in structured-merge diff, or the target itself in two-way diff) has it: then it was
  *   removed from Git and is dropped;
  * - only in the target: added.
- * Lists of built-in kinds with a strategic-merge key (rules.ts mergeKeyFor, from the published OpenAPI) are merged per element by that
- * key with the same rule (live-only elements kept unless the original lists them). Other lists are
+ * Lists merged per element by key, with the same rule (live-only elements kept unless the original lists
+ * them): in three- and two-way diff, lists of built-in kinds with a strategic-merge key (rules.ts
+ * mergeKeyFor; custom resources are JSON-merge-patched, every list atomic, as Argo CD does); in
+ * structured-merge diff, every list the kind's schema makes a map (`x-kubernetes-list-map-keys`, else the
+ * strategic-merge key; CRD schemas included), as server-side apply merges. Other lists are
  * atomic: the live list is kept when, with the fields the original's (else the target's) element at the
  * same index lacks removed (Argo CD's RemoveListFields), it equals the target list; else the target list
  * replaces it. Element order: target order, live-only elements after the target element they followed.
@@ -18,11 +21,15 @@ import { findItem, isLeaf, removeTree } from './fieldset.js';
 import type { FieldTree } from './fieldset.js';
 import { clone, deepEqual, isMap } from './paths.js';
 import { mergeKeyFor } from './rules.js';
+import { listKeyDefault } from '../schema/index.js';
+import type { KindSchema } from '../schema/index.js';
 import type { Json, JsonMap } from './types.js';
 
 export interface MergeContext {
-  /** "group/Kind" of the object (selects merge keys). */
+  /** "group/Kind" of the object (selects strategic merge keys). */
   gk: string;
+  /** The object's schema facts (list shapes of structured-merge). */
+  schema: KindSchema;
   /**
    * Structured-merge: a live-only map or list item the original holds only in part (we own some fields
    * below it, others own the rest) loses just our fields, as server-side apply prunes; otherwise (three-
@@ -57,9 +64,9 @@ function mergeValue(
   if (isMap(live) && isMap(target))
     return mergeMap(live, target, isMap(orig) ? orig : undefined, tree, ctx, path);
   if (Array.isArray(live) && Array.isArray(target)) {
-    const key = mergeKeyFor(ctx.gk, path);
-    if (key && hasKeys(live, key) && hasKeys(target, key)) {
-      return mergeKeyed(live, target, key, Array.isArray(orig) ? orig : undefined, tree, ctx, path);
+    const keys = listKeys(ctx, path);
+    if (keys && hasKeys(live, keys) && hasKeys(target, keys)) {
+      return mergeKeyed(live, target, keys, Array.isArray(orig) ? orig : undefined, tree, ctx, path);
     }
     const shape = Array.isArray(orig) ? orig : target;
     return deepEqual(removeFields(shape, live), target) ? clone(live) : clone(target);
@@ -93,36 +100,52 @@ function withoutTree(value: Json, tree: FieldTree): Json {
   return rest;
 }
 
-/** Every element is a map with a unique, non-null merge key (else the list is compared atomically). */
-function hasKeys(list: Json[], key: string): boolean {
+/** The keys identifying the items of the list at `path`, when it merges by key (see the header). */
+function listKeys(ctx: MergeContext, path: string): readonly string[] | undefined {
+  if (ctx.granular) {
+    const shape = ctx.schema.listShape(path);
+    return shape.kind === 'map' ? shape.keys : undefined;
+  }
+  const key = mergeKeyFor(ctx.gk, path);
+  return key ? [key] : undefined;
+}
+
+/** A key value; omitted keys at their schema default; ints and strings alike ("80" and 80). */
+function keyValue(el: JsonMap, k: string): Json | undefined {
+  const v = el[k];
+  return v === undefined || v === null ? listKeyDefault(k) : v;
+}
+
+/** Every element is a map with unique, non-null key values (else the list is compared atomically). */
+function hasKeys(list: Json[], keys: readonly string[]): boolean {
   const seen = new Set<string>();
   for (const el of list) {
-    if (!isMap(el) || el[key] === undefined || el[key] === null) return false;
-    seen.add(String(el[key]));
+    if (!isMap(el) || keys.some((k) => keyValue(el, k) === undefined)) return false;
+    seen.add(keyOf(el, keys));
   }
   return seen.size === list.length;
 }
 
-function keyOf(el: Json, key: string): string {
-  return String((el as JsonMap)[key]);
+function keyOf(el: Json, keys: readonly string[]): string {
+  return keys.map((k) => String(keyValue(el as JsonMap, k))).join('\u0000');
 }
 
 function mergeKeyed(
   live: Json[],
   target: Json[],
-  key: string,
+  keys: readonly string[],
   orig: Json[] | undefined,
   tree: FieldTree | undefined,
   ctx: MergeContext,
   path: string,
 ): Json[] {
   const elPath = `${path}[]`;
-  const targetIndex = new Map(target.map((el, i) => [keyOf(el, key), i]));
-  const liveByKey = new Map(live.map((el) => [keyOf(el, key), el]));
-  const origByKey = new Map((orig ?? []).filter(isMap).map((el) => [String(el[key]), el as Json]));
+  const targetIndex = new Map(target.map((el, i) => [keyOf(el, keys), i]));
+  const liveByKey = new Map(live.map((el) => [keyOf(el, keys), el]));
+  const origByKey = new Map((orig ?? []).filter(isMap).map((el) => [keyOf(el, keys), el as Json]));
   const merged = (i: number): Json => {
     const t = target[i]!;
-    const k = keyOf(t, key);
+    const k = keyOf(t, keys);
     const l = liveByKey.get(k);
     if (l === undefined) return clone(t);
     return mergeValue(l, t, origByKey.get(k), findItem(tree, l, -1), ctx, elPath);
@@ -130,7 +153,7 @@ function mergeKeyed(
   const out: Json[] = [];
   let next = 0;
   live.forEach((l, li) => {
-    const ti = targetIndex.get(keyOf(l, key));
+    const ti = targetIndex.get(keyOf(l, keys));
     if (ti === undefined) {
       const sub = findItem(tree, l, li);
       if (!sub) out.push(clone(l));

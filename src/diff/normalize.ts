@@ -3,15 +3,14 @@
  * on a private copy. The order is compare.ts's; every step here is idempotent.
  */
 import { canonicalQuantity } from './quantity.js';
-import { groupKindOf, isMap, mapsAt, pruneEmpty, setIfAbsent, visit } from './paths.js';
+import { groupKindOf, isMap, mapsAt, pruneEmpty } from './paths.js';
 import {
   BUILT_IN_GROUPS,
   LAST_APPLIED_ANNOTATION,
   SERVER_METADATA,
   TRACKING_ID_ANNOTATION,
-  defaultsFor,
-  quantityFieldsFor,
 } from './rules.js';
+import type { KindSchema } from '../schema/index.js';
 import type { Json, JsonMap, StatusFieldMode, TrackingMethod } from './types.js';
 
 export function isBuiltIn(gk: string): boolean {
@@ -114,27 +113,27 @@ function byJson(a: Json, b: Json): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
-/** Quantities in canonical form (numeric strings elsewhere stay strings: see rules.ts). */
-export function canonicalize(obj: JsonMap): void {
-  const gk = groupKindOf(obj);
-  for (const pattern of quantityFieldsFor(gk)) {
-    visit(obj, pattern, (parent, key) => {
-      const p = parent as Record<string | number, Json>;
-      const v = p[key];
-      if (typeof v === 'string' || typeof v === 'number') p[key] = canonicalQuantity(v);
-    });
-  }
+const QUANTITY = 'io.k8s.apimachinery.pkg.api.resource.Quantity';
+
+/**
+ * Quantities in canonical form: every field the kind's schema types as a Quantity (known type fields of
+ * custom kinds included), as Argo CD's typed remarshal re-prints them. Numeric strings elsewhere stay
+ * strings (see rules.ts).
+ */
+export function canonicalize(obj: JsonMap, kind: KindSchema): void {
+  kind.valuesOf(obj, QUANTITY, (parent, key) => {
+    const p = parent as Record<string | number, Json>;
+    const v = p[key];
+    if (typeof v === 'string' || typeof v === 'number') p[key] = canonicalQuantity(v);
+  });
 }
 
-/** Fills in the API server's defaults for built-in kinds (rules.ts DEFAULTS), only where absent. */
-export function applyDefaults(obj: JsonMap): void {
-  for (const rule of defaultsFor(groupKindOf(obj))) {
-    for (const m of mapsAt(obj, rule.at)) {
-      if (rule.when && !rule.when(m)) continue;
-      const value = typeof rule.value === 'function' ? rule.value(m) : rule.value;
-      if (value !== undefined) setIfAbsent(m, rule.field, value);
-    }
-  }
+/**
+ * Fills in the API server's defaults of built-in kinds (src/schema's one table, the fields the schema has),
+ * only where absent; the scheme's defaulters only, as gitops-engine's `scheme.Default`.
+ */
+export function applyDefaults(obj: JsonMap, kind: KindSchema): void {
+  kind.applyDefaults(obj, false);
 }
 
 /** Three-way preparation (removeNamespaceAnnotation): the namespace is not compared through the original/target. */

@@ -9,6 +9,7 @@ export type { KubeObject };
 export type { IChange };
 
 import type { JsonMap, TrackingMethod } from '../common/index.js';
+import type { SchemaLookup } from '../schema/index.js';
 export type { Json, JsonMap } from '../common/index.js';
 
 /** One entry of `spec.ignoreDifferences` (Argo CD's ResourceIgnoreDifferences). */
@@ -71,6 +72,12 @@ export interface CompareOptions {
   diffText?: boolean;
   /** Lines of context in `diffText`; default 3. */
   context?: number;
+  /**
+   * The schema facts of the cluster's kinds (built-in and its CRDs, with argocd-cm known type fields):
+   * list shapes of structured-merge and the webhook filter, quantity fields, defaults. Default: Kubernetes'
+   * published schemas alone (every custom resource list atomic).
+   */
+  schemas?: SchemaLookup;
 }
 
 export interface CompareInput extends CompareOptions {

@@ -15,7 +15,8 @@
 import { findItem, treeOfManagers } from './fieldset.js';
 import type { FieldTree } from './fieldset.js';
 import { clone, deepEqual, isMap } from './paths.js';
-import { listItemKey, listShapeFor } from './rules.js';
+import { listItemKey } from '../schema/index.js';
+import type { KindSchema } from '../schema/index.js';
 import type { Json, JsonMap } from './types.js';
 
 /** A server-side diff that cannot be computed: that resource's comparison error, not the app's. */
@@ -36,7 +37,7 @@ export function removeWebhookMutation(
   predicted: JsonMap,
   live: JsonMap,
   managers: readonly string[],
-  gk: string,
+  kind: KindSchema,
 ): JsonMap {
   const meta = isMap(predicted['metadata']) ? predicted['metadata'] : {};
   const owned = treeOfManagers(meta['managedFields'], managers);
@@ -45,29 +46,29 @@ export function removeWebhookMutation(
       `failed to remove mutating webhook changes: the dry-run answer has no managed fields of ${managers.join(', ')}`,
     );
   }
-  const kept = keepOwned(predicted, owned, gk, '');
-  const merged = mergeOnto(live, kept, gk, '');
-  removeDropped(merged, live, predicted, gk, '');
+  const kept = keepOwned(predicted, owned, kind, '');
+  const merged = mergeOnto(live, kept, kind, '');
+  removeDropped(merged, live, predicted, kind, '');
   return merged as JsonMap;
 }
 
-function keepOwned(value: Json, tree: FieldTree, gk: string, path: string): Json {
+function keepOwned(value: Json, tree: FieldTree, kind: KindSchema, path: string): Json {
   if (isLeaf(tree)) return clone(value);
   if (isMap(value)) {
     const out: JsonMap = {};
     for (const [k, sub] of tree.fields) {
       const v = value[k];
-      if (v !== undefined) out[k] = keepOwned(v, sub, gk, join(path, k));
+      if (v !== undefined) out[k] = keepOwned(v, sub, kind, join(path, k));
     }
     return out;
   }
   if (Array.isArray(value)) {
-    const shape = listShapeFor(gk, path);
+    const shape = kind.listShape(path);
     const out: Json[] = [];
     value.forEach((el, i) => {
       const sub = findItem(tree, el, i);
       if (!sub) return;
-      const kept = keepOwned(el, sub, gk, `${path}[]`);
+      const kept = keepOwned(el, sub, kind, `${path}[]`);
       if (shape.kind === 'map' && isMap(el) && isMap(kept)) {
         for (const k of shape.keys) if (el[k] !== undefined) kept[k] = clone(el[k]!);
       }
@@ -87,17 +88,17 @@ function keyed(list: Json[], keys: readonly string[]): Map<string, number> {
   return out;
 }
 
-function mergeOnto(live: Json, kept: Json, gk: string, path: string): Json {
+function mergeOnto(live: Json, kept: Json, kind: KindSchema, path: string): Json {
   if (isMap(live) && isMap(kept)) {
     const out = clone(live) as JsonMap;
     for (const [k, v] of Object.entries(kept)) {
       const l = live[k];
-      out[k] = l === undefined ? clone(v) : mergeOnto(l, v, gk, join(path, k));
+      out[k] = l === undefined ? clone(v) : mergeOnto(l, v, kind, join(path, k));
     }
     return out;
   }
   if (Array.isArray(live) && Array.isArray(kept)) {
-    const shape = listShapeFor(gk, path);
+    const shape = kind.listShape(path);
     if (shape.kind === 'map') {
       const out = live.map((el) => clone(el));
       const index = keyed(live, shape.keys);
@@ -105,7 +106,7 @@ function mergeOnto(live: Json, kept: Json, gk: string, path: string): Json {
         const id = listItemKey(el, shape.keys);
         const at = id === undefined ? undefined : index.get(id);
         if (at === undefined) out.push(clone(el));
-        else out[at] = mergeOnto(live[at]!, el, gk, `${path}[]`);
+        else out[at] = mergeOnto(live[at]!, el, kind, `${path}[]`);
       }
       return out;
     }
@@ -119,17 +120,17 @@ function mergeOnto(live: Json, kept: Json, gk: string, path: string): Json {
 }
 
 /** Removes from `merged` what `live` has and `predicted` lacks (map keys, map-list items, set values). */
-function removeDropped(merged: Json, live: Json, predicted: Json, gk: string, path: string): void {
+function removeDropped(merged: Json, live: Json, predicted: Json, kind: KindSchema, path: string): void {
   if (isMap(merged) && isMap(live) && isMap(predicted)) {
     for (const [k, l] of Object.entries(live)) {
       const p = predicted[k];
       if (p === undefined) delete merged[k];
-      else if (merged[k] !== undefined) removeDropped(merged[k]!, l, p, gk, join(path, k));
+      else if (merged[k] !== undefined) removeDropped(merged[k]!, l, p, kind, join(path, k));
     }
     return;
   }
   if (Array.isArray(merged) && Array.isArray(live) && Array.isArray(predicted)) {
-    const shape = listShapeFor(gk, path);
+    const shape = kind.listShape(path);
     if (shape.kind === 'map') {
       const inPredicted = keyed(predicted, shape.keys);
       const inLive = keyed(live, shape.keys);
@@ -140,7 +141,7 @@ function removeDropped(merged: Json, live: Json, predicted: Json, gk: string, pa
         const pi = inPredicted.get(id);
         if (li === undefined) continue;
         if (pi === undefined) merged.splice(i, 1);
-        else removeDropped(merged[i]!, live[li]!, predicted[pi]!, gk, `${path}[]`);
+        else removeDropped(merged[i]!, live[li]!, predicted[pi]!, kind, `${path}[]`);
       }
     } else if (shape.kind === 'set') {
       for (let i = merged.length - 1; i >= 0; i--) {

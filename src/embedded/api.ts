@@ -235,7 +235,7 @@ export class ApiCore {
     }
     // Defaulting happens at decode, before the field manager runs; allocation (Service clusterIP, IP
     // families, nodePorts) happens in storage, after it: allocated fields belong to no manager.
-    applyDefaults(obj);
+    applyDefaults(obj, this.registry.schemas);
     if (old) keepAllocated(obj, old);
     validate(t, obj, old);
     if (old && t.generation && this.specChanged(t, old, obj))
@@ -247,7 +247,7 @@ export class ApiCore {
       ? ssa.managedFields(obj)
       : trackUpdate(base, obj, manager, this.trackOptions(ctx));
     if (meta.managedFields.length === 0) delete meta.managedFields;
-    if (!old) applyDefaults(obj, this.alloc);
+    if (!old) applyDefaults(obj, this.registry.schemas, this.alloc);
     return obj;
   }
 

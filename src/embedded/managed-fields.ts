@@ -21,8 +21,8 @@
  *   only `status`.
  */
 import { ApiError } from './errors.js';
-import type { Schema, SchemaCatalog } from '../schema/index.js';
-import { listKeyDefault } from '../schema/index.js';
+import type { ListShape, Schema, SchemaCatalog } from '../schema/index.js';
+import { listKeyDefault, listShapeOf } from '../schema/index.js';
 import type { Json, JsonMap, KObject, ManagedFieldsEntry } from './types.js';
 import { clone, isMap } from './types.js';
 
@@ -46,18 +46,9 @@ export interface TrackOptions {
   mapNodes?: boolean;
 }
 
-type ListShape = { kind: 'map'; keys: readonly string[] } | { kind: 'set' } | { kind: 'atomic' };
-
-/** How structured-merge-diff identifies the items of a list field. */
+/** How structured-merge-diff identifies the items of a list field (no schema: atomic). */
 function listShape(opts: TrackOptions, field: Schema | undefined): ListShape {
-  if (!opts.schemas || !field) return { kind: 'atomic' };
-  const f = opts.schemas.factsOf(field);
-  if (f.listType === 'atomic') return { kind: 'atomic' };
-  if (f.listType === 'map' && f.listMapKeys?.length) return { kind: 'map', keys: f.listMapKeys };
-  if (f.listType === 'set') return { kind: 'set' };
-  if (f.patchStrategies.includes('merge'))
-    return f.patchMergeKey ? { kind: 'map', keys: [f.patchMergeKey] } : { kind: 'set' };
-  return { kind: 'atomic' };
+  return opts.schemas && field ? listShapeOf(opts.schemas.factsOf(field)) : { kind: 'atomic' };
 }
 
 /** The `k:` element of a map-list item, keys sorted; undefined when the item lacks a key without default. */

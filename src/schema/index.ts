@@ -183,6 +183,26 @@ export class SchemaCatalog {
     return this.gvkIndex().get(gvkKey(gvk));
   }
 
+  /**
+   * The definition of a kind at `gvk.version`, else at the version the catalog has that is closest: same
+   * major number first (autoscaling/v2 -> v2beta2 in a 1.22 catalog), then the preferred one (GA, beta,
+   * alpha). Undefined when no version of the kind is defined.
+   */
+  definitionNameNear(gvk: GroupVersionKind): string | undefined {
+    const exact = this.definitionNameFor(gvk);
+    if (exact) return exact;
+    const versions: string[] = [];
+    for (const k of this.gvkIndex().keys()) {
+      const [g, v, kd] = k.split('/');
+      if (g === gvk.group && kd === gvk.kind) versions.push(v!);
+    }
+    if (!versions.length) return undefined;
+    const major = (v: string): string => /^v(\d+)/.exec(v)?.[1] ?? '';
+    const same = (v: string): number => Number(major(v) === major(gvk.version));
+    versions.sort((a, b) => same(b) - same(a) || compareVersions(a, b));
+    return this.definitionNameFor({ ...gvk, version: versions[0]! });
+  }
+
   /** A kind's root schema, or undefined when neither Kubernetes nor a CRD defines it. */
   schemaFor(gvk: GroupVersionKind): Schema | undefined {
     const name = this.definitionNameFor(gvk);
@@ -353,15 +373,10 @@ function customResourceSchema(schema: Record<string, unknown>, gvk: GroupVersion
   };
 }
 
-/**
- * Defaults of list-map keys, which structured-merge-diff uses for items that omit a key. Kubernetes
- * publishes them in its OpenAPI v3 from 1.27 (`ContainerPort.protocol`, `ServicePort.protocol`,
- * `EndpointPort.protocol`: `default: "TCP"`, from `+default="TCP"` in core/v1 types.go); the 1.22 spec we
- * carry predates that, so this one fact is stated here.
- */
-export function listKeyDefault(key: string): string | undefined {
-  return key === 'protocol' ? 'TCP' : undefined;
-}
+export { applyDefaults, DEFAULTS, defaultPullPolicy, ruleFieldPath, rulesFor } from './defaults.js';
+export type { DefaultRule } from './defaults.js';
+export { knownTypeSchema, listItemKey, listKeyDefault, listShapeOf, schemaLookup } from './lookup.js';
+export type { KindSchema, KnownTypeField, ListShape, SchemaLookup } from './lookup.js';
 
 let shared: SchemaCatalog | undefined;
 

@@ -169,4 +169,33 @@ describe('embedded defaults', () => {
     assert.deepEqual(ns.body.spec, { finalizers: ['kubernetes'] });
     assert.deepEqual(ns.body.status, { phase: 'Active' });
   });
+
+  it('defaults only fields its served schema has: a Job passes fieldValidation=Strict', async () => {
+    // Job spec.podReplacementPolicy (1.28) is not in the served 1.22 schema: defaulting it made every Job
+    // fail Strict validation with "unknown field" (and a real 1.22 server has no such default).
+    const body = {
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: 'strict' },
+      spec: {
+        template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox:1' }] } },
+      },
+    };
+    const base = '/apis/batch/v1/namespaces/default/jobs';
+    const res = await api(fx.cluster, 'POST', `${base}?fieldValidation=Strict`, body);
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.equal(res.body.spec.podReplacementPolicy, undefined);
+    assert.equal(res.body.spec.backoffLimit, 6);
+    const put = await api(fx.cluster, 'PUT', `${base}/strict?fieldValidation=Strict`, res.body);
+    assert.equal(put.status, 200, JSON.stringify(put.body));
+    const applied = await api(
+      fx.cluster,
+      'PATCH',
+      `${base}/strict-apply?fieldManager=t&fieldValidation=Strict`,
+      { ...body, metadata: { name: 'strict-apply' } },
+      'application/apply-patch+yaml',
+    );
+    assert.equal(applied.status, 201, JSON.stringify(applied.body));
+    assert.equal(applied.body.spec.podReplacementPolicy, undefined);
+  });
 });

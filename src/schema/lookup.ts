@@ -1,0 +1,256 @@
+/**
+ * Schema facts by object path: the small typed door through which the diff (and anything else that holds
+ * objects, not schemas) asks "how does the list at `spec.ports` merge?" of one kind. A `SchemaLookup`
+ * answers per kind with a `KindSchema`; `schemaLookup(catalog, knownTypeFields)` builds one over a
+ * cluster's `SchemaCatalog` (built-in definitions plus the CRDs the cluster serves), with Argo CD's
+ * `knownTypeFields` laid over custom kinds: a field declared to hold a built-in type (a Rollout's
+ * `spec.template.spec` is a `core/v1/PodSpec`) is read with that type's definition, so its lists merge as
+ * the built-in type's do.
+ *
+ * Paths are dotted field names from the object root; a list step is written `name[]` (the list's items)
+ * or `[]`; `spec.ports` is the list, `spec.ports[]` its items.
+ */
+import type { Json, JsonMap } from '../common/index.js';
+import { applyDefaults as applySchemaDefaults } from './defaults.js';
+import type { FieldFacts, Schema, SchemaCatalog } from './index.js';
+
+/** How server-side apply identifies the items of a list (structured-merge-diff's schema reading). */
+export type ListShape = { kind: 'map'; keys: readonly string[] } | { kind: 'set' } | { kind: 'atomic' };
+
+const ATOMIC: ListShape = Object.freeze({ kind: 'atomic' });
+
+/**
+ * The server-side-apply shape of a list from its facts: `x-kubernetes-list-type` map with its
+ * `x-kubernetes-list-map-keys`, set, or atomic; a list with only a strategic-merge key is a map by that
+ * key (a merge strategy without key: a set), as structured-merge-diff converts the published OpenAPI.
+ */
+export function listShapeOf(f: FieldFacts): ListShape {
+  if (f.listType === 'atomic') return ATOMIC;
+  if (f.listType === 'map' && f.listMapKeys?.length) return { kind: 'map', keys: f.listMapKeys };
+  if (f.listType === 'set') return { kind: 'set' };
+  if (f.patchStrategies.includes('merge'))
+    return f.patchMergeKey ? { kind: 'map', keys: [f.patchMergeKey] } : { kind: 'set' };
+  return ATOMIC;
+}
+
+function isMap(v: unknown): v is JsonMap {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * Defaults of list-map keys, which structured-merge-diff uses for items that omit a key. Kubernetes
+ * publishes them in its OpenAPI v3 from 1.27 (`ContainerPort.protocol`, `ServicePort.protocol`,
+ * `EndpointPort.protocol`: `default: "TCP"`, from `+default="TCP"` in core/v1 types.go); the 1.22 spec we
+ * carry predates that, so this one fact is stated here.
+ */
+export function listKeyDefault(key: string): string | undefined {
+  return key === 'protocol' ? 'TCP' : undefined;
+}
+
+/** The identity of a map-list item (keys sorted, omitted keys at their schema default); undefined without one. */
+export function listItemKey(item: Json, keys: readonly string[]): string | undefined {
+  if (!isMap(item)) return undefined;
+  const id: JsonMap = {};
+  for (const k of [...keys].sort()) {
+    const v = item[k] ?? listKeyDefault(k);
+    if (v === undefined || v === null) return undefined;
+    id[k] = v;
+  }
+  return JSON.stringify(id);
+}
+
+/** One argocd-cm `resource.customizations.knownTypeFields.<group_kind>` entry. */
+export interface KnownTypeField {
+  group: string;
+  kind: string;
+  /** Dotted field path; a list on the way applies to each of its items (Argo CD's `normalize`). */
+  field: string;
+  /** Argo CD's type name: `core/v1/<Type>` (a k8s.io/api/core/v1 type), `core/Quantity`, `meta/v1/Duration`. */
+  type: string;
+}
+
+/**
+ * The schema of an Argo CD known type (util/argo/normalizers/knowntypes_normalizer.go: the generated
+ * `core/v1/*` table of k8s.io/api/core/v1 types plus `core/Quantity` and `meta/v1/Duration`), or
+ * undefined for a type Argo CD does not know (it logs and skips the field; so do we, see settings).
+ */
+export function knownTypeSchema(catalog: SchemaCatalog, type: string): Schema | undefined {
+  if (type === 'core/Quantity')
+    return { $ref: '#/definitions/io.k8s.apimachinery.pkg.api.resource.Quantity' };
+  if (type === 'meta/v1/Duration') return { type: 'string' };
+  const m = /^core\/v1\/([A-Za-z0-9]+)$/.exec(type);
+  if (!m) return undefined;
+  const name = `io.k8s.api.core.v1.${m[1]}`;
+  return catalog.definition(name) ? { $ref: `#/definitions/${name}` } : undefined;
+}
+
+/** The schema facts of one kind, by path. */
+export interface KindSchema {
+  /** The root definition's name; undefined when neither Kubernetes nor a CRD defines the kind. */
+  readonly definitionName: string | undefined;
+  /** The field schema at `path`, or undefined. */
+  field(path: string): Schema | undefined;
+  /** The facts of the field at `path` (none when the schema does not have it). */
+  facts(path: string): FieldFacts;
+  /** The server-side-apply shape of the list at `path` (atomic when the schema does not say). */
+  listShape(path: string): ListShape;
+  /**
+   * Calls `fn(parent, key)` for every value of `obj` (an object of this kind) whose field is of the
+   * definition `name` (e.g. `io.k8s.apimachinery.pkg.api.resource.Quantity`), known type fields included.
+   */
+  valuesOf(obj: JsonMap, name: string, fn: (parent: JsonMap | Json[], key: string | number) => void): void;
+  /**
+   * Fills in the API-server defaults of src/schema/defaults.ts the kind's definition has, in place, where
+   * absent (`server`: also the rules only a server applies). Custom kinds get none.
+   */
+  applyDefaults(obj: JsonMap, server: boolean): void;
+}
+
+/** Schema facts per kind: what the diff asks of a cluster's schemas. */
+export interface SchemaLookup {
+  /** The kind's schema at `apiVersion` (else at the closest version: `SchemaCatalog.definitionNameNear`). */
+  kindSchema(apiVersion: string, kind: string): KindSchema;
+}
+
+class CatalogKindSchema implements KindSchema {
+  private readonly fields = new Map<string, Schema | null>();
+  private readonly shapes = new Map<string, ListShape>();
+  private readonly root: Schema | undefined;
+
+  constructor(
+    private readonly catalog: SchemaCatalog,
+    readonly definitionName: string | undefined,
+    /** Known type fields of this kind: plain dotted path -> the type's schema. */
+    private readonly known: ReadonlyMap<string, Schema>,
+  ) {
+    this.root = definitionName ? catalog.definition(definitionName) : undefined;
+  }
+
+  field(path: string): Schema | undefined {
+    const cached = this.fields.get(path);
+    if (cached !== undefined) return cached ?? undefined;
+    let cur = this.root;
+    const plain: string[] = [];
+    for (const raw of path.split('.')) {
+      if (raw === '') continue;
+      if (raw === '[]') {
+        cur = this.catalog.items(cur);
+        continue;
+      }
+      const list = raw.endsWith('[]');
+      const name = list ? raw.slice(0, -2) : raw;
+      cur = this.catalog.property(cur, name);
+      plain.push(name);
+      const typed = this.known.size ? this.known.get(plain.join('.')) : undefined;
+      if (typed) {
+        // A list on the known path holds the type in each item (Argo CD's normalize walks lists).
+        if (list) {
+          cur = typed;
+          continue;
+        }
+        const resolved = this.catalog.resolve(cur);
+        cur = resolved?.['type'] === 'array' ? { ...resolved, items: typed } : typed;
+      }
+      if (list) cur = this.catalog.items(cur);
+    }
+    this.fields.set(path, cur ?? null);
+    return cur;
+  }
+
+  facts(path: string): FieldFacts {
+    return this.catalog.factsOf(this.field(path));
+  }
+
+  valuesOf(obj: JsonMap, name: string, fn: (parent: JsonMap | Json[], key: string | number) => void): void {
+    const ref = `#/definitions/${name}`;
+    const known = this.known;
+    const catalog = this.catalog;
+    const visit = (value: Json, field: Schema | undefined, plain: string[]): void => {
+      if (Array.isArray(value)) {
+        const items = catalog.items(field);
+        value.forEach((el, i) => {
+          if (items?.['$ref'] === ref) fn(value, i);
+          else if (items && (isMap(el) || Array.isArray(el))) visit(el, items, plain);
+        });
+        return;
+      }
+      if (!isMap(value)) return;
+      for (const [k, v] of Object.entries(value)) {
+        let sub = catalog.property(field, k);
+        const path = known.size ? [...plain, k] : plain;
+        const typed = known.size ? known.get(path.join('.')) : undefined;
+        // A list on the known path holds the type in each item (Argo CD's normalize walks lists).
+        if (typed) sub = Array.isArray(v) ? { ...catalog.resolve(sub), type: 'array', items: typed } : typed;
+        if (!sub) continue;
+        if (sub['$ref'] === ref) fn(value, k);
+        else if (isMap(v) || Array.isArray(v)) visit(v, sub, path);
+      }
+    };
+    visit(obj, this.root, []);
+  }
+
+  applyDefaults(obj: JsonMap, server: boolean): void {
+    if (this.definitionName) applySchemaDefaults(obj, this.catalog, this.definitionName, server);
+  }
+
+  listShape(path: string): ListShape {
+    let shape = this.shapes.get(path);
+    if (!shape) {
+      const field = this.field(path);
+      shape = field ? listShapeOf(this.catalog.factsOf(field)) : ATOMIC;
+      this.shapes.set(path, shape);
+    }
+    return shape;
+  }
+}
+
+function splitApiVersion(apiVersion: string): { group: string; version: string } {
+  const slash = apiVersion.indexOf('/');
+  return slash < 0
+    ? { group: '', version: apiVersion }
+    : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
+}
+
+/**
+ * A lookup over `catalog` (its CRDs as they are when asked: kinds are re-read after the catalog's
+ * `generation` changes) with `knownTypeFields` laid over the kinds they name.
+ */
+export function schemaLookup(
+  catalog: SchemaCatalog,
+  knownTypeFields: readonly KnownTypeField[] = [],
+): SchemaLookup {
+  let generation = -1;
+  let kinds = new Map<string, KindSchema>();
+  const known = new Map<string, Map<string, Schema>>();
+  // Argo CD's ensureDefaultCRDsConfigured: a Rollout's pod template is a PodSpec unless configured.
+  const fields = knownTypeFields.some((f) => f.group === 'argoproj.io' && f.kind === 'Rollout')
+    ? knownTypeFields
+    : [
+        ...knownTypeFields,
+        { group: 'argoproj.io', kind: 'Rollout', field: 'spec.template.spec', type: 'core/v1/PodSpec' },
+      ];
+  for (const f of fields) {
+    const schema = knownTypeSchema(catalog, f.type);
+    if (!schema) continue;
+    const gk = `${f.group}/${f.kind}`;
+    if (!known.has(gk)) known.set(gk, new Map());
+    known.get(gk)!.set(f.field, schema);
+  }
+  return {
+    kindSchema(apiVersion: string, kind: string): KindSchema {
+      if (generation !== catalog.generation) {
+        generation = catalog.generation;
+        kinds = new Map();
+      }
+      const key = `${apiVersion}/${kind}`;
+      let k = kinds.get(key);
+      if (!k) {
+        const { group, version } = splitApiVersion(apiVersion);
+        const name = catalog.definitionNameNear({ group, version, kind });
+        k = new CatalogKindSchema(catalog, name, known.get(`${group}/${kind}`) ?? new Map());
+        kinds.set(key, k);
+      }
+      return k;
+    },
+  };
+}
