@@ -28,6 +28,7 @@ export {
   ARGOCD_CM,
   ARGOCD_CM_KEYS,
   DEFAULT_COMPARE_SETTINGS,
+  knownTypeFieldsOf,
   loadArgoCdSettingsFile,
   overrideIgnoreRules,
   parseArgoCdSettings,

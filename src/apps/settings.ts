@@ -9,7 +9,8 @@
  * - `resource.customizations` (one YAML map of `<group>/<Kind>` | `<Kind>` | glob -> override) and the split
  *   keys `resource.customizations.<type>.<group>_<Kind>` (`<Kind>` alone for the core group, `all` for
  *   every kind), types `health`, `useOpenLibs`, `ignoreDifferences`, `ignoreResourceUpdates`, `actions`,
- *   `knownTypeFields`; any other type is an error, as in Argo CD. Split keys override the map's fields.
+ *   `knownTypeFields` (read by `knownTypeFieldsOf` into the diff's schema lookup); any other type is an
+ *   error, as in Argo CD. Split keys override the map's fields.
  * - `resource.exclusions`, `resource.inclusions` (YAML lists of {apiGroups, kinds, clusters}).
  * - `resource.compareoptions` (ignoreAggregatedRoles, ignoreResourceStatusField, ignoreDifferencesOnResourceUpdates).
  * - `resource.sensitive.mask.annotations` (comma-separated annotation keys, spaces removed).
@@ -21,6 +22,8 @@ import type { KubeObject, TrackingMethod } from '../common/index.js';
 import { validateIgnoreDifferences } from '../diff/index.js';
 import type { IgnoreDifference, StatusFieldMode } from '../diff/index.js';
 import { readKubeObjects } from '../util/yaml-docs.js';
+import { builtinCatalog, knownTypeSchema } from '../schema/index.js';
+import type { KnownTypeField } from '../schema/index.js';
 
 /** The ConfigMap's name (argo-cd `common.ArgoCDConfigMapName`). */
 export const ARGOCD_CM = 'argocd-cm';
@@ -39,6 +42,12 @@ export interface ResourceOverride {
   /** `health.lua.useOpenLibs`: the script gets Lua's standard libraries. */
   useOpenLibs: boolean;
   ignoreDifferences: OverrideIgnoreDiff;
+  /**
+   * `knownTypeFields`: fields of this (custom) kind that hold a built-in type, `type` as Argo CD names it
+   * (`core/v1/PodSpec`, `core/Quantity`, `meta/v1/Duration`); entries of a type Argo CD does not know are
+   * dropped with a warning, as Argo CD logs and skips them.
+   */
+  knownTypeFields: Array<{ field: string; type: string }>;
 }
 
 /** Argo CD's `FilteredResource`: globs on API group and cluster URL, exact (or `*`) kinds; empty = any. */
@@ -113,6 +122,7 @@ function emptyOverride(): ResourceOverride {
     healthLua: '',
     useOpenLibs: false,
     ignoreDifferences: { jsonPointers: [], jqPathExpressions: [], managedFieldsManagers: [] },
+    knownTypeFields: [],
   };
 }
 
@@ -153,6 +163,30 @@ class SettingsReader {
       jqPathExpressions: this.strings(key, value['jqPathExpressions'], 'jqPathExpressions'),
       managedFieldsManagers: this.strings(key, value['managedFieldsManagers'], 'managedFieldsManagers'),
     };
+  }
+
+  /**
+   * `[]KnownTypeField` (a YAML list of {field, type}; in the split key, YAML text of one). A type Argo CD
+   * does not know (`knownTypes` in util/argo/normalizers/knowntypes_normalizer.go) is a warning and the
+   * entry is dropped, as Argo CD's `addKnownField` logs "type '...' is not supported" and goes on.
+   */
+  knownTypeFields(key: string, raw: unknown, warnings: string[]): Array<{ field: string; type: string }> {
+    const value = typeof raw === 'string' ? this.yaml(key, raw) : raw;
+    if (value === null || value === undefined) return [];
+    if (!Array.isArray(value)) return this.fail(key, 'knownTypeFields must be a list of {field, type}');
+    const out: Array<{ field: string; type: string }> = [];
+    value.forEach((entry: unknown, i) => {
+      if (!isMap(entry) || typeof entry['field'] !== 'string' || typeof entry['type'] !== 'string')
+        this.fail(key, `knownTypeFields entry ${i + 1} must have string field and type`);
+      const field = entry['field'] as string;
+      const type = entry['type'] as string;
+      if (!knownTypeSchema(builtinCatalog(), type)) {
+        warnings.push(
+          `${this.origin}: ${key}: type '${type}' is not supported (field ${field} is not normalized)`,
+        );
+      } else out.push({ field, type });
+    });
+    return out;
   }
 
   filters(key: string, text: string): FilteredResource[] {
@@ -206,8 +240,11 @@ function parseOverrides(reader: SettingsReader, data: Record<string, string>, wa
         reader.fail(where, 'health.lua.useOpenLibs must be a boolean');
       o.useOpenLibs = open === true;
       o.ignoreDifferences = reader.ignoreDiff(`${where} ignoreDifferences`, raw['ignoreDifferences']);
-      if (raw['knownTypeFields'] !== undefined)
-        warnings.push(`${reader.origin}: ${where} knownTypeFields are not applied (not supported)`);
+      o.knownTypeFields = reader.knownTypeFields(
+        `${where} knownTypeFields`,
+        raw['knownTypeFields'],
+        warnings,
+      );
       overrides[gk] = o;
     }
   }
@@ -234,7 +271,7 @@ function parseOverrides(reader: SettingsReader, data: Record<string, string>, wa
       case 'actions':
         break; // resource actions are an API server feature; nothing here runs them
       case 'knownTypeFields':
-        warnings.push(`${reader.origin}: ${key} is not applied (knownTypeFields are not supported)`);
+        o.knownTypeFields = reader.knownTypeFields(key, value, warnings);
         break;
       default:
         reader.fail(key, `resource customization type ${type} not supported`);
@@ -389,4 +426,19 @@ export async function loadArgoCdSettingsFile(file: string): Promise<ArgoCdSettin
     );
   }
   return parseArgoCdSettings(picked[0]!.object, `file ${file === '-' ? '<stdin>' : file}`);
+}
+
+/**
+ * The `knownTypeFields` of every override, per group and kind (Argo CD's `NewKnownTypesNormalizer`: the
+ * override key split on "/", `Kind` alone for the core group; a glob key names no kind and matches none).
+ */
+export function knownTypeFieldsOf(settings: ArgoCdSettings | undefined): KnownTypeField[] {
+  const out: KnownTypeField[] = [];
+  for (const [key, o] of Object.entries(settings?.overrides ?? {})) {
+    const slash = key.lastIndexOf('/');
+    const group = slash < 0 ? '' : key.slice(0, slash);
+    const kind = slash < 0 ? key : key.slice(slash + 1);
+    for (const f of o.knownTypeFields) out.push({ group, kind, field: f.field, type: f.type });
+  }
+  return out;
 }

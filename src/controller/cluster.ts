@@ -11,6 +11,11 @@
  * own, and `managedFieldsManagers` of ignoreDifferences rules); everything else is dropped, except on
  * objects one of `appliers` server-side applied (an Apply entry): structured-merge diff needs every
  * entry there, as a field we applied and Git dropped is pruned only when no other manager owns it.
+ * Schema facts (`schemas()`): Kubernetes' published schemas plus the CustomResourceDefinitions in the live
+ * cache, kept current from its events (a CRD created or deleted during the run), with argocd-cm's
+ * knownTypeFields: the lookup the diff reads list shapes of custom resources from, as Argo CD's
+ * structured-merge and server-side diff read the cluster's OpenAPI (CRDs included). CRDs left out of the
+ * cache by resource exclusions are not read: their kinds' lists are atomic.
  */
 import type {
   ClusterConnection,
@@ -22,6 +27,8 @@ import type {
 import { toResourceInfo } from '../cluster/index.js';
 import type { DiscoveredResource, TrackingOptions } from '../cluster/index.js';
 import { GitopsError, oneLine } from '../common/index.js';
+import { SchemaCatalog, schemaLookup } from '../schema/index.js';
+import type { KnownTypeField, SchemaLookup } from '../schema/index.js';
 import { ResourceFilter } from './exclusions.js';
 import type { RunEventHandler } from './types.js';
 
@@ -41,7 +48,12 @@ export interface ClusterStateOptions {
   onWarning?: (message: string) => void;
   /** Progress of the cache sync (`cache-sync-*` events). */
   onEvent?: RunEventHandler;
+  /** argocd-cm `resource.customizations.knownTypeFields.*` (laid over the schemas of custom kinds). */
+  knownTypeFields?: readonly KnownTypeField[];
 }
+
+const CRD_GROUP = 'apiextensions.k8s.io';
+const CRD_KIND = 'CustomResourceDefinition';
 
 /** A target's kind as the cluster serves it. */
 export interface ServedKind {
@@ -87,6 +99,7 @@ export class ClusterState {
   readonly #kinds = new Map<string, Promise<ServedKind | undefined>>();
   readonly #cachedVersions = new Map<string, string>();
   readonly #filter: ResourceFilter;
+  #schemas: SchemaLookup | undefined;
 
   constructor(options: ClusterStateOptions) {
     this.conn = options.conn;
@@ -143,6 +156,26 @@ export class ClusterState {
         cause: err,
       });
     }
+  }
+
+  /**
+   * The schema facts of this cluster (see the header). Reads the CRDs of the live cache when first called
+   * after `ready()`; before it (or without a cache), the published schemas alone.
+   */
+  schemas(): SchemaLookup {
+    if (this.#schemas) return this.#schemas;
+    const catalog = new SchemaCatalog();
+    const lookup = schemaLookup(catalog, this.#options.knownTypeFields ?? []);
+    const cache = this.#cache;
+    if (!cache) return lookup;
+    for (const crd of cache.list(CRD_GROUP, CRD_KIND)) catalog.addCustomResourceDefinition(crd);
+    cache.onEvent((e) => {
+      if (e.key.group !== CRD_GROUP || e.key.kind !== CRD_KIND) return;
+      if (e.type === 'DELETED') catalog.removeCustomResourceDefinition(e.key.name);
+      else catalog.addCustomResourceDefinition(e.object);
+    });
+    this.#schemas = lookup;
+    return lookup;
   }
 
   /** The version the live cache holds a group/kind at (undefined when not cached). */

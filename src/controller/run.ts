@@ -45,7 +45,7 @@ import type { StateManagerOptions } from './state.js';
 import type { AppReport, ComparisonResult, Reconciliation, RunEvent, RunReport } from './types.js';
 import type { OperationReport } from '../sync/index.js';
 import type { RetryStrategy } from '../apps/index.js';
-import { overrideIgnoreRules } from '../apps/index.js';
+import { knownTypeFieldsOf, overrideIgnoreRules } from '../apps/index.js';
 import { ResourceFilter } from './exclusions.js';
 
 export interface RunOptions extends Omit<StateManagerOptions, 'clusterOf'> {
@@ -185,6 +185,7 @@ export class Run {
       ].flatMap((r) => r.managedFieldsManagers ?? []),
     ]);
     const resourceFilter = new ResourceFilter(o.settings);
+    const knownTypeFields = knownTypeFieldsOf(o.settings);
     const clusterOf = (app: Application): Promise<ClusterState> => {
       const context = contextOf.get(app)!;
       let p = clusters.get(context);
@@ -213,6 +214,7 @@ export class Run {
               clusterURL: app.destination.server ?? conn.server,
               ...(o.onWarning ? { onWarning: o.onWarning } : {}),
               ...(emit ? { onEvent: emit } : {}),
+              knownTypeFields,
             }),
         );
         clusters.set(context, p);

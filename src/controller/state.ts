@@ -55,6 +55,7 @@ import {
   withTracking,
 } from './targets.js';
 import type { Target } from './targets.js';
+import type { SchemaLookup } from '../schema/index.js';
 import type {
   AppCondition,
   AppSyncStatus,
@@ -181,6 +182,8 @@ export class StateManager {
       this.#healthOverrides,
     ] as const);
     const cache = await cluster.ready(signal);
+    // The cluster's schemas (its CRDs included), read once the cache holds them.
+    const schemas = cluster.schemas();
     const destNamespace = app.destination.namespace;
     const { targets, conditions } = await prepareTargets(withManagedNamespace(app, rendered.objects), {
       destNamespace,
@@ -264,7 +267,7 @@ export class StateManager {
     if (health.error)
       conditions.push({ type: 'ComparisonError', message: `error setting app health: ${health.error}` });
     const resources = pairs.map((p, i): ResourceStatus => {
-      const r = this.#compareOne(p, rules, dryRuns.get(p), conditions, instance, strategy);
+      const r = this.#compareOne(p, rules, dryRuns.get(p), conditions, instance, strategy, schemas);
       const h = health.resources[i];
       if (h) r.health = { status: h.status, ...(h.message ? { message: h.message } : {}) };
       return r;
@@ -334,6 +337,7 @@ export class StateManager {
     conditions: AppCondition[],
     instance: string,
     strategy: AppDiffOptions,
+    schemas: SchemaLookup,
   ): ResourceStatus {
     const o = this.#o;
     const base = { group: p.group, version: p.version, kind: p.kind, namespace: p.namespace, name: p.name };
@@ -366,6 +370,7 @@ export class StateManager {
         fieldManagers: o.fieldManagers,
         ...this.#compare,
         ...strategy,
+        schemas,
       });
     } catch (err) {
       if (err instanceof ServerSideDiffError) return comparisonError(err.message);

@@ -19,9 +19,10 @@
  * `status` (option ignoreResourceStatusField: all (default) | crd | none); Secret stringData -> data, null
  * data -> ""; Role/ClusterRole empty rules; Endpoints order; tracking migration (live carrying the
  * instance label takes the target's tracking-id; the label goes when the target lacks it; not in `label`
- * mode); quantities canonical (`1000m` = `1`, `1024Mi` = `1Gi`); numeric strings in port and
- * int-or-string fields as numbers; null and empty maps/lists = missing; API-server defaults of built-in
- * kinds (rules.ts tables) applied to both after the merge.
+ * mode); quantities canonical (`1000m` = `1`, `1024Mi` = `1Gi`; every field the schema types as a
+ * Quantity); numeric strings stay strings (`containerPort: "8080"` differs from 8080, as in Argo CD);
+ * null and empty maps/lists = missing; API-server defaults of built-in
+ * kinds (src/schema's defaults table) applied to both after the merge.
  *
  * Strategy (Argo CD's `Diff`, `diffStrategy`): structured-merge when `structuredMergeDiff` (the app's
  * ServerSideApply=true) or the target's `argocd.argoproj.io/sync-options` says ServerSideApply=true:
@@ -31,10 +32,16 @@
  * server-side: that answer, without what mutating webhooks added unless `includeMutationWebhook`
  * (webhook.ts), is compared with live as it is. `CompareResult.strategy` names the one used. A field present live but absent from the target is a difference only when the original has
  * it (we or kubectl applied it, and Git no longer has it); otherwise it was added by the server or
- * another controller and is kept on both sides. List elements of built-in kinds merge by their
- * strategic-merge key (containers by name, ports by containerPort/port, env by name, ...) with the same
- * rule; other lists are atomic and equal when the live list minus the fields the original's elements
- * lack equals the target list. The target's namespace is not compared (removeNamespaceAnnotation).
+ * another controller and is kept on both sides. In three- and two-way diff, list elements of built-in
+ * kinds merge by their strategic-merge key (containers by name, ports by containerPort/port, env by
+ * name, ...) with the same rule; in structured-merge diff, every list the kind's schema makes a map
+ * (`x-kubernetes-list-map-keys`, custom resources included: the `schemas` option) merges by those keys;
+ * other lists are atomic and equal when the live list minus the fields the original's elements lack
+ * equals the target list. The target's namespace is not compared (removeNamespaceAnnotation).
+ *
+ * Schema facts (list shapes, quantity fields, defaults) come from src/schema through the `schemas` option
+ * (a `SchemaLookup`: the cluster's schemas with its CRDs and argocd-cm knownTypeFields; default Kubernetes'
+ * published schemas alone).
  *
  * ignoreDifferences: rules match by group/kind glob and exact name/namespace; jsonPointers and
  * jqPathExpressions (jq.ts subset; unsupported syntax is a UsageError naming the expression) are removed

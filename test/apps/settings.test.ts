@@ -3,7 +3,12 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadArgoCdSettingsFile, overrideIgnoreRules, parseArgoCdSettings } from '../../src/apps/index.js';
+import {
+  knownTypeFieldsOf,
+  loadArgoCdSettingsFile,
+  overrideIgnoreRules,
+  parseArgoCdSettings,
+} from '../../src/apps/index.js';
 import type { KubeObject } from '../../src/cluster/index.js';
 import { UsageError } from '../../src/common/index.js';
 import { tempDir } from '../support/git.js';
@@ -209,6 +214,48 @@ describe('argocd-cm settings', () => {
     await assert.rejects(
       loadArgoCdSettingsFile(join(dir, 'missing.yaml')),
       /missing.yaml: failed to read: no such file/,
+    );
+  });
+
+  it('knownTypeFields: split and combined forms, unknown types dropped with a warning, bad shapes an error', () => {
+    const s = parseArgoCdSettings(
+      cm({
+        'resource.customizations.knownTypeFields.argoproj.io_Rollout':
+          '- field: spec.template.spec\n  type: core/v1/PodSpec\n- field: spec.x\n  type: cpu',
+        'resource.customizations': [
+          'example.com/Widget:',
+          '  knownTypeFields:',
+          '  - field: spec.size',
+          '    type: core/Quantity',
+          '  - field: spec.timeout',
+          '    type: meta/v1/Duration',
+          'ConfigMap:',
+          '  knownTypeFields:',
+          '  - {field: data.spec, type: core/v1/Container}',
+        ].join('\n'),
+      }),
+      'test',
+    );
+    assert.deepEqual(knownTypeFieldsOf(s), [
+      { group: 'example.com', kind: 'Widget', field: 'spec.size', type: 'core/Quantity' },
+      { group: 'example.com', kind: 'Widget', field: 'spec.timeout', type: 'meta/v1/Duration' },
+      { group: '', kind: 'ConfigMap', field: 'data.spec', type: 'core/v1/Container' },
+      { group: 'argoproj.io', kind: 'Rollout', field: 'spec.template.spec', type: 'core/v1/PodSpec' },
+    ]);
+    assert.deepEqual(s.warnings, [
+      "test: resource.customizations.knownTypeFields.argoproj.io_Rollout: type 'cpu' is not supported (field spec.x is not normalized)",
+    ]);
+    assert.throws(
+      () =>
+        parseArgoCdSettings(
+          cm({ 'resource.customizations.knownTypeFields.apps_Deployment': 'field: x' }),
+          'test',
+        ),
+      (e: unknown) =>
+        e instanceof UsageError &&
+        /^test: failed to read resource.customizations.knownTypeFields.apps_Deployment: knownTypeFields must be a list/.test(
+          e.message,
+        ),
     );
   });
 });

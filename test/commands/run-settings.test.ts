@@ -34,7 +34,7 @@ describe('runSettings', () => {
     assert.equal(r.instanceLabelKey, 'team.example.com/app');
     assert.equal(r.settings?.origin, `file ${file}`);
     assert.deepEqual(warnings, [
-      `file ${file}: resource.customizations.knownTypeFields.apps_Deployment is not applied (knownTypeFields are not supported)`,
+      `file ${file}: resource.customizations.knownTypeFields.apps_Deployment: type 'cpu' is not supported (field spec.x is not normalized)`,
     ]);
   });
 
