@@ -47,6 +47,41 @@ export function cutLines(text: string, budget: number): string {
   return out;
 }
 
+/**
+ * `head`, then one collapsible `<details>` per item (its summary, its body in a ```diff block), the whole at
+ * most `maxBytes`: the last body that does not fit is cut at a line boundary, every opened block is closed,
+ * and a note says how many items were cut or left out. A note's room (sized for `noteCount` items, the most
+ * it can say) is kept free throughout, so it always fits. Bodies are made only for the items written.
+ */
+export function fitDetails<T>(
+  head: string,
+  items: readonly T[],
+  noteCount: number,
+  maxBytes: number,
+  section: (item: T) => { summary: string; body: string },
+): string {
+  const truncNote = (left: number): string =>
+    `\n> :scissors: Output truncated: ${left} app diff(s) cut or left out (--max-output-bytes ${maxBytes}).\n`;
+  const reserve = bytes(truncNote(noteCount));
+  if (bytes(head) + reserve > maxBytes) return cutLines(head, maxBytes - reserve) + truncNote(items.length);
+  let out = head;
+  for (let i = 0; i < items.length; i++) {
+    const { summary, body } = section(items[i]!);
+    const fence = fenceFor(body);
+    const open = `\n<details><summary>${summary}</summary>\n\n${fence}diff\n`;
+    const close = `\n${fence}\n\n</details>\n`;
+    const full = open + body + close;
+    if (bytes(out) + bytes(full) + reserve <= maxBytes) {
+      out += full;
+      continue;
+    }
+    const cut = cutLines(body, maxBytes - reserve - bytes(out) - bytes(open) - bytes(close));
+    if (cut) out += open + cut + close;
+    return out + truncNote(items.length - i);
+  }
+  return out;
+}
+
 export function renderDiffMarkdown(report: RunReport, maxBytes = DEFAULT_MAX_OUTPUT_BYTES): string {
   const differing = report.apps.filter((a) => a.comparison && a.comparison.sync !== 'Synced');
   const errors = report.apps.filter((a) => a.error).length;
@@ -60,28 +95,8 @@ export function renderDiffMarkdown(report: RunReport, maxBytes = DEFAULT_MAX_OUT
     ...report.apps.map(summaryRow),
     '',
   ].join('\n');
-  const truncNote = (left: number): string =>
-    `\n> :scissors: Output truncated: ${left} app diff(s) cut or left out (--max-output-bytes ${maxBytes}).\n`;
-  const reserve = bytes(truncNote(report.apps.length));
-  if (bytes(head) + reserve > maxBytes)
-    return cutLines(head, maxBytes - reserve) + truncNote(differing.length);
-
-  let out = head;
-  for (let i = 0; i < differing.length; i++) {
-    const a = differing[i]!;
-    const body = appDiff(a);
-    const fence = fenceFor(body);
-    const open = `\n<details><summary><b>${a.app.name}</b>: ${changedResources(a).length} resource(s) differ</summary>\n\n${fence}diff\n`;
-    const close = `\n${fence}\n\n</details>\n`;
-    const full = open + body + close;
-    if (bytes(out) + bytes(full) + reserve <= maxBytes) {
-      out += full;
-      continue;
-    }
-    const budget = maxBytes - reserve - bytes(out) - bytes(open) - bytes(close);
-    const cut = cutLines(body, budget);
-    if (cut) out += open + cut + close;
-    return out + truncNote(differing.length - i);
-  }
-  return out;
+  return fitDetails(head, differing, report.apps.length, maxBytes, (a) => ({
+    summary: `<b>${a.app.name}</b>: ${changedResources(a).length} resource(s) differ`,
+    body: appDiff(a),
+  }));
 }

@@ -16,7 +16,7 @@ import { Chalk } from 'chalk';
 import type { AppReport, ResourceStatus, RunReport } from '../controller/index.js';
 import type { PreviewApp, PreviewReport } from '../preview/index.js';
 import { colorDiffLines, diffDocument, renderDiffNames, resourceLabel, type DiffFormat } from './diff.js';
-import { bytes, cell, cutLines, DEFAULT_MAX_OUTPUT_BYTES, fenceFor } from './diff-markdown.js';
+import { cell, DEFAULT_MAX_OUTPUT_BYTES, fitDetails } from './diff-markdown.js';
 import { renderStructured } from './structured.js';
 
 const changed = (a: PreviewApp): ResourceStatus[] => a.resources.filter((r) => r.status !== 'Synced');
@@ -141,30 +141,12 @@ export function renderPreviewMarkdown(report: PreviewReport, maxBytes = DEFAULT_
         ]
       : []),
   ].join('\n');
-  const truncNote = (left: number): string =>
-    `\n> :scissors: Output truncated: ${left} app diff(s) cut or left out (--max-output-bytes ${maxBytes}).\n`;
-  const reserve = bytes(truncNote(report.apps.length));
-  if (bytes(head) + reserve > maxBytes)
-    return cutLines(head, maxBytes - reserve) + truncNote(differing.length);
-  let out = head;
-  for (let i = 0; i < differing.length; i++) {
-    const a = differing[i]!;
-    const body = changed(a)
+  return fitDetails(head, differing, report.apps.length, maxBytes, (a) => ({
+    summary: `<b>${cell(a.app.name)}</b> (${a.change}): ${changed(a).length} resource(s)`,
+    body: changed(a)
       .map((r) => [`===== ${resourceLabel(r)} ======`, (r.diffText ?? '').replace(/\n$/, '')].join('\n'))
-      .join('\n');
-    const fence = fenceFor(body);
-    const open = `\n<details><summary><b>${cell(a.app.name)}</b> (${a.change}): ${changed(a).length} resource(s)</summary>\n\n${fence}diff\n`;
-    const close = `\n${fence}\n\n</details>\n`;
-    const full = open + body + close;
-    if (bytes(out) + bytes(full) + reserve <= maxBytes) {
-      out += full;
-      continue;
-    }
-    const cut = cutLines(body, maxBytes - reserve - bytes(out) - bytes(open) - bytes(close));
-    if (cut) out += open + cut + close;
-    return out + truncNote(differing.length - i);
-  }
-  return out;
+      .join('\n'),
+  }));
 }
 
 export function renderPreview(
