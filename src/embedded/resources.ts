@@ -89,6 +89,16 @@ const BUILTINS: BuiltinRow[] = [
   },
   { group: '', version: 'v1', kind: 'Event', plural: 'events', namespaced: true, shortNames: ['ev'] },
   {
+    group: '',
+    version: 'v1',
+    kind: 'Node',
+    plural: 'nodes',
+    namespaced: false,
+    shortNames: ['no'],
+    status: true,
+    verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+  },
+  {
     group: 'apps',
     version: 'v1',
     kind: 'Deployment',
@@ -296,9 +306,12 @@ export class ResourceRegistry {
     served.sort((a, b) => Number(b['storage'] === true) - Number(a['storage'] === true));
     const storage = served[0] as JsonMap;
     const sub = isMap(storage['subresources']) ? storage['subresources'] : {};
-    const columns = Array.isArray(storage['additionalPrinterColumns'])
-      ? (storage['additionalPrinterColumns'].filter(isMap) as unknown as PrinterColumn[])
-      : undefined;
+    const columns: Record<string, PrinterColumn[]> = {};
+    for (const v of served)
+      if (Array.isArray(v['additionalPrinterColumns']))
+        columns[String(v['name'])] = v['additionalPrinterColumns'].filter(
+          isMap,
+        ) as unknown as PrinterColumn[];
     const t: ResourceType = {
       group,
       versions: served.map((v) => String(v['name'])),
@@ -314,7 +327,7 @@ export class ResourceRegistry {
       generation: true,
       strategicMerge: false,
       crd: name,
-      ...(columns ? { printerColumns: columns } : {}),
+      printerColumns: columns,
     };
     this.add(t);
     return t;

@@ -290,7 +290,7 @@ export class Router {
       let first = true;
       this.watches.serve(ctx, res, (type, obj) => {
         if (!table || type === 'ERROR' || type === 'BOOKMARK') return obj;
-        const out = renderTable(ctx.type, [obj], first);
+        const out = renderTable(ctx.type, ctx.version, [obj], first);
         first = false;
         return out;
       });
@@ -315,7 +315,7 @@ export class Router {
       sendJson(
         res,
         result.code,
-        renderTable(ctx.type, items, true, verb === 'list' ? list.metadata : undefined),
+        renderTable(ctx.type, ctx.version, items, true, verb === 'list' ? list.metadata : undefined),
       );
       return;
     }

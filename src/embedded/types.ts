@@ -79,14 +79,15 @@ export interface ResourceType {
   strategicMerge: boolean;
   /** Name of the CustomResourceDefinition that serves this type (undefined for built-ins). */
   crd?: string;
-  /** CRD additionalPrinterColumns, used in Table responses. */
-  printerColumns?: PrinterColumn[];
+  /** CRD additionalPrinterColumns per served version, used in Table responses. */
+  printerColumns?: Record<string, PrinterColumn[]>;
 }
 
 export interface PrinterColumn {
   name: string;
   type: string;
   jsonPath: string;
+  format?: string;
   description?: string;
   priority?: number;
 }

@@ -47,7 +47,9 @@ spec:
     served: true
     storage: true
     schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
-    additionalPrinterColumns: [{name: Size, type: integer, jsonPath: .spec.size}]
+    additionalPrinterColumns:
+    - {name: Size, type: integer, jsonPath: .spec.size}
+    - {name: Age, type: date, jsonPath: .metadata.creationTimestamp}
 `;
 
 describe('kubectl against the embedded server', { skip: !hasKubectl && 'kubectl is not installed' }, () => {
