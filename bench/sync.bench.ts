@@ -60,6 +60,8 @@ export default async function bench(): Promise<BenchRow[]> {
       source,
       kubeconfig,
       statusProcessors: 8,
+      // As `kubectl gitops sync` runs it (src/commands/sync.ts): sync reports print no diff text.
+      diffText: false,
       discovery: { cacheDir: join(cacheRoot, 'discovery') },
       operation: (app, rec, signal) =>
         runOperation(

@@ -386,17 +386,34 @@ export class KubeClient {
     clear(): void;
   } {
     const ms = this.#requestTimeoutMs;
-    const error = new ApiError(req.subject, req.verb, 0, {
-      message: `no answer from ${this.server} (context ${this.#context}) within ${ms / 1000}s (--request-timeout)`,
-      reason: 'Timeout',
-    });
-    if (!(ms > 0)) return { signal: req.signal, error, expired: () => false, clear: () => undefined };
+    // Built only when the deadline passes: an error captures a stack, and most requests answer in time.
+    let error: ApiError | undefined;
+    const timeout = (): ApiError =>
+      (error ??= new ApiError(req.subject, req.verb, 0, {
+        message: `no answer from ${this.server} (context ${this.#context}) within ${ms / 1000}s (--request-timeout)`,
+        reason: 'Timeout',
+      }));
+    if (!(ms > 0))
+      return {
+        signal: req.signal,
+        get error() {
+          return timeout();
+        },
+        expired: () => false,
+        clear: () => undefined,
+      };
     const timer = new AbortController();
-    const handle = setTimeout(() => timer.abort(error), ms);
+    let timedOut = false;
+    const handle = setTimeout(() => {
+      timedOut = true;
+      timer.abort(timeout());
+    }, ms);
     return {
       signal: req.signal ? AbortSignal.any([req.signal, timer.signal]) : timer.signal,
-      error,
-      expired: () => timer.signal.aborted,
+      get error() {
+        return timeout();
+      },
+      expired: () => timedOut,
       clear: () => clearTimeout(handle),
     };
   }

@@ -181,6 +181,7 @@ rendered or compared (the other apps still run); 130 interrupted.`;
         statusProcessors: flags['status-processors'],
         ...clientOptionsOf(flags),
         operationProcessors: flags['operation-processors'],
+        diffText: false,
         signal,
         retry,
         waitForHealth: !flags.async && !flags['dry-run'],

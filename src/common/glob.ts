@@ -5,8 +5,18 @@
  * matches only itself, as Argo CD falls back to equality.
  */
 
+/** Compiled patterns: a few settings' patterns are matched against every resource of every app. */
+const compiled = new Map<string, RegExp | undefined>();
+
 /** gobwas/glob syntax as a RegExp; undefined when the pattern does not compile (then only equality matches). */
 export function globRegExp(pattern: string): RegExp | undefined {
+  if (compiled.has(pattern)) return compiled.get(pattern);
+  const re = compile(pattern);
+  if (compiled.size < 1000) compiled.set(pattern, re);
+  return re;
+}
+
+function compile(pattern: string): RegExp | undefined {
   let out = '';
   for (let i = 0; i < pattern.length; i++) {
     const c = pattern[i]!;

@@ -3,7 +3,8 @@
  *
  * 1. Loads the kubeconfig once (a kubeconfig that fails to load rejects the run: it is the one error every
  *    app would share) and resolves each app's destination to a context (src/cluster); apps whose
- *    destination does not resolve get that error, the others go on.
+ *    destination does not resolve get that error, the others go on. Meanwhile the first app of each
+ *    refresh worker starts rendering (Git needs no cluster; the first compare of the app takes it).
  * 2. One `ClusterState` per context: one connection and one live cache shared by every app of that
  *    cluster, scoped to their destination namespaces, started by the first app that needs it.
  * 3. Every app key (`<namespace>/<name>`) goes into the refresh queue (src/queue); `statusProcessors`
@@ -45,6 +46,7 @@ import type { StateManagerOptions } from './state.js';
 import type { AppReport, ComparisonResult, Reconciliation, RunEvent, RunReport } from './types.js';
 import type { OperationReport } from '../sync/index.js';
 import type { RetryStrategy } from '../apps/index.js';
+import type { RenderedApp, SourceService } from '../source/index.js';
 import { knownTypeFieldsOf, overrideIgnoreRules } from '../apps/index.js';
 import { ResourceFilter } from './exclusions.js';
 
@@ -84,6 +86,38 @@ export interface RunOptions extends Omit<StateManagerOptions, 'clusterOf'> {
   waitForHealth?: boolean;
   /** Retries of failed operations; an app's own spec.syncPolicy.retry is used when this is unset. */
   retry?: RetryStrategy | undefined;
+}
+
+/**
+ * `source`, with the first render of each of `apps` already started: the first `renderApp` of such an
+ * app gets that render, later ones render again. `settle()` waits for started renders nobody took.
+ */
+function primeRenders(
+  source: SourceService,
+  apps: readonly Application[],
+): SourceService & { settle(): Promise<void> } {
+  const started = new Map<Application, Promise<RenderedApp>>();
+  for (const app of apps) {
+    const render = source.renderApp(app);
+    render.catch(() => undefined); // the compare that takes it reports its failure
+    started.set(app, render);
+  }
+  return {
+    renderApp: (app) => {
+      const render = started.get(app);
+      if (!render) return source.renderApp(app);
+      started.delete(app);
+      return render;
+    },
+    checkoutTree: (repoURL, revision) => source.checkoutTree(repoURL, revision),
+    get stats() {
+      return source.stats;
+    },
+    close: () => source.close(),
+    settle: async () => {
+      await Promise.allSettled(started.values());
+    },
+  };
 }
 
 const appKey = (app: Application, argocdNamespace: string): string =>
@@ -151,11 +185,23 @@ export class Run {
     // Destinations -> contexts -> one ClusterState each.
     const clusters = new Map<string, Promise<ClusterState>>();
     const contextOf = new Map<Application, string>();
+    // Rendering needs no cluster: the renders the refresh workers start with begin while the kubeconfig
+    // (and the Kubernetes client library, a few hundred ms to load) loads, so Git runs meanwhile.
+    const source = primeRenders(
+      o.source,
+      o.apps.slice(0, Math.max(1, o.statusProcessors ?? DEFAULT_STATUS_PROCESSORS)),
+    );
     // A kubeconfig that does not load fails the whole run (every app would fail the same way).
-    const kubeConfig = await (o.loadKubeConfig ?? loadKubeConfig)({
-      kubeconfig: o.kubeconfig,
-      context: o.context,
-    });
+    let kubeConfig: KubeConfig;
+    try {
+      kubeConfig = await (o.loadKubeConfig ?? loadKubeConfig)({
+        kubeconfig: o.kubeconfig,
+        context: o.context,
+      });
+    } catch (err) {
+      await source.settle();
+      throw err;
+    }
     for (const r of reports) {
       try {
         const context = resolveDestination(kubeConfig, r.app.destination);
@@ -226,7 +272,7 @@ export class Run {
       }
       return p;
     };
-    const manager = new StateManager({ ...o, clusterOf });
+    const manager = new StateManager({ ...o, source, clusterOf });
 
     // Two queues, as Argo CD's controller: refresh (compare) and operation (sync), each with its workers.
     // Processors return what happens next; the run ends when every app is finished (the completion
@@ -313,6 +359,7 @@ export class Run {
     ]);
     refreshQueue.shutDown();
     operationQueue.shutDown();
+    await source.settle(); // renders of apps that never reached a refresh (their destination failed)
 
     let requests = 0;
     for (const p of clusters.values()) {

@@ -87,6 +87,11 @@ export interface StateManagerOptions {
   /** Dry runs in flight per app. Default 8. */
   serverSideConcurrency?: number;
   /**
+   * Default true: each differing resource carries its unified `diffText`. Sync reports never print it
+   * (only `diff` does), so it passes false and skips rendering YAML for every resource it creates.
+   */
+  diffText?: boolean;
+  /**
    * argocd-cm as read (src/apps): health scripts, ignoreDifferences overrides (after the app's and the
    * extra rules), compare options, sensitive annotations. Absent: Argo CD's defaults.
    */
@@ -144,6 +149,7 @@ export class StateManager {
       fieldManagers: OWN_FIELD_MANAGERS,
       serverSideDiff: false,
       serverSideConcurrency: 8,
+      diffText: true,
       ...options,
     };
     const settings = options.settings;
@@ -368,6 +374,7 @@ export class StateManager {
         trackingMethod: o.trackingMethod,
         instanceLabelKey: o.instanceLabelKey,
         fieldManagers: o.fieldManagers,
+        diffText: o.diffText,
         ...this.#compare,
         ...strategy,
         schemas,

@@ -109,6 +109,16 @@ export function formatQuantity(q: Quantity): string {
 /** Canonical form of a quantity value; values that are not quantities are returned unchanged. */
 export function canonicalQuantity<T>(value: T): T | string {
   if (typeof value !== 'string' && typeof value !== 'number') return value;
+  const known = canonical.get(value);
+  if (known !== undefined) return known ?? value;
   const q = parseQuantity(value);
-  return q ? formatQuantity(q) : value;
+  const text = q ? formatQuantity(q) : null;
+  if (canonical.size < 10_000) canonical.set(value, text);
+  return text ?? value;
 }
+
+/**
+ * Canonical forms already computed: every compare canonicalizes each container's requests and limits, and
+ * a fleet repeats the same few values ("100m", "128Mi"); parsing goes through BigInt.
+ */
+const canonical = new Map<string | number, string | null>();

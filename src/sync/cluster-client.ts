@@ -58,6 +58,7 @@ interface Written {
 export class ClusterSyncClient implements SyncClient {
   readonly #o: Required<Omit<ClusterSyncClientOptions, 'signal'>> & { signal?: AbortSignal };
   readonly #written = new Map<string, Written>();
+  readonly #bodies = new WeakMap<SyncTask, KubeObject>();
   #generation = 0;
   #listeners: Array<() => void> = [];
   readonly #unsubscribe: () => void;
@@ -178,8 +179,11 @@ export class ClusterSyncClient implements SyncClient {
         return true;
       }
       if (hasOption(options, 'Replace') && task.action === 'replace' && !dryRun) {
-        const body = this.#applied(task, info);
-        body.metadata = { ...body.metadata, resourceVersion: live.metadata?.resourceVersion ?? '' };
+        const applied = this.#applied(task, info);
+        const body = {
+          ...applied,
+          metadata: { ...applied.metadata, resourceVersion: live.metadata?.resourceVersion ?? '' },
+        };
         const res = await this.#o.client.update(info, body, this.#writeOptions(task, dryRun));
         this.#remember(task, res, before);
         return true;
@@ -265,11 +269,18 @@ export class ClusterSyncClient implements SyncClient {
     return this.#o.client.create(info, this.#applied(task, info), this.#writeOptions(task, dryRun));
   }
 
-  /** The target with last-applied-configuration, in the task's namespace (the request path names it). */
+  /**
+   * The target with last-applied-configuration, in the task's namespace (the request path names it).
+   * Built once per task: the dry run's body is the write's (not for hooks: they gain the hook finalizer
+   * in between). Callers never change it.
+   */
   #applied(task: SyncTask, info: ResourceInfo): KubeObject {
+    const built = task.hookType ? undefined : this.#bodies.get(task);
+    if (built) return built;
     const body = withLastApplied(task.target!);
     if (info.namespaced && !body.metadata?.namespace)
       body.metadata = { ...body.metadata, namespace: task.key.namespace };
+    if (!task.hookType) this.#bodies.set(task, body);
     return body;
   }
 

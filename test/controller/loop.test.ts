@@ -2,16 +2,20 @@
  * The controller loop (src/controller/run.ts): refresh and operation processors on their own queues.
  * A transient failure of one app is retried through the queue with backoff, a permanent one is that app's
  * error at once; an operation runs on the operation queue while other apps keep refreshing; the run ends
- * when every app is finished.
+ * when every app is finished. The first renders start while the kubeconfig loads (they need no cluster).
  */
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ApiError, connect } from '../../src/cluster/index.js';
+import { ApiError, connect, loadKubeConfig } from '../../src/cluster/index.js';
 import type { ConnectOptions } from '../../src/cluster/index.js';
 import type { RunEvent } from '../../src/controller/index.js';
 import type { OperationReport } from '../../src/sync/index.js';
 import { useEmbeddedCluster } from '../support/embedded.js';
 import { TestRepo, cm } from '../support/git.js';
+import { Run } from '../../src/controller/index.js';
+import { createSourceService } from '../../src/source/index.js';
+import type { RenderedApp, SourceService } from '../../src/source/index.js';
 import { application, newCacheRoot, refresh, reportOf } from './setup.js';
 
 describe('controller loop: processors and queues', () => {
@@ -125,5 +129,74 @@ describe('controller loop: processors and queues', () => {
       2,
       'refreshed again after its operation',
     );
+  });
+
+  it('the first renders start while the kubeconfig loads; a started render is used, not repeated', async () => {
+    repo.commit({ 'early-a/a.yaml': cm('a'), 'early-b/b.yaml': cm('b'), 'early-c/c.yaml': cm('c') });
+    const apps = ['early-a', 'early-b', 'early-c'].map((n) =>
+      application(n, repo.url, n, { namespace: 'default' }),
+    );
+    const inner = createSourceService({ cacheRoot });
+    const renders: string[] = [];
+    const source: SourceService = {
+      renderApp: (app): Promise<RenderedApp> => {
+        renders.push(app.name);
+        return inner.renderApp(app);
+      },
+      checkoutTree: (url, revision) => inner.checkoutTree(url, revision),
+      get stats() {
+        return inner.stats;
+      },
+      close: () => inner.close(),
+    };
+    let startedBeforeKubeconfig: string[] = [];
+    try {
+      const report = await new Run({
+        apps,
+        source,
+        kubeconfig: fx.kubeconfig,
+        statusProcessors: 2,
+        discovery: { cacheDir: join(fx.dir, 'discovery'), ttlMs: 0 },
+        loadKubeConfig: async (options) => {
+          startedBeforeKubeconfig = [...renders];
+          return loadKubeConfig(options);
+        },
+      }).run();
+      for (const app of apps) assert.equal(reportOf(report, app.name).comparison?.sync, 'OutOfSync');
+    } finally {
+      await source.close();
+    }
+    assert.deepEqual(startedBeforeKubeconfig, ['early-a', 'early-b'], 'one per refresh worker, in order');
+    assert.deepEqual(renders.sort(), ['early-a', 'early-b', 'early-c'], 'a started render is not repeated');
+  });
+
+  it('a kubeconfig that fails to load fails the run after the renders it started have ended', async () => {
+    repo.commit({ 'doomed/a.yaml': cm('a') });
+    let ended = false;
+    const inner = createSourceService({ cacheRoot });
+    const source: SourceService = {
+      renderApp: (app) =>
+        inner.renderApp(app).finally(() => {
+          ended = true;
+        }),
+      checkoutTree: (url, revision) => inner.checkoutTree(url, revision),
+      get stats() {
+        return inner.stats;
+      },
+      close: () => inner.close(),
+    };
+    try {
+      await assert.rejects(
+        new Run({
+          apps: [application('doomed', repo.url, 'doomed', { namespace: 'default' })],
+          source,
+          loadKubeConfig: () => Promise.reject(new Error('no kubeconfig')),
+        }).run(),
+        /no kubeconfig/,
+      );
+      assert.equal(ended, true, 'no render left running after the run failed');
+    } finally {
+      await source.close();
+    }
   });
 });
