@@ -5,8 +5,9 @@
  * discovery `OpenAPISchema()` asks for it, and kubectl <= 1.28 `apply` and `explain
  * --output=plaintext-openapiv2` read it).
  *
- * What is encoded: `swagger`, `info`, `paths` (an empty object, as we serve no operations in v2) and every
- * definition as `Schema` messages: `$ref`, scalars, `required`, `enum`, `type`, `items`, `allOf`,
+ * What is encoded: `swagger`, `info`, `paths` (each `PathItem` with its operations, parameters as
+ * `BodyParameter` or query/path sub-schemas, responses with their schemas, and vendor extensions such as
+ * `x-kubernetes-action` and `x-kubernetes-group-version-kind`) and every definition as `Schema` messages: `$ref`, scalars, `required`, `enum`, `type`, `items`, `allOf`,
  * `properties`, `additionalProperties`, and each `x-*` key as a vendor extension. As gnostic does, values
  * without a typed field (defaults, enum members, examples, vendor extensions) are `Any` messages carrying
  * YAML text (JSON, which is YAML); proto3 drops zero values (an empty string, false, 0).
@@ -159,6 +160,75 @@ function schema(node: JsonMap): Message {
   return m;
 }
 
+/** gnostic `ParametersItem`: a `$ref`, a `BodyParameter`, or a `NonBodyParameter` by its `in`. */
+function parametersItem(p: JsonMap): Message {
+  if (typeof p['$ref'] === 'string') return new Message().message(2, new Message().string(1, p['$ref']));
+  if (p['in'] === 'body') {
+    const b = new Message()
+      .string(1, p['description'])
+      .string(2, p['name'])
+      .string(3, p['in'])
+      .bool(4, p['required']);
+    if (isMap(p['schema'])) b.message(5, schema(p['schema']));
+    vendorExtensions(b, 6, p);
+    return new Message().message(1, new Message().message(1, b));
+  }
+  // Query and form-data sub-schemas share one layout, header and path sub-schemas another.
+  const queryLike = p['in'] === 'query' || p['in'] === 'formData';
+  const sub = new Message()
+    .bool(1, p['required'])
+    .string(2, p['in'])
+    .string(3, p['description'])
+    .string(4, p['name']);
+  if (queryLike) sub.bool(5, p['allowEmptyValue']);
+  const base = queryLike ? 6 : 5;
+  sub.string(base, p['type']).string(base + 1, p['format']);
+  sub.bool(queryLike ? 20 : 19, p['uniqueItems']);
+  vendorExtensions(sub, queryLike ? 23 : 22, p);
+  const which = { header: 1, formData: 2, query: 3, path: 4 }[String(p['in'])] ?? 3;
+  return new Message().message(1, new Message().message(2, new Message().message(which, sub)));
+}
+
+/** gnostic `Operation`. */
+function operation(o: JsonMap): Message {
+  const m = new Message()
+    .strings(1, o['tags'])
+    .string(2, o['summary'])
+    .string(3, o['description'])
+    .string(5, o['operationId'])
+    .strings(6, o['produces'])
+    .strings(7, o['consumes']);
+  for (const p of Array.isArray(o['parameters']) ? o['parameters'] : [])
+    if (isMap(p)) m.message(8, parametersItem(p));
+  if (isMap(o['responses'])) {
+    const responses = new Message();
+    for (const [code, r] of Object.entries(o['responses'])) {
+      if (!isMap(r)) continue;
+      const response = new Message().string(1, r['description']);
+      if (isMap(r['schema'])) response.message(2, new Message().message(1, schema(r['schema'])));
+      responses.message(1, new Message().string(1, code).message(2, new Message().message(1, response)));
+    }
+    m.message(9, responses);
+  }
+  m.strings(10, o['schemes']).bool(11, o['deprecated']);
+  vendorExtensions(m, 13, o);
+  return m;
+}
+
+/** gnostic `PathItem`: its operations by method, then the shared parameters. */
+function pathItem(item: JsonMap): Message {
+  const m = new Message().string(1, item['$ref']);
+  const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'];
+  methods.forEach((method, i) => {
+    const o = item[method];
+    if (isMap(o)) m.message(i + 2, operation(o));
+  });
+  for (const p of Array.isArray(item['parameters']) ? item['parameters'] : [])
+    if (isMap(p)) m.message(9, parametersItem(p));
+  vendorExtensions(m, 10, item);
+  return m;
+}
+
 /** The gnostic `openapi.v2.Document` bytes of a Swagger 2.0 document (as JSON). */
 export function encodeOpenApiV2(doc: JsonMap): Buffer {
   const out = new Message().string(1, doc['swagger']);
@@ -176,6 +246,9 @@ export function encodeOpenApiV2(doc: JsonMap): Buffer {
   if (isMap(doc['paths'])) {
     const paths = new Message();
     vendorExtensions(paths, 1, doc['paths']);
+    for (const [name, item] of Object.entries(doc['paths']))
+      if (!name.startsWith('x-') && isMap(item))
+        paths.message(2, new Message().string(1, name).message(2, pathItem(item)));
     out.message(8, paths);
   }
   if (isMap(doc['definitions'])) {

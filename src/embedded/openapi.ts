@@ -1,15 +1,16 @@
 /**
  * OpenAPI documents with the real schemas of the served kinds (src/schema: Kubernetes' published OpenAPI
  * plus the schemas of the stored CRDs), as kube-apiserver serves them:
- * - `/openapi/v2`: one Swagger 2.0 document, every definition, as JSON or, when the client asks for it,
+ * - `/openapi/v2`: one Swagger 2.0 document, every definition and the paths of the served resources
+ *   (openapi-paths.ts), as JSON or, when the client asks for it,
  *   as gnostic's protobuf `openapi.v2.Document` (openapi-v2-proto.ts; what client-go's discovery and
  *   kubectl <= 1.28 request).
  * - `/openapi/v3`: the list of group/version documents with a content hash; `/openapi/v3/api/v1` and
  *   `/openapi/v3/apis/<group>/<version>`: OpenAPI 3.0 with `components.schemas` holding the kinds of that
  *   group/version and every schema they reference (`$ref: #/components/schemas/...`; a reference with a
- *   description beside it is wrapped in `allOf`, as kube-openapi writes v3), and for each kind a PATCH
- *   operation tagged with `x-kubernetes-group-version-kind` declaring `fieldValidation` and `fieldManager`
- *   (kubectl reads these to decide that the server validates fields).
+ *   description beside it is wrapped in `allOf`, as kube-openapi writes v3), and the paths of that
+ *   group/version (kubectl reads the PATCH operation's `fieldValidation` to decide that the server
+ *   validates fields).
  * Documents are built once per set of CRDs (`SchemaCatalog.generation`) and cached as text.
  */
 import type { Schema } from '../schema/index.js';
@@ -17,6 +18,8 @@ import { PUBLISHED_OPENAPI } from '../schema/index.js';
 import type { ResourceRegistry } from './resources.js';
 import type { JsonMap } from './types.js';
 import { encodeOpenApiV2 } from './openapi-v2-proto.js';
+import type { ApiOperation, ApiParameter, ApiPath } from './openapi-paths.js';
+import { apiPaths } from './openapi-paths.js';
 
 function gvPath(group: string, version: string): string {
   return group ? `apis/${group}/${version}` : `api/${version}`;
@@ -42,13 +45,104 @@ function hash(text: string): string {
 
 const INFO = { title: 'Kubernetes', version: `${PUBLISHED_OPENAPI.kubernetesVersion}+embedded` };
 
-const FIELD_VALIDATION = {
-  name: 'fieldValidation',
-  in: 'query',
-  description:
-    'fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: Ignore, Warn (default), Strict.',
-  schema: { type: 'string', uniqueItems: true },
-};
+/** A schema reference, or `{type: object}` when the kind has no published definition. */
+function ref(prefix: string, name: string | undefined): JsonMap {
+  return name ? { $ref: `${prefix}${name}` } : { type: 'object' };
+}
+
+/** Swagger 2.0 parameter: a body with its schema, else a typed query/path value. */
+function v2Parameter(p: ApiParameter): JsonMap {
+  if (p.in === 'body')
+    return {
+      name: p.name,
+      in: 'body',
+      required: p.required === true,
+      schema: ref('#/definitions/', p.schema),
+    };
+  return {
+    uniqueItems: true,
+    type: p.type ?? 'string',
+    description: p.description,
+    name: p.name,
+    in: p.in,
+    ...(p.required ? { required: true } : {}),
+  };
+}
+
+/** Swagger 2.0 path items (`/openapi/v2` `paths`). */
+function v2Paths(paths: ApiPath[]): JsonMap {
+  const out: JsonMap = {};
+  for (const item of paths) {
+    const entry: JsonMap = {};
+    for (const o of item.operations) {
+      entry[o.method] = {
+        description: o.description,
+        consumes: o.consumes,
+        produces: o.produces,
+        schemes: ['https'],
+        tags: [o.tag],
+        operationId: o.operationId,
+        ...(o.parameters.length ? { parameters: o.parameters.map(v2Parameter) } : {}),
+        responses: Object.fromEntries(
+          o.responses.map((r) => [
+            r.code,
+            { description: r.description, ...(r.schema ? { schema: ref('#/definitions/', r.schema) } : {}) },
+          ]),
+        ),
+        'x-kubernetes-action': o.action,
+        'x-kubernetes-group-version-kind': o.gvk,
+      };
+    }
+    entry['parameters'] = item.parameters.map(v2Parameter);
+    out[item.path] = entry;
+  }
+  return out;
+}
+
+/** OpenAPI 3.0 operation: parameters with a schema, the body as `requestBody`, responses per media type. */
+function v3Operation(o: ApiOperation): JsonMap {
+  const bodyParam = o.parameters.find((p) => p.in === 'body');
+  const schemaRef = (name: string | undefined) => ref('#/components/schemas/', name);
+  return {
+    tags: [o.tag],
+    description: o.description,
+    operationId: o.operationId,
+    ...(o.parameters.some((p) => p.in !== 'body')
+      ? { parameters: o.parameters.filter((p) => p.in !== 'body').map(v3Parameter) }
+      : {}),
+    ...(bodyParam
+      ? {
+          requestBody: {
+            content: Object.fromEntries(o.consumes.map((c) => [c, { schema: schemaRef(bodyParam.schema) }])),
+            required: bodyParam.required === true,
+          },
+        }
+      : {}),
+    responses: Object.fromEntries(
+      o.responses.map((r) => [
+        r.code,
+        {
+          description: r.description,
+          ...(r.schema
+            ? { content: Object.fromEntries(o.produces.map((m) => [m, { schema: schemaRef(r.schema) }])) }
+            : {}),
+        },
+      ]),
+    ),
+    'x-kubernetes-action': o.action,
+    'x-kubernetes-group-version-kind': o.gvk,
+  };
+}
+
+function v3Parameter(p: ApiParameter): JsonMap {
+  return {
+    name: p.name,
+    in: p.in,
+    description: p.description,
+    ...(p.required ? { required: true } : {}),
+    schema: { type: p.type ?? 'string', uniqueItems: true },
+  };
+}
 
 /** Caches documents per registry until the CRD set changes. */
 export class OpenApiDocs {
@@ -76,7 +170,8 @@ export class OpenApiDocs {
       const schemas = this.registry.schemas;
       const definitions: Record<string, Schema> = {};
       for (const name of schemas.definitionNames()) definitions[name] = schemas.definition(name)!;
-      this.v2 = JSON.stringify({ swagger: '2.0', info: INFO, paths: {}, definitions });
+      const paths = v2Paths(apiPaths(this.registry));
+      this.v2 = JSON.stringify({ swagger: '2.0', info: INFO, paths, definitions });
     }
     return this.v2;
   }
@@ -127,28 +222,17 @@ export class OpenApiDocs {
         const name = schemas.definitionNameFor({ group, version, kind });
         if (name) roots.push(name);
       }
-      const base = `/${gvPath(group, version)}${t.namespaced ? '/namespaces/{namespace}' : ''}/${t.plural}/{name}`;
-      const rootName = schemas.definitionNameFor({ group, version, kind: t.kind });
-      const ref: JsonMap = rootName ? { $ref: `#/components/schemas/${rootName}` } : { type: 'object' };
-      const gvk = { group, version, kind: t.kind };
-      paths[base] = {
-        get: {
-          operationId: `read${t.kind}`,
-          'x-kubernetes-action': 'get',
-          'x-kubernetes-group-version-kind': gvk,
-          responses: { '200': { description: 'OK', content: { 'application/json': { schema: ref } } } },
-        },
-        patch: {
-          operationId: `patch${t.kind}`,
-          'x-kubernetes-action': 'patch',
-          'x-kubernetes-group-version-kind': gvk,
-          parameters: [
-            FIELD_VALIDATION,
-            { name: 'fieldManager', in: 'query', schema: { type: 'string', uniqueItems: true } },
-          ],
-          responses: { '200': { description: 'OK', content: { 'application/json': { schema: ref } } } },
-        },
-      };
+    }
+    for (const item of apiPaths(this.registry)) {
+      if (item.group !== group || item.version !== version) continue;
+      const entry: JsonMap = {};
+      for (const o of item.operations) {
+        entry[o.method] = v3Operation(o);
+        for (const r of o.responses) if (r.schema) roots.push(r.schema);
+        for (const p of o.parameters) if (p.schema) roots.push(p.schema);
+      }
+      entry['parameters'] = item.parameters.map(v3Parameter);
+      paths[item.path] = entry;
     }
     // Every schema the kinds reference, transitively.
     const components: JsonMap = {};

@@ -110,6 +110,49 @@ describe('embedded server: /openapi/v2 as protobuf', () => {
     assert.equal(((await refused.json()) as { reason: string }).reason, 'NotAcceptable');
   });
 
+  it('encodes paths as kubectl 1.20 walks them: the PATCH operation with the GVK and a dryRun query parameter', async () => {
+    // client-go openapi `SupportsDryRun` (kubectl <= 1.21 diff, apply --dry-run=server): Paths (8) -> path (2)
+    // NamedPathItem { name, PathItem }; PathItem.patch (8) -> Operation: vendor_extension (13), parameters (8)
+    // ParametersItem.parameter (1) -> Parameter.non_body_parameter (2) -> query_parameter_sub_schema (3).name (4).
+    const doc = fields(Buffer.from(await (await get(PB)).arrayBuffer()));
+    const items = msgs(msgs(doc, 8)[0]!, 2).map((p) => [str(p, 1)!, msgs(p, 2)[0]!] as const);
+    const withPatchOf = (kind: string) =>
+      items.filter(([, item]) => {
+        const patch = msgs(item, 8)[0];
+        const gvk = patch && msgs(patch, 13).find((e) => str(e, 1) === 'x-kubernetes-group-version-kind');
+        return gvk && (JSON.parse(str(msgs(gvk, 2)[0]!, 2)!) as { kind: string }).kind === kind;
+      });
+    const [[path, item]] = withPatchOf('Deployment') as [[string, Fields]];
+    assert.equal(path, '/apis/apps/v1/namespaces/{namespace}/deployments/{name}');
+    const patch = msgs(item, 8)[0]!;
+    const queryNames = msgs(patch, 8)
+      .flatMap((p) => msgs(p, 1))
+      .flatMap((p) => msgs(p, 2))
+      .flatMap((nb) => msgs(nb, 3))
+      .map((q) => str(q, 4));
+    assert.deepEqual(queryNames, ['dryRun', 'fieldManager', 'fieldValidation', 'force']);
+    const body = msgs(patch, 8)
+      .flatMap((p) => msgs(p, 1))
+      .flatMap((p) => msgs(p, 1))[0]!;
+    assert.deepEqual([str(body, 2), str(body, 3)], ['body', 'body']);
+    // responses (9) -> NamedResponseValue "200" -> ResponseValue.response (1) -> Response.schema (2) -> Schema._ref
+    const ok = msgs(msgs(patch, 9)[0]!, 1).find((r) => str(r, 1) === '200')!;
+    const schema = msgs(msgs(msgs(msgs(ok, 2)[0]!, 1)[0]!, 2)[0]!, 1)[0]!;
+    assert.equal(str(schema, 1), '#/definitions/io.k8s.api.apps.v1.Deployment');
+    // Path-level parameters (9): name and namespace as path sub-schemas (4), required (1).
+    const shared = msgs(item, 9)
+      .flatMap((p) => msgs(p, 1))
+      .flatMap((p) => msgs(p, 2))
+      .flatMap((nb) => msgs(nb, 4));
+    assert.deepEqual(
+      shared.map((s) => [str(s, 4), s.get(1)?.[0]]),
+      [
+        ['name', 1n],
+        ['namespace', 1n],
+      ],
+    );
+  });
+
   it(
     'kubectl explain --output=plaintext-openapiv2 reads it',
     { skip: hasKubectl ? false : 'no kubectl' },
