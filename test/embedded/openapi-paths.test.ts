@@ -181,8 +181,8 @@ describe(
       assert.equal((await run(['apply', '-f', manifest(fx, 'b')])).code, 0);
       const diff = await run(['diff', '-f', manifest(fx, 'c')]);
       assert.equal(diff.code, 1, diff.stderr);
-      assert.match(diff.stdout, /^-  a: b$/m);
-      assert.match(diff.stdout, /^\+  a: c$/m);
+      assert.match(diff.stdout, /^- {2}a: b$/m);
+      assert.match(diff.stdout, /^\+ {2}a: c$/m);
     });
   },
 );
