@@ -22,6 +22,7 @@ export { parseApplication, SYNC_OPTIONS, RETRY_DEFAULTS } from './parse.js';
 export { parseDuration } from './duration.js';
 export { parseSelector, selectApplications } from './select.js';
 export { loadApplicationFiles } from './load.js';
+export { argoCdStringField } from './string-fields.js';
 export { adHocApplication, IN_CLUSTER_SERVER, type AdHocAppOptions } from './adhoc.js';
 export type { ApplicationLister } from './cluster.js';
 export {

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { oneLine, UsageError } from '../common/index.js';
 import { describeSource, readKubeObjects } from '../util/yaml-docs.js';
 import { parseApplication } from './parse.js';
-import { applicationStringField } from './string-fields.js';
+import { argoCdStringField } from './string-fields.js';
 import type { Application } from './types.js';
 
 const APP_FILE = /\.(ya?ml|json)$/i;
@@ -76,7 +76,7 @@ export async function loadApplicationFiles(
     const seen = new Map<string, number>();
     for (const file of await listAppFiles([path])) {
       const skipped = new Map<string, number>();
-      for (const sourced of await readKubeObjects(file, applicationStringField)) {
+      for (const sourced of await readKubeObjects(file, argoCdStringField)) {
         const kind = sourced.object.kind ?? '(no kind)';
         seen.set(kind, (seen.get(kind) ?? 0) + 1);
         if (kind === 'Application') {

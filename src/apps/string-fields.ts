@@ -46,9 +46,35 @@ const STRING_MAPS = new Set(['labels', 'annotations', 'commonLabels', 'commonAnn
 /** Subtrees that are not typed as strings at all. */
 const FREE_FORM = new Set(['valuesObject', 'managedFields', 'options']);
 
-/** `KeepScalarText` for app files: Application string fields (see the header). */
-export function applicationStringField(kind: string, path: readonly (string | number)[]): boolean {
-  if (kind !== 'Application') return false;
+/**
+ * `KeepScalarText` wherever Argo CD manifests are read (app files, manifests rendered from Git for an
+ * app-of-apps, ApplicationSet files): Application string fields, and in an ApplicationSet the same fields of
+ * its Application templates (`spec.template` and a generator's own `template`, at any depth of matrix and
+ * merge generators) and its metadata. Generator parameters (list `elements`, ...) are left as YAML reads
+ * them: Argo CD stores them as raw JSON, so `version: 1.10` there is the number 1.1 in Argo CD too.
+ */
+export function argoCdStringField(kind: string, path: readonly (string | number)[]): boolean {
+  if (kind === 'Application') return applicationFieldIsString(path);
+  if (kind !== 'ApplicationSet') return false;
+  if (path[0] === 'metadata') return applicationFieldIsString(path);
+  if (path[0] !== 'spec') return false;
+  // The innermost `template` that is a key of spec or of a generator (not a field inside a template).
+  for (let i = path.length - 2; i >= 1; i--) {
+    if (path[i] !== 'template') continue;
+    const inSpec = i === 1;
+    const inGenerator = i >= 3 && typeof path[i - 2] === 'number' && path[i - 3] === 'generators';
+    if (inSpec || inGenerator) return applicationFieldIsString(path.slice(i + 1));
+  }
+  return false;
+}
+
+/** `KeepScalarText` for a rendered ApplicationSet `templatePatch`: a partial Application with no kind. */
+export function applicationPatchStringField(_kind: string, path: readonly (string | number)[]): boolean {
+  return applicationFieldIsString(path);
+}
+
+/** Is the field at `path` of an Application (from its top: metadata, spec, ...) typed as a string? */
+function applicationFieldIsString(path: readonly (string | number)[]): boolean {
   const top = path[0];
   if (path.length === 1) return top === 'apiVersion' || top === 'kind';
   if (top !== 'metadata' && top !== 'spec') return false;

@@ -6,6 +6,7 @@
  * Kubernetes client, loaded only then) and returns a plain `ShardsReport` for a printer. The algorithm
  * itself is `distribute(clusters, replicas, algorithm)`.
  */
+import { argoCdStringField } from '../apps/index.js';
 import { readKubeObjects, type SourcedObject } from '../util/yaml-docs.js';
 import { countApplications } from './app-counts.js';
 import { clustersFromSecrets, requireClusterSecrets, type IdFrom } from './cluster-secrets.js';
@@ -71,7 +72,8 @@ export interface ShardsReport extends Distribution {
 
 async function readAll(files: readonly string[]): Promise<SourcedObject[]> {
   const all: SourcedObject[] = [];
-  for (const f of files) all.push(...(await readKubeObjects(f)));
+  // Application string fields as written (a destination `name: 010` is "010"), as everywhere apps are read.
+  for (const f of files) all.push(...(await readKubeObjects(f, argoCdStringField)));
   return all;
 }
 

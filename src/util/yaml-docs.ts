@@ -65,6 +65,27 @@ function restoreScalarText(
   }
 }
 
+/**
+ * `restoreScalarText` for one parsed YAML document: `contents` is its node tree, `value` its toJS result
+ * (an object, or a List whose items are objects, each by its own kind or the list's).
+ */
+export function restoreDocumentText(
+  contents: unknown,
+  value: Record<string, unknown>,
+  keep: KeepScalarText,
+): void {
+  const kind = typeof value['kind'] === 'string' ? value['kind'] : '';
+  if (kind.endsWith('List') && Array.isArray(value['items']) && isMap(contents)) {
+    const items = contents.get('items', true);
+    if (isSeq(items))
+      items.items.forEach((item, i) => {
+        const object = (value['items'] as unknown[])[i];
+        const itemKind = isObject(object) && typeof object['kind'] === 'string' ? object['kind'] : '';
+        restoreScalarText(item, object, itemKind || kind.slice(0, -'List'.length), [], keep);
+      });
+  } else restoreScalarText(contents, value, kind, [], keep);
+}
+
 /** Parses `text` (the contents of `file`) into objects. */
 export function parseKubeObjects(text: string, file: string, keepText?: KeepScalarText): SourcedObject[] {
   const out: SourcedObject[] = [];
@@ -89,17 +110,7 @@ export function parseKubeObjects(text: string, file: string, keepText?: KeepScal
       });
     }
     const kind = typeof value['kind'] === 'string' ? value['kind'] : '';
-    if (keepText) {
-      if (kind.endsWith('List') && Array.isArray(value['items']) && isMap(doc.contents)) {
-        const items = doc.contents.get('items', true);
-        if (isSeq(items))
-          items.items.forEach((item, i) => {
-            const object = (value['items'] as unknown[])[i];
-            const itemKind = isObject(object) && typeof object['kind'] === 'string' ? object['kind'] : '';
-            restoreScalarText(item, object, itemKind || kind.slice(0, -'List'.length), [], keepText);
-          });
-      } else restoreScalarText(doc.contents, value, kind, [], keepText);
-    }
+    if (keepText) restoreDocumentText(doc.contents, value, keepText);
     if (kind.endsWith('List') && Array.isArray(value['items'])) {
       // A typed list from the API (SecretList, ...) omits each item's kind and apiVersion: the list names them.
       const itemKind = kind === 'List' ? undefined : kind.slice(0, -'List'.length);

@@ -118,6 +118,60 @@ const KUSTOMIZE_TREE = {
   'overlay/kustomization.yaml': 'resources: [../base]\nnamePrefix: old-\n',
 };
 
+describe('app-of-apps: rendered Applications and ApplicationSets keep string fields as written (issue 14)', () => {
+  it('targetRevision: 1.10 in a rendered child Application and ApplicationSet template stays "1.10"', async () => {
+    const root = tree({
+      'apps/child.yaml': `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: child, labels: {v: 2.0}}
+spec:
+  project: default
+  source: {repoURL: https://example.com/r.git, path: web, targetRevision: 1.10, chart: 010}
+  destination: {server: https://kubernetes.default.svc, namespace: 2024}
+  syncPolicy: {retry: {limit: 5}}
+`,
+      'apps/set.yaml': `apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: set}
+spec:
+  generators:
+  - list: {elements: [{version: 1.10}]}
+  - matrix:
+      generators:
+      - list:
+          elements: [{a: 1}]
+          template: {spec: {source: {targetRevision: 2.10}}}
+  template:
+    metadata: {name: gen}
+    spec:
+      source: {repoURL: https://example.com/r.git, path: web, targetRevision: 1.10}
+      destination: {server: https://kubernetes.default.svc, namespace: web}
+`,
+      'apps/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\ndata: {v: 1.10}\n',
+    });
+    const r = await render(root, source('apps'));
+    const byName = new Map(r.objects.map((o) => [o.metadata?.name, o]));
+    // Reads a field by its dotted path (numbers index lists).
+    const at = (name: string, path: string): unknown =>
+      path.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown>)[k], byName.get(name));
+    assert.equal(at('child', 'spec.source.targetRevision'), '1.10');
+    assert.equal(at('child', 'spec.source.chart'), '010');
+    assert.equal(at('child', 'spec.destination.namespace'), '2024');
+    assert.deepEqual(at('child', 'metadata.labels'), { v: '2.0' });
+    assert.equal(at('child', 'spec.syncPolicy.retry.limit'), 5, 'integers stay integers');
+    assert.equal(at('set', 'spec.template.spec.source.targetRevision'), '1.10');
+    assert.equal(
+      at('set', 'spec.generators.1.matrix.generators.0.list.template.spec.source.targetRevision'),
+      '2.10',
+    );
+    // Generator parameters are raw JSON in Argo CD: YAML's number stays a number there.
+    assert.equal(at('set', 'spec.generators.0.list.elements.0.version'), 1.1);
+    assert.equal(at('set', 'spec.generators.1.matrix.generators.0.list.elements.0.a'), 1);
+    // Other kinds are read as YAML reads them.
+    assert.equal(at('cm', 'data.v'), 1.1);
+  });
+});
+
 describe('kustomize sources (real kubectl kustomize)', () => {
   it('detects kustomization.yaml and builds it', async () => {
     const root = tree(KUSTOMIZE_TREE);

@@ -13,9 +13,10 @@
  * - every error names the ApplicationSet and where it came from.
  */
 import { UsageError } from '../../common/index.js';
-import type { KubeObject } from '../../util/yaml-docs.js';
-import { parse as parseYaml } from 'yaml';
+import { restoreDocumentText, type KubeObject } from '../../util/yaml-docs.js';
+import { parseDocument } from 'yaml';
 import { parseApplication } from '../parse.js';
+import { applicationPatchStringField } from '../string-fields.js';
 import type { Application } from '../types.js';
 import { deepMerge, generateParams, type GeneratorContext } from './generators.js';
 import { renderString, renderTree, TemplateError } from './template.js';
@@ -76,7 +77,8 @@ export async function expandApplicationSet(
       const where = `spec.generators[${i}]`;
       if (!isMap(gen)) fail(`${where}: must be an object`);
       const g = gen as Json;
-      const merged = isMap(g['template']) ? deepMerge(template, g['template']) : template;
+      const own = generatorTemplate(g);
+      const merged = own ? deepMerge(template, own) : template;
       for (const params of await generateParams(g, gctx, where)) {
         // Template errors name the generator whose parameters were being rendered.
         const inTemplate = <T>(field: string, fn: () => T): T => {
@@ -95,12 +97,13 @@ export async function expandApplicationSet(
           const text = inTemplate('spec.templatePatch', () =>
             renderString(templatePatch, params, goTemplate, goTemplateOptions),
           );
-          let patch: unknown;
-          try {
-            patch = parseYaml(text);
-          } catch (err) {
-            fail(`spec.templatePatch: rendered text is not YAML: ${(err as Error).message.split('\n')[0]}`);
-          }
+          // Application string fields keep their text (`targetRevision: 1.10` stays "1.10"), as in the
+          // template itself (string-fields.ts).
+          const doc = parseDocument(text, { uniqueKeys: false });
+          if (doc.errors[0])
+            fail(`spec.templatePatch: rendered text is not YAML: ${doc.errors[0].message.split('\n')[0]}`);
+          const patch: unknown = doc.toJS({ maxAliasCount: 1000 });
+          if (isMap(patch)) restoreDocumentText(doc.contents, patch as Json, applicationPatchStringField);
           if (patch !== null && patch !== undefined) {
             if (!isMap(patch)) fail('spec.templatePatch: must render to a map');
             app = patchMerge(app, patch as Json);
@@ -148,4 +151,17 @@ function toApplication(app: Json, namespace: string, preserve: boolean): KubeObj
     metadata: meta,
     spec: isMap(app['spec']) ? app['spec'] : {},
   } as KubeObject;
+}
+
+/**
+ * A generator's own template: a field of the generator itself (`list: {elements, template}`, `matrix:
+ * {generators, template}`), as Argo CD's generators return it (applicationset/generators: GetTemplate returns
+ * `&appSetGenerator.List.Template`, ...). Its set fields win over the set's template (mergeGeneratorTemplate:
+ * mergo.Merge fills only the generator template's empty fields from the set's).
+ */
+function generatorTemplate(g: Json): Json | undefined {
+  for (const [key, value] of Object.entries(g)) {
+    if (key !== 'selector' && isMap(value) && isMap(value['template'])) return value['template'];
+  }
+  return undefined;
 }

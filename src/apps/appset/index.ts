@@ -14,6 +14,7 @@
  */
 import { listAppFiles } from '../load.js';
 import { describeSource, readKubeObjects, type KubeObject } from '../../util/yaml-docs.js';
+import { argoCdStringField } from '../string-fields.js';
 import { isApplicationSet } from './expand.js';
 
 export {
@@ -44,7 +45,7 @@ export interface SourcedAppSet {
 export async function loadApplicationSetFiles(paths: readonly string[]): Promise<SourcedAppSet[]> {
   const out: SourcedAppSet[] = [];
   for (const file of await listAppFiles(paths)) {
-    for (const sourced of await readKubeObjects(file)) {
+    for (const sourced of await readKubeObjects(file, argoCdStringField)) {
       if (isApplicationSet(sourced.object))
         out.push({ manifest: sourced.object, origin: describeSource(sourced) });
     }

@@ -2,12 +2,14 @@
  * Kubernetes objects from rendered text, with Argo CD's rules (`kube.SplitYAML` + repo-server):
  * - multi-document YAML (JSON is YAML); empty documents and documents holding only comments are skipped;
  * - every other document must be a mapping with a `kind` (else it is not an object);
- * - `List` kinds (kind ending in "List" with an `items` array) are flattened into their items.
+ * - `List` kinds (kind ending in "List" with an `items` array) are flattened into their items;
+ * - Application and ApplicationSet string fields keep their text as written (src/apps/string-fields.ts).
  * `parseObjects` throws `ObjectsError` on the first bad document; the directory renderer decides whether a
  * bad file is an error or an unrelated YAML file to skip (`looksLikeManifest`).
  */
 import { parseAllDocuments } from 'yaml';
-import type { KubeObject } from '../../util/yaml-docs.js';
+import { argoCdStringField } from '../../apps/index.js';
+import { restoreDocumentText, type KubeObject } from '../../util/yaml-docs.js';
 
 export class ObjectsError extends Error {
   constructor(
@@ -51,6 +53,13 @@ export function parseObjects(text: string): KubeObject[] {
     }
     const value: unknown = doc.toJS({ maxAliasCount: 1000 });
     if (value === null || value === undefined) return;
+    // Applications and ApplicationSets rendered for an app-of-apps keep their string fields as written
+    // (`targetRevision: 1.10` stays "1.10"), as in app files (src/apps/string-fields.ts).
+    if (
+      isObject(value) &&
+      (value['kind'] === 'Application' || value['kind'] === 'ApplicationSet' || value['kind'] === 'List')
+    )
+      restoreDocumentText(doc.contents, value, argoCdStringField);
     try {
       pushObject(value, out);
     } catch (err) {

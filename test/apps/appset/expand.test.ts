@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import { parse } from 'yaml';
 import {
   expandApplicationSet,
+  loadApplicationSetFiles,
   renderGoTemplate,
   replaceFast,
   type AppSetCluster,
@@ -277,8 +278,9 @@ spec:
   goTemplate: true
   goTemplateOptions: [missingkey=error]
   generators:
-  - list: {elements: [{name: a, auto: true}, {name: b, auto: false}]}
-    template: {metadata: {labels: {from: generator}}}
+  - list:
+      elements: [{name: a, auto: true}, {name: b, auto: false}]
+      template: {metadata: {labels: {from: generator}}}
   template:
     metadata: {name: '{{ .name }}', labels: {from: set}}
     spec:
@@ -295,6 +297,42 @@ spec:
       [
         ['a', 'generator', true],
         ['b', 'generator', false],
+      ],
+    );
+  });
+
+  it('string fields as written (issue 14): in the set file, a generator template and a rendered templatePatch', async () => {
+    const dir = tree({
+      'set.yaml': `kind: ApplicationSet
+apiVersion: argoproj.io/v1alpha1
+metadata: {name: s}
+spec:
+  goTemplate: true
+  generators:
+  - list: {elements: [{name: a}, {name: b, patched: true}, {name: c, gen: true}]}
+  - list:
+      elements: [{name: d}]
+      template: {spec: {source: {targetRevision: 3.10}}}
+  template:
+    metadata: {name: '{{ .name }}'}
+    spec:
+      source: {repoURL: https://example.com/r.git, path: web, targetRevision: 1.10, chart: 010}
+      destination: {server: https://kubernetes.default.svc, namespace: web}
+  templatePatch: |
+    {{- if .patched }}
+    spec:
+      source: {targetRevision: 2.10}
+    {{- end }}`,
+    });
+    const [set] = await loadApplicationSetFiles([join(dir, 'set.yaml')]);
+    const out = await expandApplicationSet(set!.manifest, set!.origin, ctx());
+    assert.deepEqual(
+      out.apps.map((a) => [a.name, a.sources[0]!.targetRevision, a.sources[0]!.chart]),
+      [
+        ['a', '1.10', '010'],
+        ['b', '2.10', '010'],
+        ['c', '1.10', '010'],
+        ['d', '3.10', '010'],
       ],
     );
   });
