@@ -29,6 +29,7 @@ export {
   ARGOCD_CM,
   ARGOCD_CM_KEYS,
   DEFAULT_COMPARE_SETTINGS,
+  inClusterEnabled,
   knownTypeFieldsOf,
   loadArgoCdSettingsFile,
   overrideIgnoreRules,

@@ -93,6 +93,15 @@ const INCLUSIONS_KEY = 'resource.inclusions';
 const COMPARE_OPTIONS_KEY = 'resource.compareoptions';
 const SENSITIVE_ANNOTATIONS_KEY = 'resource.sensitive.mask.annotations';
 
+/**
+ * argocd-cm `cluster.inClusterEnabled`: on unless exactly "false" (argo-cd util/settings/settings.go
+ * `IsInClusterEnabled`). Read by `shards` (the in-cluster entry of the cluster list); it takes the ConfigMap's
+ * data alone, so that an argocd-cm whose other keys this tool rejects still gives `shards` its answer.
+ */
+export function inClusterEnabled(data: Readonly<Record<string, unknown>>): boolean {
+  return data['cluster.inClusterEnabled'] !== 'false';
+}
+
 /** Every key this tool reads (README and docs list the same). */
 export const ARGOCD_CM_KEYS: readonly string[] = [
   TRACKING_METHOD_KEY,

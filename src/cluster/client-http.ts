@@ -12,8 +12,15 @@ import { ApiError } from './errors.js';
 import type { StatusBody } from './errors.js';
 import type { RawRequest, WatchEvent } from './client.js';
 
-export async function failureOf(res: http.IncomingMessage, subject: string, verb: string): Promise<ApiError> {
-  const text = await readBody(res).catch(() => '');
+export async function failureOf(
+  res: http.IncomingMessage,
+  subject: string,
+  verb: string,
+  signal?: AbortSignal,
+): Promise<ApiError> {
+  // The body is the Status that says why; one that stalls ends with `signal` (the request's deadline),
+  // and the caller reports the deadline rather than a status with no message.
+  const text = await readBody(res, signal).catch(() => '');
   let status: StatusBody | undefined;
   try {
     status = JSON.parse(text) as StatusBody;

@@ -291,7 +291,7 @@ export class KubeClient {
     },
   ): Promise<AsyncIterable<WatchEvent>> {
     const target = this.#target(info, opts.namespace);
-    const res = await this.#send({
+    const req: RawRequest = {
       verb: 'watch',
       method: 'GET',
       ...target,
@@ -303,9 +303,24 @@ export class KubeClient {
         timeoutSeconds: opts.timeoutSeconds,
       },
       signal: opts.signal,
-    });
-    if (res.statusCode !== 200) throw await this.#failure(res, target.subject, 'watch');
-    return parseWatchStream(res);
+    };
+    // The request timeout covers the watch until its stream starts (the server sends the headers at once,
+    // and a refusal's Status body in full); the stream itself is the caller's to watch for idleness
+    // (docs/timeouts.md).
+    const deadline = this.#deadline(req);
+    try {
+      const res = await this.#send({ ...req, signal: deadline.signal });
+      if (res.statusCode !== 200) {
+        const failure = await this.#failure(res, target.subject, 'watch', deadline.signal);
+        throw deadline.expired() ? deadline.error : failure;
+      }
+      return parseWatchStream(res);
+    } catch (err) {
+      if (deadline.expired()) throw deadline.error;
+      throw err;
+    } finally {
+      deadline.clear();
+    }
   }
 
   /** A counted request with retries; resolves with the parsed JSON body. */
@@ -320,7 +335,8 @@ export class KubeClient {
         if (res.statusCode !== undefined && res.statusCode >= 200 && res.statusCode < 300) {
           return JSON.parse(await readBody(res, deadline.signal)) as T;
         }
-        error = await this.#failure(res, req.subject, req.verb);
+        error = await this.#failure(res, req.subject, req.verb, deadline.signal);
+        if (deadline.expired()) throw deadline.error;
       } catch (err) {
         if (deadline.expired()) throw deadline.error;
         // Credentials are about the kubeconfig user, not this request: reported as they are, never retried.
@@ -370,8 +386,13 @@ export class KubeClient {
     };
   }
 
-  #failure(res: http.IncomingMessage, subject: string, verb: string): Promise<ApiError> {
-    return failureOf(res, subject, verb);
+  #failure(
+    res: http.IncomingMessage,
+    subject: string,
+    verb: string,
+    signal?: AbortSignal,
+  ): Promise<ApiError> {
+    return failureOf(res, subject, verb, signal);
   }
 
   /**

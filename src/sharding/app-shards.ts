@@ -89,7 +89,7 @@ export async function assignAppShards<T extends ShardableApp>(
       import('./live.js'),
     ]);
     const reader = await createKubeReader({ ...live, signal: req.signal });
-    const inputs = await readLiveInputs(reader, live.namespace, new Date());
+    const inputs = await readLiveInputs(reader, live.namespace, new Date()).finally(() => reader.close?.());
     secrets = inputs.secrets;
     counted = inputs.applications;
     inClusterEnabled = inputs.inClusterEnabled;

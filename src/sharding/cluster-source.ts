@@ -31,7 +31,9 @@ export async function readClusterSecrets(source: ClusterSecretSource): Promise<C
       context: source.live.context,
       requestTimeoutMs: source.live.requestTimeoutMs,
     });
-    const items = await reader.listSecrets(source.live.namespace, CLUSTER_SECRET_SELECTOR);
+    const items = await reader
+      .listSecrets(source.live.namespace, CLUSTER_SECRET_SELECTOR)
+      .finally(() => reader.close?.());
     secrets = items.map((object) => ({ object, file: '', doc: 0 }));
   }
   return clustersFromSecrets(secrets, { idFrom: 'name', inClusterEnabled: source.inClusterEnabled ?? true });

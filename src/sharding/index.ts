@@ -99,7 +99,9 @@ export async function buildShardsReport(req: ShardsRequest): Promise<ShardsRepor
       import('./live.js'),
     ]);
     const reader = await createKubeReader({ ...live, signal: req.signal });
-    const inputs = await readLiveInputs(reader, live.namespace, req.now ?? new Date());
+    const inputs = await readLiveInputs(reader, live.namespace, req.now ?? new Date()).finally(() =>
+      reader.close?.(),
+    );
     secrets = inputs.secrets;
     applications = req.appsFiles.length > 0 ? await readAll(req.appsFiles) : inputs.applications;
     appsSource = req.appsFiles.length > 0 ? 'files' : 'live';

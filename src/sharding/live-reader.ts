@@ -58,6 +58,7 @@ export async function createKubeReader(options: KubeReaderOptions): Promise<Argo
   };
   return {
     contextName: context,
+    close: () => connection.close(),
     async listSecrets(namespace, labelSelector) {
       try {
         return await client.listAll(SECRETS, { namespace, labelSelector, signal });

@@ -17,6 +17,7 @@
  * workload, no cluster Secret, no Application), or one that does not exist, is an error naming what was not
  * found: a table of the in-cluster entry alone would read as a real answer.
  */
+import { inClusterEnabled } from '../apps/index.js';
 import { GitopsError } from '../common/index.js';
 import type { KubeObject, SourcedObject } from '../util/yaml-docs.js';
 import {
@@ -44,6 +45,8 @@ export interface ArgoNamespaceReader {
   ): Promise<KubeObject | undefined>;
   /** False when the namespace does not exist (404); true otherwise (also when namespaces cannot be read). */
   namespaceExists?(namespace: string): Promise<boolean>;
+  /** Closes the reader's connections (its keep-alive sockets); the reader is not used afterwards. */
+  close?(): void;
 }
 
 export interface InstalledController {
@@ -172,7 +175,7 @@ export async function readLiveInputs(
   const result: LiveInputs = {
     secrets: secretObjects.map((object, doc) => ({ object, file: '', doc })),
     applications: appObjects.map((object, doc) => ({ object, file: '', doc })),
-    inClusterEnabled: configMapData(argocdCm)['cluster.inClusterEnabled'] !== 'false',
+    inClusterEnabled: inClusterEnabled(configMapData(argocdCm)),
     installed,
     warnings,
   };

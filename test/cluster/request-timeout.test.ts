@@ -81,6 +81,73 @@ describe('request timeout', () => {
     }
   });
 
+  /** A server whose every answer is `status` headers and the start of a body, then nothing. */
+  async function stallingServer(status: number): Promise<{ url: string; close(): Promise<void> }> {
+    const stalling = http.createServer((_req, res) => {
+      res.writeHead(status, { 'Content-Type': 'application/json' });
+      res.write('{"kind":"Status",'); // and nothing more
+    });
+    await new Promise<void>((resolve) => stalling.listen(0, '127.0.0.1', resolve));
+    return {
+      url: `http://127.0.0.1:${(stalling.address() as AddressInfo).port}`,
+      close: async () => {
+        stalling.closeAllConnections();
+        await new Promise<void>((resolve) => stalling.close(() => resolve()));
+      },
+    };
+  }
+
+  const PODS = {
+    group: '',
+    version: 'v1',
+    kind: 'Pod',
+    plural: 'pods',
+    namespaced: true,
+    verbs: ['list', 'watch'],
+  };
+
+  it('fails a read whose error status arrives but whose Status body stalls, with the same timeout words', async () => {
+    const stalling = await stallingServer(503);
+    const c = client(stalling.url);
+    try {
+      const err = await c.request({ method: 'GET', path: '/api', verb: 'get', subject: 'api' }).then(
+        () => assert.fail('expected a timeout'),
+        (e: unknown) => e,
+      );
+      assert.ok(err instanceof ApiError);
+      assert.equal(err.reason, 'Timeout');
+      assert.equal(
+        String(err.message).split('\n')[0],
+        `api: failed to get: no answer from ${stalling.url} (context silent-ctx) within 0.2s (--request-timeout)`,
+      );
+    } finally {
+      c.close();
+      await stalling.close();
+    }
+  });
+
+  it('a watch that gets no answer, or a refusal whose body stalls, ends with the request timeout', async () => {
+    const stalling = await stallingServer(403);
+    for (const server of [url, stalling.url]) {
+      const c = client(server);
+      try {
+        const err = await c.watch(PODS, { namespace: 'default' }).then(
+          () => assert.fail('expected a timeout'),
+          (e: unknown) => e,
+        );
+        assert.ok(err instanceof ApiError, String(err));
+        assert.equal(err.reason, 'Timeout');
+        assert.equal(
+          String(err.message).split('\n')[0],
+          `/Pod in default: failed to watch: no answer from ${server} (context silent-ctx) within 0.2s (--request-timeout)`,
+        );
+      } finally {
+        c.close();
+      }
+    }
+    await stalling.close();
+  });
+
   describe('--request-timeout on the commands that read a cluster', () => {
     let kubeconfig = '';
     before(() => {
