@@ -21,8 +21,9 @@ import { findItem, isLeaf, removeTree } from './fieldset.js';
 import type { FieldTree } from './fieldset.js';
 import { clone, deepEqual, isMap } from './paths.js';
 import { mergeKeyFor } from './rules.js';
-import { listKeyDefault } from '../schema/index.js';
-import type { KindSchema } from '../schema/index.js';
+import type { KindSchema, ListShape } from '../schema/index.js';
+
+type MapShape = Extract<ListShape, { kind: 'map' }>;
 import type { Json, JsonMap } from './types.js';
 
 export interface MergeContext {
@@ -100,40 +101,41 @@ function withoutTree(value: Json, tree: FieldTree): Json {
   return rest;
 }
 
-/** The keys identifying the items of the list at `path`, when it merges by key (see the header). */
-function listKeys(ctx: MergeContext, path: string): readonly string[] | undefined {
+/** How the items of the list at `path` are identified, when it merges by key (see the header). */
+function listKeys(ctx: MergeContext, path: string): MapShape | undefined {
   if (ctx.granular) {
     const shape = ctx.schema.listShape(path);
-    return shape.kind === 'map' ? shape.keys : undefined;
+    return shape.kind === 'map' ? shape : undefined;
   }
   const key = mergeKeyFor(ctx.gk, path);
-  return key ? [key] : undefined;
+  return key ? { kind: 'map', keys: [key] } : undefined;
 }
 
-/** A key value; omitted keys at their schema default; ints and strings alike ("80" and 80). */
-function keyValue(el: JsonMap, k: string): Json | undefined {
+/** A key value; an omitted key at its schema default. */
+function keyValue(el: JsonMap, k: string, shape: MapShape): Json | undefined {
   const v = el[k];
-  return v === undefined || v === null ? listKeyDefault(k) : v;
+  return v === undefined || v === null ? shape.keyDefaults?.[k] : v;
 }
 
 /** Every element is a map with unique, non-null key values (else the list is compared atomically). */
-function hasKeys(list: Json[], keys: readonly string[]): boolean {
+function hasKeys(list: Json[], shape: MapShape): boolean {
   const seen = new Set<string>();
   for (const el of list) {
-    if (!isMap(el) || keys.some((k) => keyValue(el, k) === undefined)) return false;
-    seen.add(keyOf(el, keys));
+    if (!isMap(el) || shape.keys.some((k) => keyValue(el, k, shape) === undefined)) return false;
+    seen.add(keyOf(el, shape));
   }
   return seen.size === list.length;
 }
 
-function keyOf(el: Json, keys: readonly string[]): string {
-  return keys.map((k) => String(keyValue(el as JsonMap, k))).join('\u0000');
+/** Ints and strings alike ("80" and 80), as the strategic merge of a key written both ways. */
+function keyOf(el: Json, shape: MapShape): string {
+  return shape.keys.map((k) => String(keyValue(el as JsonMap, k, shape))).join('\u0000');
 }
 
 function mergeKeyed(
   live: Json[],
   target: Json[],
-  keys: readonly string[],
+  keys: MapShape,
   orig: Json[] | undefined,
   tree: FieldTree | undefined,
   ctx: MergeContext,

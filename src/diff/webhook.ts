@@ -16,7 +16,9 @@ import { findItem, treeOfManagers } from './fieldset.js';
 import type { FieldTree } from './fieldset.js';
 import { clone, deepEqual, isMap } from './paths.js';
 import { listItemKey } from '../schema/index.js';
-import type { KindSchema } from '../schema/index.js';
+import type { KindSchema, ListShape } from '../schema/index.js';
+
+type MapShape = Extract<ListShape, { kind: 'map' }>;
 import type { Json, JsonMap } from './types.js';
 
 /** A server-side diff that cannot be computed: that resource's comparison error, not the app's. */
@@ -79,10 +81,10 @@ function keepOwned(value: Json, tree: FieldTree, kind: KindSchema, path: string)
   return clone(value);
 }
 
-function keyed(list: Json[], keys: readonly string[]): Map<string, number> {
+function keyed(list: Json[], shape: MapShape): Map<string, number> {
   const out = new Map<string, number>();
   list.forEach((el, i) => {
-    const id = listItemKey(el, keys);
+    const id = listItemKey(el, shape);
     if (id !== undefined && !out.has(id)) out.set(id, i);
   });
   return out;
@@ -101,9 +103,9 @@ function mergeOnto(live: Json, kept: Json, kind: KindSchema, path: string): Json
     const shape = kind.listShape(path);
     if (shape.kind === 'map') {
       const out = live.map((el) => clone(el));
-      const index = keyed(live, shape.keys);
+      const index = keyed(live, shape);
       for (const el of kept) {
-        const id = listItemKey(el, shape.keys);
+        const id = listItemKey(el, shape);
         const at = id === undefined ? undefined : index.get(id);
         if (at === undefined) out.push(clone(el));
         else out[at] = mergeOnto(live[at]!, el, kind, `${path}[]`);
@@ -132,10 +134,10 @@ function removeDropped(merged: Json, live: Json, predicted: Json, kind: KindSche
   if (Array.isArray(merged) && Array.isArray(live) && Array.isArray(predicted)) {
     const shape = kind.listShape(path);
     if (shape.kind === 'map') {
-      const inPredicted = keyed(predicted, shape.keys);
-      const inLive = keyed(live, shape.keys);
+      const inPredicted = keyed(predicted, shape);
+      const inLive = keyed(live, shape);
       for (let i = merged.length - 1; i >= 0; i--) {
-        const id = listItemKey(merged[i]!, shape.keys);
+        const id = listItemKey(merged[i]!, shape);
         if (id === undefined) continue;
         const li = inLive.get(id);
         const pi = inPredicted.get(id);

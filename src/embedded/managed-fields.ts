@@ -22,7 +22,7 @@
  */
 import { ApiError } from './errors.js';
 import type { ListShape, Schema, SchemaCatalog } from '../schema/index.js';
-import { listKeyDefault, listShapeOf } from '../schema/index.js';
+import { listShapeAt } from '../schema/index.js';
 import type { Json, JsonMap, KObject, ManagedFieldsEntry } from './types.js';
 import { clone, isMap } from './types.js';
 
@@ -48,15 +48,17 @@ export interface TrackOptions {
 
 /** How structured-merge-diff identifies the items of a list field (no schema: atomic). */
 function listShape(opts: TrackOptions, field: Schema | undefined): ListShape {
-  return opts.schemas && field ? listShapeOf(opts.schemas.factsOf(field)) : { kind: 'atomic' };
+  return opts.schemas && field ? listShapeAt(opts.schemas, field) : { kind: 'atomic' };
 }
 
+type MapShape = Extract<ListShape, { kind: 'map' }>;
+
 /** The `k:` element of a map-list item, keys sorted; undefined when the item lacks a key without default. */
-function itemKey(item: Json, keys: readonly string[]): string | undefined {
+function itemKey(item: Json, shape: MapShape): string | undefined {
   if (!isMap(item)) return undefined;
   const key: JsonMap = {};
-  for (const k of [...keys].sort()) {
-    const v = item[k] ?? listKeyDefault(k);
+  for (const k of [...shape.keys].sort()) {
+    const v = item[k] ?? shape.keyDefaults?.[k];
     if (v === undefined) return undefined;
     key[k] = v;
   }
@@ -93,7 +95,7 @@ function collect(
     const items = opts.schemas?.items(field);
     const itemType = opts.schemas?.resolve(items);
     if (shape.kind === 'map') {
-      const els = v.map((i) => itemKey(i, shape.keys));
+      const els = v.map((i) => itemKey(i, shape));
       if (els.every((e) => e !== undefined)) {
         v.forEach((item, i) => {
           const p = [...path, els[i]!];
@@ -169,7 +171,12 @@ export function fromFieldsV1(
   return out;
 }
 
-function step(cur: Json | undefined, el: string): Json | undefined {
+function step(
+  cur: Json | undefined,
+  el: string,
+  field: Schema | undefined,
+  opts?: TrackOptions,
+): Json | undefined {
   if (el.startsWith('f:')) return isMap(cur) ? cur[el.slice(2)] : undefined;
   if (el.startsWith('v:') && Array.isArray(cur)) {
     const want = el.slice(2);
@@ -177,36 +184,49 @@ function step(cur: Json | undefined, el: string): Json | undefined {
   }
   if (el.startsWith('k:') && Array.isArray(cur)) {
     const key = JSON.parse(el.slice(2)) as JsonMap;
+    const shape = opts ? listShape(opts, field) : undefined;
+    const defaults = shape?.kind === 'map' ? shape.keyDefaults : undefined;
     return cur.find(
       (i) =>
         isMap(i) &&
-        Object.entries(key).every(
-          ([k, v]) => JSON.stringify(i[k] ?? listKeyDefault(k)) === JSON.stringify(v),
-        ),
+        Object.entries(key).every(([k, v]) => JSON.stringify(i[k] ?? defaults?.[k]) === JSON.stringify(v)),
     );
   }
   return undefined;
 }
 
-export function valueAt(obj: Json, path: string): Json | undefined {
-  let cur: Json | undefined = obj;
-  for (const el of path.split(SEP)) cur = step(cur, el);
-  return cur;
+/**
+ * The values along a field-set path from `obj` (the first is `obj`; shorter when the path ends early).
+ * `opts` (the kind's schema) gives omitted list-map keys their defaults, as in `itemKey`.
+ */
+function valuesAlong(obj: Json, els: readonly string[], opts: TrackOptions | undefined): Json[] {
+  const chain: Json[] = [obj];
+  let field: Schema | undefined = opts?.root;
+  for (const el of els) {
+    const next = step(chain[chain.length - 1], el, field, opts);
+    if (next === undefined) break;
+    chain.push(next);
+    if (opts) field = el.startsWith('f:') ? child(opts, field, el.slice(2)) : opts.schemas?.items(field);
+  }
+  return chain;
+}
+
+/** The value at a field-set path (see `valuesAlong`). */
+export function valueAt(obj: Json, path: string, opts?: TrackOptions): Json | undefined {
+  const els = path.split(SEP);
+  const chain = valuesAlong(obj, els, opts);
+  return chain.length === els.length + 1 ? chain[els.length] : undefined;
 }
 
 /** Removes the value at path; then removes maps left empty on the way up. */
-function removePath(obj: JsonMap, path: string): void {
+function removePath(obj: JsonMap, path: string, opts: TrackOptions): void {
   const els = path.split(SEP);
-  const chain: Json[] = [obj];
-  for (const el of els.slice(0, -1)) {
-    const next = step(chain[chain.length - 1], el);
-    if (next === undefined) return;
-    chain.push(next);
-  }
+  const all = valuesAlong(obj, els, opts);
+  if (all.length !== els.length + 1) return;
+  const chain = all.slice(0, -1);
   const parent = chain[chain.length - 1];
   const last = els[els.length - 1]!;
-  const target = step(parent, last);
-  if (target === undefined) return;
+  const target = all[all.length - 1]!;
   if (Array.isArray(parent)) parent.splice(parent.indexOf(target), 1);
   else if (isMap(parent)) delete parent[last.slice(2)];
   for (let i = chain.length - 1; i > 0; i--) {
@@ -261,10 +281,10 @@ function sameManager(e: ManagedFieldsEntry, manager: string, op: string, sub: st
 }
 
 /** Builds the final entry list: sets restricted to fields that exist in `obj`, empty entries dropped. */
-function finish(list: Owner[], obj: KObject): ManagedFieldsEntry[] {
+function finish(list: Owner[], obj: KObject, opts: TrackOptions): ManagedFieldsEntry[] {
   const out: ManagedFieldsEntry[] = [];
   for (const o of list) {
-    const set = new Set([...o.set].filter((p) => valueAt(obj as unknown as Json, p) !== undefined));
+    const set = new Set([...o.set].filter((p) => valueAt(obj as unknown as Json, p, opts) !== undefined));
     if (set.size === 0) continue;
     out.push({ ...o.entry, fieldsType: 'FieldsV1', fieldsV1: toFieldsV1(set) });
   }
@@ -303,10 +323,10 @@ export function trackUpdate(
   for (const p of newPaths) {
     if (!oldPaths.has(p)) changed.add(p);
     // A map or list item that stays is not modified by changes below it (only leaves are compared).
-    else if (isItem(p) || isNode(valueAt(next as unknown as Json, p))) continue;
+    else if (isItem(p) || isNode(valueAt(next as unknown as Json, p, opts))) continue;
     else if (
-      JSON.stringify(valueAt(old as unknown as Json, p)) !==
-      JSON.stringify(valueAt(next as unknown as Json, p))
+      JSON.stringify(valueAt(old as unknown as Json, p, opts)) !==
+      JSON.stringify(valueAt(next as unknown as Json, p, opts))
     ) {
       changed.add(p);
     }
@@ -320,7 +340,7 @@ export function trackUpdate(
     for (const p of changed) mine.set.add(p);
     mine.entry = { ...mine.entry, time: now(), apiVersion: next.apiVersion };
   }
-  return finish(list, next);
+  return finish(list, next, opts);
 }
 
 /** Structural merge of an applied configuration into the live object (list shapes from the schema). */
@@ -343,7 +363,7 @@ function applyMerge(
     const shape = listShape(opts, field);
     const itemType = opts.schemas?.items(field);
     if (shape.kind === 'map') {
-      const keyOf = (i: Json): string | undefined => itemKey(i, shape.keys);
+      const keyOf = (i: Json): string | undefined => itemKey(i, shape);
       if (applied.every((i) => keyOf(i) !== undefined)) {
         const out = [...live];
         for (const item of applied) {
@@ -389,10 +409,10 @@ export function serverSideApply(
       for (const p of appliedSet) {
         // List items and granular maps are owned for their existence only: their fields conflict, the
         // node itself never does (structured-merge-diff compares leaves).
-        if (!o.set.has(p) || isItem(p) || isNode(valueAt(applied as unknown as Json, p))) continue;
+        if (!o.set.has(p) || isItem(p) || isNode(valueAt(applied as unknown as Json, p, opts))) continue;
         if (
-          JSON.stringify(valueAt(live as unknown as Json, p)) ===
-          JSON.stringify(valueAt(applied as unknown as Json, p))
+          JSON.stringify(valueAt(live as unknown as Json, p, opts)) ===
+          JSON.stringify(valueAt(applied as unknown as Json, p, opts))
         )
           continue;
         conflicts.push({ manager: o.entry.manager, path: p, owner: o });
@@ -419,12 +439,12 @@ export function serverSideApply(
     const stillOwned = (p: string): boolean =>
       list.some((o) => o !== mine && [...o.set].some((q) => q === p || q.startsWith(p + SEP)));
     const gone = [...mine.set].filter((p) => !appliedSet.has(p)).sort((a, b) => b.length - a.length);
-    for (const p of gone) if (!stillOwned(p)) removePath(merged, p);
+    for (const p of gone) if (!stillOwned(p)) removePath(merged, p, opts);
   }
   if (live) merged = applyMerge(merged, applied as unknown as Json, opts.root, opts) as JsonMap;
   if (!mine) list.push((mine = { entry: newEntry(manager, 'Apply', applied, opts), set: new Set() }));
   mine.set = appliedSet;
   mine.entry = { ...mine.entry, time: now(), apiVersion: applied.apiVersion };
   const obj = merged as unknown as KObject;
-  return { obj, managedFields: (final) => finish(list, final) };
+  return { obj, managedFields: (final) => finish(list, final, opts) };
 }

@@ -264,7 +264,7 @@ function setIfAbsent(map: JsonMap, field: string, value: Json): void {
 }
 
 /** The definition a field schema names by `$ref` (the last one of a chain), if any. */
-function refName(catalog: SchemaCatalog, field: Schema | undefined): string | undefined {
+export function refName(catalog: SchemaCatalog, field: Schema | undefined): string | undefined {
   let name: string | undefined;
   let cur = field;
   for (let hops = 0; cur && hops < 8; hops++) {

@@ -375,7 +375,7 @@ function customResourceSchema(schema: Record<string, unknown>, gvk: GroupVersion
 
 export { applyDefaults, DEFAULTS, defaultPullPolicy, ruleFieldPath, rulesFor } from './defaults.js';
 export type { DefaultRule } from './defaults.js';
-export { knownTypeSchema, listItemKey, listKeyDefault, listShapeOf, schemaLookup } from './lookup.js';
+export { knownTypeSchema, listItemKey, listShapeAt, listShapeOf, schemaLookup } from './lookup.js';
 export type { KindSchema, KnownTypeField, ListShape, SchemaLookup } from './lookup.js';
 
 let shared: SchemaCatalog | undefined;

@@ -11,11 +11,14 @@
  * or `[]`; `spec.ports` is the list, `spec.ports[]` its items.
  */
 import type { Json, JsonMap } from '../common/index.js';
-import { applyDefaults as applySchemaDefaults } from './defaults.js';
+import { applyDefaults as applySchemaDefaults, refName, rulesFor } from './defaults.js';
 import type { FieldFacts, Schema, SchemaCatalog } from './index.js';
 
 /** How server-side apply identifies the items of a list (structured-merge-diff's schema reading). */
-export type ListShape = { kind: 'map'; keys: readonly string[] } | { kind: 'set' } | { kind: 'atomic' };
+export type ListShape =
+  | { kind: 'map'; keys: readonly string[]; keyDefaults?: Readonly<Record<string, Json>> }
+  | { kind: 'set' }
+  | { kind: 'atomic' };
 
 const ATOMIC: ListShape = Object.freeze({ kind: 'atomic' });
 
@@ -37,26 +40,53 @@ function isMap(v: unknown): v is JsonMap {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/**
- * Defaults of list-map keys, which structured-merge-diff uses for items that omit a key. Kubernetes
- * publishes them in its OpenAPI v3 from 1.27 (`ContainerPort.protocol`, `ServicePort.protocol`,
- * `EndpointPort.protocol`: `default: "TCP"`, from `+default="TCP"` in core/v1 types.go); the 1.22 spec we
- * carry predates that, so this one fact is stated here.
- */
-export function listKeyDefault(key: string): string | undefined {
-  return key === 'protocol' ? 'TCP' : undefined;
-}
-
-/** The identity of a map-list item (keys sorted, omitted keys at their schema default); undefined without one. */
-export function listItemKey(item: Json, keys: readonly string[]): string | undefined {
+/** The identity of a map-list item: its keys sorted, an omitted key at its default (`shape.keyDefaults`);
+ * undefined when a key without default is missing. */
+export function listItemKey(
+  item: Json,
+  shape: { keys: readonly string[]; keyDefaults?: Readonly<Record<string, Json>> | undefined },
+): string | undefined {
   if (!isMap(item)) return undefined;
   const id: JsonMap = {};
-  for (const k of [...keys].sort()) {
-    const v = item[k] ?? listKeyDefault(k);
+  for (const k of [...shape.keys].sort()) {
+    const v = item[k] ?? shape.keyDefaults?.[k];
     if (v === undefined || v === null) return undefined;
     id[k] = v;
   }
   return JSON.stringify(id);
+}
+
+const shapes = new WeakMap<object, ListShape>();
+
+/**
+ * The server-side-apply shape of a list field (`listShapeOf` its facts), with the defaults of its map
+ * keys, which structured-merge-diff fills in for items that omit a key: from the defaults table for
+ * built-in item types (`ContainerPort.protocol`, `ServicePort.protocol`: TCP; Kubernetes publishes them as
+ * OpenAPI v3 `default`s from 1.27 only), else the item schema's own `default` (CRD schemas).
+ */
+export function listShapeAt(catalog: SchemaCatalog, field: Schema | undefined): ListShape {
+  if (!field) return ATOMIC;
+  const cached = shapes.get(field);
+  if (cached) return cached;
+  let shape = listShapeOf(catalog.factsOf(field));
+  if (shape.kind === 'map') {
+    const items = catalog.items(field);
+    const name = refName(catalog, items);
+    const rules = name ? rulesFor(catalog, name) : [];
+    const props = catalog.resolve(items)?.['properties'];
+    const keyDefaults: Record<string, Json> = {};
+    for (const k of shape.keys) {
+      const rule = rules.find(
+        (r) => r.at === '' && r.field === k && !r.when && typeof r.value !== 'function',
+      );
+      const own = isMap(props) && isMap(props[k]) ? (props[k] as JsonMap)['default'] : undefined;
+      const v = rule ? (rule.value as Json) : own;
+      if (v !== undefined && v !== null) keyDefaults[k] = v;
+    }
+    if (Object.keys(keyDefaults).length) shape = { ...shape, keyDefaults };
+  }
+  shapes.set(field, shape);
+  return shape;
 }
 
 /** One argocd-cm `resource.customizations.knownTypeFields.<group_kind>` entry. */
@@ -197,7 +227,7 @@ class CatalogKindSchema implements KindSchema {
     let shape = this.shapes.get(path);
     if (!shape) {
       const field = this.field(path);
-      shape = field ? listShapeOf(this.catalog.factsOf(field)) : ATOMIC;
+      shape = listShapeAt(this.catalog, field);
       this.shapes.set(path, shape);
     }
     return shape;

@@ -89,6 +89,7 @@ describe('controller: custom resources compared with their CRD schema', () => {
       assert.deepEqual(state.schemas().kindSchema('example.com/v1', 'Widget').listShape('spec.endpoints'), {
         kind: 'map',
         keys: ['name', 'port'],
+        keyDefaults: { port: 80 },
       });
 
       repo.commit({

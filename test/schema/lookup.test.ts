@@ -12,7 +12,11 @@ describe('schemaLookup', () => {
     const lookup = schemaLookup(builtinCatalog());
     const svc = lookup.kindSchema('v1', 'Service');
     assert.equal(svc.definitionName, 'io.k8s.api.core.v1.Service');
-    assert.deepEqual(svc.listShape('spec.ports'), { kind: 'map', keys: ['port', 'protocol'] });
+    assert.deepEqual(svc.listShape('spec.ports'), {
+      kind: 'map',
+      keys: ['port', 'protocol'],
+      keyDefaults: { protocol: 'TCP' },
+    });
     const dep = lookup.kindSchema('apps/v1', 'Deployment');
     assert.deepEqual(dep.listShape('spec.template.spec.containers'), { kind: 'map', keys: ['name'] });
     assert.deepEqual(dep.listShape('spec.template.spec.containers[].args'), { kind: 'atomic' });
@@ -36,7 +40,11 @@ describe('schemaLookup', () => {
     catalog.addCustomResourceDefinition(widgetCrd());
     const widget = lookup.kindSchema('example.com/v1', 'Widget');
     assert.equal(widget.definitionName, 'com.example.v1.Widget');
-    assert.deepEqual(widget.listShape('spec.endpoints'), { kind: 'map', keys: ['name', 'port'] });
+    assert.deepEqual(widget.listShape('spec.endpoints'), {
+      kind: 'map',
+      keys: ['name', 'port'],
+      keyDefaults: { port: 80 },
+    });
     assert.deepEqual(widget.listShape('spec.tags'), { kind: 'set' });
     assert.deepEqual(widget.listShape('spec.plain'), { kind: 'atomic' });
     catalog.removeCustomResourceDefinition('widgets.example.com');
@@ -61,6 +69,7 @@ describe('schemaLookup', () => {
     assert.deepEqual(widget.listShape('spec.plain[].ports'), {
       kind: 'map',
       keys: ['containerPort', 'protocol'],
+      keyDefaults: { protocol: 'TCP' },
     });
     const obj: JsonMap = {
       spec: {
@@ -86,11 +95,23 @@ describe('schemaLookup', () => {
     assert.deepEqual(configured.listShape('spec.other.containers'), { kind: 'map', keys: ['name'] });
   });
 
-  it('identifies map-list items by their keys, an omitted protocol at its default', () => {
+  it('identifies map-list items by their keys, an omitted key at its default (defaults table, CRD default)', () => {
+    const svc = schemaLookup(builtinCatalog()).kindSchema('v1', 'Service').listShape('spec.ports');
+    assert.equal(svc.kind, 'map');
+    if (svc.kind !== 'map') return;
     assert.equal(
-      listItemKey({ port: 80, name: 'http' }, ['protocol', 'port']),
-      listItemKey({ protocol: 'TCP', port: 80 }, ['port', 'protocol']),
+      listItemKey({ port: 80, name: 'http' }, svc),
+      listItemKey({ protocol: 'TCP', port: 80 }, svc),
     );
-    assert.equal(listItemKey({ name: 'a' }, ['name', 'port']), undefined);
+    assert.notEqual(listItemKey({ port: 80 }, svc), listItemKey({ protocol: 'UDP', port: 80 }, svc));
+    assert.equal(listItemKey({ port: 80 }, { keys: ['port', 'protocol'] }), undefined, 'no default, no key');
+    const catalog = new SchemaCatalog();
+    catalog.addCustomResourceDefinition(widgetCrd());
+    const endpoints = schemaLookup(catalog)
+      .kindSchema('example.com/v1', 'Widget')
+      .listShape('spec.endpoints');
+    assert.equal(endpoints.kind, 'map');
+    if (endpoints.kind !== 'map') return;
+    assert.equal(listItemKey({ name: 'a' }, endpoints), JSON.stringify({ name: 'a', port: 80 }));
   });
 });

@@ -58,7 +58,7 @@ export function widgetCrd(): KubeObject {
                         required: ['name', 'port'],
                         properties: {
                           name: { type: 'string' },
-                          port: { type: 'integer' },
+                          port: { type: 'integer', default: 80 },
                           weight: { type: 'integer' },
                         },
                       },
