@@ -22,7 +22,9 @@ type Rule = readonly [path: string, value: Json];
 /**
  * Fields a real server's responses always carry because Go serializes empty structs and non-omitempty
  * zero values (they are not defaults, but clients see them the same way): the status of workloads before
- * any controller ran, and `creationTimestamp: null` in pod template metadata. Set only when absent.
+ * any controller ran. Set only when absent. (Those that belong to a type wherever it is used, a
+ * container's `resources: {}` and a template's `creationTimestamp: null`, are 'server' rules of the
+ * defaults table.)
  */
 const SERIALIZED_EMPTY: Record<string, Rule[]> = {
   'apps/Deployment': [['status', {}]],
@@ -38,16 +40,6 @@ const SERIALIZED_EMPTY: Record<string, Rule[]> = {
   'batch/CronJob': [['status', {}]],
   'networking.k8s.io/Ingress': [['status', { loadBalancer: {} }]],
   '/Service': [['status.loadBalancer', {}]],
-};
-
-/** Pod template metadata, which serializes `creationTimestamp: null` when the template has metadata. */
-const TEMPLATE_METADATA_PATHS: Record<string, string[]> = {
-  'apps/Deployment': ['spec.template.metadata'],
-  'apps/StatefulSet': ['spec.template.metadata'],
-  'apps/DaemonSet': ['spec.template.metadata'],
-  'apps/ReplicaSet': ['spec.template.metadata'],
-  'batch/Job': ['spec.template.metadata'],
-  'batch/CronJob': ['spec.jobTemplate.metadata', 'spec.jobTemplate.spec.template.metadata'],
 };
 
 function groupOf(apiVersion: string): string {
@@ -155,10 +147,6 @@ export function applyDefaults(obj: KObject, schemas: SchemaCatalog, alloc?: Allo
   const definition = schemas.definitionNameFor({ group: groupOf(obj.apiVersion), version, kind: obj.kind });
   if (definition) applySchemaDefaults(o, schemas, definition, true);
   applyRules(o, SERIALIZED_EMPTY[gk] ?? []);
-  for (const path of TEMPLATE_METADATA_PATHS[gk] ?? []) {
-    const meta = getPath(o, path);
-    if (isMap(meta) && meta['creationTimestamp'] === undefined) meta['creationTimestamp'] = null;
-  }
   if (gk === '/Service' && alloc) allocateService(o, alloc);
   if (gk === '/Secret') mergeStringData(o);
   if (gk === '/Namespace' && obj.metadata.name) {

@@ -15,7 +15,8 @@
  *
  * `by`: 'defaulter' (the default) is the scheme's `SetDefaults_*`; Argo CD's diff applies those too.
  * 'server' rules are what the API server's answers carry for other reasons (its registry strategy or an
- * admission plugin on create, or an empty struct Go serializes): the embedded server sets them, the diff
+ * admission plugin on create, or what Go serializes for a struct: `resources: {}`, a template's
+ * `creationTimestamp: null`): the embedded server sets them, the diff
  * does not predict them (Argo CD's `scheme.Default` does not).
  */
 import type { Json, JsonMap } from '../common/index.js';
@@ -139,6 +140,9 @@ export const DEFAULTS: Readonly<Record<string, readonly DefaultRule[]>> = {
     { at: '', field: 'status.phase', value: 'Active' },
     { at: '', field: 'spec.finalizers', value: ['kubernetes'], by: 'server' },
   ],
+  // Not defaults: a template's ObjectMeta serializes `creationTimestamp: null` (a struct, not a pointer).
+  [`${CORE}PodTemplateSpec`]: [{ at: 'metadata', field: 'creationTimestamp', value: null, by: 'server' }],
+  [`${BATCH}JobTemplateSpec`]: [{ at: 'metadata', field: 'creationTimestamp', value: null, by: 'server' }],
   // SetDefaults_ReplicationController
   [`${CORE}ReplicationControllerSpec`]: [{ at: '', field: 'replicas', value: 1 }],
   // apps/v1 SetDefaults_Deployment
