@@ -14,6 +14,7 @@
  *   `InterruptError`, `installInterruptHandlers`, `handleInterruptInCommand`.
  */
 export type { KubeObject, Unstructured, Json, JsonMap } from './object.js';
+export { setIfAbsent } from './object.js';
 export type { ResourceKey, GroupVersionKind } from './resource-key.js';
 export { apiVersionOf, parseApiVersion, formatKey, keyOf, groupKind } from './resource-key.js';
 export * from './names.js';

@@ -38,3 +38,20 @@ export interface KubeObject {
   };
   [key: string]: unknown;
 }
+
+/**
+ * Sets the dotted `field` of `map` to a copy of `value` when it is absent (undefined or null: Go decodes both
+ * to nil, so API defaulting fills both), creating intermediate maps; a non-map on the way leaves it alone.
+ */
+export function setIfAbsent(map: JsonMap, field: string, value: Json): void {
+  const parts = field.split('.');
+  let cur = map;
+  for (const p of parts.slice(0, -1)) {
+    const next = cur[p];
+    if (next === undefined || next === null) cur = cur[p] = {};
+    else if (typeof next === 'object' && !Array.isArray(next)) cur = next;
+    else return;
+  }
+  const last = parts[parts.length - 1]!;
+  if (cur[last] === undefined || cur[last] === null) cur[last] = structuredClone(value);
+}

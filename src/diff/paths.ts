@@ -110,20 +110,6 @@ export function mapsAt(root: Json | undefined, pattern: string): JsonMap[] {
   return out;
 }
 
-/** Sets a dotted `field` of `map` to `value` when absent, creating intermediate maps. */
-export function setIfAbsent(map: JsonMap, field: string, value: Json): void {
-  const parts = field.split('.');
-  let cur: JsonMap = map;
-  for (const p of parts.slice(0, -1)) {
-    const next = cur[p];
-    if (next === undefined || next === null) cur = cur[p] = {};
-    else if (isMap(next)) cur = next;
-    else return;
-  }
-  const last = parts[parts.length - 1]!;
-  if (cur[last] === undefined || cur[last] === null) cur[last] = clone(value);
-}
-
 /** Removes null values and empty maps/lists from maps, recursively (list elements are kept in place). */
 export function pruneEmpty(value: Json): Json {
   if (Array.isArray(value)) {

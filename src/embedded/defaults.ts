@@ -10,6 +10,7 @@
  * - Allocated values (Service clusterIP, nodePort) are assigned on create only; updates that omit them keep
  *   the allocated ones (the real server's "patchAllocatedValues").
  */
+import { setIfAbsent } from '../common/index.js';
 import { applyDefaults as applySchemaDefaults } from '../schema/index.js';
 import type { SchemaCatalog } from '../schema/index.js';
 import type { Json, JsonMap, KObject } from './types.js';
@@ -50,20 +51,6 @@ export function getPath(obj: Json | undefined, path: string): Json | undefined {
   let cur: Json | undefined = obj;
   for (const p of path.split('.')) cur = isMap(cur) ? cur[p] : undefined;
   return cur;
-}
-
-/** Sets path to value when absent, creating intermediate maps. */
-export function setIfAbsent(obj: JsonMap, path: string, value: Json): void {
-  const parts = path.split('.');
-  let cur: JsonMap = obj;
-  for (const p of parts.slice(0, -1)) {
-    const next = cur[p];
-    if (next === undefined || next === null) cur = cur[p] = {};
-    else if (isMap(next)) cur = next;
-    else return;
-  }
-  const last = parts[parts.length - 1]!;
-  if (cur[last] === undefined) cur[last] = structuredClone(value);
 }
 
 function applyRules(obj: JsonMap, rules: readonly Rule[]): void {

@@ -19,6 +19,7 @@
  * `creationTimestamp: null`): the embedded server sets them, the diff
  * does not predict them (Argo CD's `scheme.Default` does not).
  */
+import { setIfAbsent } from '../common/index.js';
 import type { Json, JsonMap } from '../common/index.js';
 import type { Schema, SchemaCatalog } from './index.js';
 
@@ -251,20 +252,6 @@ function mapsAt(node: JsonMap, at: string): JsonMap[] {
     cur = next;
   }
   return cur;
-}
-
-/** Sets a dotted `field` when absent (undefined or null: Go decodes both to nil), creating maps. */
-function setIfAbsent(map: JsonMap, field: string, value: Json): void {
-  const parts = field.split('.');
-  let cur = map;
-  for (const p of parts.slice(0, -1)) {
-    const next = cur[p];
-    if (next === undefined || next === null) cur = cur[p] = {};
-    else if (isMap(next)) cur = next;
-    else return;
-  }
-  const last = parts[parts.length - 1]!;
-  if (cur[last] === undefined || cur[last] === null) cur[last] = structuredClone(value);
 }
 
 /** The definition a field schema names by `$ref` (the last one of a chain), if any. */
