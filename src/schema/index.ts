@@ -1,12 +1,15 @@
 /**
  * Schema facts of Kubernetes kinds, from one source: Kubernetes' published OpenAPI (api/openapi-spec/
  * swagger.json, shipped in generated/kubernetes-openapi.ts by scripts/openapi.mjs) plus the schemas of the
- * CustomResourceDefinitions a cluster serves. A leaf module: it imports nothing from the project.
+ * CustomResourceDefinitions a cluster serves, and the one table of API-server defaults (defaults.ts).
+ * Imports only src/common (JSON types).
  *
  * Who reads it:
  * - the embedded API server: strategic merge patch (patch strategy and merge key per field), managedFields
- *   (associative lists), `/openapi/v2` and `/openapi/v3` documents;
- * - the diff's rules (src/diff/rules.ts): which lists merge element by element, and on which key;
+ *   (associative lists, `listShapeAt`), defaults (`applyDefaults`), `/openapi/v2` and `/openapi/v3`;
+ * - the diff, through a `SchemaLookup` (lookup.ts: facts by object path per kind, CRDs and argocd-cm
+ *   knownTypeFields included): list shapes, quantity fields, defaults; and src/diff/rules.ts `mergeKeyFor`
+ *   (strategic merge keys of built-in kinds);
  * - validation of targets against their kind's schema (walk `properties`, `items`, `additionalProperties`
  *   with `resolve` for `$ref`).
  *
@@ -23,9 +26,14 @@
  * - `factsOf(field)`: the field's `FieldFacts` (patch strategies, merge key, list type and map keys, map
  *   type, int-or-string).
  *
- * Defaults are not here: Kubernetes publishes built-in defaults in its OpenAPI only from 1.27 on (v3
- * `default`), later than the newest spec any npm package ships (see docs/schema.md); CRD `default`s are
- * kept in the schemas as the CRD declares them.
+ * - `definitionNameNear(gvk)`: the root at the closest version the catalog has (autoscaling/v2 -> v2beta2).
+ * - lookup.ts: `schemaLookup(catalog, knownTypeFields)` -> `SchemaLookup`, `listShapeAt`, `listItemKey`.
+ * - defaults.ts: `DEFAULTS` (keyed by definition), `applyDefaults`, `rulesFor` (the rules whose field the
+ *   catalog has).
+ *
+ * Defaults are written in defaults.ts, not read from the OpenAPI: Kubernetes publishes built-in defaults
+ * only from 1.27 on (v3 `default`), later than the newest spec any npm package ships (see docs/schema.md);
+ * CRD `default`s are kept in the schemas as the CRD declares them.
  */
 import { gunzipSync } from 'node:zlib';
 import {
