@@ -41,7 +41,13 @@ export type { StatusBody } from './errors.js';
 export { Discovery, userCacheDir, defaultDiscoveryCacheDir, toResourceInfo } from './discovery.js';
 export type { DiscoveryOptions, DiscoveredResource } from './discovery.js';
 export { LiveStateCache } from './live-cache.js';
-export type { LiveCacheOptions, LiveCacheStats, ManagedTarget, ScopeOptions } from './live-cache.js';
+export type {
+  KindChange,
+  LiveCacheOptions,
+  LiveCacheStats,
+  ManagedTarget,
+  ScopeOptions,
+} from './live-cache.js';
 export type { CacheEvent, CacheEventType, CacheEventHandler } from './live-cache-store.js';
 export {
   owningApp,

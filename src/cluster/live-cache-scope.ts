@@ -44,6 +44,11 @@ export interface LoopContext {
   stats: LoopStats;
   /** Reports a problem that the loops recover from (reconnects, relists). */
   onWarning: (scope: Scope, message: string) => void;
+  /**
+   * The scope's list or watch answered 404 Not Found: its kind is no longer served (its CRD deleted).
+   * The loop has ended; the cache drops the kind.
+   */
+  onGone: (scope: Scope, err: unknown) => void;
 }
 
 /** Whether `obj` belongs in `scope`: its namespace is the scope's, or passes the client-side filter. */

@@ -8,14 +8,17 @@
  * - Other failures reconnect after an exponential backoff (initial..max, reset once a connection delivered
  *   events). A stream that ends cleanly (server timeout, dropped connection) reconnects at once, unless the
  *   previous one also ended without delivering anything: then it backs off too, so a server that keeps
- *   closing watches is not hammered. A kind that stops being served (its CRD deleted) keeps retrying at
- *   the maximum backoff until the cache stops.
+ *   closing watches is not hammered.
+ * - `404 Not Found` (at open, as an ERROR event, or on a relist) means the kind is no longer served (its
+ *   CRD deleted: kube-apiserver ends the kind's watches when it tears down its storage, and answers 404
+ *   for its paths from then on): the loop ends and reports it (`ctx.onGone`), as gitops-engine's
+ *   cluster cache stops the watch of a kind whose list or watch is NotFound.
  * - A watch that delivers nothing (no event, no BOOKMARK) for `watchIdleMs`, opening included, is stalled
  *   (a server or proxy holding the connection open without a word): it is dropped with a warning and the
  *   scope goes through the 410 path (relist, then watch from the new list), so nothing missed meanwhile
  *   stays missed.
  */
-import { ApiError, isGone } from './errors.js';
+import { ApiError, isGone, isNotFound } from './errors.js';
 import { listScope } from './live-cache-list.js';
 import { inScope } from './live-cache-scope.js';
 import type { LoopContext, Scope } from './live-cache-scope.js';
@@ -64,6 +67,10 @@ export async function watchScope(ctx: LoopContext, scope: Scope, signal: AbortSi
       failures++;
     } catch (err) {
       if (signal.aborted) return;
+      if (isNotFound(err)) {
+        ctx.onGone(scope, err);
+        return;
+      }
       const stalled = idle.fired();
       if (stalled || isGone(err)) {
         ctx.stats.relists++;
@@ -79,6 +86,10 @@ export async function watchScope(ctx: LoopContext, scope: Scope, signal: AbortSi
           continue;
         } catch (listErr) {
           if (signal.aborted) return;
+          if (isNotFound(listErr)) {
+            ctx.onGone(scope, listErr);
+            return;
+          }
           ctx.onWarning(scope, `relist failed: ${oneLine(listErr)}`);
         }
       } else {

@@ -17,7 +17,13 @@
  *
  * Lifecycle: `start(signal)` resolves once every scope has listed (synced) and leaves the watches running
  * until `stop()` or the signal aborts; it rejects if an initial list fails. `addResources` adds types
- * later (a CRD created mid-run) and resolves when they are synced. Subscribers (`onEvent`) see every change
+ * later (a CRD created mid-run) and resolves when they are synced.
+ * Kinds that go away (gitops-engine pkg/cache/cluster.go): a 404 Not Found on a kind's list or watch means
+ * the cluster no longer serves it (its CRD deleted, or a stale discovery cache named it): the kind is
+ * dropped (`dropKind`: its watches stop, its objects leave the store with DELETED events), `discovery` is
+ * refreshed (memory and disk), and every other kind goes on; it never fails `start`. `onKindChange`
+ * subscribers hear of kinds added and dropped; `kindsSettled()` resolves once the discovery refreshes
+ * those drops started are done. Subscribers (`onEvent`) see every change
  * (the initial list as ADDED) synchronously; `waitFor` resolves when an object satisfies a predicate.
  * `managedLive(app, targets)` answers "which live objects does this app manage" for the comparison.
  */
@@ -87,6 +93,15 @@ export interface LiveCacheOptions extends ScopeOptions {
   onSyncProgress?: (listed: number, scopes: number) => void;
 }
 
+/** A kind the cache started or stopped holding after `start`. */
+export interface KindChange {
+  type: 'added' | 'dropped';
+  group: string;
+  kind: string;
+  /** Why a kind was dropped (one line). */
+  reason?: string;
+}
+
 export interface LiveCacheStats extends LoopStats {
   objects: number;
   scopes: number;
@@ -105,6 +120,11 @@ export class LiveStateCache {
   readonly #abort = new AbortController();
   readonly #scopes = new Map<string, Scope>();
   readonly #watches: Promise<void>[] = [];
+  /** Per kind ("group/Kind"): aborts that kind's lists and watches when it is dropped. */
+  readonly #kindAborts = new Map<string, AbortController>();
+  readonly #kindHandlers = new Set<(change: KindChange) => void>();
+  /** Discovery refreshes started by dropped kinds, until they settle. */
+  readonly #refreshes = new Set<Promise<void>>();
   #started = false;
   #synced: Promise<void> | undefined;
   #syncMs: number | undefined;
@@ -128,6 +148,7 @@ export class LiveStateCache {
       watchIdleMs: options.watchIdleMs ?? DEFAULT_WATCH_IDLE_MS,
       stats: { lists: 0, listPages: 0, relists: 0, watchesOpened: 0, reconnects: 0, watchErrors: 0 },
       onWarning: (scope, message) => warn?.(`${scope.id}: ${message}`),
+      onGone: (scope, err) => this.dropKind(scope.info, oneLine(err)),
     };
   }
 
@@ -149,6 +170,75 @@ export class LiveStateCache {
   async addResources(resources: ResourceInfo[], signal?: AbortSignal): Promise<void> {
     const fresh = resources.filter((r) => !this.#hasResource(r));
     await raceAbort(this.#addScopes(fresh), signal);
+    for (const r of fresh) {
+      if (this.#hasResource(r)) this.#emitKind({ type: 'added', group: r.group, kind: r.kind });
+    }
+  }
+
+  /**
+   * Stops holding a kind (see the header): ends its lists and watches, removes its objects (DELETED
+   * events), refreshes discovery and tells `onKindChange` subscribers. False when the kind was not held.
+   */
+  dropKind(gk: { group: string; kind: string }, reason: string): boolean {
+    const id = groupKind(gk);
+    const scopes = [...this.#scopes.values()].filter(
+      (s) => s.info.group === gk.group && s.info.kind === gk.kind,
+    );
+    if (scopes.length === 0) return false;
+    for (const s of scopes) this.#scopes.delete(s.id);
+    this.#kindAborts.get(id)?.abort(new Error(`${id}: dropped from the live cache`));
+    this.#kindAborts.delete(id);
+    this.#store.replace({ group: gk.group, kind: gk.kind }, []);
+    this.#options.onWarning?.(`${id}: dropped from the live cache: ${reason}`);
+    const discovery: Discovery | undefined = this.#options.discovery;
+    if (discovery && !this.#abort.signal.aborted) {
+      const refresh = discovery.refresh(this.#abort.signal).then(
+        () => undefined,
+        (err: unknown) => {
+          if (!this.#abort.signal.aborted)
+            this.#options.onWarning?.(`discovery: failed to refresh after dropping ${id}: ${oneLine(err)}`);
+        },
+      );
+      this.#refreshes.add(refresh);
+      void refresh.finally(() => this.#refreshes.delete(refresh));
+    }
+    this.#emitKind({ type: 'dropped', group: gk.group, kind: gk.kind, reason });
+    return true;
+  }
+
+  /** Subscribes to kinds added (`addResources`) and dropped after start; returns the unsubscribe. */
+  onKindChange(handler: (change: KindChange) => void): () => void {
+    this.#kindHandlers.add(handler);
+    return () => this.#kindHandlers.delete(handler);
+  }
+
+  /** Resolves once the discovery refreshes that dropped kinds started have settled. */
+  async kindsSettled(): Promise<void> {
+    while (this.#refreshes.size > 0) await Promise.all([...this.#refreshes]);
+  }
+
+  #emitKind(change: KindChange): void {
+    for (const h of [...this.#kindHandlers]) {
+      try {
+        h(change);
+      } catch (err) {
+        this.#options.onWarning?.(
+          `live cache kind subscriber failed on ${change.type} ${groupKind(change)}: ${oneLine(err)}`,
+        );
+      }
+    }
+  }
+
+  /** The signal of a kind's lists and watches: aborts when the cache stops or the kind is dropped. */
+  #kindSignal(info: ResourceInfo): AbortSignal {
+    const id = groupKind(info);
+    let ctl = this.#kindAborts.get(id);
+    if (!ctl) {
+      ctl = new AbortController();
+      setMaxListeners(0, ctl.signal);
+      this.#kindAborts.set(id, ctl);
+    }
+    return AbortSignal.any([this.#abort.signal, ctl.signal]);
   }
 
   /** Resolves once the initial lists are done (rejects with their error, or when `signal` aborts). */
@@ -338,14 +428,25 @@ export class LiveStateCache {
     const scopes = resources.flatMap((r) => this.#scopesFor(r));
     let listed = 0;
     for (const s of scopes) this.#scopes.set(s.id, s);
-    const signal = this.#abort.signal;
+    const stopped = this.#abort.signal;
     let next = 0;
     const lister = async (): Promise<void> => {
       for (let s = scopes[next++]; s; s = scopes[next++]) {
-        signal.throwIfAborted();
+        stopped.throwIfAborted();
+        if (this.#scopes.get(s.id) !== s) {
+          onListed?.(++listed, scopes.length); // its kind was dropped meanwhile
+          continue;
+        }
+        const signal = this.#kindSignal(s.info);
         try {
           await listScope(this.#ctx, s, signal);
         } catch (err) {
+          if (!stopped.aborted && (signal.aborted || isNotFound(err))) {
+            // Not served (any more): drop the kind and go on with the others.
+            if (!signal.aborted) this.dropKind(s.info, oneLine(err));
+            onListed?.(++listed, scopes.length);
+            continue;
+          }
           if (!(
             s.namespaces &&
             this.#options.namespaceMode !== 'cluster' &&
@@ -371,6 +472,7 @@ export class LiveStateCache {
     };
     const n = Math.max(1, Math.min(this.#options.listConcurrency ?? 8, scopes.length));
     await Promise.all(Array.from({ length: n }, lister));
+    await this.kindsSettled();
   }
 
   #transformFor(gk: { group: string; kind: string }): Transform {

@@ -16,6 +16,14 @@
  * knownTypeFields: the lookup the diff reads list shapes of custom resources from, as Argo CD's
  * structured-merge and server-side diff read the cluster's OpenAPI (CRDs included). CRDs left out of the
  * cache by resource exclusions are not read: their kinds' lists are atomic.
+ * Kinds that come and go (gitops-engine pkg/cache/cluster.go; docs/diff.md "Kinds that come and go"):
+ * - a kind the live cache drops (its list or watch answered 404; its CRD deleted, seen through the cache's
+ *   CRD events) leaves `cachedVersion`, and `kind()` answers from the refreshed discovery, so its targets
+ *   are UnknownKind with `droppedReason` saying why; apps using other kinds are untouched;
+ * - a CRD that becomes Established during the run, or a kind that `kind()` found only by refreshing
+ *   discovery (created since the discovery cache was written), is added to the live cache (every served
+ *   kind not yet watched, as Argo CD's startMissingWatches), so its objects are found as extras too.
+ * `kind()` first waits for those changes in flight (`settled()`).
  */
 import type {
   ClusterConnection,
@@ -25,7 +33,7 @@ import type {
   Transform,
 } from '../cluster/index.js';
 import { toResourceInfo } from '../cluster/index.js';
-import type { DiscoveredResource, TrackingOptions } from '../cluster/index.js';
+import type { DiscoveredResource, KindChange, TrackingOptions } from '../cluster/index.js';
 import { GitopsError, oneLine } from '../common/index.js';
 import { SchemaCatalog, schemaLookup } from '../schema/index.js';
 import type { KnownTypeField, SchemaLookup } from '../schema/index.js';
@@ -100,6 +108,11 @@ export class ClusterState {
   readonly #cachedVersions = new Map<string, string>();
   readonly #filter: ResourceFilter;
   #schemas: SchemaLookup | undefined;
+  /** Why the live cache dropped a kind during this run, keyed "group/Kind". */
+  readonly #dropped = new Map<string, string>();
+  /** Kinds being added to the live cache (CRD events, discovery misses), until done. */
+  readonly #pickUps = new Set<Promise<void>>();
+  #closed = false;
 
   constructor(options: ClusterStateOptions) {
     this.conn = options.conn;
@@ -145,7 +158,18 @@ export class ClusterState {
           : {}),
       });
       this.#cache = cache;
+      cache.onKindChange((change) => this.#kindChanged(change));
       await cache.start(signal);
+      cache.onEvent((e) => {
+        if (e.key.group !== CRD_GROUP || e.key.kind !== CRD_KIND) return;
+        const served = crdKind(e.object);
+        if (!served) return;
+        if (e.type === 'DELETED') {
+          cache.dropKind(served, `its CustomResourceDefinition ${e.key.name} was deleted`);
+        } else if (!cache.watches(served) && !this.isExcluded(served) && isEstablished(e.object)) {
+          this.#pickUp(this.conn.discovery.refresh().then((all) => this.#watchMissing(all)));
+        }
+      });
       emit?.({ type: 'cache-sync-done', cluster, kinds, objects: cache.stats().objects });
       return cache;
     } catch (err) {
@@ -178,6 +202,59 @@ export class ClusterState {
     return lookup;
   }
 
+  #kindChanged(change: KindChange): void {
+    this.#kinds.clear(); // served kinds are answered afresh from now on
+    const id = `${change.group}/${change.kind}`;
+    if (change.type === 'dropped') {
+      this.#cachedVersions.delete(id);
+      this.#dropped.set(id, change.reason ?? 'no longer served');
+    } else {
+      this.#dropped.delete(id);
+    }
+  }
+
+  /** Tracks a change of the cached kinds; its failure is a warning (the run goes on without the kind). */
+  #pickUp(work: Promise<void>): void {
+    const p = work.catch((err: unknown) => {
+      if (!this.#closed)
+        this.#options.onWarning?.(`${this.conn.context}: failed to watch new kinds: ${oneLine(err)}`);
+    });
+    this.#pickUps.add(p);
+    void p.finally(() => this.#pickUps.delete(p));
+  }
+
+  /** Adds every served kind the live cache does not hold yet (Argo CD's startMissingWatches). */
+  async #watchMissing(all: DiscoveredResource[], signal?: AbortSignal): Promise<void> {
+    const cache = this.#cache;
+    if (!cache?.synced || this.#closed) return;
+    const missing = all.filter(
+      (r) =>
+        r.preferred &&
+        r.verbs.includes('list') &&
+        r.verbs.includes('watch') &&
+        !this.isExcluded(r) &&
+        !cache.watches(r),
+    );
+    if (missing.length === 0) return;
+    await cache.addResources(missing.map(toResourceInfo), signal);
+    for (const r of missing)
+      if (cache.watches(r)) this.#cachedVersions.set(`${r.group}/${r.kind}`, r.version);
+  }
+
+  /** Resolves once the kind changes in flight (drops' discovery refreshes, kinds being added) are done. */
+  async settled(): Promise<void> {
+    for (;;) {
+      await this.#cache?.kindsSettled();
+      if (this.#pickUps.size === 0) return;
+      await Promise.all([...this.#pickUps]);
+    }
+  }
+
+  /** Why the live cache dropped `group/kind` during this run (undefined when it did not). */
+  droppedReason(gk: { group: string; kind: string }): string | undefined {
+    return this.#dropped.get(`${gk.group}/${gk.kind}`);
+  }
+
   /** The version the live cache holds a group/kind at (undefined when not cached). */
   cachedVersion(gk: { group: string; kind: string }): string | undefined {
     return this.#cachedVersions.get(`${gk.group}/${gk.kind}`);
@@ -200,8 +277,19 @@ export class ClusterState {
           if (exact) return { info: toResourceInfo(exact), servedAtVersion: true };
           return other ? { info: toResourceInfo(other), servedAtVersion: false } : undefined;
         };
-        // A miss refreshes discovery once (a CRD created since it was cached).
-        return find(await d.resources(signal)) ?? find(await d.refresh(signal));
+        await this.settled();
+        const known = find(await d.resources(signal));
+        if (known) return known;
+        // A miss refreshes discovery once (a CRD created since it was cached), and the live cache starts
+        // watching what the refresh found.
+        const all = await d.refresh(signal);
+        const fresh = find(all);
+        if (fresh) {
+          const watched = this.#watchMissing(all, signal);
+          this.#pickUp(watched);
+          await watched.catch(() => undefined); // a failure is the pick-up's warning
+        }
+        return fresh;
       })();
       this.#kinds.set(id, p);
     }
@@ -210,8 +298,28 @@ export class ClusterState {
 
   /** Stops the cache's watches and closes the connection. */
   async close(): Promise<void> {
+    this.#closed = true;
     this.#cache?.stop();
     await this.#cache?.stopped();
     this.conn.close();
   }
+}
+
+/** The group and kind a CustomResourceDefinition serves (undefined when its spec does not say). */
+function crdKind(crd: KubeObject): { group: string; kind: string } | undefined {
+  const spec = crd.spec as { group?: unknown; names?: { kind?: unknown } } | undefined;
+  const group = spec?.group;
+  const kind = spec?.names?.kind;
+  return typeof group === 'string' && typeof kind === 'string' ? { group, kind } : undefined;
+}
+
+/** Whether a CRD's Established condition is True (kube-apiserver serves its kind from then on). */
+function isEstablished(crd: KubeObject): boolean {
+  const conditions = (crd.status as { conditions?: unknown } | undefined)?.conditions;
+  return (
+    Array.isArray(conditions) &&
+    conditions.some(
+      (c: { type?: unknown; status?: unknown }) => c?.type === 'Established' && c?.status === 'True',
+    )
+  );
 }

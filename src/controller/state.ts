@@ -17,7 +17,7 @@
  *    against a server-side dry run when server-side diff is on (server-side.ts).
  * 6. Health per resource and for the app (src/health `aggregateHealth`).
  * Reported, never fatal: kinds the cluster does not serve (UnknownKind; the resource is OutOfSync and
- * Missing), resources whose live object is tracked by another app (SharedResourceWarning; `sharedWith`,
+ * Missing; a kind dropped during the run, its CRD deleted, says so: cluster.ts), resources whose live object is tracked by another app (SharedResourceWarning; `sharedWith`,
  * the diff shows the tracking change; the resource is never treated as ours), excluded kinds, duplicates,
  * failed dry runs (the resource and the app become Unknown, ComparisonError).
  * Throws (the app's error) when rendering fails, the cluster is unreachable, or an ignoreDifferences rule
@@ -273,7 +273,9 @@ export class StateManager {
     if (health.error)
       conditions.push({ type: 'ComparisonError', message: `error setting app health: ${health.error}` });
     const resources = pairs.map((p, i): ResourceStatus => {
-      const r = this.#compareOne(p, rules, dryRuns.get(p), conditions, instance, strategy, schemas);
+      const r = this.#compareOne(p, rules, dryRuns.get(p), conditions, instance, strategy, schemas, (gk) =>
+        cluster.droppedReason(gk),
+      );
       const h = health.resources[i];
       if (h) r.health = { status: h.status, ...(h.message ? { message: h.message } : {}) };
       return r;
@@ -344,6 +346,7 @@ export class StateManager {
     instance: string,
     strategy: AppDiffOptions,
     schemas: SchemaLookup,
+    droppedReason: (gk: { group: string; kind: string }) => string | undefined,
   ): ResourceStatus {
     const o = this.#o;
     const base = { group: p.group, version: p.version, kind: p.kind, namespace: p.namespace, name: p.name };
@@ -393,6 +396,9 @@ export class StateManager {
     };
     if (p.target && !p.target.served) {
       status.message = `kind ${p.group ? `${p.group}/` : ''}${p.version}/${p.kind} is not served by the cluster`;
+      // A kind the live cache dropped during the run (its CRD deleted) says so.
+      const dropped = droppedReason(p);
+      if (dropped) status.message += ` (dropped from the live cache: ${dropped})`;
       conditions.push({ type: 'UnknownKind', message: `${label}: ${status.message}` });
     }
     if (p.target && p.live) {

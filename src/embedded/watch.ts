@@ -11,6 +11,9 @@
  * - `allowWatchBookmarks=true`: BOOKMARK events (object carries only kind, apiVersion and
  *   metadata.resourceVersion) every `bookmarkIntervalMs`.
  * - `timeoutSeconds` ends the stream cleanly; `close()` of the server ends every stream.
+ * - A watch of a custom resource ends cleanly when its CustomResourceDefinition is removed (after the
+ *   DELETED events of its objects), as apiextensions-apiserver's crdHandler tears down the kind's storage
+ *   and with it every watch (customresource_handler.go removeDeadStorage); reopening it answers 404.
  */
 import type { ServerResponse } from 'node:http';
 import type { ApiCore, RequestContext } from './api.js';
@@ -19,6 +22,7 @@ import type { Selector } from './selectors.js';
 import { parseFieldSelector, parseLabelSelector } from './selectors.js';
 import type { StoreEvent } from './store.js';
 import type { KObject, WatchEventType } from './types.js';
+import { CRD_GROUP, CRD_PLURAL } from './resources.js';
 import { apiVersionOf, typeKey } from './types.js';
 
 export interface WatchHubOptions {
@@ -98,7 +102,15 @@ export class WatchHub implements WatchControl {
     } else {
       for (const e of history) translate(e);
     }
-    const unsubscribe = store.subscribe(translate);
+    const crdKey = typeKey({ group: CRD_GROUP, plural: CRD_PLURAL });
+    const unsubscribe = store.subscribe((e) => {
+      if (ctx.type.crd && e.type === 'DELETED' && e.tkey === crdKey && e.obj.metadata.name === ctx.type.crd) {
+        conn.stop(); // the kind's storage is gone: end the stream
+        res.end();
+        return;
+      }
+      translate(e);
+    });
     const timers: NodeJS.Timeout[] = [];
     if (bookmarks) timers.push(setInterval(() => bookmark(), this.opts.bookmarkIntervalMs));
     const conn: Conn = {
