@@ -14,6 +14,10 @@
  * - A watch of a custom resource ends cleanly when its CustomResourceDefinition is removed (after the
  *   DELETED events of its objects), as apiextensions-apiserver's crdHandler tears down the kind's storage
  *   and with it every watch (customresource_handler.go removeDeadStorage); reopening it answers 404.
+ *   The same happens when the CRD's spec or accepted names change (crdHandler
+ *   updateCustomResourceDefinition -> removeStorage_locked: the storage is rebuilt from the new spec), so
+ *   a client watches the new definition (e.g. a version no longer served answers 404); an update that
+ *   changes neither (labels, annotations, conditions) leaves the watches open.
  */
 import type { ServerResponse } from 'node:http';
 import type { ApiCore, RequestContext } from './api.js';
@@ -23,6 +27,7 @@ import { parseFieldSelector, parseLabelSelector } from './selectors.js';
 import type { StoreEvent } from './store.js';
 import type { KObject, WatchEventType } from './types.js';
 import { CRD_GROUP, CRD_PLURAL } from './resources.js';
+import { isDeepStrictEqual } from 'node:util';
 import { apiVersionOf, typeKey } from './types.js';
 
 export interface WatchHubOptions {
@@ -104,8 +109,13 @@ export class WatchHub implements WatchControl {
     }
     const crdKey = typeKey({ group: CRD_GROUP, plural: CRD_PLURAL });
     const unsubscribe = store.subscribe((e) => {
-      if (ctx.type.crd && e.type === 'DELETED' && e.tkey === crdKey && e.obj.metadata.name === ctx.type.crd) {
-        conn.stop(); // the kind's storage is gone: end the stream
+      if (
+        ctx.type.crd &&
+        e.tkey === crdKey &&
+        e.obj.metadata.name === ctx.type.crd &&
+        (e.type === 'DELETED' || (e.type === 'MODIFIED' && storageChanged(e.prev, e.obj)))
+      ) {
+        conn.stop(); // the kind's storage is gone (or rebuilt): end the stream
         res.end();
         return;
       }
@@ -174,4 +184,15 @@ export class WatchHub implements WatchControl {
       c.res.end();
     }
   }
+}
+
+/**
+ * Whether a CRD update makes crdHandler rebuild the kind's storage: its spec or its accepted names
+ * changed (customresource_handler.go updateCustomResourceDefinition compares exactly these two).
+ */
+function storageChanged(before: KObject | undefined, after: KObject): boolean {
+  if (!before) return true;
+  const names = (o: KObject): unknown =>
+    (o['status'] as { acceptedNames?: unknown } | undefined)?.acceptedNames;
+  return !isDeepStrictEqual(before['spec'], after['spec']) || !isDeepStrictEqual(names(before), names(after));
 }

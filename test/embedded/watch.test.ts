@@ -6,6 +6,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { api, useEmbeddedCluster } from '../support/embedded.js';
+import { preserveUnknownFieldsCrd } from '../support/crds.js';
 import type { EmbeddedCluster } from '../../src/embedded/index.js';
 
 interface WatchEvent {
@@ -180,5 +181,51 @@ describe('embedded watch', () => {
     const first = await w.next();
     assert.equal(first?.object.metadata.name, 'c');
     assert.equal(await w.next(), undefined, 'ended by the server');
+  });
+
+  it("a CRD update that changes its spec ends its kind's watches (crdHandler rebuilds the storage); a label change does not", async () => {
+    const crds = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+    const crd = preserveUnknownFieldsCrd('churn.example.com', 'Sprocket');
+    assert.equal((await api(fx.cluster, 'POST', crds, crd)).status, 201);
+    await api(fx.cluster, 'POST', '/api/v1/namespaces', {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'w-crd' },
+    });
+    const path = '/apis/churn.example.com/v1/namespaces/w-crd/sprockets';
+    const sprocket = (name: string) => ({
+      apiVersion: 'churn.example.com/v1',
+      kind: 'Sprocket',
+      metadata: { name, namespace: 'w-crd' },
+    });
+    const w = await openWatch(fx.cluster, `${path}?watch=1`);
+    const patch = (body: unknown) =>
+      api(fx.cluster, 'PATCH', `${crds}/sprockets.churn.example.com`, body, 'application/merge-patch+json');
+
+    // Metadata only: the storage stays, so does the stream (it still delivers events).
+    assert.equal((await patch({ metadata: { labels: { team: 'a' } } })).status, 200);
+    assert.equal((await api(fx.cluster, 'POST', path, sprocket('one'))).status, 201);
+    assert.deepEqual(summary(await w.take(1)), ['ADDED one']);
+
+    // A spec change (a second served version, v2 now the storage version): the stream ends, and a new
+    // watch at each served version works.
+    const versions = crd.spec as { versions: Array<Record<string, unknown>> };
+    const v1 = { ...versions.versions[0]!, storage: false };
+    const v2 = { ...versions.versions[0]!, name: 'v2', storage: true };
+    assert.equal((await patch({ spec: { versions: [v1, v2] } })).status, 200);
+    assert.equal(await w.next(), undefined, 'ended by the server');
+    const again = await openWatch(fx.cluster, `${path}?watch=1`);
+    assert.deepEqual(summary(await again.take(1)), ['ADDED one']);
+    again.close();
+
+    // v1 no longer served: its watch ends again, and its path answers 404.
+    const atV2 = await openWatch(fx.cluster, '/apis/churn.example.com/v2/namespaces/w-crd/sprockets?watch=1');
+    assert.deepEqual(summary(await atV2.take(1)), ['ADDED one']);
+    const last = await openWatch(fx.cluster, `${path}?watch=1`);
+    assert.deepEqual(summary(await last.take(1)), ['ADDED one']);
+    assert.equal((await patch({ spec: { versions: [{ ...v1, served: false }, v2] } })).status, 200);
+    assert.equal(await last.next(), undefined, 'the v1 stream ended');
+    assert.equal(await atV2.next(), undefined, 'every stream of the kind ended');
+    assert.equal((await api(fx.cluster, 'GET', path)).status, 404);
   });
 });
