@@ -105,6 +105,17 @@ describe('--from-cluster (embedded API server)', () => {
     );
   });
 
+  // Issue 14: live Applications arrive as JSON, where Argo CD's CRD schema types targetRevision as a string
+  // (a number there is refused by the API server): "1.10" stays "1.10", no YAML reading in between.
+  it('live Applications keep string fields as stored ("1.10")', async () => {
+    const pinned = application('pinned', 'argocd');
+    const source = (pinned['spec'] as { source: Record<string, unknown> }).source;
+    source['targetRevision'] = '1.10';
+    await conn.client.create(APP_INFO, pinned);
+    const apps = await loadApplications({ fromCluster: true, kubeconfig, names: ['pinned'] });
+    assert.equal(apps[0]!.sources[0]!.targetRevision, '1.10');
+  });
+
   it('a namespace that does not exist: an error naming it (the list alone is empty, not 404)', async () => {
     await assert.rejects(loadApplications({ fromCluster: true, kubeconfig, argocdNamespace: 'nowhere' }), {
       message:

@@ -43,6 +43,37 @@ spec:
       source: {repoURL: ${repo.url}, path: '{{path}}'}
       destination: {server: https://kubernetes.default.svc, namespace: '{{path.basename}}'}
 `,
+    // Issue 14: Applications of a render keep their string fields as written (1.10 is not 1.1).
+    'pinned/child.yaml': app(repo.url, 'pinned', 'b').replace('path: b}', 'path: b, targetRevision: 1.10}'),
+    'pinned/list.yaml': `apiVersion: v1
+kind: List
+items:
+  - apiVersion: argoproj.io/v1alpha1
+    kind: Application
+    metadata: {name: listed, namespace: argocd}
+    spec:
+      source: {repoURL: ${repo.url}, path: b, targetRevision: 4.10}
+      destination: {server: https://kubernetes.default.svc, namespace: argocd}
+`,
+    'pinned/set.yaml': `apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: pinned-set, namespace: argocd}
+spec:
+  goTemplate: true
+  generators:
+    - list: {elements: [{n: plain}]}
+    - list: {elements: [{n: patched}]}
+  template:
+    metadata: {name: 'set-{{.n}}'}
+    spec:
+      source: {repoURL: ${repo.url}, path: b, targetRevision: 2.10}
+      destination: {server: https://kubernetes.default.svc, namespace: argocd}
+  templatePatch: |
+    {{- if eq .n "patched" }}
+    spec:
+      source: {targetRevision: 3.10}
+    {{- end }}
+`,
     'svc/one/cm.yaml': cm('one'),
     'svc/two/cm.yaml': cm('two'),
   });
@@ -93,6 +124,17 @@ spec:
       flat.nodes.map((n) => [n.app.name, n.rendered]),
       [['root', undefined]],
     );
+  });
+
+  it('children and ApplicationSet Applications from a render keep string fields as written (1.10)', async () => {
+    const tree = await build('pinned');
+    assert.deepEqual(tree.nodes.map((n) => [n.app.name, n.app.sources[0]!.targetRevision]).sort(), [
+      ['listed', '4.10'],
+      ['pinned', '1.10'],
+      ['root', 'HEAD'],
+      ['set-patched', '3.10'],
+      ['set-plain', '2.10'],
+    ]);
   });
 
   it('a cycle is an error naming the loop', async () => {
