@@ -289,7 +289,9 @@ export class Router {
     if (verb === 'watch') {
       let first = true;
       this.watches.serve(ctx, res, (type, obj) => {
-        if (!table || type === 'ERROR' || type === 'BOOKMARK') return obj;
+        // As the apiserver's watch encoder: a Status passes through; every other object, BOOKMARKs
+        // included, goes through the Table convertor, the first one with the column definitions.
+        if (!table || type === 'ERROR') return obj;
         const out = renderTable(ctx.type, ctx.version, [obj], first);
         first = false;
         return out;

@@ -872,7 +872,13 @@ export function renderTable(
   return {
     kind: 'Table',
     apiVersion: 'meta.k8s.io/v1',
-    metadata: (isMap(listMeta) ? listMeta : {}) as Json,
+    // A list's metadata, else (get, watch events) the object's resourceVersion, as printers.go
+    // GenerateTable and the default convertor set it.
+    metadata: (isMap(listMeta)
+      ? listMeta
+      : items.length === 1 && items[0]!.metadata.resourceVersion
+        ? { resourceVersion: items[0]!.metadata.resourceVersion }
+        : {}) as Json,
     columnDefinitions: withColumns
       ? printer.columns.map((c) => ({
           name: c.name,

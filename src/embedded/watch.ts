@@ -9,7 +9,9 @@
  *   history window, one ERROR event carrying a 410 Expired Status, then the stream ends.
  * - Selector transitions: an object that starts matching is ADDED, one that stops matching is DELETED.
  * - `allowWatchBookmarks=true`: BOOKMARK events (object carries only kind, apiVersion and
- *   metadata.resourceVersion) every `bookmarkIntervalMs`.
+ *   metadata.resourceVersion) every `bookmarkIntervalMs`, and one 2 s before `timeoutSeconds` ends the
+ *   stream (when that is more than 2 s away), as the apiserver's cacher does.
+ * - The 410 message is the watch cache's: `too old resource version: <asked> (<oldest retained - 1>)`.
  * - `timeoutSeconds` ends the stream cleanly; `close()` of the server ends every stream.
  * - A watch of a custom resource ends cleanly when its CustomResourceDefinition is removed (after the
  *   DELETED events of its objects), as apiextensions-apiserver's crdHandler tears down the kind's storage
@@ -131,6 +133,10 @@ export class WatchHub implements WatchControl {
         this.conns.delete(conn);
       },
     };
+    // The cacher also sends a bookmark 2 s before the watch's deadline, so a client that reconnects resumes
+    // from a recent resourceVersion (k8s.io/apiserver storage/cacher cache_watcher.go nextBookmarkTime).
+    if (bookmarks && timeoutSeconds > 2)
+      timers.push(setTimeout(() => bookmark(), (timeoutSeconds - 2) * 1000));
     if (timeoutSeconds > 0) {
       timers.push(
         setTimeout(() => {
@@ -149,7 +155,9 @@ export class WatchHub implements WatchControl {
       apiVersion: 'v1',
       metadata: {},
       status: 'Failure',
-      message: `too old resource version: ${rv} (${this.core.store.compactedRv + 1})`,
+      // The watch cache's form (k8s.io/apiserver storage/cacher watch_cache.go getAllEventsSinceLocked):
+      // the second number is the oldest retained event's resourceVersion minus one.
+      message: `too old resource version: ${rv} (${this.core.store.compactedRv})`,
       reason: 'Expired',
       code: 410,
     };

@@ -16,9 +16,9 @@ interface WatchEvent {
 }
 
 /** A watch stream read event by event; `ended` resolves when the server ends the stream. */
-async function openWatch(cluster: EmbeddedCluster, path: string) {
+async function openWatch(cluster: EmbeddedCluster, path: string, headers: Record<string, string> = {}) {
   const ctrl = new AbortController();
-  const res = await fetch(`${cluster.url}${path}`, { signal: ctrl.signal });
+  const res = await fetch(`${cluster.url}${path}`, { signal: ctrl.signal, headers });
   assert.equal(res.status, 200);
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
@@ -121,6 +121,22 @@ describe('embedded watch', () => {
     assert.equal(periodic?.type, 'BOOKMARK');
     assert.equal(periodic?.object.kind, 'ConfigMap');
     assert.match(periodic?.object.metadata.resourceVersion, /^\d+$/);
+    w.close();
+  });
+
+  it('a Table watch converts BOOKMARKs too (the apiserver watch encoder), the first event carrying the columns', async () => {
+    const list = await api(fx.cluster, 'GET', '/api/v1/namespaces/w1/configmaps');
+    const rv = list.body.metadata.resourceVersion;
+    const w = await openWatch(
+      fx.cluster,
+      `/api/v1/namespaces/w1/configmaps?watch=1&allowWatchBookmarks=true&resourceVersion=${rv}`,
+      { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' },
+    );
+    const [first, second] = await w.take(2);
+    assert.deepEqual([first?.type, first?.object.kind, second?.type], ['BOOKMARK', 'Table', 'BOOKMARK']);
+    assert.equal(first?.object.metadata.resourceVersion, rv);
+    assert.equal(first?.object.columnDefinitions[0].name, 'Name');
+    assert.deepEqual(second?.object.columnDefinitions, []);
     w.close();
   });
 
