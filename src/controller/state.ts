@@ -30,6 +30,7 @@ import {
   INSTANCE_LABEL,
   SyncOption,
 } from '../common/index.js';
+import type { JsonMap } from '../common/index.js';
 import type { Application, ArgoCdSettings } from '../apps/index.js';
 import { DEFAULT_COMPARE_SETTINGS, instanceName, overrideIgnoreRules } from '../apps/index.js';
 import { formatKey, keyOf, owningApp, parseTrackingId, TRACKING_ID_ANNOTATION } from '../cluster/index.js';
@@ -55,6 +56,7 @@ import {
   withTracking,
 } from './targets.js';
 import type { Target } from './targets.js';
+import { formatViolation } from '../schema/index.js';
 import type { SchemaLookup } from '../schema/index.js';
 import type {
   AppCondition,
@@ -394,6 +396,7 @@ export class StateManager {
       changes: result.changes,
       ...(result.diffText ? { diffText: result.diffText } : {}),
     };
+    if (p.target) this.#checkValid(p.target.obj, status, schemas, conditions, label);
     if (p.target && !p.target.served) {
       status.message = `kind ${p.group ? `${p.group}/` : ''}${p.version}/${p.kind} is not served by the cluster`;
       // A kind the live cache dropped during the run (its CRD deleted) says so.
@@ -423,6 +426,30 @@ export class StateManager {
         status.ignoreExtraneous = true;
     }
     return status;
+  }
+
+  /**
+   * A target the API server would reject (src/schema `validateObject`: value types, Secret data that is
+   * not base64, names, labels; CRD schemas for custom resources) is never Synced: it is OutOfSync, its
+   * message names each field as the server would, and a ComparisonError condition says the same (the
+   * condition Argo CD reports when its server-side diff's dry run is refused). Sync then fails at its dry
+   * run, before anything is written.
+   */
+  #checkValid(
+    target: KubeObject,
+    status: ResourceStatus,
+    schemas: SchemaLookup,
+    conditions: AppCondition[],
+    label: string,
+  ): void {
+    const violations = schemas.validate(target as unknown as JsonMap);
+    if (violations.length === 0) return;
+    const lines = violations.map(formatViolation);
+    const message = lines.length === 1 ? lines[0]! : `[${lines.join(', ')}]`;
+    status.status = 'OutOfSync';
+    if (status.difference === 'none') status.difference = 'modified';
+    status.message = `invalid: ${message}`;
+    conditions.push({ type: 'ComparisonError', message: `${label}: ${message}` });
   }
 
   /** Spec §2.5: a live object whose tracking-id names another key carries a copied annotation. */

@@ -33,7 +33,7 @@ import { parseFieldSelector, parseLabelSelector } from './selectors.js';
 import type { ObjectStore } from './store.js';
 import type { Json, KObject, ResourceType } from './types.js';
 import { apiVersionOf, clone, isMap, qualifiedResource, typeKey } from './types.js';
-import { validate } from './validate.js';
+import { checkDecodes, validate } from './validate.js';
 import { crdStatus } from './crd.js';
 import { managerFromUserAgent, randomSuffix, stableJson, withClientManagedFields } from './meta.js';
 import { listObjects } from './list.js';
@@ -201,6 +201,7 @@ export class ApiCore {
   ): KObject {
     const t = ctx.type;
     this.checkIdentity(ctx, obj, mode);
+    checkDecodes(t, ctx.version, obj, this.registry.schemas);
     if (mode === 'status' && old) {
       obj = { ...clone(old), status: obj['status'] as Json };
       if (obj['status'] === undefined) delete obj['status'];
@@ -237,7 +238,7 @@ export class ApiCore {
     // families, nodePorts) happens in storage, after it: allocated fields belong to no manager.
     applyDefaults(obj, this.registry.schemas);
     if (old) keepAllocated(obj, old);
-    validate(t, obj, old);
+    validate(t, obj, this.registry.schemas, old);
     if (old && t.generation && this.specChanged(t, old, obj))
       meta.generation = (old.metadata.generation ?? 0) + 1;
     if (t.group === CRD_GROUP && t.plural === CRD_PLURAL) crdStatus(obj, old);

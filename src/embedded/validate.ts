@@ -1,92 +1,40 @@
 /**
  * The validation a real server does that clients commonly trip over, reported as 422 Invalid with one
- * cause per field (field paths and message openings as in apimachinery's field.ErrorList):
- * name format (RFC 1123 subdomain; label for namespaces; RFC 1035 label for services), label keys and
- * values, required pod-spec fields, workload selectors matching template labels, and immutable fields
- * (workload `spec.selector`, `immutable` ConfigMaps and Secrets).
+ * cause per field (field paths and messages as in apimachinery's field.ErrorList):
+ * what src/schema `validateObject` finds (name format per kind, namespace, label keys and values; custom
+ * resources: their CRD schema's types, enums, required fields), required pod-spec fields, workload
+ * selectors matching template labels, and immutable fields (workload `spec.selector`, `immutable`
+ * ConfigMaps and Secrets). Built-in kinds' values of the wrong type are a decode failure instead (400,
+ * `checkDecodes`), as on a real server.
  */
+import { validateObject } from '../schema/index.js';
+import type { SchemaCatalog } from '../schema/index.js';
 import type { StatusCause } from './errors.js';
-import { invalid } from './errors.js';
+import { badRequest, invalid } from './errors.js';
 import { getPath } from './defaults.js';
-import type { Json, KObject, ResourceType } from './types.js';
+import type { Json, JsonMap, KObject, ResourceType } from './types.js';
 import { isMap } from './types.js';
 
-const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const LABEL_1123 = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const LABEL_1035 = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
-const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
-const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
-
-/** Kinds whose names are path segments (anything but "/", "%", "." and ".."), as RBAC objects are. */
-const PATH_SEGMENT_NAMES = new Set(['Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding']);
 const WORKLOADS = new Set(['apps/Deployment', 'apps/StatefulSet', 'apps/DaemonSet', 'apps/ReplicaSet']);
 
-function nameCauses(kind: string, group: string, name: string): StatusCause[] {
-  const bad = (msg: string): StatusCause[] => [
-    {
-      reason: 'FieldValueInvalid',
-      message: `Invalid value: ${JSON.stringify(name)}: ${msg}`,
-      field: 'metadata.name',
-    },
-  ];
-  if (group === '' && kind === 'Namespace') {
-    if (name.length > 63 || !LABEL_1123.test(name)) {
-      return bad(
-        "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
-      );
-    }
-    return [];
-  }
-  if (group === '' && kind === 'Service') {
-    if (name.length > 63 || !LABEL_1035.test(name)) {
-      return bad(
-        "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
-      );
-    }
-    return [];
-  }
-  if (group === 'rbac.authorization.k8s.io' && PATH_SEGMENT_NAMES.has(kind)) {
-    if (name === '.' || name === '..' || /[/%]/.test(name))
-      return bad('may not contain "/" or "%", or be "." or ".."');
-    return [];
-  }
-  if (name.length > 253 || !SUBDOMAIN.test(name)) {
-    return bad(
-      "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+/**
+ * The decode step of a real server (before defaulting and validation): a built-in kind whose body does not
+ * decode into its Go type (a string where the type has an integer, a Secret `data` value that is not
+ * base64) is 400 BadRequest `<Kind> in version "<v>" cannot be handled as a <Kind>: <decoder message>`,
+ * the first failure only, as Go's decoder reports it.
+ */
+export function checkDecodes(
+  type: ResourceType,
+  version: string,
+  obj: KObject,
+  schemas: SchemaCatalog,
+): void {
+  const failure = validateObject(schemas, obj as unknown as JsonMap).find((v) => v.decode);
+  if (failure) {
+    throw badRequest(
+      `${type.kind} in version "${version}" cannot be handled as a ${type.kind}: ${failure.decode}`,
     );
   }
-  return [];
-}
-
-function labelCauses(labels: Json | undefined, field: string): StatusCause[] {
-  if (labels === undefined) return [];
-  if (!isMap(labels))
-    return [{ reason: 'FieldValueInvalid', message: 'Invalid value: must be a map of strings', field }];
-  const out: StatusCause[] = [];
-  for (const [k, v] of Object.entries(labels)) {
-    const slash = k.lastIndexOf('/');
-    const prefix = slash >= 0 ? k.slice(0, slash) : '';
-    const nm = slash >= 0 ? k.slice(slash + 1) : k;
-    if (
-      (slash >= 0 && (!SUBDOMAIN.test(prefix) || prefix.length > 253)) ||
-      nm.length > 63 ||
-      !QUALIFIED_NAME.test(nm)
-    ) {
-      out.push({
-        reason: 'FieldValueInvalid',
-        message: `Invalid value: ${JSON.stringify(k)}: name part must consist of alphanumeric characters, '-', '_' or '.'`,
-        field,
-      });
-    }
-    if (typeof v !== 'string' || v.length > 63 || !LABEL_VALUE.test(v)) {
-      out.push({
-        reason: 'FieldValueInvalid',
-        message: `Invalid value: ${JSON.stringify(v)}: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.'`,
-        field: `${field}.${k}`,
-      });
-    }
-  }
-  return out;
 }
 
 function podSpecCauses(spec: Json | undefined, field: string): StatusCause[] {
@@ -133,18 +81,16 @@ function selectorMatchesTemplate(obj: KObject): StatusCause[] {
   ];
 }
 
-/** Throws 422 when `obj` (after defaulting) is not valid; `old` is the stored object on updates. */
-export function validate(type: ResourceType, obj: KObject, old?: KObject): void {
+/**
+ * Throws 422 when `obj` (after defaulting) is not valid; `old` is the stored object on updates. The
+ * schema's verdict (src/schema `validateObject`: names, labels, and for custom resources their CRD
+ * schema's types, enums and required fields) comes first, then the kind rules here.
+ */
+export function validate(type: ResourceType, obj: KObject, schemas: SchemaCatalog, old?: KObject): void {
   const name = obj.metadata.name ?? '';
-  const causes: StatusCause[] = [];
-  if (!name) {
-    causes.push({
-      reason: 'FieldValueRequired',
-      message: 'Required value: name or generateName is required',
-      field: 'metadata.name',
-    });
-  } else causes.push(...nameCauses(type.kind, type.group, name));
-  causes.push(...labelCauses(obj.metadata.labels as Json | undefined, 'metadata.labels'));
+  const causes: StatusCause[] = validateObject(schemas, obj as unknown as JsonMap)
+    .filter((v) => !v.decode)
+    .map((v) => ({ reason: v.reason, message: v.message, field: v.field }));
   const gk = `${type.group}/${type.kind}`;
   const root = obj as unknown as Json;
   if (WORKLOADS.has(gk)) {

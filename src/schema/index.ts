@@ -25,6 +25,9 @@
  *   lives on the definition.
  * - `factsOf(field)`: the field's `FieldFacts` (patch strategies, merge key, list type and map keys, map
  *   type, int-or-string).
+ * - `validateObject(catalog, obj)` (validate.ts): what the API server would reject in an object (value
+ *   types, base64 of `format: byte`, names and labels; CRD enum/required), by field path; the embedded
+ *   server's answers and the diff's verdicts both come from it.
  *
  * - `definitionNameNear(gvk)`: the root at the closest version the catalog has (autoscaling/v2 -> v2beta2).
  * - lookup.ts: `schemaLookup(catalog, knownTypeFields)` -> `SchemaLookup`, `listShapeAt`, `listItemKey`.
@@ -385,6 +388,17 @@ export { applyDefaults, DEFAULTS, defaultPullPolicy, ruleFieldPath, rulesFor } f
 export type { DefaultRule } from './defaults.js';
 export { knownTypeSchema, listItemKey, listShapeAt, listShapeOf, schemaLookup } from './lookup.js';
 export type { KindSchema, KnownTypeField, ListShape, SchemaLookup } from './lookup.js';
+export {
+  base64ErrorOffset,
+  formatViolation,
+  isDNS1035Label,
+  isDNS1123Label,
+  isDNS1123Subdomain,
+  metadataViolations,
+  nameMessages,
+  validateObject,
+} from './validate.js';
+export type { SchemaViolation, ViolationReason } from './validate.js';
 
 let shared: SchemaCatalog | undefined;
 

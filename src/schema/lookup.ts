@@ -13,6 +13,8 @@
 import type { Json, JsonMap } from '../common/index.js';
 import { applyDefaults as applySchemaDefaults, refName, rulesFor } from './defaults.js';
 import type { FieldFacts, Schema, SchemaCatalog } from './index.js';
+import { validateObject } from './validate.js';
+import type { SchemaViolation } from './validate.js';
 
 /** How server-side apply identifies the items of a list (structured-merge-diff's schema reading). */
 export type ListShape =
@@ -140,6 +142,8 @@ export interface KindSchema {
 export interface SchemaLookup {
   /** The kind's schema at `apiVersion` (else at the closest version: `SchemaCatalog.definitionNameNear`). */
   kindSchema(apiVersion: string, kind: string): KindSchema;
+  /** What the API server would reject in `obj` (validate.ts `validateObject` over this catalog). */
+  validate(obj: JsonMap): SchemaViolation[];
 }
 
 class CatalogKindSchema implements KindSchema {
@@ -267,6 +271,7 @@ export function schemaLookup(
     known.get(gk)!.set(f.field, schema);
   }
   return {
+    validate: (obj) => validateObject(catalog, obj),
     kindSchema(apiVersion: string, kind: string): KindSchema {
       if (generation !== catalog.generation) {
         generation = catalog.generation;

@@ -1,0 +1,517 @@
+/**
+ * What a real kube-apiserver would reject in an object, checked against the kind's schema (the one lookup
+ * both the diff and the embedded server use: `validateObject(catalog, obj)`, the catalog holding
+ * Kubernetes' published definitions plus the cluster's CRD schemas).
+ *
+ * Checked, as the server checks them (sources in docs/schema.md):
+ * - Value types (decoding): a string where the schema says integer, number or boolean (`containerPort:
+ *   "8080"`), a number or boolean where it says string (a label value `1`), an object where it says list
+ *   or scalar, and the other way round; a fraction where it says integer. Int-or-string fields take both
+ *   an integer and a string; quantities take a string or a number; `null` is always accepted (the server
+ *   decodes it as "not set"). `format: byte` values (Secret `data`, ConfigMap `binaryData`) must be
+ *   base64 as Go's `encoding/base64` StdEncoding reads it (padding required, newlines skipped).
+ * - Custom resources also: `enum` and `required` of their CRD schema (apiextensions' structural
+ *   validation).
+ * - Metadata (apimachinery `ValidateObjectMeta` with the kind's name rule): `metadata.name` present and a
+ *   DNS-1123 subdomain (253), a DNS-1123 label (63) for Namespace, a DNS-1035 label for Service, a path
+ *   segment for RBAC kinds, `<plural>.<group>` for CRDs, at most 52 characters for CronJob;
+ *   `metadata.namespace` a DNS-1123 label; label keys and values.
+ * Not checked: fields the schema does not declare (the server drops them with a warning, as Argo CD does
+ * not fail on them), and the per-kind semantic validation beyond names (ranges, required fields of built-in
+ * kinds: the server's own answer to the dry run reports those).
+ *
+ * A violation carries the field path as the server writes it (`spec.template.spec.containers[0].ports[0]
+ * .containerPort`, map entries as `data[key]`), its message in apimachinery's field.Error form, and for
+ * built-in kinds' decode failures the Go decoder's message (`json: cannot unmarshal string into Go struct
+ * field ContainerPort.spec.template.spec.containers.ports.containerPort of type int32`), which the real
+ * server answers as 400 BadRequest before any validation; everything else is a 422 Invalid cause.
+ * Values of `format: byte` fields are never quoted (they may be Secret data).
+ */
+import type { Schema, SchemaCatalog } from './index.js';
+import { publishedDefinitions } from './index.js';
+
+export type ViolationReason =
+  'FieldValueTypeInvalid' | 'FieldValueInvalid' | 'FieldValueRequired' | 'FieldValueNotSupported';
+
+export interface SchemaViolation {
+  reason: ViolationReason;
+  /** Field path as the server writes it (`spec.replicas`, `spec.containers[0].name`, `data[key]`). */
+  field: string;
+  /** The field.Error text after the path (`Invalid value: "string": ... must be of type integer: "string"`). */
+  message: string;
+  /**
+   * Built-in kinds only: the server fails to decode the body (400 BadRequest `<Kind> in version "<v>"
+   * cannot be handled as a <Kind>: <decode>`) instead of answering 422.
+   */
+  decode?: string;
+}
+
+/** `<field>: <message>`: one violation as a line. */
+export function formatViolation(v: SchemaViolation): string {
+  return `${v.field}: ${v.message}`;
+}
+
+type Obj = Record<string, unknown>;
+
+function isObject(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+// --- names (k8s.io/apimachinery/pkg/util/validation/validation.go) ---
+
+const DNS1123_LABEL_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
+const DNS1123_SUBDOMAIN_FMT = `${DNS1123_LABEL_FMT}(\\.${DNS1123_LABEL_FMT})*`;
+const DNS1035_LABEL_FMT = '[a-z]([-a-z0-9]*[a-z0-9])?';
+const DNS1123_LABEL = new RegExp(`^${DNS1123_LABEL_FMT}$`);
+const DNS1123_SUBDOMAIN = new RegExp(`^${DNS1123_SUBDOMAIN_FMT}$`);
+const DNS1035_LABEL = new RegExp(`^${DNS1035_LABEL_FMT}$`);
+const QUALIFIED_NAME_FMT = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
+const QUALIFIED_NAME = new RegExp(`^${QUALIFIED_NAME_FMT}$`);
+const LABEL_VALUE_FMT = `(${QUALIFIED_NAME_FMT})?`;
+const LABEL_VALUE = new RegExp(`^${LABEL_VALUE_FMT}$`);
+
+function regexError(msg: string, fmt: string, ...examples: string[]): string {
+  if (examples.length === 0) return `${msg} (regex used for validation is '${fmt}')`;
+  return `${msg} (e.g. ${examples.map((e) => `'${e}', `).join(' or ')}regex used for validation is '${fmt}')`;
+}
+
+function maxLenError(n: number): string {
+  return `must be no more than ${n} characters`;
+}
+
+/** apimachinery IsDNS1123Subdomain. */
+export function isDNS1123Subdomain(value: string): string[] {
+  const errs: string[] = [];
+  if (value.length > 253) errs.push(maxLenError(253));
+  if (!DNS1123_SUBDOMAIN.test(value)) {
+    errs.push(
+      regexError(
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+        DNS1123_SUBDOMAIN_FMT,
+        'example.com',
+      ),
+    );
+  }
+  return errs;
+}
+
+/** apimachinery IsDNS1123Label. */
+export function isDNS1123Label(value: string): string[] {
+  const errs: string[] = [];
+  if (value.length > 63) errs.push(maxLenError(63));
+  if (!DNS1123_LABEL.test(value)) {
+    if (DNS1123_SUBDOMAIN.test(value)) errs.push('must not contain dots');
+    else
+      errs.push(
+        regexError(
+          "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
+          DNS1123_LABEL_FMT,
+          'my-name',
+          '123-abc',
+        ),
+      );
+  }
+  return errs;
+}
+
+/** apimachinery IsDNS1035Label. */
+export function isDNS1035Label(value: string): string[] {
+  const errs: string[] = [];
+  if (value.length > 63) errs.push(maxLenError(63));
+  if (!DNS1035_LABEL.test(value)) {
+    errs.push(
+      regexError(
+        "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
+        DNS1035_LABEL_FMT,
+        'my-name',
+        'abc-123',
+      ),
+    );
+  }
+  return errs;
+}
+
+/** apimachinery path.IsValidPathSegmentName (the RBAC kinds' name rule). */
+function isValidPathSegmentName(name: string): string[] {
+  if (name === '.' || name === '..') return [`may not be '${name}'`];
+  const errs: string[] = [];
+  for (const c of ['/', '%']) if (name.includes(c)) errs.push(`may not contain '${c}'`);
+  return errs;
+}
+
+const RBAC_GROUP = 'rbac.authorization.k8s.io';
+const RBAC_KINDS = new Set(['Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding']);
+
+/**
+ * The messages of the kind's name rule for `name` (empty when valid): kubernetes pkg/apis/<group>/validation
+ * `Validate<Kind>Name` (core ValidateNamespaceName, ValidateServiceName; rbac ValidateRBACName; batch
+ * ValidateCronJob's 52-character limit; every other kind NameIsDNSSubdomain).
+ */
+export function nameMessages(group: string, kind: string, name: string, obj?: Obj): string[] {
+  if (group === '' && kind === 'Namespace') return isDNS1123Label(name);
+  if (group === '' && kind === 'Service') return isDNS1035Label(name);
+  if (group === RBAC_GROUP && RBAC_KINDS.has(kind)) return isValidPathSegmentName(name);
+  if (group === 'apiextensions.k8s.io' && kind === 'CustomResourceDefinition' && obj) {
+    const spec = isObject(obj['spec']) ? obj['spec'] : {};
+    const names = isObject(spec['names']) ? spec['names'] : {};
+    if (name !== `${String(names['plural'] ?? '')}.${String(spec['group'] ?? '')}`)
+      return ['must be spec.names.plural+"."+spec.group'];
+  }
+  const errs = isDNS1123Subdomain(name);
+  // batch/validation ValidateCronJob: the Job names it creates append an 11-character suffix.
+  if (group === 'batch' && kind === 'CronJob' && name.length > 52) errs.push(maxLenError(52));
+  return errs;
+}
+
+/** Label keys and values (apimachinery ValidateLabels: IsQualifiedName, IsValidLabelValue). */
+function labelViolations(labels: unknown, field: string): SchemaViolation[] {
+  if (!isObject(labels)) return [];
+  const out: SchemaViolation[] = [];
+  for (const [k, v] of Object.entries(labels)) {
+    const slash = k.indexOf('/');
+    const prefix = slash >= 0 ? k.slice(0, slash) : '';
+    const nm = slash >= 0 ? k.slice(slash + 1) : k;
+    const keyErrs: string[] = [];
+    if (slash >= 0) {
+      if (prefix.length === 0) keyErrs.push('prefix part must be non-empty');
+      else for (const e of isDNS1123Subdomain(prefix)) keyErrs.push(`prefix part ${e}`);
+    }
+    if (nm.length === 0) keyErrs.push('name part must be non-empty');
+    else if (nm.length > 63) keyErrs.push(`name part ${maxLenError(63)}`);
+    if (nm.length > 0 && !QUALIFIED_NAME.test(nm)) {
+      keyErrs.push(
+        `name part ${regexError("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character", QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')}`,
+      );
+    }
+    for (const e of keyErrs)
+      out.push({ reason: 'FieldValueInvalid', field, message: `Invalid value: ${JSON.stringify(k)}: ${e}` });
+    if (typeof v !== 'string') continue; // a type violation, reported by the schema walk
+    const valueErrs: string[] = [];
+    if (v.length > 63) valueErrs.push(maxLenError(63));
+    if (!LABEL_VALUE.test(v)) {
+      valueErrs.push(
+        regexError(
+          "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+          LABEL_VALUE_FMT,
+          'MyValue',
+          'my_value',
+          '12345',
+        ),
+      );
+    }
+    for (const e of valueErrs)
+      out.push({ reason: 'FieldValueInvalid', field, message: `Invalid value: ${JSON.stringify(v)}: ${e}` });
+  }
+  return out;
+}
+
+/** ValidateObjectMeta's checks of name, namespace and labels. */
+export function metadataViolations(group: string, kind: string, obj: Obj): SchemaViolation[] {
+  const meta = isObject(obj['metadata']) ? obj['metadata'] : {};
+  const out: SchemaViolation[] = [];
+  const name = typeof meta['name'] === 'string' ? meta['name'] : '';
+  const generateName = typeof meta['generateName'] === 'string' ? meta['generateName'] : '';
+  if (!name && !generateName) {
+    out.push({
+      reason: 'FieldValueRequired',
+      field: 'metadata.name',
+      message: 'Required value: name or generateName is required',
+    });
+  } else if (name) {
+    for (const e of nameMessages(group, kind, name, obj))
+      out.push({
+        reason: 'FieldValueInvalid',
+        field: 'metadata.name',
+        message: `Invalid value: ${JSON.stringify(name)}: ${e}`,
+      });
+  }
+  const ns = meta['namespace'];
+  if (typeof ns === 'string' && ns !== '') {
+    for (const e of isDNS1123Label(ns))
+      out.push({
+        reason: 'FieldValueInvalid',
+        field: 'metadata.namespace',
+        message: `Invalid value: ${JSON.stringify(ns)}: ${e}`,
+      });
+  }
+  out.push(...labelViolations(meta['labels'], 'metadata.labels'));
+  return out;
+}
+
+// --- base64 (Go encoding/base64 StdEncoding.Decode, as encoding/json decodes []byte) ---
+
+const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+/**
+ * The byte offset Go's StdEncoding reports for `s` ("illegal base64 data at input byte N"), or undefined
+ * when it decodes. Padding is required; CR and LF are skipped anywhere.
+ */
+export function base64ErrorOffset(s: string): number | undefined {
+  let si = 0;
+  const n = s.length;
+  const nl = (c: string | undefined): boolean => c === '\n' || c === '\r';
+  while (si < n) {
+    // One quantum of up to 4 characters.
+    let j = 0;
+    for (; j < 4; j++) {
+      if (si === n) {
+        if (j === 0) return undefined;
+        return si - j;
+      }
+      const c = s[si]!;
+      si++;
+      if (B64.includes(c)) continue;
+      if (nl(c)) {
+        j--;
+        continue;
+      }
+      if (c !== '=') return si - 1;
+      // Padding: allowed in the third or fourth position only.
+      if (j < 2) return si - 1;
+      if (j === 2) {
+        while (si < n && nl(s[si])) si++;
+        if (si === n) return n;
+        if (s[si] !== '=') return si - 1;
+        si++;
+      }
+      while (si < n && nl(s[si])) si++;
+      return si < n ? si : undefined;
+    }
+  }
+  return undefined;
+}
+
+// --- the schema walk ---
+
+const INT_OR_STRING = 'io.k8s.apimachinery.pkg.util.intstr.IntOrString';
+const QUANTITY = 'io.k8s.apimachinery.pkg.api.resource.Quantity';
+
+/** The JSON type Go's decoder names in "cannot unmarshal X into ...". */
+function goJsonType(v: unknown): string {
+  if (typeof v === 'string') return 'string';
+  if (typeof v === 'boolean') return 'bool';
+  if (typeof v === 'number') return 'number';
+  return Array.isArray(v) ? 'array' : 'object';
+}
+
+/** The type go-openapi's validator names in "must be of type X: "Y"". */
+function openApiType(v: unknown): string {
+  if (typeof v === 'string') return 'string';
+  if (typeof v === 'boolean') return 'boolean';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
+  if (v === null) return 'null';
+  return Array.isArray(v) ? 'array' : 'object';
+}
+
+/** The Go type name of a definition (`io.k8s.api.core.v1.PodSpec` -> `v1.PodSpec`). */
+function goTypeOfDefinition(name: string): string {
+  if (name === INT_OR_STRING) return 'intstr.IntOrString';
+  if (name === QUANTITY) return 'resource.Quantity';
+  const parts = name.split('.');
+  return parts.slice(-2).join('.');
+}
+
+interface Walk {
+  catalog: SchemaCatalog;
+  builtIn: boolean;
+  out: SchemaViolation[];
+}
+
+function refName(schema: Schema | undefined): string | undefined {
+  const ref = schema?.['$ref'];
+  if (typeof ref === 'string') return ref.slice(ref.lastIndexOf('/') + 1);
+  const all = schema?.['allOf'];
+  if (Array.isArray(all) && all.length === 1 && isObject(all[0])) return refName(all[0] as Schema);
+  return undefined;
+}
+
+/** The Go type of a field schema, for decode messages. */
+function goType(w: Walk, field: Schema): string {
+  const ref = refName(field);
+  if (ref) return goTypeOfDefinition(ref);
+  const t = field['type'];
+  const format = field['format'];
+  if (t === 'integer') return format === 'int64' ? 'int64' : format === 'int32' ? 'int32' : 'int';
+  if (t === 'number') return 'float64';
+  if (t === 'boolean') return 'bool';
+  if (t === 'string') return format === 'byte' ? '[]uint8' : 'string';
+  if (t === 'array') {
+    const items = w.catalog.items(field);
+    return `[]${items ? goType(w, items) : 'interface {}'}`;
+  }
+  if (t === 'object') {
+    const extra = field['additionalProperties'];
+    if (isObject(extra)) return `map[string]${goType(w, extra as Schema)}`;
+  }
+  return 'interface {}';
+}
+
+/** What a field accepts, read from its (resolved) schema. */
+function expectedOf(
+  field: Schema,
+  resolved: Schema,
+): { type?: string; intOrString: boolean; quantity: boolean } {
+  const ref = refName(field);
+  const intOrString =
+    ref === INT_OR_STRING ||
+    field['x-kubernetes-int-or-string'] === true ||
+    resolved['x-kubernetes-int-or-string'] === true ||
+    resolved['format'] === 'int-or-string';
+  const quantity = ref === QUANTITY;
+  const t = resolved['type'];
+  return { ...(typeof t === 'string' ? { type: t } : {}), intOrString, quantity };
+}
+
+function accepts(type: string | undefined, v: unknown): boolean {
+  switch (type) {
+    case 'integer':
+      return typeof v === 'number' && Number.isInteger(v);
+    case 'number':
+      return typeof v === 'number';
+    case 'boolean':
+      return typeof v === 'boolean';
+    case 'string':
+      return typeof v === 'string';
+    case 'array':
+      return Array.isArray(v);
+    case 'object':
+      return isObject(v);
+    default:
+      return true;
+  }
+}
+
+function typeViolation(
+  w: Walk,
+  path: string,
+  goPath: string,
+  parentStruct: string,
+  field: Schema,
+  expected: string,
+  v: unknown,
+): void {
+  const actual = openApiType(v);
+  const violation: SchemaViolation = {
+    reason: 'FieldValueTypeInvalid',
+    field: path,
+    message: `Invalid value: ${JSON.stringify(actual)}: ${path} in body must be of type ${expected}: ${JSON.stringify(actual)}`,
+  };
+  if (w.builtIn) {
+    const what = typeof v === 'number' && !Number.isInteger(v) ? `number ${v}` : goJsonType(v);
+    violation.decode = `json: cannot unmarshal ${what} into Go struct field ${parentStruct}.${goPath} of type ${goType(w, field)}`;
+  }
+  w.out.push(violation);
+}
+
+function child(path: string, key: string): string {
+  return path ? `${path}.${key}` : key;
+}
+
+function walk(
+  w: Walk,
+  value: unknown,
+  field: Schema | undefined,
+  path: string,
+  goPath: string,
+  parentStruct: string,
+): void {
+  if (value === null || value === undefined || !field) return;
+  const s = w.catalog.resolve(field);
+  if (!s) return;
+  const { type, intOrString, quantity } = expectedOf(field, s);
+  if (intOrString) {
+    if (typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value))) return;
+    typeViolation(w, path, goPath, parentStruct, field, 'integer,string', value);
+    return;
+  }
+  if (quantity) {
+    if (typeof value === 'string' || typeof value === 'number') return;
+    typeViolation(w, path, goPath, parentStruct, field, 'string', value);
+    return;
+  }
+  if (!accepts(type, value)) {
+    typeViolation(w, path, goPath, parentStruct, field, type!, value);
+    return;
+  }
+  if (typeof value === 'string') {
+    if (s['format'] === 'byte') {
+      const at = base64ErrorOffset(value);
+      if (at !== undefined) {
+        w.out.push({
+          reason: 'FieldValueInvalid',
+          field: path,
+          message: w.builtIn
+            ? `Invalid value: illegal base64 data at input byte ${at}`
+            : `Invalid value: ${path} in body must be of type byte`,
+          ...(w.builtIn ? { decode: `illegal base64 data at input byte ${at}` } : {}),
+        });
+      }
+    }
+  }
+  if (!w.builtIn) customChecks(w, value, s, path);
+  if (Array.isArray(value)) {
+    const items = w.catalog.items(s);
+    if (items) value.forEach((el, i) => walk(w, el, items, `${path}[${i}]`, goPath, parentStruct));
+    return;
+  }
+  if (!isObject(value)) return;
+  const props = isObject(s['properties']) ? (s['properties'] as Record<string, Schema>) : undefined;
+  const extra = s['additionalProperties'];
+  const ref = refName(field);
+  const struct = ref ? goTypeOfDefinition(ref).split('.').pop()! : parentStruct;
+  for (const [k, v] of Object.entries(value)) {
+    const declared = props?.[k];
+    if (declared && isObject(declared)) walk(w, v, declared, child(path, k), child(goPath, k), struct);
+    else if (isObject(extra)) walk(w, v, extra as Schema, `${path}[${k}]`, goPath, struct);
+    // Undeclared fields are not this check's business (the server drops them; Argo CD does not fail).
+  }
+}
+
+/** CRD structural-schema checks beyond types: enum and required (apiextensions' kube-openapi validator). */
+function customChecks(w: Walk, value: unknown, s: Schema, path: string): void {
+  const e = s['enum'];
+  if (Array.isArray(e) && e.length > 0 && !e.some((x) => JSON.stringify(x) === JSON.stringify(value))) {
+    const shown = e.map((x) => JSON.stringify(typeof x === 'string' ? x : JSON.stringify(x))).join(', ');
+    w.out.push({
+      reason: 'FieldValueNotSupported',
+      field: path,
+      message: `Unsupported value: ${JSON.stringify(value)}: supported values: ${shown}`,
+    });
+  }
+  const req = s['required'];
+  if (Array.isArray(req) && isObject(value)) {
+    for (const r of req) {
+      if (typeof r === 'string' && value[r] === undefined)
+        w.out.push({ reason: 'FieldValueRequired', field: child(path, r), message: 'Required value' });
+    }
+  }
+}
+
+function splitApiVersion(apiVersion: string): { group: string; version: string } {
+  const slash = apiVersion.indexOf('/');
+  return slash < 0
+    ? { group: '', version: apiVersion }
+    : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
+}
+
+/**
+ * Everything the API server would reject in `obj` (empty when nothing): its kind's schema at exactly its
+ * apiVersion from `catalog` (no schema: the metadata checks alone), then the metadata rules. Decode
+ * failures (`decode` set) come first, in the order of the object's fields, as the server meets them.
+ */
+export function validateObject(catalog: SchemaCatalog, obj: Obj): SchemaViolation[] {
+  const apiVersion = typeof obj['apiVersion'] === 'string' ? obj['apiVersion'] : '';
+  const kind = typeof obj['kind'] === 'string' ? obj['kind'] : '';
+  const { group, version } = splitApiVersion(apiVersion);
+  const name = catalog.definitionNameFor({ group, version, kind });
+  const out: SchemaViolation[] = [];
+  if (name) {
+    const builtIn = publishedDefinitions()[name] !== undefined;
+    const w: Walk = { catalog, builtIn, out };
+    walk(w, obj, { $ref: `#/definitions/${name}` }, '', '', kind);
+  }
+  // Metadata rules need a well-typed metadata (a type failure there is already reported).
+  if (!out.some((v) => v.field === 'metadata' || v.field.startsWith('metadata.name')))
+    out.push(...metadataViolations(group, kind, obj));
+  return out;
+}
