@@ -1,0 +1,141 @@
+/**
+ * The embedded server refuses what kube-apiserver refuses, with its status and words: a built-in kind's
+ * value of the wrong type or a Secret value that is not base64 fails the decode (400 BadRequest "<Kind> in
+ * version "v1" cannot be handled as a <Kind>: ..."), dry run or not, before anything is stored; a custom
+ * resource is validated against its CRD schema (422 Invalid, one cause per field); names per kind are 422.
+ * Unknown fields stay a warning (field-validation tests).
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { api, useEmbeddedCluster } from '../support/embedded.js';
+
+const deployment = (port: unknown) => ({
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name: 'web' },
+  spec: {
+    selector: { matchLabels: { app: 'web' } },
+    template: {
+      metadata: { labels: { app: 'web' } },
+      spec: { containers: [{ name: 'web', image: 'nginx', ports: [{ containerPort: port }] }] },
+    },
+  },
+});
+
+describe('embedded server: schema validation as kube-apiserver', () => {
+  const fx = useEmbeddedCluster();
+  const deployments = '/apis/apps/v1/namespaces/default/deployments';
+
+  it('a string in an integer field of a built-in kind is a 400 decode failure, dry run included; nothing stored', async () => {
+    for (const query of ['?dryRun=All', '']) {
+      const res = await api(fx.cluster, 'POST', `${deployments}${query}`, deployment('8080'));
+      assert.equal(res.status, 400, JSON.stringify(res.body));
+      assert.equal(res.body.reason, 'BadRequest');
+      assert.equal(
+        res.body.message,
+        'Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal string into Go struct field ContainerPort.spec.template.spec.containers.ports.containerPort of type int32',
+      );
+    }
+    assert.equal((await api(fx.cluster, 'GET', `${deployments}/web`)).status, 404);
+    const ok = await api(fx.cluster, 'POST', deployments, deployment(8080));
+    assert.equal(ok.status, 201, JSON.stringify(ok.body));
+    // A merge patch that introduces the wrong type is refused the same way.
+    const patch = await api(
+      fx.cluster,
+      'PATCH',
+      `${deployments}/web`,
+      { spec: { replicas: 'two' } },
+      'application/merge-patch+json',
+    );
+    assert.equal(patch.status, 400);
+    assert.match(patch.body.message, /Go struct field DeploymentSpec\.spec\.replicas of type int32$/);
+  });
+
+  it('a Secret whose data is not base64 is 400 with the byte offset, the value never echoed', async () => {
+    const res = await api(fx.cluster, 'POST', '/api/v1/namespaces/default/secrets', {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'creds' },
+      data: { password: 'hunter2-plain' },
+    });
+    assert.equal(res.status, 400);
+    assert.equal(
+      res.body.message,
+      'Secret in version "v1" cannot be handled as a Secret: illegal base64 data at input byte 7',
+    );
+  });
+
+  it('names per kind are 422 Invalid with apimachinery messages', async () => {
+    const res = await api(fx.cluster, 'POST', '/api/v1/namespaces/default/services', {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: '9api' },
+      spec: { ports: [{ port: 80 }] },
+    });
+    assert.equal(res.status, 422);
+    assert.equal(res.body.details.causes[0].field, 'metadata.name');
+    assert.match(
+      res.body.details.causes[0].message,
+      /^Invalid value: "9api": a DNS-1035 label must consist of/,
+    );
+  });
+
+  it('a custom resource is validated against its CRD schema: 422 with one cause per field', async () => {
+    const crd = await api(fx.cluster, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'widgets.example.com' },
+      spec: {
+        group: 'example.com',
+        scope: 'Namespaced',
+        names: { kind: 'Widget', plural: 'widgets', singular: 'widget', listKind: 'WidgetList' },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: {
+              openAPIV3Schema: {
+                type: 'object',
+                properties: {
+                  spec: {
+                    type: 'object',
+                    required: ['size'],
+                    properties: {
+                      size: { type: 'integer' },
+                      mode: { type: 'string', enum: ['fast', 'safe'] },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        ],
+      },
+    });
+    assert.equal(crd.status, 201, JSON.stringify(crd.body));
+    const widgets = '/apis/example.com/v1/namespaces/default/widgets';
+    const bad = await api(fx.cluster, 'POST', widgets, {
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: { name: 'w' },
+      spec: { size: '3', mode: 'slow' },
+    });
+    assert.equal(bad.status, 422, JSON.stringify(bad.body));
+    assert.equal(bad.body.reason, 'Invalid');
+    assert.deepEqual(
+      bad.body.details.causes.map((c: { field: string; message: string }) => `${c.field}: ${c.message}`),
+      [
+        'spec.size: Invalid value: "string": spec.size in body must be of type integer: "string"',
+        'spec.mode: Unsupported value: "slow": supported values: "fast", "safe"',
+      ],
+    );
+    const good = await api(fx.cluster, 'POST', widgets, {
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: { name: 'w' },
+      spec: { size: 3, mode: 'safe' },
+    });
+    assert.equal(good.status, 201, JSON.stringify(good.body));
+  });
+});
