@@ -149,6 +149,11 @@ export class SchemaCatalog {
     return this.crdDefinitions[name] ?? this.base[name];
   }
 
+  /** Whether a definition comes from a CRD (validated as apiextensions does) rather than Kubernetes' own. */
+  isCustom(name: string): boolean {
+    return Object.hasOwn(this.crdDefinitions, name);
+  }
+
   /** Every definition name, built-in first. */
   definitionNames(): string[] {
     return [...Object.keys(this.base), ...Object.keys(this.crdDefinitions)];

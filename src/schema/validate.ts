@@ -28,7 +28,6 @@
  * Values of `format: byte` fields are never quoted (they may be Secret data).
  */
 import type { Schema, SchemaCatalog } from './index.js';
-import { publishedDefinitions } from './index.js';
 
 export type ViolationReason =
   'FieldValueTypeInvalid' | 'FieldValueInvalid' | 'FieldValueRequired' | 'FieldValueNotSupported';
@@ -506,7 +505,7 @@ export function validateObject(catalog: SchemaCatalog, obj: Obj): SchemaViolatio
   const name = catalog.definitionNameFor({ group, version, kind });
   const out: SchemaViolation[] = [];
   if (name) {
-    const builtIn = publishedDefinitions()[name] !== undefined;
+    const builtIn = !catalog.isCustom(name);
     const w: Walk = { catalog, builtIn, out };
     walk(w, obj, { $ref: `#/definitions/${name}` }, '', '', kind);
   }
