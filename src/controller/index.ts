@@ -6,13 +6,17 @@
  *   for an app's failure: each `AppReport` holds a `ComparisonResult` or an error (render, destination,
  *   cluster); only a kubeconfig that fails to load rejects the run. Honours `signal` (unfinished apps are
  *   reported "interrupted").
- * - `StateManager.compare(app)` → `ComparisonResult {revision, resources, sync, health, conditions}`
- *   (state.ts): targets from src/source, normalized (targets.ts); live from the cluster's cache; each pair
- *   compared by src/diff (client-side three-way, or server-side dry run); health from src/health.
+ * - `StateManager.reconcile(app)` → `Reconciliation` (state.ts): targets from src/source, normalized
+ *   (targets.ts); live from the cluster's cache; each pair compared by src/diff (client-side three-way, or
+ *   server-side dry run); health from src/health. Per resource: target, live, the unmasked normalized
+ *   pair, sync status and health, plus the app's verdict, hooks and cluster handles: what sync consumes.
+ * - `toReport(reconciliation)` → `ComparisonResult {revision, resources, sync, health, conditions}`
+ *   (report.ts): the one step to the printable report; `StateManager.compare(app)` is both.
  *
  * Guarantees
- * - Results are plain data and already masked: Secret values (`data`, `stringData`) appear only as runs of
- *   "+" in `changes` and `diffText`; no raw target or live object is returned.
+ * - Reports (`AppReport.comparison`) are plain data and masked: Secret values (`data`, `stringData`)
+ *   appear only as runs of "+" in `changes` and `diffText`; no raw target or live object is in them. Runs
+ *   keep reconciliations to themselves (the operation processor's input), never in a RunReport.
  * - Per resource: Synced / OutOfSync, with `difference` none | modified | missing | extra, and
  *   `requiresPruning` for extra resources tracked by the app. Live hooks (`hook`), `hook: Skip` targets
  *   and objects with a copied tracking id are listed with status '' (never pruned, no effect on app sync).
@@ -34,6 +38,7 @@
 export { Run } from './run.js';
 export type { RunOptions } from './run.js';
 export { StateManager, OWN_FIELD_MANAGERS } from './state.js';
+export { toReport } from './report.js';
 export type { StateManagerOptions } from './state.js';
 export { ClusterState, keepManagersTransform } from './cluster.js';
 export type { ClusterStateOptions, ServedKind } from './cluster.js';

@@ -41,6 +41,7 @@ import type { ClientOptions, ClusterConnection, ConnectOptions, DiscoveryOptions
 import type { KubeConfig } from '@kubernetes/client-node';
 import { RateLimitingQueue } from '../queue/index.js';
 import { ClusterState } from './cluster.js';
+import { toReport } from './report.js';
 import { OWN_FIELD_MANAGERS, StateManager } from './state.js';
 import type { StateManagerOptions } from './state.js';
 import type { AppReport, ComparisonResult, Reconciliation, RunEvent, RunReport } from './types.js';
@@ -420,7 +421,8 @@ export class Run {
         w.report.comparison = await manager.compare(app, signal);
         return {};
       }
-      w.before = await manager.compare(app, signal, (r) => (w.reconciliation = r));
+      w.reconciliation = await manager.reconcile(app, signal);
+      w.before = toReport(w.reconciliation);
       w.stage = 'operate';
       return { next: 'operation' };
     }

@@ -1,5 +1,7 @@
 /**
- * `StateManager.compare(app)`: one app's refresh (Argo CD `controller/state.go CompareAppState`), spec §2-5.
+ * `StateManager.reconcile(app)`: one app's refresh (Argo CD `controller/state.go CompareAppState`), spec
+ * §2-5, as a `Reconciliation` (real objects and values: what sync consumes); `compare(app)` is its report
+ * (`toReport`, report.ts: masked, for printers).
  *
  * 1. Render the desired state (src/source) while the cluster's shared live cache syncs (cluster.ts).
  * 2. Normalize targets (targets.ts): hooks set aside, namespaces defaulted via discovery, tracking stamped,
@@ -35,8 +37,8 @@ import type { Application, ArgoCdSettings } from '../apps/index.js';
 import { DEFAULT_COMPARE_SETTINGS, instanceName, overrideIgnoreRules } from '../apps/index.js';
 import { formatKey, keyOf, owningApp, parseTrackingId, TRACKING_ID_ANNOTATION } from '../cluster/index.js';
 import type { KubeObject, ResourceInfo, TrackingMethod } from '../cluster/index.js';
-import { compareResource, ServerSideDiffError } from '../diff/index.js';
-import type { CompareInput, CompareResult, IgnoreDifference } from '../diff/index.js';
+import { compareObjects, ServerSideDiffError } from '../diff/index.js';
+import type { CompareInput, IgnoreDifference, ResourceComparison } from '../diff/index.js';
 import { aggregateHealth, HealthOverrides, isHook, isIgnored } from '../health/index.js';
 import { observeRenders } from '../source/index.js';
 import type { SourceService } from '../source/index.js';
@@ -58,12 +60,13 @@ import {
 import type { Target } from './targets.js';
 import { formatViolation } from '../schema/index.js';
 import type { SchemaLookup } from '../schema/index.js';
+import { toReport } from './report.js';
 import type {
   AppCondition,
   AppSyncStatus,
   ComparisonResult,
+  ReconciledResource,
   Reconciliation,
-  ResourceStatus,
   RunEventHandler,
 } from './types.js';
 
@@ -136,10 +139,9 @@ export class StateManager {
   readonly #overrideRules: readonly IgnoreDifference[];
   /** argocd-cm `installationID` ('' or absent: none). */
   readonly #installationId: string | undefined;
-  readonly #compare: Pick<
-    CompareInput,
-    'ignoreAggregatedRoles' | 'ignoreResourceStatusField' | 'sensitiveAnnotations'
-  >;
+  readonly #compare: Pick<CompareInput, 'ignoreAggregatedRoles' | 'ignoreResourceStatusField'>;
+  /** argocd-cm `resource.sensitive.mask.annotations`: masked in reports like Secret data. */
+  readonly #sensitiveAnnotations: readonly string[];
 
   constructor(options: StateManagerOptions) {
     this.#source = options.onEvent ? observeRenders(options.source, options.onEvent) : options.source;
@@ -164,19 +166,17 @@ export class StateManager {
     this.#compare = {
       ignoreAggregatedRoles: compare.ignoreAggregatedRoles,
       ignoreResourceStatusField: compare.ignoreResourceStatusField,
-      sensitiveAnnotations: settings?.sensitiveAnnotations ?? [],
     };
+    this.#sensitiveAnnotations = settings?.sensitiveAnnotations ?? [];
   }
 
-  /**
-   * `onReconciliation` receives the unmasked pairs, hooks and cluster handles sync consumes; callers that
-   * only print never pass it.
-   */
-  async compare(
-    app: Application,
-    signal?: AbortSignal,
-    onReconciliation?: (r: Reconciliation) => void,
-  ): Promise<ComparisonResult> {
+  /** The app's refresh as its report (masked): `toReport(await reconcile(app))`. */
+  async compare(app: Application, signal?: AbortSignal): Promise<ComparisonResult> {
+    return toReport(await this.reconcile(app, signal));
+  }
+
+  /** The app's refresh: every resource with its real objects and verdict, and what sync needs besides. */
+  async reconcile(app: Application, signal?: AbortSignal): Promise<Reconciliation> {
     const o = this.#o;
     const instance = instanceName(app, o.argocdNamespace);
     this.#healthOverrides ??=
@@ -274,7 +274,7 @@ export class StateManager {
     // Argo CD's CompareAppState: a failed health check is a condition, never a failed refresh.
     if (health.error)
       conditions.push({ type: 'ComparisonError', message: `error setting app health: ${health.error}` });
-    const resources = pairs.map((p, i): ResourceStatus => {
+    const resources = pairs.map((p, i): ReconciledResource => {
       const r = this.#compareOne(p, rules, dryRuns.get(p), conditions, instance, strategy, schemas, (gk) =>
         cluster.droppedReason(gk),
       );
@@ -282,49 +282,26 @@ export class StateManager {
       if (h) r.health = { status: h.status, ...(h.message ? { message: h.message } : {}) };
       return r;
     });
-    if (onReconciliation) {
-      const targetOptions = {
-        destNamespace,
-        instance,
-        trackingMethod: o.trackingMethod,
-        instanceLabelKey: o.instanceLabelKey,
-        installationId: this.#installationId,
-      };
-      const hooks = await prepareHooks(rendered.objects, { ...targetOptions, cluster, signal });
-      const kinds = new Map<string, ResourceInfo | undefined>();
-      for (const t of [...targets, ...hooks]) kinds.set(`${t.key.group}/${t.key.kind}`, t.served?.info);
-      const liveHooks = new Map<string, KubeObject>();
-      for (const p of pairs) {
-        if (p.live && !p.target) {
-          const served = await cluster.kind({ group: p.group, version: p.version, kind: p.kind }, signal);
-          kinds.set(`${p.group}/${p.kind}`, served?.info);
-        }
+    const targetOptions = {
+      destNamespace,
+      instance,
+      trackingMethod: o.trackingMethod,
+      instanceLabelKey: o.instanceLabelKey,
+      installationId: this.#installationId,
+    };
+    const hooks = await prepareHooks(rendered.objects, { ...targetOptions, cluster, signal });
+    const kinds = new Map<string, ResourceInfo | undefined>();
+    for (const t of [...targets, ...hooks]) kinds.set(`${t.key.group}/${t.key.kind}`, t.served?.info);
+    const liveHooks = new Map<string, KubeObject>();
+    for (const p of pairs) {
+      if (p.live && !p.target) {
+        const served = await cluster.kind({ group: p.group, version: p.version, kind: p.kind }, signal);
+        kinds.set(`${p.group}/${p.kind}`, served?.info);
       }
-      for (const obj of cache.byApp(trackedBy)) if (isHook(obj)) liveHooks.set(formatKey(keyOf(obj)), obj);
-      onReconciliation({
-        revision: rendered.revision,
-        destNamespace,
-        // Listed-only rows are never applied or pruned.
-        pairs: pairs.flatMap((p, i) =>
-          p.noStatus
-            ? []
-            : [
-                {
-                  ...(p.target ? { target: p.target.obj } : {}),
-                  ...(p.live ? { live: p.live } : {}),
-                  outOfSync: resources[i]!.status !== 'Synced',
-                },
-              ],
-        ),
-        hooks: hooks.map((h) => h.obj),
-        liveHooks,
-        kinds,
-        stamp: (obj) => withTracking(obj, targetOptions),
-        cache,
-        client: cluster.conn.client,
-        ...(healthOverrides ? { health: { overrides: healthOverrides } } : {}),
-      });
     }
+    for (const obj of cache.byApp(trackedBy)) if (isHook(obj)) liveHooks.set(formatKey(keyOf(obj)), obj);
+    // Listed-only rows are never applied or pruned.
+    const syncPairs = resources.filter((_, i) => !pairs[i]!.noStatus);
     resources.sort(byKey);
 
     let sync: AppSyncStatus = 'Synced';
@@ -333,10 +310,22 @@ export class StateManager {
     emit?.({ type: 'compare-done', app: app.name, sync, health: health.status, resources: resources.length });
     return {
       revision: rendered.revision,
+      destNamespace,
       resources,
-      sync,
-      health: { status: health.status, ...(health.message ? { message: health.message } : {}) },
+      status: {
+        sync,
+        health: { status: health.status, ...(health.message ? { message: health.message } : {}) },
+      },
       conditions,
+      reportOptions: { sensitiveAnnotations: this.#sensitiveAnnotations },
+      pairs: syncPairs,
+      hooks: hooks.map((h) => h.obj),
+      liveHooks,
+      kinds,
+      stamp: (obj) => withTracking(obj, targetOptions),
+      cache,
+      client: cluster.conn.client,
+      ...(healthOverrides ? { health: { overrides: healthOverrides } } : {}),
     };
   }
 
@@ -349,9 +338,17 @@ export class StateManager {
     strategy: AppDiffOptions,
     schemas: SchemaLookup,
     droppedReason: (gk: { group: string; kind: string }) => string | undefined,
-  ): ResourceStatus {
+  ): ReconciledResource {
     const o = this.#o;
-    const base = { group: p.group, version: p.version, kind: p.kind, namespace: p.namespace, name: p.name };
+    const base = {
+      group: p.group,
+      version: p.version,
+      kind: p.kind,
+      namespace: p.namespace,
+      name: p.name,
+      ...(p.target ? { target: p.target.obj } : {}),
+      ...(p.live ? { live: p.live } : {}),
+    };
     if (p.noStatus) {
       const hook = p.live !== undefined && isHook(p.live);
       return {
@@ -360,18 +357,25 @@ export class StateManager {
         difference: 'none',
         requiresPruning: false,
         ...(hook ? { hook } : {}),
-        changes: [],
+        outOfSync: true,
       };
     }
     const label = `${p.group ? `${p.group}/` : ''}${p.kind} ${p.namespace ? `${p.namespace}/` : ''}${p.name}`;
-    const comparisonError = (message: string): ResourceStatus => {
+    const comparisonError = (message: string): ReconciledResource => {
       conditions.push({ type: 'ComparisonError', message: `${label}: ${message}` });
-      return { ...base, status: 'Unknown', difference: 'none', requiresPruning: false, message, changes: [] };
+      return {
+        ...base,
+        status: 'Unknown',
+        difference: 'none',
+        requiresPruning: false,
+        message,
+        outOfSync: true,
+      };
     };
     if (dryRun && 'error' in dryRun) return comparisonError(dryRun.error);
-    let result: CompareResult;
+    let result: ResourceComparison;
     try {
-      result = compareResource({
+      result = compareObjects({
         target: p.target?.obj ?? null,
         live: p.live ?? null,
         ...(dryRun && 'predicted' in dryRun ? { predictedLive: dryRun.predicted } : {}),
@@ -388,13 +392,13 @@ export class StateManager {
       if (err instanceof ServerSideDiffError) return comparisonError(err.message);
       throw err;
     }
-    const status: ResourceStatus = {
+    const status: ReconciledResource = {
       ...base,
       status: result.status,
       difference: result.difference,
       requiresPruning: !p.target && Boolean(p.live),
-      changes: result.changes,
-      ...(result.diffText ? { diffText: result.diffText } : {}),
+      comparison: result,
+      outOfSync: result.status !== 'Synced',
     };
     if (p.target) this.#checkValid(p.target.obj, status, schemas, conditions, label);
     if (p.target && !p.target.served) {
@@ -468,7 +472,7 @@ export class StateManager {
   }
 }
 
-function byKey(a: ResourceStatus, b: ResourceStatus): number {
+function byKey(a: ReconciledResource, b: ReconciledResource): number {
   for (const f of ['group', 'kind', 'namespace', 'name'] as const) {
     if (a[f] !== b[f]) return a[f] < b[f] ? -1 : 1;
   }

@@ -1,10 +1,12 @@
 /**
  * Types of the controller module (a leaf: imports only types). Names follow Argo CD's
  * (`pkg/apis/application/v1alpha1/types.go`): `ComparisonResult`, `ResourceStatus`, `ApplicationCondition`.
- * Every value is plain data, already masked (Secret values never appear): printers render it as is.
+ * Two shapes of one refresh: the `Reconciliation` (real objects and values, what sync consumes, never
+ * printed) and the report made from it by `toReport` (`ComparisonResult`: plain data, masked, Secret values
+ * never appear), the only shape printers and `-o json` receive.
  */
 import type { Application } from '../apps/index.js';
-import type { IChange } from '../diff/index.js';
+import type { IChange, ReportOptions, ResourceComparison } from '../diff/index.js';
 import type { HealthOptions, HealthStatus } from '../health/index.js';
 import type { KubeClient, KubeObject, LiveStateCache, ResourceInfo } from '../cluster/index.js';
 import type { OperationReport, SyncEvent } from '../sync/index.js';
@@ -96,14 +98,42 @@ export interface AppDestination {
 }
 
 /**
- * The unmasked outcome of one refresh that sync consumes (never printed): target/live pairs with their
- * verdict, the rendered hooks, the app's live hooks, and the cluster they live on.
+ * One resource of a reconciliation: its row of the report without the diff (`changes`, `diffText`), plus
+ * the real objects it was judged on.
+ */
+export interface ReconciledResource extends Omit<ResourceStatus, 'changes' | 'diffText'> {
+  /** The target as sync applies it (namespaced, tracking-stamped); absent for an extra or live hook. */
+  target?: KubeObject;
+  live?: KubeObject;
+  /**
+   * The comparison with the unmasked normalized pair (src/diff `compareObjects`); absent for rows listed
+   * with no status and for failed comparisons (status Unknown).
+   */
+  comparison?: ResourceComparison;
+  /** The sync planner's verdict: false only when the resource is Synced. */
+  outOfSync: boolean;
+}
+
+/**
+ * The unmasked outcome of one refresh (never printed): every resource with its target, live object,
+ * normalized pair and verdict, the app's sync and health, the rendered hooks, the app's live hooks, and the
+ * cluster they live on. Sync consumes it as is; `toReport` makes the masked report printers get.
  */
 export interface Reconciliation {
   revision: string;
   destNamespace: string;
-  /** Non-hook pairs; `target` undefined = a prune candidate (tracked, self-referenced, no owner). */
-  pairs: Array<{ target?: KubeObject; live?: KubeObject; outOfSync: boolean }>;
+  /** Every resource, sorted by group, kind, namespace, name (the report's rows). */
+  resources: ReconciledResource[];
+  /** The app's verdict (Argo CD's sync and health status). */
+  status: { sync: AppSyncStatus; health: ResourceHealth };
+  conditions: AppCondition[];
+  /** How the report masks and renders diffs (argocd-cm's sensitive annotations). */
+  reportOptions: ReportOptions;
+  /**
+   * The resources sync may apply or prune, in render order (then extras): rows listed with no status
+   * left out; `target` undefined = a prune candidate (tracked, self-referenced, no owner).
+   */
+  pairs: ReconciledResource[];
   /** Rendered hooks, namespaced, not yet stamped (generateName hooks have no name yet). */
   hooks: KubeObject[];
   /** The app's live hooks by `group/kind/namespace/name`. */

@@ -1,6 +1,8 @@
 /**
- * compareResource: one (target, live) pair -> Synced/OutOfSync with masked, normalized objects. Pure: no
- * I/O, inputs never mutated. The pipeline (order matters; spec §4):
+ * compareObjects: one (target, live) pair -> Synced/OutOfSync with the unmasked normalized pair
+ * (`ResourceComparison`); reportComparison: that comparison -> the masked `CompareResult` printers get;
+ * compareResource: both in one call. Pure: no I/O, inputs never mutated. The pipeline (order matters;
+ * spec §4):
  *  1. copy both; read the original from live (last-applied annotation, and our managers' managedFields);
  *  2. tracking migration; fields of matching rules' `managedFieldsManagers` removed from both;
  *  3. on target, live and last-applied: server metadata, last-applied annotation and status dropped,
@@ -9,8 +11,8 @@
  *     namespace is not compared;
  *  5. API-server defaults (built-in kinds) applied to predicted and live, empty fields pruned again;
  *  6. OutOfSync when they differ, when live is missing, or when the target is missing (extra);
- *  7. Secret data and sensitive annotations masked on both (and on the original) before changes and
- *     diff text are built from the masked objects only.
+ *  7. (reportComparison) Secret data and sensitive annotations masked on copies of both before changes
+ *     and diff text are built from the masked copies only.
  */
 import { diff as jsonDiff } from 'json-diff-ts';
 import { emptyTree, removeTree, subtract, treeOfEntries, treeOfManagers, treeOfValue } from './fieldset.js';
@@ -44,6 +46,8 @@ import type {
   IChange,
   JsonMap,
   KubeObject,
+  ReportOptions,
+  ResourceComparison,
 } from './types.js';
 import { toYaml, unifiedDiff } from './unified.js';
 import { removeWebhookMutation } from './webhook.js';
@@ -141,10 +145,19 @@ export function describeResource(obj: KubeObject | JsonMap): string {
 }
 
 /**
- * Compares one resource. Throws for invalid ignoreDifferences syntax (a UsageError) and, in server-side
- * diff, a ServerSideDiffError when the dry-run answer has no managedFields of ours (that resource's error).
+ * Compares one resource and reports it, masked (`reportComparison(compareObjects(input), input)`). Throws
+ * as `compareObjects`.
  */
 export function compareResource(input: CompareInput): CompareResult {
+  return reportComparison(compareObjects(input), input);
+}
+
+/**
+ * Compares one resource: the verdict and the unmasked normalized pair. Throws for invalid
+ * ignoreDifferences syntax (a UsageError) and, in server-side diff, a ServerSideDiffError when the dry-run
+ * answer has no managedFields of ours (that resource's error).
+ */
+export function compareObjects(input: CompareInput): ResourceComparison {
   const o = resolveOptions(input);
   let target = copy(input.target);
   const live = copy(input.live);
@@ -168,8 +181,8 @@ export function compareResource(input: CompareInput): CompareResult {
       difference: 'none',
       normalizedTarget: null,
       normalizedLive: null,
-      changes: [],
       strategy: 'two-way',
+      label: '',
     };
   }
   const label = describeResource(subject);
@@ -199,15 +212,7 @@ export function compareResource(input: CompareInput): CompareResult {
       // Both sides come from the server: compared as they are, normalized alike (no merge, no defaults).
       pruneEmptyFields(target);
       pruneEmptyFields(live);
-      return finish(
-        o,
-        label,
-        'server-side',
-        target,
-        live,
-        lastApplied,
-        deepEqual(target, live) ? 'none' : 'modified',
-      );
+      return settle(label, 'server-side', target, live, deepEqual(target, live) ? 'none' : 'modified');
     }
     // Structured-merge: the original is argocd-controller's applied set alone (no value); three-way: the
     // last-applied annotation; two-way: the target itself (a live-only field is never a difference).
@@ -233,37 +238,47 @@ export function compareResource(input: CompareInput): CompareResult {
     difference = target ? 'missing' : 'extra';
   }
 
-  return finish(o, label, strategy, normalizedTarget, normalizedLive, lastApplied, difference);
+  return settle(label, strategy, normalizedTarget, normalizedLive, difference);
 }
 
-/** Masks Secret values, then builds the result (changes and diff text from the masked objects only). */
-function finish(
-  o: Resolved,
+function settle(
   label: string,
   strategy: DiffStrategy,
   normalizedTarget: JsonMap | null,
   normalizedLive: JsonMap | null,
-  lastApplied: JsonMap | undefined,
   difference: Difference,
-): CompareResult {
-  maskSecrets([normalizedTarget, normalizedLive, lastApplied], o.sensitiveAnnotations);
+): ResourceComparison {
+  const status = difference === 'none' ? 'Synced' : 'OutOfSync';
+  return { status, difference, normalizedTarget, normalizedLive, strategy, label };
+}
+
+/**
+ * The printable result of a comparison: Secret values and sensitive annotations masked on copies of the
+ * normalized pair (the comparison keeps its real values), then changes and diff text built from the
+ * masked copies only.
+ */
+export function reportComparison(comparison: ResourceComparison, options: ReportOptions = {}): CompareResult {
+  const { difference, strategy, label } = comparison;
+  const normalizedTarget = copy(comparison.normalizedTarget as KubeObject | null);
+  const normalizedLive = copy(comparison.normalizedLive as KubeObject | null);
+  maskSecrets([normalizedTarget, normalizedLive], options.sensitiveAnnotations ?? []);
   const changes: IChange[] =
     difference === 'none'
       ? []
       : jsonDiff(normalizedLive ?? {}, normalizedTarget ?? {}, { embeddedObjKeys: NAMED_LISTS });
   const result: CompareResult = {
-    status: difference === 'none' ? 'Synced' : 'OutOfSync',
+    status: comparison.status,
     difference,
     normalizedTarget,
     normalizedLive,
     changes,
     strategy,
   };
-  if (o.diffText && difference !== 'none') {
+  if ((options.diffText ?? true) && difference !== 'none') {
     result.diffText = unifiedDiff(toYaml(normalizedLive), toYaml(normalizedTarget), {
       oldLabel: `live ${label}`,
       newLabel: `target ${label}`,
-      context: o.context,
+      context: options.context ?? 3,
     });
   }
   return result;

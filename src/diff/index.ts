@@ -4,13 +4,15 @@
  * `--ignore-differences-file` loader.
  *
  * Guarantees
- * - `compareResource` never mutates its inputs and returns plain data: status (Synced | OutOfSync),
- *   difference (none | modified | missing | extra), normalizedTarget (= predicted live), normalizedLive,
- *   json-diff-ts `changes` (live -> target) and `diffText` (unified, live "-", Git "+").
- * - Secret values never leave this module: Secret `data` (with `stringData` merged in as base64) and
+ * - Two steps, never mutating their inputs: `compareObjects` (the comparison: status Synced | OutOfSync,
+ *   difference none | modified | missing | extra, the unmasked normalizedTarget (= predicted live) and
+ *   normalizedLive, for the controller's reconciliation, which sync and health read), then
+ *   `reportComparison` (the report: json-diff-ts `changes` live -> target and `diffText`, unified, live
+ *   "-", Git "+", built from masked copies). `compareResource` is both in one call.
+ * - A report never holds a Secret value: Secret `data` (with `stringData` merged in as base64) and
  *   sensitive annotations are masked with runs of "+" (8, 12, 16... per distinct value of a key across
- *   target, live and last-applied) before `changes` and `diffText` are built; no unmasked copy is
- *   returned. The last-applied annotation (which may hold Secret values) is always dropped.
+ *   target and live) before `changes` and `diffText` are built. The last-applied annotation (which may
+ *   hold Secret values) is always dropped from both.
  * - Missing live: OutOfSync/missing, normalizedTarget = normalized target. Missing target: OutOfSync/extra
  *   (the caller decides about pruning, IgnoreExtraneous and self-reference).
  *
@@ -52,7 +54,14 @@
  * objects are at the target's apiVersion (the live cache converts); pass the same rules array for every
  * resource of an app (compiled rules are cached per array).
  */
-export { compareResource, describeResource, diffStrategy, resolveOptions } from './compare.js';
+export {
+  compareObjects,
+  compareResource,
+  describeResource,
+  diffStrategy,
+  reportComparison,
+  resolveOptions,
+} from './compare.js';
 export {
   compileIgnoreDifferences,
   loadIgnoreDifferencesFile,
@@ -80,6 +89,8 @@ export type {
   IgnoreDifference,
   Json,
   JsonMap,
+  ReportOptions,
+  ResourceComparison,
   StatusFieldMode,
   SyncStatus,
   TrackingMethod,

@@ -109,6 +109,27 @@ export type DiffStrategy = 'server-side' | 'structured-merge' | 'three-way' | 't
  */
 export type Difference = 'none' | 'modified' | 'missing' | 'extra';
 
+/**
+ * The unmasked outcome of one pair's comparison (`compareObjects`): the verdict and the normalized pair it
+ * was made on, with the real values (sync and health read them; never printed). `reportComparison` makes
+ * the printable, masked `CompareResult` from it.
+ */
+export interface ResourceComparison {
+  status: SyncStatus;
+  difference: Difference;
+  /** Predicted live state after applying Git, normalized (not masked); null when there is no target. */
+  normalizedTarget: JsonMap | null;
+  /** Live state normalized (not masked); null when there is no live object. */
+  normalizedLive: JsonMap | null;
+  /** The strategy picked for this pair (meaningful when both sides exist). */
+  strategy: DiffStrategy;
+  /** "group/Kind namespace/name", the diff text's labels. */
+  label: string;
+}
+
+/** How a comparison is reported (`reportComparison`): the masking and diff-text options of `CompareOptions`. */
+export type ReportOptions = Pick<CompareOptions, 'sensitiveAnnotations' | 'diffText' | 'context'>;
+
 export interface CompareResult {
   status: SyncStatus;
   difference: Difference;
