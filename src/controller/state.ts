@@ -92,7 +92,7 @@ export interface StateManagerOptions {
   /** Dry runs in flight per app. Default 8. */
   serverSideConcurrency?: number;
   /**
-   * Default true: each differing resource carries its unified `diffText`. Sync reports never print it
+   * Default true: each differing resource of the report (`toReport`) carries its unified `diffText`. Sync reports never print it
    * (only `diff` does), so it passes false and skips rendering YAML for every resource it creates.
    */
   diffText?: boolean;
@@ -317,7 +317,7 @@ export class StateManager {
         health: { status: health.status, ...(health.message ? { message: health.message } : {}) },
       },
       conditions,
-      reportOptions: { sensitiveAnnotations: this.#sensitiveAnnotations },
+      reportOptions: { sensitiveAnnotations: this.#sensitiveAnnotations, diffText: o.diffText },
       pairs: syncPairs,
       hooks: hooks.map((h) => h.obj),
       liveHooks,
@@ -383,7 +383,6 @@ export class StateManager {
         trackingMethod: o.trackingMethod,
         instanceLabelKey: o.instanceLabelKey,
         fieldManagers: o.fieldManagers,
-        diffText: o.diffText,
         ...this.#compare,
         ...strategy,
         schemas,
