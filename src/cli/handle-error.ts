@@ -9,11 +9,13 @@
  *   distance at most 2, or the typed word is a prefix);
  * - an RBAC refusal (403 Forbidden) names the verb and resource denied and the `kubectl auth can-i` check;
  * - a missing file or folder names the absolute path that was looked up and the working directory;
- * - other usage errors point at the command's `--help`.
+ * - other usage errors point at the command's `--help`;
+ * - a run that failed (`RunFailure`, src/common/outcome.ts) shows every error it had, one line each, in
+ *   order; the last one is rendered as above (with its hint).
  * Stack traces are printed only with --debug (or DEBUG=kubectl-gitops*), never by default.
  */
 import { resolve } from 'node:path';
-import { ExitCode, GitopsError, UsageError, oneLine } from '../common/index.js';
+import { ExitCode, GitopsError, RunFailure, UsageError, oneLine } from '../common/index.js';
 
 interface OclifLikeError {
   oclif?: { exit?: number };
@@ -161,6 +163,10 @@ export function formatError(
   commandId?: string,
   vocabulary?: Vocabulary,
 ): string[] {
+  if (err instanceof RunFailure) {
+    const lines = formatError(err.last, argv, commandId, vocabulary);
+    return [...err.earlier.map((line) => `error: ${line}`), ...lines];
+  }
   const known = commandId !== undefined && (vocabulary?.commands ?? [commandId]).includes(commandId);
   const help = `'kubectl gitops ${known ? `${commandId} ` : ''}--help'`;
   let message: string;

@@ -3,7 +3,15 @@
  * Commands stay thin (design.md practice 10): parse flags, call an engine module, print the typed result.
  */
 import { Command, Flags } from '@oclif/core';
-import { installInterruptHandlers, interruptSignal, setVerbosity, verbosity } from '../common/index.js';
+import {
+  concludeRun,
+  ExitCode,
+  installInterruptHandlers,
+  interruptSignal,
+  setVerbosity,
+  verbosity,
+} from '../common/index.js';
+import type { RunOutcome } from '../common/index.js';
 import { createProgress, progressMode } from '../output/progress.js';
 import type { Progress, ProgressCommand } from '../output/progress.js';
 
@@ -73,6 +81,15 @@ export abstract class BaseCommand extends Command {
     const progress = this.#progress;
     this.#progress = undefined;
     await progress?.stop();
+  }
+
+  /**
+   * Ends a run by what it came to (src/common/outcome.ts, the one place exit codes are decided): throws
+   * the run's failure for the launcher to render, or sets the exit code (1: differences, failed operation).
+   */
+  protected conclude(outcome: RunOutcome): void {
+    const code = concludeRun(outcome);
+    if (code !== ExitCode.OK) process.exitCode = code;
   }
 
   // Errors are rendered by the launcher (src/cli/run.ts), which knows about --debug and exit codes.

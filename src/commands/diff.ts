@@ -9,7 +9,8 @@ import {
 } from './flags.js';
 import { selectAppTree, treeFlags } from './tree-flags.js';
 import { BaseCommand } from './base-command.js';
-import { ExitCode, GitopsError, UsageError } from '../common/index.js';
+import { UsageError } from '../common/index.js';
+import type { GitopsError } from '../common/index.js';
 import type { RunReport } from '../controller/index.js';
 import type { IgnoreDifference } from '../diff/index.js';
 import { hasDifferences } from '../output/diff.js';
@@ -197,16 +198,11 @@ are read at both revisions, so apps the change adds or removes show as added or 
         maxBytes: flags['max-output-bytes'],
       });
       if (text) this.write(text);
-      const failed = preview.apps.flatMap((a) => (a.error ? [a.error] : []));
-      if (failed.length > 0) {
-        for (const e of failed.slice(0, -1)) process.stderr.write(`error: ${e.message}\n`);
-        const last = failed.at(-1)!;
-        throw new GitopsError(last.message, {
-          exitCode: Math.max(ExitCode.USAGE, last.exitCode),
-          ...(last.hint ? { hint: last.hint } : {}),
-        });
-      }
-      if (flags['exit-code'] && previewHasDifferences(preview)) process.exitCode = ExitCode.DIFFERENCES;
+      this.conclude({
+        command: 'diff',
+        errors: preview.apps.flatMap((a) => (a.error ? [a.error] : [])),
+        differences: flags['exit-code'] && previewHasDifferences(preview),
+      });
       return;
     }
 
@@ -256,16 +252,11 @@ are read at both revisions, so apps the change adds or removes show as added or 
     });
     if (text) this.write(text);
 
-    const errors = [
-      ...treeErrors.map((e) => ({ message: e.message, exitCode: e.exitCode, hint: e.hint })),
-      ...report.apps.flatMap((a) => (a.error ? [a.error] : [])),
-    ];
-    if (errors.length > 0) {
-      for (const e of errors.slice(0, -1)) process.stderr.write(`error: ${e.message}\n`);
-      const last = errors.at(-1)!;
-      const code = report.interrupted ? ExitCode.INTERRUPTED : Math.max(ExitCode.USAGE, last.exitCode);
-      throw new GitopsError(last.message, { exitCode: code, ...(last.hint ? { hint: last.hint } : {}) });
-    }
-    if (flags['exit-code'] && hasDifferences(report)) process.exitCode = ExitCode.DIFFERENCES;
+    this.conclude({
+      command: 'diff',
+      errors: [...treeErrors, ...report.apps.flatMap((a) => (a.error ? [a.error] : []))],
+      interrupted: report.interrupted,
+      differences: flags['exit-code'] && hasDifferences(report),
+    });
   }
 }

@@ -174,11 +174,11 @@ Exit codes: 0 all apps rendered; 2 bad input or an app failed to render (the err
       this.write(renderApps(rendered, format));
     }
 
-    const failures = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
-    if (failures.length === 0) return;
-    for (const err of failures.slice(0, -1)) process.stderr.write(`error: ${(err as Error).message}\n`);
-    const last = failures.at(-1);
-    if (last instanceof GitopsError) throw last;
-    throw new GitopsError(`failed to render: ${(last as Error).message}`, { subject: 'render', exitCode: 2 });
+    this.conclude({
+      command: 'render',
+      errors: results.flatMap((r) =>
+        r.status === 'rejected' ? [r.reason instanceof Error ? r.reason : new Error(String(r.reason))] : [],
+      ),
+    });
   }
 }

@@ -9,7 +9,7 @@ import {
   runSettings,
 } from './flags.js';
 import { BaseCommand } from './base-command.js';
-import { DEFAULT_OPERATION_PROCESSORS, ExitCode, GitopsError, UsageError } from '../common/index.js';
+import { DEFAULT_OPERATION_PROCESSORS, UsageError } from '../common/index.js';
 import { parseDuration } from '../apps/index.js';
 import type { RunReport } from '../controller/index.js';
 import { syncJson, syncText } from '../output/sync.js';
@@ -215,25 +215,17 @@ rendered or compared (the other apps still run); 130 interrupted.`;
       await source.close();
     }
     this.write(json ? syncJson(report) : syncText(report));
-    const timedOut = timeout?.aborted && !this.signal.aborted;
-    const errors = report.apps.flatMap((a) => (a.error ? [a.error] : []));
-    if (this.signal.aborted) throw new GitopsError('sync interrupted', { exitCode: ExitCode.INTERRUPTED });
-    if (timedOut)
-      throw new GitopsError(`failed to sync: timeout ${flags.timeout} passed`, {
-        exitCode: ExitCode.OPERATION_FAILED,
-      });
-    if (errors.length > 0) {
-      for (const e of errors.slice(0, -1)) process.stderr.write(`error: ${e.message}\n`);
-      const last = errors.at(-1)!;
-      throw new GitopsError(last.message, { exitCode: Math.max(ExitCode.USAGE, last.exitCode) });
-    }
-    const failed = report.apps.some((a) => {
-      const op = a.operation;
-      if (!op || op.phase !== 'Succeeded') return true;
-      if (op.dryRun) return false;
-      const health = a.comparison?.health.status;
-      return health === 'Degraded' || (!flags.async && health !== 'Healthy');
+    this.conclude({
+      command: 'sync',
+      errors: report.apps.flatMap((a) => (a.error ? [a.error] : [])),
+      interrupted: this.signal.aborted,
+      timedOut: timeout?.aborted && !this.signal.aborted ? flags.timeout : undefined,
+      operations: report.apps.map((a) => ({
+        phase: a.operation?.phase,
+        dryRun: a.operation?.dryRun,
+        health: a.comparison?.health.status,
+      })),
+      requireHealthy: !flags.async,
     });
-    if (failed) process.exitCode = ExitCode.OPERATION_FAILED;
   }
 }

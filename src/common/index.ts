@@ -9,6 +9,8 @@
  * - Defaults: Argo CD namespace, tracking method, field manager, processor counts.
  * - Errors: `GitopsError` (message form "<subject>: failed to <verb>: <cause>", carries its exit code),
  *   `UsageError` (exit 2), `ExitCode` (the exit-code table as data), `oneLine`.
+ * - How a run ends (outcome.ts): `concludeRun` (a run's outcome -> its exit code, or the `RunFailure`
+ *   carrying every error of the run, thrown for the launcher to render), `exitCodeOfRun`.
  * - Time: `Clock`, `realClock`, `FakeClock` (tests step time instead of sleeping).
  * - Interrupts: `interruptSignal` (aborted on the first SIGINT/SIGTERM; pass it to everything that waits),
  *   `InterruptError`, `installInterruptHandlers`, `handleInterruptInCommand`.
@@ -21,6 +23,8 @@ export * from './names.js';
 export { globMatch, globRegExp } from './glob.js';
 export * from './defaults.js';
 export { ExitCode, GitopsError, UsageError, oneLine } from './errors.js';
+export { concludeRun, exitCodeOfRun, RunFailure } from './outcome.js';
+export type { OperationOutcome, RunError, RunOutcome } from './outcome.js';
 export type { ExitCodeValue, GitopsErrorOptions } from './errors.js';
 export { FakeClock, realClock } from './clock.js';
 export type { Clock, TimerHandle } from './clock.js';
