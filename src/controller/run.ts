@@ -8,10 +8,11 @@
  * 2. One `ClusterState` per context: one connection and one live cache shared by every app of that
  *    cluster, scoped to their destination namespaces, started by the first app that needs it.
  * 3. Every app key (`<namespace>/<name>`) goes into the refresh queue (src/queue); `statusProcessors`
- *    workers (default 4) run the refresh processor (`StateManager.compare`). With an operation (sync), the
- *    refreshed app goes to the operation queue, whose `operationProcessors` workers (default 2) run it while
- *    other apps keep refreshing; then the app is refreshed again for its final state, and a Failed
- *    operation with retries left comes back to the refresh queue after its backoff. Processors return what
+ *    workers (default 4) run the refresh processor (`StateManager.reconcile`, reported by `toReport`). With
+ *    an operation (sync), the refreshed app goes to the operation queue with its reconciliation, whose
+ *    `operationProcessors` workers (default 2) run it while other apps keep refreshing; then the app is
+ *    refreshed again for its final state, and a Failed operation with retries left comes back to the
+ *    refresh queue after its backoff. Processors return what
  *    comes next, as controller-runtime reconcilers do; a transient failure (5xx, 429, transport) is retried
  *    through the queue with per-app rate limiting (`MAX_TRANSIENT_RETRIES`), any other failure is recorded
  *    on that app, never hiding the others.
