@@ -8,7 +8,8 @@
  * replace entries of the same name or are appended; commonLabels/commonAnnotations are merged (ours win).
  * Without options the source is built in place.
  */
-import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { readdirSync } from 'node:fs';
+import { cp, readFile, writeFile } from 'node:fs/promises';
 import { basename, join, relative } from 'node:path';
 import { parseDocument } from 'yaml';
 import type { KustomizeOptions } from '../../apps/index.js';
@@ -89,7 +90,7 @@ export function editKustomization(text: string, o: KustomizeOptions): string {
 }
 
 export async function kustomizationFile(dir: string): Promise<string | undefined> {
-  const names = new Set(await readdir(dir));
+  const names = new Set(readdirSync(dir)); // synchronously, as the other metadata reads (index.ts)
   return KUSTOMIZATION_FILES.find((f) => names.has(f));
 }
 
