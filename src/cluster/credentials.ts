@@ -24,6 +24,37 @@ export async function applyCredentials(
   opts: https.RequestOptions,
   context: string = kc.getCurrentContext(),
 ): Promise<void> {
+  const user = kc.getCurrentUser();
+  // Exec and auth-provider plugins hand out tokens that expire: asked on every request, as client-node
+  // does. Anything else (token, basic auth, certificates and CA, from data or files) is read once per
+  // kubeconfig and context, as kubectl does: client-node would read the files and build a new agent (which
+  // the client replaces with its own keep-alive one) on every request.
+  const dynamic = user?.exec !== undefined || user?.authProvider !== undefined;
+  if (dynamic) {
+    await applyFresh(kc, opts, context);
+    return;
+  }
+  const key = kc.getCurrentContext();
+  let known = staticCredentials.get(kc)?.get(key);
+  if (!known) {
+    const fresh: https.RequestOptions = {};
+    await applyFresh(kc, fresh, context);
+    delete fresh.agent;
+    known = fresh;
+    let byContext = staticCredentials.get(kc);
+    if (!byContext) staticCredentials.set(kc, (byContext = new Map()));
+    byContext.set(key, known);
+  }
+  for (const [name, value] of Object.entries(known) as Array<[keyof https.RequestOptions, unknown]>) {
+    if (name === 'headers') opts.headers = { ...(opts.headers ?? {}), ...(value as object) };
+    else (opts as Record<string, unknown>)[name] = value;
+  }
+}
+
+/** Static credentials as applied once, per kubeconfig object and its current context. */
+const staticCredentials = new WeakMap<KubeConfig, Map<string, https.RequestOptions>>();
+
+async function applyFresh(kc: KubeConfig, opts: https.RequestOptions, context: string): Promise<void> {
   try {
     await kc.applyToHTTPSOptions(opts);
   } catch (err) {
