@@ -440,7 +440,7 @@ export class StateManager {
    */
   #checkValid(
     target: KubeObject,
-    status: ResourceStatus,
+    status: ReconciledResource,
     schemas: SchemaLookup,
     conditions: AppCondition[],
     label: string,
@@ -450,6 +450,7 @@ export class StateManager {
     const lines = violations.map(formatViolation);
     const message = lines.length === 1 ? lines[0]! : `[${lines.join(', ')}]`;
     status.status = 'OutOfSync';
+    status.outOfSync = true;
     if (status.difference === 'none') status.difference = 'modified';
     status.message = `invalid: ${message}`;
     conditions.push({ type: 'ComparisonError', message: `${label}: ${message}` });
