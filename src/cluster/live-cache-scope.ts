@@ -21,7 +21,20 @@ export interface Scope {
   transform: Transform;
   /** resourceVersion the next watch resumes from. */
   resourceVersion: string;
+  /**
+   * Set while the scope's watch is lost (see `WATCH_LOST`): why, in one line. Cleared when a watch of
+   * the scope opens again.
+   */
+  lost?: string | undefined;
 }
+
+/**
+ * When a watch that fails to (re)open is lost: after this many failed attempts in a row, spanning at
+ * least this long. Until then a failure is a passing problem (a restarted API server, a dropped proxy)
+ * that a reconnect mends; from then on the cache cannot say what the kind looks like now, and waits
+ * that depend on it fail instead of waiting forever (docs/timeouts.md).
+ */
+export const WATCH_LOST = { attempts: 3, ms: 10_000 };
 
 export interface LoopStats {
   lists: number;
@@ -49,6 +62,8 @@ export interface LoopContext {
    * The loop has ended; the cache drops the kind.
    */
   onGone: (scope: Scope, err: unknown) => void;
+  /** The scope's watch was lost (`scope.lost` set) or opened again after being lost (cleared). */
+  onLostChange: (scope: Scope) => void;
 }
 
 /** Whether `obj` belongs in `scope`: its namespace is the scope's, or passes the client-side filter. */

@@ -13,6 +13,10 @@
  *   CRD deleted: kube-apiserver ends the kind's watches when it tears down its storage, and answers 404
  *   for its paths from then on): the loop ends and reports it (`ctx.onGone`), as gitops-engine's
  *   cluster cache stops the watch of a kind whose list or watch is NotFound.
+ * - A watch that fails to (re)open `WATCH_LOST.attempts` times in a row, over at least `WATCH_LOST.ms`, is
+ *   lost: `scope.lost` says why (one warning, not one per attempt) and the loop keeps reconnecting; the
+ *   next watch that opens clears it (with a warning that it is back). The first failure of a row is
+ *   reported, the ones between it and the loss are not, so a dead server does not flood the terminal.
  * - A watch that delivers nothing (no event, no BOOKMARK) for `watchIdleMs`, opening included, is stalled
  *   (a server or proxy holding the connection open without a word): it is dropped with a warning and the
  *   scope goes through the 410 path (relist, then watch from the new list), so nothing missed meanwhile
@@ -21,6 +25,7 @@
 import { ApiError, isGone, isNotFound } from './errors.js';
 import { listScope } from './live-cache-list.js';
 import { inScope } from './live-cache-scope.js';
+import { WATCH_LOST } from './live-cache-scope.js';
 import type { LoopContext, Scope } from './live-cache-scope.js';
 import { sleep } from './sleep.js';
 import { oneLine } from '../common/index.js';
@@ -29,9 +34,32 @@ export async function watchScope(ctx: LoopContext, scope: Scope, signal: AbortSi
   let failures = 0;
   /** Streams in a row that ended cleanly without delivering an event. */
   let quietEnds = 0;
+  /** Failed attempts in a row to (re)open the watch (or relist), and when the first of them started. */
+  const down = { attempts: 0, since: 0 };
+  const failed = (message: string, started: number): void => {
+    if (down.attempts++ === 0) {
+      down.since = started;
+      ctx.onWarning(scope, `${message}; reconnecting`);
+    }
+    const forMs = ctx.clock.now() - down.since;
+    if (scope.lost === undefined && down.attempts >= WATCH_LOST.attempts && forMs >= WATCH_LOST.ms) {
+      scope.lost = `watch failed ${down.attempts} times in a row over ${Math.round(forMs / 1000)}s (last: ${message})`;
+      ctx.onWarning(scope, `${scope.lost}; live state of this kind is not followed until it opens again`);
+      ctx.onLostChange(scope);
+    }
+  };
+  const opened = (): void => {
+    if (scope.lost !== undefined) {
+      scope.lost = undefined;
+      ctx.onWarning(scope, `watch open again after ${Math.round((ctx.clock.now() - down.since) / 1000)}s`);
+      ctx.onLostChange(scope);
+    }
+    down.attempts = 0;
+  };
   while (!signal.aborted) {
     let delivered = false;
     const idle = idleTimer(ctx, signal);
+    const started = ctx.clock.now();
     try {
       const events = await ctx.client.watch(scope.info, {
         namespace: scope.namespace,
@@ -41,6 +69,7 @@ export async function watchScope(ctx: LoopContext, scope: Scope, signal: AbortSi
         signal: idle.signal,
       });
       ctx.stats.watchesOpened++;
+      opened();
       for await (const event of events) {
         idle.reset();
         delivered = true;
@@ -90,12 +119,12 @@ export async function watchScope(ctx: LoopContext, scope: Scope, signal: AbortSi
             ctx.onGone(scope, listErr);
             return;
           }
-          ctx.onWarning(scope, `relist failed: ${oneLine(listErr)}`);
+          failed(`relist failed: ${oneLine(listErr)}`, started);
         }
       } else {
         ctx.stats.watchErrors++;
         ctx.stats.reconnects++;
-        ctx.onWarning(scope, `watch failed: ${oneLine(err)}; reconnecting`);
+        failed(`watch failed: ${oneLine(err)}`, started);
       }
       if (delivered) quietEnds = 0;
       failures = delivered ? 1 : failures + 1;

@@ -123,6 +123,7 @@ export class LiveStateCache {
   /** Per kind ("group/Kind"): aborts that kind's lists and watches when it is dropped. */
   readonly #kindAborts = new Map<string, AbortController>();
   readonly #kindHandlers = new Set<(change: KindChange) => void>();
+  readonly #lostHandlers = new Set<() => void>();
   /** Discovery refreshes started by dropped kinds, until they settle. */
   readonly #refreshes = new Set<Promise<void>>();
   #started = false;
@@ -149,6 +150,9 @@ export class LiveStateCache {
       stats: { lists: 0, listPages: 0, relists: 0, watchesOpened: 0, reconnects: 0, watchErrors: 0 },
       onWarning: (scope, message) => warn?.(`${scope.id}: ${message}`),
       onGone: (scope, err) => this.dropKind(scope.info, oneLine(err)),
+      onLostChange: () => {
+        for (const h of [...this.#lostHandlers]) h();
+      },
     };
   }
 
@@ -286,18 +290,39 @@ export class LiveStateCache {
 
   /** Whether the cache holds every object that could have `key` (its kind and namespace are in scope). */
   covers(key: ResourceKey): boolean {
+    return this.#coveringScope(key) !== undefined;
+  }
+
+  /**
+   * Why the cache cannot follow `key` now (one line naming the scope), or undefined when it can or does
+   * not cover the key: the watch of the scope covering it is lost (failing to reopen; see
+   * live-cache-watch.ts). Something waiting for that key to change would wait forever, so it should fail
+   * with this reason instead. `onLostChange` subscribers hear when a watch is lost or back.
+   */
+  lost(key: ResourceKey): string | undefined {
+    const scope = this.#coveringScope(key);
+    return scope?.lost === undefined ? undefined : `${scope.id}: ${scope.lost}`;
+  }
+
+  /** Subscribes to watches lost and back (`lost` answers differently); returns the unsubscribe. */
+  onLostChange(handler: () => void): () => void {
+    this.#lostHandlers.add(handler);
+    return () => this.#lostHandlers.delete(handler);
+  }
+
+  #coveringScope(key: ResourceKey): Scope | undefined {
     for (const s of this.#scopes.values()) {
       if (s.info.group !== key.group || s.info.kind !== key.kind || s.labelSelector) continue;
-      if (!s.info.namespaced) return true;
+      if (!s.info.namespaced) return s;
       if (
         s.namespace !== undefined
           ? s.namespace === key.namespace
           : !s.namespaces || s.namespaces.has(key.namespace)
       ) {
-        return true;
+        return s;
       }
     }
-    return false;
+    return undefined;
   }
 
   /**

@@ -46,6 +46,7 @@ import { toReport } from './report.js';
 import { OWN_FIELD_MANAGERS, StateManager } from './state.js';
 import type { StateManagerOptions } from './state.js';
 import type { AppReport, ComparisonResult, Reconciliation, RunEvent, RunReport } from './types.js';
+import { UnsettledOperationError } from '../sync/index.js';
 import type { OperationReport } from '../sync/index.js';
 import type { RetryStrategy } from '../apps/index.js';
 import type { RenderedApp, SourceService } from '../source/index.js';
@@ -341,7 +342,16 @@ export class Run {
     };
     const refresh = (w: AppWork): Promise<ProcessResult> => this.#refresh(w, manager, runSignal);
     const operate = async (w: AppWork): Promise<ProcessResult> => {
-      const operation = await this.#o.operation!(w.report.app, w.reconciliation!, runSignal);
+      const operation = await this.#o.operation!(w.report.app, w.reconciliation!, runSignal).catch(
+        (err: unknown) => {
+          // It ran, but its writes cannot be read back: report how it went, then the app's error.
+          if (err instanceof UnsettledOperationError) {
+            w.report.operation = { ...err.operation, retries: w.attempt };
+            w.attempt++;
+          }
+          throw err;
+        },
+      );
       operation.retries = w.attempt;
       w.report.operation = operation;
       w.attempt++;
@@ -393,14 +403,26 @@ export class Run {
     signal: AbortSignal,
   ): Promise<ComparisonResult> {
     let current = comparison;
+    const cache = reconciliation.cache;
     while (current.health.status === 'Progressing' && !signal.aborted) {
+      // A Progressing resource whose watch is lost would never report its end: say so rather than wait.
+      for (const r of current.resources) {
+        if (r.health?.status !== 'Progressing') continue;
+        const lost = cache.lost(r);
+        if (lost !== undefined)
+          throw new Error(
+            `failed to wait for health: ${r.group}/${r.kind} ${r.namespace ? `${r.namespace}/` : ''}${r.name} cannot be followed: ${lost}`,
+          );
+      }
       await new Promise<void>((resolve) => {
         const done = (): void => {
           off();
+          offLost();
           signal.removeEventListener('abort', done);
           resolve();
         };
-        const off = reconciliation.cache.onEvent(done);
+        const off = cache.onEvent(done);
+        const offLost = cache.onLostChange(done);
         signal.addEventListener('abort', done, { once: true });
       });
       if (signal.aborted) break;

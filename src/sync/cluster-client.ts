@@ -48,6 +48,7 @@ export interface ClusterSyncClientOptions {
 }
 
 interface Written {
+  key: SyncTask['key'];
   obj: KubeObject | undefined;
   /** The cache's resourceVersion when we wrote ("" when it had no object). */
   before: string;
@@ -65,21 +66,38 @@ export class ClusterSyncClient implements SyncClient {
 
   constructor(options: ClusterSyncClientOptions) {
     this.#o = { maxAttempts: 5, backoffMs: 100, crds: [], ...options };
-    this.#unsubscribe = options.cache.onEvent(() => this.#bump());
+    const offEvent = options.cache.onEvent(() => this.#bump());
+    const offLost = options.cache.onLostChange(() => this.#bump());
+    this.#unsubscribe = () => {
+      offEvent();
+      offLost();
+    };
   }
 
-  /** Resolves once the cache has seen every write it covers (so a refresh after the sync is current). */
+  /**
+   * Resolves once the cache has seen every write it covers (so a refresh after the sync is current).
+   * Rejects when the watch that would show a write is lost (`LiveStateCache.lost`): it would never come.
+   */
   async settled(signal: AbortSignal): Promise<void> {
     for (;;) {
       const generation = this.#generation;
-      const behind = [...this.#written].some(([, w]) => w.pending());
-      if (!behind || signal.aborted) return;
+      const behind = [...this.#written.values()].filter((w) => w.pending());
+      if (behind.length === 0 || signal.aborted) return;
+      for (const w of behind) {
+        const lost = this.#o.cache.lost(w.key);
+        if (lost !== undefined)
+          throw new Error(`${formatResourceKey(w.key)}: written, but the live cache cannot show it: ${lost}`);
+      }
       await this.changed(generation, signal);
     }
   }
 
   close(): void {
     this.#unsubscribe();
+  }
+
+  lost(task: SyncTask): string | undefined {
+    return this.#o.cache.lost(task.key);
   }
 
   served(task: SyncTask): boolean {
@@ -347,7 +365,7 @@ export class ClusterSyncClient implements SyncClient {
       const now = cache.get(task.key)?.metadata?.resourceVersion ?? '';
       return now === before && now !== written;
     };
-    this.#written.set(formatResourceKey(task.key), { obj, before, pending });
+    this.#written.set(formatResourceKey(task.key), { key: task.key, obj, before, pending });
     this.#bump();
   }
 

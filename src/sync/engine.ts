@@ -59,6 +59,11 @@ export interface SyncClient {
   changed(after: number, signal: AbortSignal): Promise<void>;
   /** True when the cluster serves the task's kind. */
   served(task: SyncTask): boolean;
+  /**
+   * Why the task's live state cannot be followed now (its watch is lost), or undefined. A task waiting
+   * on it fails with this reason rather than waiting for a change that cannot arrive.
+   */
+  lost?(task: SyncTask): string | undefined;
 }
 
 /** Thrown by `SyncClient.dryRun` when the cluster does not serve the kind. */
@@ -253,6 +258,7 @@ export class SyncEngine {
       const live = this.#client.live(s.task);
       if (s.task.target === undefined) {
         if (live === undefined) this.#set(s, 'Succeeded', 'Pruned', 'pruned');
+        else this.#failIfLost(s);
         continue;
       }
       if (live === undefined) {
@@ -272,7 +278,15 @@ export class SyncEngine {
           'SyncFailed',
           healthMessage(live, this.#options.health) || 'resource is Degraded',
         );
+      if (s.phase === 'Running') this.#failIfLost(s);
     }
+  }
+
+  /** A running task whose live state cannot be followed (its watch is lost) fails: no change would come. */
+  #failIfLost(s: TaskState): void {
+    const lost = this.#client.lost?.(s.task);
+    if (lost !== undefined)
+      this.#set(s, 'Failed', s.status || 'SyncFailed', `cannot follow the live state: ${lost}`);
   }
 
   async #releaseCompletedHooks(): Promise<void> {

@@ -27,5 +27,5 @@ export { SyncEngine, UnknownKindError, taskRef } from './engine.js';
 export type { EngineOptions, OperationResult, SyncClient, TaskState } from './engine.js';
 export { ClusterSyncClient, SYNC_FIELD_MANAGER } from './cluster-client.js';
 export type { ClusterSyncClientOptions } from './cluster-client.js';
-export { runOperation } from './operation.js';
+export { UnsettledOperationError, runOperation } from './operation.js';
 export type { SyncApp, SyncRequest, SyncSource } from './operation.js';

@@ -116,8 +116,10 @@ export async function runOperation(
   });
   try {
     const result = await engine.run(signal);
-    if (!request.dryRun && !signal.aborted) await client.settled(signal);
-    return {
+    let unsettled: unknown;
+    if (!request.dryRun && !signal.aborted)
+      await client.settled(signal).catch((err: unknown) => (unsettled = err));
+    const report: OperationReport = {
       phase: result.phase,
       message: result.message,
       revision: source.revision,
@@ -137,8 +139,26 @@ export async function runOperation(
         hookType: t.hookType ?? '',
       })),
     };
+    if (unsettled !== undefined) throw new UnsettledOperationError(report, unsettled);
+    return report;
   } finally {
     client.close();
+  }
+}
+
+/**
+ * The operation ran (`operation` says how it went) but what it wrote cannot be read back: the live cache
+ * lost the watch that would show it, so a final refresh would report stale state. The app ends with
+ * this error (exit 2) and its operation is still reported.
+ */
+export class UnsettledOperationError extends Error {
+  constructor(
+    readonly operation: OperationReport,
+    cause: unknown,
+  ) {
+    super(
+      `operation ${operation.phase}, but its final state cannot be read: ${cause instanceof Error ? cause.message : String(cause)}`,
+    );
   }
 }
 

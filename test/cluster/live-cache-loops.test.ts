@@ -125,6 +125,46 @@ describe('LiveStateCache list and watch loops (fake API)', () => {
     assert.equal(clock.pendingTimers, 0);
   });
 
+  it('a watch that fails to reopen 3 times over >= 10 s is lost (one warning), and back once it opens', async () => {
+    const api = new FakeApi();
+    api.put('a', { v: '1' });
+    const { cache, clock, warnings } = setup(api, { backoff: { initialMs: 4000, maxMs: 8000 } });
+    await cache.start();
+    const watches = (): number => api.calls.filter((c) => c.startsWith('watch')).length;
+    let changes = 0;
+    cache.onLostChange(() => changes++);
+    api.failWatches = 100;
+    api.endStreams(); // reconnects at once: attempt 1 fails at t=0, back off 4 s
+    await until(() => watches() === 2 && clock.pendingTimers === 1, 'first failure');
+    clock.step(4000); // attempt 2 fails at t=4 s, back off 8 s
+    await until(() => watches() === 3 && clock.pendingTimers === 1, 'second failure');
+    assert.equal(cache.lost(key('a')), undefined, 'two failures: not lost yet');
+    clock.step(8000); // attempt 3 fails at t=12 s: 3 attempts over 12 s
+    await until(() => watches() === 4 && clock.pendingTimers === 1, 'third failure');
+    assert.equal(
+      cache.lost(key('a')),
+      '/ConfigMap@*: watch failed 3 times in a row over 12s (last: watch failed: configmaps: failed to watch: ECONNREFUSED)',
+    );
+    assert.equal(cache.lost({ ...key('a'), kind: 'Secret' }), undefined, 'other kinds are followed');
+    assert.equal(changes, 1);
+    clock.step(8000); // attempt 4 fails: still lost, no new warning
+    await until(() => watches() === 5 && clock.pendingTimers === 1, 'fourth failure');
+    assert.deepEqual(
+      warnings.map((w) => w.replace(/ \(last: .*\)/, '')),
+      [
+        '/ConfigMap@*: watch failed: configmaps: failed to watch: ECONNREFUSED; reconnecting',
+        '/ConfigMap@*: watch failed 3 times in a row over 12s; live state of this kind is not followed until it opens again',
+      ],
+    );
+    api.failWatches = 0;
+    clock.step(8000); // attempt 5 opens
+    await until(() => api.openStreams === 1 && changes === 2, 'open again');
+    assert.equal(cache.lost(key('a')), undefined);
+    assert.equal(warnings.at(-1), '/ConfigMap@*: watch open again after 28s');
+    cache.stop();
+    await cache.stopped();
+  });
+
   it('backs off when streams keep ending without events', async () => {
     const api = new FakeApi();
     const { cache, clock } = setup(api, { backoff: { initialMs: 200, maxMs: 1000 } });

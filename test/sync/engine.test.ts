@@ -262,6 +262,24 @@ describe('sync engine', () => {
     );
   });
 
+  it('a running task whose watch is lost fails with the reason instead of waiting forever', async () => {
+    const client = new FakeSyncClient();
+    const engine = engineFor(targets(hook('migrate', 'PreSync'), obj('ConfigMap', 'cfg')), client);
+    const done = engine.run(new AbortController().signal);
+    while (!client.objects.size) await new Promise((r) => setImmediate(r));
+    client.loseKind('Job', 'batch/Job@demo: watch failed 3 times in a row over 12s');
+    const result = await done;
+    assert.equal(result.phase, 'Failed');
+    const job = result.resources.find((r) => r.kind === 'Job')!;
+    assert.equal(job.hookPhase, 'Failed');
+    assert.equal(
+      job.message,
+      'cannot follow the live state: batch/Job@demo: watch failed 3 times in a row over 12s',
+    );
+    // The failed hook's finalizer is released; the ConfigMap after it is never written.
+    assert.deepEqual(writes(client), ['apply Job/migrate', 'unfinalize Job/migrate']);
+  });
+
   it('an aborted run stops starting tasks and says what was still running', async () => {
     const client = new FakeSyncClient();
     const controller = new AbortController();

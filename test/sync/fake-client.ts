@@ -12,12 +12,24 @@ export class FakeSyncClient implements SyncClient {
   readonly dryRunFailures = new Map<string, string>();
   readonly applyFailures = new Map<string, string>();
   readonly unserved = new Set<string>();
+  /** Kinds whose live state cannot be followed (a lost watch), with the reason `lost` gives. */
+  readonly lostKinds = new Map<string, string>();
   /** Applied to every object written, e.g. to complete Jobs at once. */
   onWrite: (obj: KubeObject) => KubeObject = (o) => o;
   /** Deletions leave the object terminating (deletionTimestamp) instead of removing it. */
   slowDeletes = false;
   #listeners: Array<() => void> = [];
   #generation = 0;
+
+  lost(task: SyncTask): string | undefined {
+    return this.lostKinds.get(task.key.kind);
+  }
+
+  /** Marks a kind's watch lost (as the live cache tells its subscribers) and wakes the engine. */
+  loseKind(kind: string, reason: string): void {
+    this.lostKinds.set(kind, reason);
+    this.#emit();
+  }
 
   served(task: SyncTask): boolean {
     return !this.unserved.has(task.key.kind);
