@@ -406,6 +406,53 @@ function child(path: string, key: string): string {
   return path ? `${path}.${key}` : key;
 }
 
+/** What `walk` reads from one field schema, worked out once per schema object (see `factsOf`). */
+interface FieldFacts {
+  s: Schema;
+  type: string | undefined;
+  intOrString: boolean;
+  quantity: boolean;
+  byte: boolean;
+  props: Record<string, Schema> | undefined;
+  extra: Schema | undefined;
+  items: Schema | undefined;
+  /** The Go struct name of a `$ref` field (for decode messages), else undefined. */
+  struct: string | undefined;
+}
+
+/**
+ * Per catalog, the facts of each field schema object. Schemas are never mutated once in a catalog (a CRD
+ * update brings new objects), so a field's facts stay true; the embedded server validates every write, and
+ * this keeps it from resolving the same definitions for every object.
+ */
+const FACTS = new WeakMap<SchemaCatalog, WeakMap<Schema, FieldFacts | null>>();
+
+function factsOf(catalog: SchemaCatalog, field: Schema): FieldFacts | null {
+  let byField = FACTS.get(catalog);
+  if (!byField) FACTS.set(catalog, (byField = new WeakMap()));
+  let f = byField.get(field);
+  if (f !== undefined) return f;
+  const s = catalog.resolve(field);
+  if (!s) f = null;
+  else {
+    const { type, intOrString, quantity } = expectedOf(field, s);
+    const ref = refName(field);
+    f = {
+      s,
+      type,
+      intOrString,
+      quantity,
+      byte: s['format'] === 'byte',
+      props: isObject(s['properties']) ? (s['properties'] as Record<string, Schema>) : undefined,
+      extra: isObject(s['additionalProperties']) ? (s['additionalProperties'] as Schema) : undefined,
+      items: catalog.items(s),
+      struct: ref ? goTypeOfDefinition(ref).split('.').pop()! : undefined,
+    };
+  }
+  byField.set(field, f);
+  return f;
+}
+
 function walk(
   w: Walk,
   value: unknown,
@@ -415,9 +462,9 @@ function walk(
   parentStruct: string,
 ): void {
   if (value === null || value === undefined || !field) return;
-  const s = w.catalog.resolve(field);
-  if (!s) return;
-  const { type, intOrString, quantity } = expectedOf(field, s);
+  const f = factsOf(w.catalog, field);
+  if (!f) return;
+  const { s, type, intOrString, quantity } = f;
   if (intOrString) {
     if (typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value))) return;
     typeViolation(w, path, goPath, parentStruct, field, 'integer,string', value);
@@ -433,7 +480,7 @@ function walk(
     return;
   }
   if (typeof value === 'string') {
-    if (s['format'] === 'byte') {
+    if (f.byte) {
       const at = base64ErrorOffset(value);
       if (at !== undefined) {
         w.out.push({
@@ -449,19 +496,17 @@ function walk(
   }
   if (!w.builtIn) customChecks(w, value, s, path);
   if (Array.isArray(value)) {
-    const items = w.catalog.items(s);
+    const items = f.items;
     if (items) value.forEach((el, i) => walk(w, el, items, `${path}[${i}]`, goPath, parentStruct));
     return;
   }
   if (!isObject(value)) return;
-  const props = isObject(s['properties']) ? (s['properties'] as Record<string, Schema>) : undefined;
-  const extra = s['additionalProperties'];
-  const ref = refName(field);
-  const struct = ref ? goTypeOfDefinition(ref).split('.').pop()! : parentStruct;
+  const { props, extra } = f;
+  const struct = f.struct ?? parentStruct;
   for (const [k, v] of Object.entries(value)) {
     const declared = props?.[k];
     if (declared && isObject(declared)) walk(w, v, declared, child(path, k), child(goPath, k), struct);
-    else if (isObject(extra)) walk(w, v, extra as Schema, `${path}[${k}]`, goPath, struct);
+    else if (extra) walk(w, v, extra, `${path}[${k}]`, goPath, struct);
     // Undeclared fields are not this check's business (the server drops them; Argo CD does not fail).
   }
 }
