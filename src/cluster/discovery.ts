@@ -29,11 +29,20 @@ export interface DiscoveryOptions {
 }
 
 export interface DiscoveredResource extends ResourceInfo {
-  /** This version is the group's preferred version. */
+  /**
+   * This is the version client-go's `ServerPreferredResources` picks for the resource (what Argo CD's
+   * cluster cache watches): the group's preferred version when it serves the resource, else the first
+   * version the group lists that does. So a kind served only at an older version of its group (one CRD
+   * of the group at v1alpha1 while another is at v1) has a preferred version too.
+   */
   preferred: boolean;
 }
 
+/** Bumped when the meaning of a cached field changes: older disk caches are fetched afresh. */
+const DISK_FORMAT = 2;
+
 interface DiscoveryData {
+  format?: number;
   server: string;
   fetchedAt: number;
   resources: DiscoveredResource[];
@@ -151,7 +160,8 @@ export class Discovery {
     try {
       const data = JSON.parse(await readFile(this.#cacheFile, 'utf8')) as DiscoveryData;
       const age = this.#now() - data.fetchedAt;
-      if (data.server !== this.#client.server || !(age >= 0 && age < this.#ttlMs)) return undefined;
+      if (data.format !== DISK_FORMAT || data.server !== this.#client.server) return undefined;
+      if (!(age >= 0 && age < this.#ttlMs)) return undefined;
       return data;
     } catch {
       return undefined; // missing or unreadable: fetch
@@ -183,19 +193,19 @@ export class Discovery {
       get<{ versions?: string[] }>('/api'),
       get<ApiGroupList>('/apis'),
     ]);
-    const jobs: Array<{ group: string; version: string; preferred: boolean; path: string }> = [];
-    for (const v of core.versions ?? [])
-      jobs.push({ group: '', version: v, preferred: v === 'v1', path: `/api/${v}` });
+    /** Per group, its versions in the order the server lists them, and its preferred version. */
+    const jobs: Array<{ group: string; version: string; path: string }> = [];
+    const groupVersions = new Map<string, { versions: string[]; preferred: string | undefined }>();
+    const coreVersions = core.versions ?? [];
+    groupVersions.set('', {
+      versions: coreVersions,
+      preferred: coreVersions.includes('v1') ? 'v1' : undefined,
+    });
+    for (const v of coreVersions) jobs.push({ group: '', version: v, path: `/api/${v}` });
     for (const g of groups.groups ?? []) {
-      const preferred = g.preferredVersion?.version ?? g.versions[0]?.version;
-      for (const v of g.versions) {
-        jobs.push({
-          group: g.name,
-          version: v.version,
-          preferred: v.version === preferred,
-          path: `/apis/${g.name}/${v.version}`,
-        });
-      }
+      const versions = g.versions.map((v) => v.version);
+      groupVersions.set(g.name, { versions, preferred: g.preferredVersion?.version ?? versions[0] });
+      for (const v of versions) jobs.push({ group: g.name, version: v, path: `/apis/${g.name}/${v}` });
     }
     const resources: DiscoveredResource[] = [];
     const failedGroupVersions: string[] = [];
@@ -219,15 +229,17 @@ export class Discovery {
             plural: r.name,
             namespaced: r.namespaced,
             verbs: r.verbs ?? [],
-            preferred: job.preferred,
+            preferred: false,
           });
         }
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.#concurrency, jobs.length) }, worker));
+    markPreferred(resources, groupVersions);
     const order = (r: DiscoveredResource): string => `${r.group}/${r.version}/${r.kind}`;
     resources.sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
     const data: DiscoveryData = {
+      format: DISK_FORMAT,
       server: this.#client.server,
       fetchedAt: this.#now(),
       resources,
@@ -248,4 +260,33 @@ export function toResourceInfo(r: DiscoveredResource): ResourceInfo {
     namespaced: r.namespaced,
     verbs: r.verbs,
   };
+}
+
+/**
+ * Sets `preferred` as client-go's `ServerPreferredResources` chooses (discovery_client.go): per group
+ * and resource, the group's preferred version when it serves the resource, else the first listed version
+ * that serves it.
+ */
+function markPreferred(
+  resources: DiscoveredResource[],
+  groupVersions: ReadonlyMap<string, { versions: string[]; preferred: string | undefined }>,
+): void {
+  const byResource = new Map<string, DiscoveredResource[]>();
+  for (const r of resources) {
+    const id = `${r.group}/${r.plural}`;
+    const same = byResource.get(id);
+    if (same) same.push(r);
+    else byResource.set(id, [r]);
+  }
+  for (const same of byResource.values()) {
+    const g = groupVersions.get(same[0]!.group);
+    const rank = (r: DiscoveredResource): number => {
+      if (r.version === g?.preferred) return -1;
+      const i = g?.versions.indexOf(r.version) ?? -1;
+      return i < 0 ? Number.MAX_SAFE_INTEGER : i;
+    };
+    let best = same[0]!;
+    for (const r of same) if (rank(r) < rank(best)) best = r;
+    best.preferred = true;
+  }
 }

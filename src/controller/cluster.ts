@@ -20,6 +20,8 @@
  * - a kind the live cache drops (its list or watch answered 404; its CRD deleted, seen through the cache's
  *   CRD events) leaves `cachedVersion`, and `kind()` answers from the refreshed discovery, so its targets
  *   are UnknownKind with `droppedReason` saying why; apps using other kinds are untouched;
+ * - a kind dropped while its CRD still serves it at another version (a CRD update that stopped serving the
+ *   cached version) is watched again at the new preferred version once discovery is refreshed;
  * - a CRD that becomes Established during the run, or a kind that `kind()` found only by refreshing
  *   discovery (created since the discovery cache was written), is added to the live cache (every served
  *   kind not yet watched, as Argo CD's startMissingWatches), so its objects are found as extras too.
@@ -206,8 +208,24 @@ export class ClusterState {
     this.#kinds.clear(); // served kinds are answered afresh from now on
     const id = `${change.group}/${change.kind}`;
     if (change.type === 'dropped') {
+      const version = this.#cachedVersions.get(id);
       this.#cachedVersions.delete(id);
       this.#dropped.set(id, change.reason ?? 'no longer served');
+      // Still served at another version (a CRD update stopped serving the cached one): once the drop's
+      // discovery refresh is in, watch the kind at its new preferred version. The version it was dropped
+      // at is never taken again, so a server whose discovery and paths disagree cannot make this loop.
+      const cache = this.#cache;
+      if (cache && !this.#closed)
+        this.#pickUp(
+          cache
+            .kindsSettled()
+            .then(() => this.conn.discovery.resources())
+            .then((all) =>
+              this.#watchMissing(
+                all.filter((r) => `${r.group}/${r.kind}` !== id || r.version !== version),
+              ),
+            ),
+        );
     } else {
       this.#dropped.delete(id);
     }

@@ -274,6 +274,7 @@ export class ResourceRegistry {
       for (const v of t.versions) if (!vs.includes(v)) vs.push(v);
       out.set(t.group, vs);
     }
+    for (const vs of out.values()) vs.sort((a, b) => compareKubeAwareVersions(b, a));
     return out;
   }
 
@@ -302,9 +303,12 @@ export class ResourceRegistry {
     const versions = Array.isArray(spec['versions']) ? spec['versions'].filter(isMap) : [];
     const served = versions.filter((v) => v['served'] !== false);
     if (!group || !plural || !kind || served.length === 0) return undefined;
-    // Preferred version: the storage version first, as kube-aggregator sorts (close enough for discovery).
-    served.sort((a, b) => Number(b['storage'] === true) - Number(a['storage'] === true));
-    const storage = served[0] as JsonMap;
+    // Discovery lists a CRD's versions by Kubernetes' version priority, the first being preferred
+    // (apiextensions-apiserver customresource_discovery_controller.go sortGroupDiscoveryByKubeAwareVersion;
+    // kube-aggregator orders the APIServices crdregistration registers the same way): v1 before v1alpha1,
+    // whichever version stores.
+    served.sort((a, b) => compareKubeAwareVersions(String(b['name']), String(a['name'])));
+    const storage = (served.find((v) => v['storage'] === true) ?? served[0]) as JsonMap;
     const sub = isMap(storage['subresources']) ? storage['subresources'] : {};
     const columns: Record<string, PrinterColumn[]> = {};
     for (const v of served)
@@ -344,4 +348,32 @@ export class ResourceRegistry {
     }
     return undefined;
   }
+}
+
+/**
+ * Kubernetes' version priority (apimachinery pkg/version/helpers.go CompareKubeAwareVersionStrings):
+ * positive when `a` ranks above `b`. Kube-like versions (`v<major>`, `v<major>alpha<n>`, `v<major>beta<n>`)
+ * rank GA over beta over alpha, then by major, then by the alpha/beta number; any other name ranks below
+ * them all, and those by reverse string order ("foo1" above "foo10").
+ * Ordered highest first: v10, v2, v1, v11beta2, v10beta3, v3beta1, v12alpha1, v11alpha2, foo1, foo10.
+ */
+export function compareKubeAwareVersions(a: string, b: string): number {
+  if (a === b) return 0;
+  const pa = parseKubeVersion(a);
+  const pb = parseKubeVersion(b);
+  if (!pa && !pb) return a < b ? 1 : -1;
+  if (!pa) return -1;
+  if (!pb) return 1;
+  if (pa.type !== pb.type) return pa.type - pb.type;
+  if (pa.major !== pb.major) return pa.major - pb.major;
+  return pa.minor - pb.minor;
+}
+
+const KUBE_VERSION = /^v(\d+)(?:(alpha|beta)(\d+))?$/;
+
+function parseKubeVersion(v: string): { major: number; type: number; minor: number } | undefined {
+  const m = KUBE_VERSION.exec(v);
+  if (!m) return undefined;
+  const type = m[2] === 'alpha' ? 0 : m[2] === 'beta' ? 1 : 2;
+  return { major: Number(m[1]), type, minor: m[3] === undefined ? 0 : Number(m[3]) };
 }

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { ApiError, Discovery, connect, isConflict, isNotFound } from '../../src/cluster/index.js';
 import { GitopsError } from '../../src/common/index.js';
 import { cm, connectTo, crd, ns } from './embedded-setup.js';
+import { preserveUnknownFieldsCrd } from '../support/crds.js';
 import { useEmbeddedCluster } from '../support/embedded.js';
 import type { ClusterConnection, KubeObject, ResourceInfo } from '../../src/cluster/index.js';
 
@@ -75,6 +76,36 @@ describe('cluster client and discovery against the embedded API server', () => {
     await conn.client.create(crds, crd('widgets', 'Widget'));
     const widgets = await d.resolve({ group: 'example.com', kind: 'Widget' });
     assert.deepEqual([widgets.plural, widgets.version, widgets.namespaced], ['widgets', 'v1', true]);
+  });
+
+  it("a kind its group serves only at a non-preferred version has a preferred version too (client-go's rule)", async () => {
+    const d = new Discovery(conn.client, { cacheDir: join(fx.dir, 'discovery-mixed') });
+    const crds = await d.resolve({ group: 'apiextensions.k8s.io', kind: 'CustomResourceDefinition' });
+    // mixed.example.com: Bolt at v1 and v1beta1, Nut at v1alpha1 only. The group prefers v1.
+    const at = (kind: string, versions: Array<[string, boolean]>): KubeObject => {
+      const c = preserveUnknownFieldsCrd('mixed.example.com', kind);
+      const schema = (c.spec as { versions: Array<{ schema: unknown }> }).versions[0]!.schema;
+      (c.spec as { versions: unknown[] }).versions = versions.map(([name, storage]) => ({
+        name,
+        served: true,
+        storage,
+        schema,
+      }));
+      return c;
+    };
+    await conn.client.create(
+      crds,
+      at('Bolt', [
+        ['v1beta1', true],
+        ['v1', false],
+      ]),
+    );
+    await conn.client.create(crds, at('Nut', [['v1alpha1', true]]));
+    const rows = (await d.refresh())
+      .filter((r) => r.group === 'mixed.example.com')
+      .map((r) => `${r.kind}@${r.version}${r.preferred ? ' preferred' : ''}`);
+    assert.deepEqual(rows, ['Bolt@v1 preferred', 'Nut@v1alpha1 preferred', 'Bolt@v1beta1']);
+    assert.equal((await d.resolve({ group: 'mixed.example.com', kind: 'Nut' })).version, 'v1alpha1');
   });
 
   it('the client creates, conflicts on stale updates and AlreadyExists, 404s, and counts per verb and kind', async () => {

@@ -202,4 +202,53 @@ describe('controller: CRDs created and deleted during a run', () => {
       await state.close();
     }
   });
+
+  it('a kind whose cached version stops being served is watched again at the version still served', async () => {
+    const crds = await crdInfo(conn);
+    const crd = preserveUnknownFieldsCrd('example.com', 'Gear');
+    const versions = (crd.spec as { versions: Array<Record<string, unknown>> }).versions;
+    // v1 is preferred (kube-aggregator's version priority puts GA before alpha), v1alpha1 stores.
+    versions[0] = { ...versions[0], storage: false };
+    versions.push({ ...versions[0], name: 'v1alpha1', storage: true });
+    await conn.client.create(crds, crd);
+    const state = new ClusterState({
+      conn: await connectAs(fx),
+      namespaces: ['kinds'],
+      tracking: {},
+      managers: new Set(OWN_FIELD_MANAGERS),
+    });
+    try {
+      const cache = await state.ready();
+      assert.equal(state.cachedVersion({ group: 'example.com', kind: 'Gear' }), 'v1');
+      const events: string[] = [];
+      const readded = new Promise<void>((resolve) =>
+        cache.onKindChange((c) => {
+          if (c.kind !== 'Gear') return;
+          events.push(c.type);
+          if (c.type === 'added') resolve();
+        }),
+      );
+      const live = (await conn.client.get(crds, '', 'gears.example.com')) as KubeObject;
+      const spec = live.spec as { versions: Array<Record<string, unknown>> };
+      spec.versions = spec.versions.map((v) => (v['name'] === 'v1' ? { ...v, served: false } : v));
+      await conn.client.update(crds, live);
+      await readded;
+      await state.settled();
+      assert.deepEqual(events, ['dropped', 'added']);
+      assert.equal(state.cachedVersion({ group: 'example.com', kind: 'Gear' }), 'v1alpha1');
+      assert.equal(state.droppedReason({ group: 'example.com', kind: 'Gear' }), undefined);
+      const alpha = await conn.discovery.resolve({ group: 'example.com', kind: 'Gear' });
+      assert.equal(alpha.version, 'v1alpha1');
+      const key = { group: 'example.com', kind: 'Gear', namespace: 'kinds', name: 'spur' };
+      const seen = cache.waitFor(key, (o) => o !== undefined);
+      await conn.client.create(alpha, {
+        apiVersion: 'example.com/v1alpha1',
+        kind: 'Gear',
+        metadata: { name: 'spur', namespace: 'kinds' },
+      });
+      await seen;
+    } finally {
+      await state.close();
+    }
+  });
 });

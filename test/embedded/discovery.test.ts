@@ -5,6 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { api, useEmbeddedCluster } from '../support/embedded.js';
+import { compareKubeAwareVersions } from '../../src/embedded/resources.js';
 
 const widgetCrd = {
   apiVersion: 'apiextensions.k8s.io/v1',
@@ -144,6 +145,53 @@ describe('embedded discovery', () => {
     await api(fx.cluster, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', widgetCrd);
     const list = await api(fx.cluster, 'GET', '/apis/example.com/v1/widgets');
     assert.deepEqual(list.body.items, []);
+  });
+
+  it("lists a CRD's versions by Kubernetes' version priority, the first preferred, whichever stores", async () => {
+    const crd = structuredClone(widgetCrd) as { metadata: { name: string }; spec: Record<string, unknown> };
+    crd.metadata.name = 'sprockets.order.example.com';
+    crd.spec = {
+      ...crd.spec,
+      group: 'order.example.com',
+      names: { plural: 'sprockets', singular: 'sprocket', kind: 'Sprocket', listKind: 'SprocketList' },
+      versions: ['v1alpha1', 'v2beta1', 'v1', 'v1beta2'].map((name) => ({
+        name,
+        served: true,
+        storage: name === 'v1alpha1',
+        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+      })),
+    };
+    const created = await api(
+      fx.cluster,
+      'POST',
+      '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+      crd,
+    );
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const group = await api(fx.cluster, 'GET', '/apis/order.example.com');
+    assert.deepEqual(
+      group.body.versions.map((v: { version: string }) => v.version),
+      ['v1', 'v2beta1', 'v1beta2', 'v1alpha1'],
+    );
+    assert.deepEqual(group.body.preferredVersion, { groupVersion: 'order.example.com/v1', version: 'v1' });
+  });
+
+  it("compareKubeAwareVersions orders as apimachinery's CompareKubeAwareVersionStrings documents", () => {
+    const documented = [
+      'v10',
+      'v2',
+      'v1',
+      'v11beta2',
+      'v10beta3',
+      'v3beta1',
+      'v12alpha1',
+      'v11alpha2',
+      'foo1',
+      'foo10',
+    ];
+    const shuffled = [...documented].reverse();
+    shuffled.sort((a, b) => compareKubeAwareVersions(b, a));
+    assert.deepEqual(shuffled, documented);
   });
 
   it('rejects a CRD whose name is not <plural>.<group>', async () => {
