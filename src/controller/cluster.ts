@@ -221,9 +221,7 @@ export class ClusterState {
             .kindsSettled()
             .then(() => this.conn.discovery.resources())
             .then((all) =>
-              this.#watchMissing(
-                all.filter((r) => `${r.group}/${r.kind}` !== id || r.version !== version),
-              ),
+              this.#watchMissing(all.filter((r) => `${r.group}/${r.kind}` !== id || r.version !== version)),
             ),
         );
     } else {
