@@ -36,7 +36,12 @@ export async function loadClusterApplications(options: ClusterAppsOptions): Prom
     const lister = options.lister ?? (await kubeApplicationLister(options));
     items = await lister.listApplications(options.namespace);
   } catch (err) {
-    throw new GitopsError(`failed to list Applications: ${oneLine(err)}`, {
+    // The list's own error names the resource and verb again ("argoproj.io/Application in argocd: failed
+    // to list: ..."): say it once.
+    // (src/cluster's ApiError is recognised by its `detail`: that module is loaded lazily.)
+    const detail = (err as { detail?: unknown } | undefined)?.detail;
+    const why = err instanceof GitopsError && typeof detail === 'string' ? oneLine(detail) : oneLine(err);
+    throw new GitopsError(`failed to list Applications: ${why}`, {
       subject: `namespace ${options.namespace}`,
       cause: err,
     });

@@ -21,6 +21,8 @@ export class ApiError extends GitopsError {
   readonly status: StatusBody | undefined;
   /** Seconds from a Retry-After header, when the server sent one. */
   readonly retryAfterSeconds: number | undefined;
+  /** What went wrong, without the subject and the verb (for a caller that names both itself). */
+  readonly detail: string;
 
   constructor(
     subject: string,
@@ -39,6 +41,7 @@ export class ApiError extends GitopsError {
     this.reason = status?.reason ?? (code === 0 ? 'TransportError' : `HTTP${code}`);
     this.status = status;
     this.retryAfterSeconds = retryAfterSeconds;
+    this.detail = detail;
   }
 }
 

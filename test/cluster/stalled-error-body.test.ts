@@ -123,7 +123,7 @@ describe('a non-2xx answer whose body stalls, on every command path that reads a
       args: () => ['diff', '--from-cluster'],
       stall: (m, u) => u.pathname === '/apis/argoproj.io/v1alpha1/namespaces/argocd/applications',
       first: () =>
-        `error: namespace argocd: failed to list Applications: argoproj.io/Application in argocd: failed to list: ${timeout()}`,
+        `error: namespace argocd: failed to list Applications: ${timeout()}`,
     },
     {
       name: 'diff --from-cluster, reading argocd-cm',
