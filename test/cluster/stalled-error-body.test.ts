@@ -122,8 +122,7 @@ describe('a non-2xx answer whose body stalls, on every command path that reads a
       name: 'diff --from-cluster, listing Applications',
       args: () => ['diff', '--from-cluster'],
       stall: (m, u) => u.pathname === '/apis/argoproj.io/v1alpha1/namespaces/argocd/applications',
-      first: () =>
-        `error: namespace argocd: failed to list Applications: ${timeout()}`,
+      first: () => `error: namespace argocd: failed to list Applications: ${timeout()}`,
     },
     {
       name: 'diff --from-cluster, reading argocd-cm',
