@@ -7,14 +7,14 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import type { ClusterConnection, KubeObject, ResourceInfo } from '../../src/cluster/index.js';
 import { kubeconfigYaml } from '../../src/embedded/index.js';
 import { runCli } from '../support/cli.js';
+import { startProxy } from '../support/proxy.js';
+import type { TestProxy } from '../support/proxy.js';
 import { useEmbeddedCluster } from '../support/embedded.js';
 import { APPLICATION_CRD } from '../support/argocd.js';
 import { appYaml, cm, TestRepo, tempDir } from '../support/git.js';
@@ -50,7 +50,7 @@ describe('a non-2xx answer whose body stalls, on every command path that reads a
   const repo = new TestRepo();
   const dir = tempDir('kg-stall-');
   let conn: ClusterConnection;
-  let proxy: http.Server;
+  let proxy: TestProxy;
   let proxyUrl = '';
   let kubeconfig = '';
   let appsFile = '';
@@ -72,39 +72,20 @@ describe('a non-2xx answer whose body stalls, on every command path that reads a
       metadata: { name: 'argocd-cm', namespace: 'argocd' },
       data: {},
     });
-    const upstream = new URL(fx.cluster.url);
-    proxy = http.createServer((req, res) => {
-      if (stall(req.method ?? 'GET', new URL(req.url ?? '/', proxyUrl))) {
-        res.writeHead(503, { 'Content-Type': 'application/json' });
-        res.write('{"kind":"Status",'); // and nothing more
-        return;
-      }
-      const out = http.request(
-        {
-          host: upstream.hostname,
-          port: upstream.port,
-          path: req.url,
-          method: req.method,
-          headers: req.headers,
-        },
-        (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-        },
-      );
-      out.on('error', () => res.destroy());
-      req.pipe(out);
+    proxy = await startProxy(fx.cluster.url, (req, res, url) => {
+      if (!stall(req.method ?? 'GET', url)) return false;
+      res.writeHead(503, { 'Content-Type': 'application/json' });
+      res.write('{"kind":"Status",'); // and nothing more
+      return true;
     });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    proxyUrl = proxy.url;
     kubeconfig = join(dir, 'kubeconfig');
     writeFileSync(kubeconfig, kubeconfigYaml(proxyUrl, 'proxied'));
   });
 
   after(async () => {
     conn?.close();
-    proxy.closeAllConnections();
-    await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    await proxy?.close();
     repo.remove();
   });
 

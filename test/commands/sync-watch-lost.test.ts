@@ -7,13 +7,13 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ClusterConnection } from '../../src/cluster/index.js';
 import { kubeconfigYaml } from '../../src/embedded/index.js';
 import { runCli } from '../support/cli.js';
+import { startProxy } from '../support/proxy.js';
+import type { TestProxy } from '../support/proxy.js';
 import { useEmbeddedCluster } from '../support/embedded.js';
 import { appYaml, cm, TestRepo, tempDir } from '../support/git.js';
 import { connectAs, createNamespaces } from '../controller/setup.js';
@@ -23,7 +23,7 @@ describe('sync when the watch of a written kind cannot open (CLI)', () => {
   const repo = new TestRepo();
   const dir = tempDir('kg-watch-lost-');
   let conn: ClusterConnection;
-  let proxy: http.Server;
+  let proxy: TestProxy;
   let kubeconfig = '';
   let appsFile = '';
 
@@ -33,39 +33,18 @@ describe('sync when the watch of a written kind cannot open (CLI)', () => {
     writeFileSync(appsFile, appYaml('web', repo.url, 'web', { namespace: 'web' }));
     conn = await connectAs(fx);
     await createNamespaces(conn, ['web']);
-    const upstream = new URL(fx.cluster.url);
-    proxy = http.createServer((req, res) => {
-      const url = new URL(req.url ?? '/', 'http://proxy');
-      if (url.searchParams.get('watch') === 'true' && url.pathname.endsWith('/configmaps')) return; // silence
-      const out = http.request(
-        {
-          host: upstream.hostname,
-          port: upstream.port,
-          path: req.url,
-          method: req.method,
-          headers: req.headers,
-        },
-        (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          res.flushHeaders(); // a watch's headers come at once, as from kube-apiserver
-          answer.pipe(res);
-        },
-      );
-      out.on('error', () => res.destroy());
-      req.pipe(out);
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    kubeconfig = join(dir, 'kubeconfig');
-    writeFileSync(
-      kubeconfig,
-      kubeconfigYaml(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, 'proxied'),
+    // ConfigMap watches are accepted and never answered.
+    proxy = await startProxy(
+      fx.cluster.url,
+      (_req, _res, url) => url.searchParams.get('watch') === 'true' && url.pathname.endsWith('/configmaps'),
     );
+    kubeconfig = join(dir, 'kubeconfig');
+    writeFileSync(kubeconfig, kubeconfigYaml(proxy.url, 'proxied'));
   });
 
   after(async () => {
     conn?.close();
-    proxy.closeAllConnections();
-    await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    await proxy?.close();
     repo.remove();
   });
 

@@ -1,0 +1,48 @@
+/**
+ * A forwarding HTTP proxy in front of a test API server, for faults a server does not make on its own:
+ * `intercept` may answer a request itself (or never answer it) and returns true; every other request is
+ * forwarded as is, the answer's headers sent at once (as kube-apiserver sends a watch's) and its body
+ * streamed.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface TestProxy {
+  /** The proxy's URL (http://127.0.0.1:<port>). */
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startProxy(
+  upstreamUrl: string,
+  intercept: (req: http.IncomingMessage, res: http.ServerResponse, url: URL) => boolean,
+): Promise<TestProxy> {
+  const upstream = new URL(upstreamUrl);
+  const server = http.createServer((req, res) => {
+    if (intercept(req, res, new URL(req.url ?? '/', 'http://proxy'))) return;
+    const out = http.request(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        path: req.url,
+        method: req.method,
+        headers: req.headers,
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        res.flushHeaders();
+        answer.pipe(res);
+      },
+    );
+    out.on('error', () => res.destroy());
+    req.pipe(out);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
