@@ -7,6 +7,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { crdWithSpec } from '../support/crds.js';
 import { api, useEmbeddedCluster } from '../support/embedded.js';
 
 const deployment = (port: unknown) => ({
@@ -81,38 +82,17 @@ describe('embedded server: schema validation as kube-apiserver', () => {
   });
 
   it('a custom resource is validated against its CRD schema: 422 with one cause per field', async () => {
-    const crd = await api(fx.cluster, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: 'widgets.example.com' },
-      spec: {
-        group: 'example.com',
-        scope: 'Namespaced',
-        names: { kind: 'Widget', plural: 'widgets', singular: 'widget', listKind: 'WidgetList' },
-        versions: [
-          {
-            name: 'v1',
-            served: true,
-            storage: true,
-            schema: {
-              openAPIV3Schema: {
-                type: 'object',
-                properties: {
-                  spec: {
-                    type: 'object',
-                    required: ['size'],
-                    properties: {
-                      size: { type: 'integer' },
-                      mode: { type: 'string', enum: ['fast', 'safe'] },
-                    },
-                  },
-                },
-              },
-            },
-          },
-        ],
-      },
-    });
+    const crd = await api(
+      fx.cluster,
+      'POST',
+      '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+      crdWithSpec(
+        'example.com',
+        'Widget',
+        { size: { type: 'integer' }, mode: { type: 'string', enum: ['fast', 'safe'] } },
+        ['size'],
+      ),
+    );
     assert.equal(crd.status, 201, JSON.stringify(crd.body));
     const widgets = '/apis/example.com/v1/namespaces/default/widgets';
     const bad = await api(fx.cluster, 'POST', widgets, {

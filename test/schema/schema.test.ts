@@ -3,6 +3,7 @@
 // `+listType`/`+listMapKey`) and the OpenAPI extension meanings in kubernetes/api/openapi-spec/README.md.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { crdWithSpec } from '../support/crds.js';
 import {
   PUBLISHED_OPENAPI,
   SchemaCatalog,
@@ -89,42 +90,15 @@ describe('published Kubernetes OpenAPI', () => {
 });
 
 describe('CRD schemas feed the same lookups', () => {
-  const crd = {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: 'widgets.example.com' },
-    spec: {
-      group: 'example.com',
-      names: { kind: 'Widget', plural: 'widgets', listKind: 'WidgetList' },
-      scope: 'Namespaced',
-      versions: [
-        {
-          name: 'v1',
-          served: true,
-          storage: true,
-          schema: {
-            openAPIV3Schema: {
-              type: 'object',
-              properties: {
-                spec: {
-                  type: 'object',
-                  properties: {
-                    ports: {
-                      type: 'array',
-                      'x-kubernetes-list-type': 'map',
-                      'x-kubernetes-list-map-keys': ['name'],
-                      items: { type: 'object', properties: { name: { type: 'string' } } },
-                    },
-                    port: { 'x-kubernetes-int-or-string': true },
-                  },
-                },
-              },
-            },
-          },
-        },
-      ],
+  const crd = crdWithSpec('example.com', 'Widget', {
+    ports: {
+      type: 'array',
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['name'],
+      items: { type: 'object', properties: { name: { type: 'string' } } },
     },
-  };
+    port: { 'x-kubernetes-int-or-string': true },
+  });
 
   it('adds a definition per served version, named as the real server names it, and removes it', () => {
     const catalog = new SchemaCatalog();

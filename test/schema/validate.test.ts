@@ -3,6 +3,7 @@
 // decode failures of built-in kinds) and apiextensions' structural validation (custom resources).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { crdWithSpec } from '../support/crds.js';
 import {
   SchemaCatalog,
   base64ErrorOffset,
@@ -230,41 +231,18 @@ describe('schema validation: names as the API server validates them per kind', (
 });
 
 describe('schema validation: custom resources against their CRD schema', () => {
-  const crd = {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: 'widgets.example.com' },
-    spec: {
-      group: 'example.com',
-      names: { kind: 'Widget', plural: 'widgets' },
-      scope: 'Namespaced',
-      versions: [
-        {
-          name: 'v1',
-          served: true,
-          storage: true,
-          schema: {
-            openAPIV3Schema: {
-              type: 'object',
-              properties: {
-                spec: {
-                  type: 'object',
-                  required: ['size'],
-                  properties: {
-                    size: { type: 'integer' },
-                    mode: { type: 'string', enum: ['fast', 'safe'] },
-                    port: { 'x-kubernetes-int-or-string': true },
-                    tags: { type: 'array', items: { type: 'string' } },
-                    free: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-                  },
-                },
-              },
-            },
-          },
-        },
-      ],
+  const crd = crdWithSpec(
+    'example.com',
+    'Widget',
+    {
+      size: { type: 'integer' },
+      mode: { type: 'string', enum: ['fast', 'safe'] },
+      port: { 'x-kubernetes-int-or-string': true },
+      tags: { type: 'array', items: { type: 'string' } },
+      free: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
     },
-  };
+    ['size'],
+  );
   const cat = new SchemaCatalog();
   cat.addCustomResourceDefinition(crd);
   const widget = (spec: object, name = 'w'): Record<string, unknown> => ({
