@@ -188,51 +188,32 @@ export default async function bench(): Promise<BenchRow[]> {
         await fresh.close();
       }
     };
+    /** The kubectl run's row, then our first sync's speed-up over it (in process, and as the CLI). */
+    const versusKubectl = (
+      run: { ms: number; exit: number | null; writes: number },
+      what: string,
+      over: string,
+    ) => {
+      rows.push({
+        name: `kubectl apply of the same objects (${what})`,
+        value: Math.round(run.ms),
+        unit: 'ms',
+        note: `exit ${run.exit}; ${run.writes} write requests`,
+      });
+      const speedUp = (name: string, ms: number) =>
+        rows.push({ name, value: run.ms / ms, unit: 'x', target: { value: 3, better: 'higher' } });
+      speedUp(`sync first: speed-up over ${over}`, first.ms);
+      if (cliMs !== undefined) speedUp(`kubectl gitops sync (CLI): speed-up over ${over}`, cliMs);
+    };
     // One process for every app's manifests: kubectl at its fastest.
     const all = await kubectlRun('all', [['apply', '-R', '-f', plain]]);
-    rows.push({
-      name: 'kubectl apply of the same objects (one kubectl for all apps)',
-      value: Math.round(all.ms),
-      unit: 'ms',
-      note: `exit ${all.exit}; ${all.writes} write requests`,
-    });
-    rows.push({
-      name: 'sync first: speed-up over one kubectl apply',
-      value: all.ms / first.ms,
-      unit: 'x',
-      target: { value: 3, better: 'higher' },
-    });
-    if (cliMs !== undefined)
-      rows.push({
-        name: 'kubectl gitops sync (CLI): speed-up over one kubectl apply',
-        value: all.ms / cliMs,
-        unit: 'x',
-        target: { value: 3, better: 'higher' },
-      });
+    versusKubectl(all, 'one kubectl for all apps', 'one kubectl apply');
     // One `kubectl apply -f` per app directory, one after another: what a CI job applying apps runs.
     const perApp = await kubectlRun(
       'per-app',
       Array.from({ length: APPS }, (_, i) => ['apply', '-f', join(plain, `app-${i}.yaml`)]),
     );
-    rows.push({
-      name: `kubectl apply of the same objects (one kubectl per app, ${APPS} in a row)`,
-      value: Math.round(perApp.ms),
-      unit: 'ms',
-      note: `exit ${perApp.exit}; ${perApp.writes} write requests`,
-    });
-    rows.push({
-      name: 'sync first: speed-up over kubectl apply per app',
-      value: perApp.ms / first.ms,
-      unit: 'x',
-      target: { value: 3, better: 'higher' },
-    });
-    if (cliMs !== undefined)
-      rows.push({
-        name: 'kubectl gitops sync (CLI): speed-up over kubectl apply per app',
-        value: perApp.ms / cliMs,
-        unit: 'x',
-        target: { value: 3, better: 'higher' },
-      });
+    versusKubectl(perApp, `one kubectl per app, ${APPS} in a row`, 'kubectl apply per app');
     return rows;
   } finally {
     await cluster.close();
