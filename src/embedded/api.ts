@@ -334,8 +334,9 @@ export class ApiCore {
       throw new ApiError(500, 'InternalError', 'resourceVersion should not be set on objects to be created');
     }
     this.checkNamespace(ctx, true);
-    const name = obj.metadata.name;
-    if (name && this.store.get(this.tkey(ctx), ctx.namespace, name)) throw alreadyExists(ctx.type, name);
+    // The object is validated before storage looks for its name, as kube-apiserver's create
+    // (registry/generic/registry/store.go Create: BeforeCreate and validating admission, then
+    // Storage.Create answers AlreadyExists): an invalid object is 422 even when its name is taken.
     const result = this.finishWrite(ctx, undefined, obj, 'create');
     const fresh = result.metadata.name ?? '';
     if (this.store.get(this.tkey(ctx), ctx.namespace, fresh)) throw alreadyExists(ctx.type, fresh);

@@ -8,7 +8,8 @@
  *   create = POST of the target carrying last-applied-configuration; client-side apply = the locally
  *   computed three-way patch (patch.ts), no request when it is empty; `ServerSideApply=true` = apply
  *   patch with force (conflicts taken over, as Argo CD does); `Replace=true` = PUT (POST when absent);
- *   `Force=true` = delete and re-create when the patch is rejected (422); `Validate=false` = the
+ *   `Force=true` = when the patch is rejected (422), delete, wait until gone, create (the original again
+ *   if the server refuses the new one), as `kubectl apply --force`; `Validate=false` = the
  *   server's field validation off (`fieldValidation=Ignore`, else `Strict` as kubectl sends it).
  * - Dry runs are the same requests with `dryRun=All`; a task whose patch is empty needs none.
  * - A 409 conflict is retried with a fresh read and a recomputed patch; 5xx and transport failures with
@@ -219,15 +220,79 @@ export class ClusterSyncClient implements SyncClient {
         if (!dryRun) this.#remember(task, res, before);
         return true;
       } catch (err) {
-        if (!(hasOption(options, 'Force') && err instanceof ApiError && err.code === 422) || dryRun)
-          throw err;
-        // kubectl apply --force: delete, then create from scratch.
-        await this.#delete(task, 'Foreground', false);
-        const res = await this.#create(task, info, false);
+        if (!(hasOption(options, 'Force') && err instanceof ApiError && err.code === 422)) throw err;
+        if (dryRun) {
+          await this.#validateReplacement(task, info);
+          return true;
+        }
+        const res = await this.#replaceByForce(task, info, live);
         this.#remember(task, res, before);
         return true;
       }
     }, task);
+  }
+
+  /**
+   * The dry run of `Force=true` when the server refuses the patch (422: an immutable field): the object
+   * that would replace the live one is checked with a dry-run create. kube-apiserver validates a create
+   * (decoding, the strategy's validation, validating admission) before its storage looks for the name
+   * (registry/generic/registry/store.go Create), so AlreadyExists means the replacement itself is valid.
+   */
+  async #validateReplacement(task: SyncTask, info: ResourceInfo): Promise<void> {
+    try {
+      await this.#create(task, info, true);
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 409 && err.reason === 'AlreadyExists') return;
+      throw err;
+    }
+  }
+
+  /**
+   * `Force=true` when the server refuses the patch, as `kubectl apply --force` (kubectl apply.go
+   * deleteAndCreate): delete the live object (background propagation, kubectl's default), wait until it
+   * is gone, create the target; if the server refuses that, create the original again and fail saying so.
+   * The wait follows the live cache (a kind it does not watch is read again every second, as kubectl
+   * polls), and fails if the cache's watch of the kind is lost.
+   */
+  async #replaceByForce(task: SyncTask, info: ResourceInfo, live: KubeObject): Promise<KubeObject> {
+    await this.#delete(task, 'Background', false);
+    await this.#gone(task, info);
+    try {
+      return await this.#create(task, info, false);
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      try {
+        await this.#o.client.create(info, restorable(live), this.#writeOptions(task, false));
+      } catch (restoreErr) {
+        const lost = restoreErr instanceof Error ? restoreErr.message : String(restoreErr);
+        throw new Error(`Force=true deleted the object, then ${why}; creating it again failed too: ${lost}`);
+      }
+      this.#bump();
+      const message = `Force=true could not replace the object (${why}); the original was created again`;
+      // A passing failure (5xx, 429) is tried again by #retry: the original is back, so it starts over.
+      if (err instanceof ApiError && isRetryable(err))
+        throw new ApiError(describeTask(task), 'replace', err.code, { message }, err);
+      throw new Error(message);
+    }
+  }
+
+  /** Resolves once the task's object is gone from the cluster (see `#replaceByForce`). */
+  async #gone(task: SyncTask, info: ResourceInfo): Promise<void> {
+    const signal = this.#o.signal ?? new AbortController().signal;
+    for (;;) {
+      signal.throwIfAborted();
+      const generation = this.#generation;
+      if (!this.#o.cache.covers(task.key)) {
+        if ((await this.#get(task, info)) === undefined) return;
+        await sleep(realClock, 1000, signal);
+        continue;
+      }
+      if (this.#o.cache.get(task.key) === undefined) return;
+      const lost = this.#o.cache.lost(task.key);
+      if (lost !== undefined)
+        throw new Error(`deleted for Force=true, but the live cache cannot show it gone: ${lost}`);
+      await this.changed(generation, signal);
+    }
   }
 
   async #delete(
@@ -390,4 +455,22 @@ function stripForApply(target: KubeObject): KubeObject {
     delete copy.metadata.managedFields;
   }
   return copy;
+}
+
+/** A live object as it can be created again: without what the server sets (`kubectl apply --force`'s restore). */
+function restorable(live: KubeObject): KubeObject {
+  const metadata = { ...live.metadata };
+  for (const k of [
+    'uid',
+    'resourceVersion',
+    'creationTimestamp',
+    'deletionTimestamp',
+    'deletionGracePeriodSeconds',
+    'generation',
+    'managedFields',
+    'selfLink',
+  ])
+    delete (metadata as Record<string, unknown>)[k];
+  const { status: _status, ...rest } = live;
+  return { ...rest, metadata };
 }

@@ -65,6 +65,14 @@ describe('embedded CRUD', () => {
     assert.equal(dup.status, 409);
     assert.equal(dup.body.reason, 'AlreadyExists');
     assert.equal(dup.body.message, 'configmaps "dup" already exists');
+    // An invalid object is refused as invalid even when its name is taken: kube-apiserver validates a
+    // create before its storage looks for the name (registry/generic/registry/store.go Create).
+    const invalidDup = await api(fx.cluster, 'POST', `${CM}?dryRun=All`, {
+      ...cm('dup'),
+      metadata: { name: 'dup', labels: { bad: 'not a label value!' } },
+    });
+    assert.equal(invalidDup.status, 422, JSON.stringify(invalidDup.body));
+    assert.equal(invalidDup.body.reason, 'Invalid');
 
     const first = await api(fx.cluster, 'GET', `${CM}/dup`);
     const ok = await api(fx.cluster, 'PUT', `${CM}/dup`, { ...first.body, data: { a: '2' } });

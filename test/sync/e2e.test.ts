@@ -491,6 +491,61 @@ spec:
     await assert.rejects(conn.client.get(CM, 'stop', 'after'), /not found/i);
   });
 
+  it('Force=true replaces an object whose patch the server refuses; without it the dry run fails, nothing written', async () => {
+    const frozen = (value: string, labels = '') =>
+      `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: frozen\n${labels}immutable: true\ndata:\n  key: ${value}\n`;
+    repo.commit({ 'force/cm.yaml': frozen('one') });
+    const app = application('force', repo.url, 'force', { namespace: 'force' });
+    assert.equal(
+      reportOf(await sync(fx, [app], cacheRoot, request()), 'force').operation?.phase,
+      'Succeeded',
+    );
+    const first = await conn.client.get(CM, 'force', 'frozen');
+    const data = (o: KubeObject) => (o['data'] as Record<string, string>)['key'];
+
+    // An immutable ConfigMap's data cannot be patched (422): without Force the dry run says so.
+    repo.commit({ 'force/cm.yaml': frozen('two') });
+    fx.cluster.stats.reset();
+    const refused = reportOf(await sync(fx, [app], cacheRoot, request()), 'force').operation!;
+    assert.equal(refused.phase, 'Failed');
+    assert.match(refused.resources[0]!.message, /field is immutable when `immutable` is set/);
+    assert.equal(fx.cluster.stats.count('delete', 'configmaps'), 0);
+    assert.equal((await conn.client.get(CM, 'force', 'frozen')).metadata?.uid, first.metadata?.uid);
+
+    // Force=true whose replacement is itself invalid: its dry-run create says so (422, not AlreadyExists).
+    repo.commit({ 'force/cm.yaml': frozen('two', '  labels:\n    bad: "not a label value!"\n') });
+    const invalid = reportOf(
+      await sync(fx, [app], cacheRoot, request({ syncOptions: { Force: 'true' } })),
+      'force',
+    ).operation!;
+    assert.equal(invalid.phase, 'Failed');
+    assert.match(invalid.message, /dry run/);
+    assert.match(invalid.resources[0]!.message, /failed to create: .*not a label value/);
+    assert.equal(data(await conn.client.get(CM, 'force', 'frozen')), 'one', 'nothing written');
+
+    // Force=true: delete, wait until gone, create. The first replacement create fails (an injected 500):
+    // the original is created again, and the retry replaces it.
+    repo.commit({ 'force/cm.yaml': frozen('two') });
+    fx.cluster.stats.reset();
+    const forced = reportOf(
+      await sync(fx, [app], cacheRoot, {
+        ...request({ syncOptions: { Force: 'true' } }),
+        onEvent: (e) => {
+          if (e.type === 'validate-done')
+            fx.cluster.faults.failRequests({ verb: 'create', resource: 'configmaps', status: 500, times: 1 });
+        },
+      }),
+      'force',
+    ).operation!;
+    assert.equal(forced.phase, 'Succeeded', forced.message);
+    const replaced = await conn.client.get(CM, 'force', 'frozen');
+    assert.equal(data(replaced), 'two');
+    assert.notEqual(replaced.metadata?.uid, first.metadata?.uid);
+    // dry-run create (AlreadyExists: valid), the refused create, the original again, the replacement
+    assert.equal(fx.cluster.stats.count('create', 'configmaps'), 4);
+    assert.equal(fx.cluster.stats.count('delete', 'configmaps'), 2);
+  });
+
   it('server-side apply takes over fields another manager owns (force, as Argo CD)', async () => {
     repo.commit({ 'ssa/cm.yaml': cm('shared') });
     const app = application('ssa', repo.url, 'ssa', { namespace: 'ssa' });
