@@ -22,6 +22,7 @@ import { applyCredentials, CredentialsError } from './credentials.js';
 import type { StatusBody } from './errors.js';
 import { apiVersionOf, groupKind } from './types.js';
 import type { KubeObject, ResourceInfo } from './types.js';
+import { CLIENT_FIELD_MANAGER } from '../common/index.js';
 import { realClock } from '../queue/index.js';
 import type { Clock } from '../queue/index.js';
 import { sleep } from './sleep.js';
@@ -140,7 +141,7 @@ export class KubeClient {
       throw new ApiError(`context ${kc.getCurrentContext()}`, 'connect', 0, { message: 'no cluster' });
     this.server = cluster.server.replace(/\/+$/, '');
     this.#kc = this.server.startsWith('http:') ? plainHttpConfig(kc) : kc;
-    this.fieldManager = options.fieldManager ?? 'kubectl-gitops';
+    this.fieldManager = options.fieldManager ?? CLIENT_FIELD_MANAGER;
     this.#clock = options.clock ?? realClock;
     this.#requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.#context = options.context ?? kc.getCurrentContext();

@@ -37,7 +37,8 @@
  */
 export { Run } from './run.js';
 export type { RunOptions } from './run.js';
-export { StateManager, OWN_FIELD_MANAGERS } from './state.js';
+export { StateManager } from './state.js';
+export { OWN_FIELD_MANAGERS } from '../common/index.js';
 export { toReport } from './report.js';
 export type { StateManagerOptions } from './state.js';
 export { ClusterState, keepManagersTransform } from './cluster.js';

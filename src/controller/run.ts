@@ -30,6 +30,7 @@ import {
   DEFAULT_TRACKING_METHOD,
   ExitCode,
   GitopsError,
+  OWN_FIELD_MANAGERS,
   oneLine,
 } from '../common/index.js';
 import {
@@ -43,7 +44,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { RateLimitingQueue } from '../queue/index.js';
 import { ClusterState } from './cluster.js';
 import { toReport } from './report.js';
-import { OWN_FIELD_MANAGERS, StateManager } from './state.js';
+import { StateManager } from './state.js';
 import type { StateManagerOptions } from './state.js';
 import type { AppReport, ComparisonResult, Reconciliation, RunEvent, RunReport } from './types.js';
 import { UnsettledOperationError } from '../sync/index.js';

@@ -32,6 +32,7 @@ import {
   INSTANCE_LABEL,
   SyncOption,
 } from '../common/index.js';
+import { OWN_FIELD_MANAGERS } from '../common/index.js';
 import type { JsonMap } from '../common/index.js';
 import type { Application, ArgoCdSettings } from '../apps/index.js';
 import { DEFAULT_COMPARE_SETTINGS, instanceName, overrideIgnoreRules } from '../apps/index.js';
@@ -69,9 +70,6 @@ import type {
   Reconciliation,
   RunEventHandler,
 } from './types.js';
-
-/** Managers whose managedFields entries mean "we applied this field" (three-way semantics). */
-export const OWN_FIELD_MANAGERS: readonly string[] = ['argocd-controller', 'kubectl-gitops'];
 
 export interface StateManagerOptions {
   source: SourceService;

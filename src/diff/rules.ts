@@ -16,11 +16,12 @@
 import { builtinCatalog } from '../schema/index.js';
 
 export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
-import { DEFAULT_FIELD_MANAGER, INSTANCE_LABEL } from '../common/index.js';
+import { INSTANCE_LABEL, OWN_FIELD_MANAGERS } from '../common/index.js';
 
 export { TRACKING_ID_ANNOTATION } from '../common/index.js';
 export const DEFAULT_INSTANCE_LABEL = INSTANCE_LABEL;
-export const DEFAULT_FIELD_MANAGERS: readonly string[] = [DEFAULT_FIELD_MANAGER];
+/** The managers the comparison counts as ours unless told otherwise (the controller's, as in a run). */
+export const DEFAULT_FIELD_MANAGERS: readonly string[] = OWN_FIELD_MANAGERS;
 
 /** `metadata` fields owned by the API server. */
 export const SERVER_METADATA: readonly string[] = [

@@ -20,6 +20,7 @@ import type { KubeClient, LiveStateCache, ResourceInfo, WriteOptions } from '../
 import { BUILT_IN_GROUPS } from '../diff/index.js';
 import { realClock } from '../queue/index.js';
 import { sleep } from '../cluster/index.js';
+import { DEFAULT_FIELD_MANAGER } from '../common/index.js';
 import type { KubeObject } from '../common/index.js';
 import { HOOK_FINALIZER, hasOption } from './annotations.js';
 import { UnknownKindError } from './engine.js';
@@ -28,7 +29,8 @@ import { applyPatch, withLastApplied } from './patch.js';
 import { formatResourceKey } from './plan.js';
 import type { SyncTask } from './types.js';
 
-export const SYNC_FIELD_MANAGER = 'argocd-controller';
+/** Sync writes as Argo CD's controller does. */
+export const SYNC_FIELD_MANAGER = DEFAULT_FIELD_MANAGER;
 
 export interface ClusterSyncClientOptions {
   client: KubeClient;
