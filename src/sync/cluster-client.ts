@@ -7,7 +7,8 @@
  * - Writes, all through the counting `KubeClient` (field manager `argocd-controller`, as Argo CD's):
  *   create = POST of the target carrying last-applied-configuration; client-side apply = the locally
  *   computed three-way patch (patch.ts), no request when it is empty; `ServerSideApply=true` = apply
- *   patch with force (conflicts taken over, as Argo CD does); `Replace=true` = PUT (POST when absent);
+ *   patch with force (conflicts taken over, as Argo CD does); `Replace=true` = PUT (POST when absent;
+ *   with `Force=true` delete and create, as `kubectl replace --force`, except CRDs and Namespaces);
  *   `Force=true` = when the patch is rejected (422), delete, wait until gone, create (the original again
  *   if the server refuses the new one), as `kubectl apply --force`; `Validate=false` = the
  *   server's field validation off (`fieldValidation=Ignore`, else `Strict` as kubectl sends it).
@@ -197,6 +198,23 @@ export class ClusterSyncClient implements SyncClient {
           });
         const res = await this.#create(task, info, dryRun);
         if (!dryRun) this.#remember(task, res, before);
+        return true;
+      }
+      // Replace=true with Force=true is `kubectl replace --force`: delete and create, changed or not. CRDs
+      // and Namespaces are updated instead, never re-created: that would delete every custom resource, or
+      // everything in the namespace (gitops-engine sync_context.go applyObject).
+      if (
+        hasOption(options, 'Replace') &&
+        hasOption(options, 'Force') &&
+        task.action === 'replace' &&
+        !isCrdOrNamespace(task)
+      ) {
+        if (dryRun) {
+          await this.#validateReplacement(task, info);
+          return true;
+        }
+        const res = await this.#replaceByForce(task, info, live);
+        this.#remember(task, res, before);
         return true;
       }
       if (hasOption(options, 'Replace') && task.action === 'replace' && !dryRun) {
@@ -475,4 +493,12 @@ function restorable(live: KubeObject): KubeObject {
     delete (metadata as Record<string, unknown>)[k];
   const { status: _status, ...rest } = live;
   return { ...rest, metadata };
+}
+
+function isCrdOrNamespace(task: SyncTask): boolean {
+  const { group, kind } = task.key;
+  return (
+    (group === 'apiextensions.k8s.io' && kind === 'CustomResourceDefinition') ||
+    (group === '' && kind === 'Namespace')
+  );
 }

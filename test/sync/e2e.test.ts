@@ -68,6 +68,14 @@ const JOB: ResourceInfo = {
   namespaced: true,
   verbs: [],
 };
+const NS: ResourceInfo = {
+  group: '',
+  version: 'v1',
+  kind: 'Namespace',
+  plural: 'namespaces',
+  namespaced: false,
+  verbs: ['get'],
+};
 const CM: ResourceInfo = {
   group: '',
   version: 'v1',
@@ -544,6 +552,32 @@ spec:
     // dry-run create (AlreadyExists: valid), the refused create, the original again, the replacement
     assert.equal(fx.cluster.stats.count('create', 'configmaps'), 4);
     assert.equal(fx.cluster.stats.count('delete', 'configmaps'), 2);
+  });
+
+  it('Replace=true with Force=true re-creates the object on every sync; a Namespace is updated instead', async () => {
+    const options = `  annotations:\n    argocd.argoproj.io/sync-options: Replace=true,Force=true\n`;
+    repo.commit({
+      'recreate/cm.yaml': cm('again', options),
+      'recreate/ns.yaml': `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: recreate-extra\n${options}`,
+    });
+    const app = application('recreate', repo.url, 'recreate', { namespace: 'recreate' });
+    const uids = async () => [
+      (await conn.client.get(CM, 'recreate', 'again')).metadata?.uid,
+      (await conn.client.get(NS, '', 'recreate-extra')).metadata?.uid,
+    ];
+    assert.equal(
+      reportOf(await sync(fx, [app], cacheRoot, request()), 'recreate').operation?.phase,
+      'Succeeded',
+    );
+    const [cmBefore, nsBefore] = await uids();
+    fx.cluster.stats.reset();
+    const again = reportOf(await sync(fx, [app], cacheRoot, request()), 'recreate').operation!;
+    assert.equal(again.phase, 'Succeeded', again.message);
+    const [cmAfter, nsAfter] = await uids();
+    assert.notEqual(cmAfter, cmBefore, 'the ConfigMap was deleted and created (kubectl replace --force)');
+    assert.equal(nsAfter, nsBefore, 'the Namespace was updated, not re-created');
+    assert.equal(fx.cluster.stats.count('delete', 'namespaces'), 0);
+    assert.equal(fx.cluster.stats.count('update', 'namespaces'), 1);
   });
 
   it('server-side apply takes over fields another manager owns (force, as Argo CD)', async () => {
