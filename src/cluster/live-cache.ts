@@ -18,12 +18,12 @@
  * Lifecycle: `start(signal)` resolves once every scope has listed (synced) and leaves the watches running
  * until `stop()` or the signal aborts; it rejects if an initial list fails. `addResources` adds types
  * later (a CRD created mid-run) and resolves when they are synced.
- * Kinds that go away (gitops-engine pkg/cache/cluster.go): a 404 Not Found on a kind's list or watch means
- * the cluster no longer serves it (its CRD deleted, or a stale discovery cache named it): the kind is
- * dropped (`dropKind`: its watches stop, its objects leave the store with DELETED events), `discovery` is
- * refreshed (memory and disk), and every other kind goes on; it never fails `start`. `onKindChange`
- * subscribers hear of kinds added and dropped; `kindsSettled()` resolves once the discovery refreshes
- * those drops started are done. Subscribers (`onEvent`) see every change
+ * Kinds that go away (gitops-engine pkg/cache/cluster.go): a 404 Not Found on a kind's list or watch
+ * refreshes `discovery` (memory and disk); when it no longer serves the kind at that version (its CRD
+ * deleted, or a stale discovery cache named it), the kind is dropped (`dropKind`: its watches stop, its
+ * objects leave the store with DELETED events); when it still does, the scope is listed and watched again
+ * (`#notServed`). Every other kind goes on; it never fails `start`. `onKindChange` subscribers hear of
+ * kinds added and dropped; `kindsSettled()` resolves once those discovery refreshes are done. Subscribers (`onEvent`) see every change
  * (the initial list as ADDED) synchronously; `waitFor` resolves when an object satisfies a predicate.
  * `managedLive(app, targets)` answers "which live objects does this app manage" for the comparison.
  */
@@ -34,6 +34,7 @@ import type { LoopContext, LoopStats, Scope } from './live-cache-scope.js';
 import { LiveStore } from './live-cache-store.js';
 import type { CacheEvent, CacheEventHandler } from './live-cache-store.js';
 import { watchScope } from './live-cache-watch.js';
+import { sleep } from './sleep.js';
 import { owningApp } from './tracking.js';
 import type { TrackingOptions } from './tracking.js';
 import { defaultTransform, identityTransform } from './transform.js';
@@ -110,6 +111,9 @@ export interface LiveCacheStats extends LoopStats {
   syncMs: number | undefined;
 }
 
+/** 404s on a scope that discovery contradicts before its kind is dropped anyway (see `#notServed`). */
+export const STRAY_404_LIMIT = 3;
+
 /** Default `watchIdleMs`: three missed kube-apiserver bookmark periods. */
 export const DEFAULT_WATCH_IDLE_MS = 180_000;
 
@@ -124,6 +128,8 @@ export class LiveStateCache {
   readonly #kindAborts = new Map<string, AbortController>();
   readonly #kindHandlers = new Set<(change: KindChange) => void>();
   readonly #lostHandlers = new Set<() => void>();
+  /** 404s per scope that discovery contradicted (the kind still served), this run. */
+  readonly #stray404s = new Map<string, number>();
   /** Discovery refreshes started by dropped kinds, until they settle. */
   readonly #refreshes = new Set<Promise<void>>();
   #started = false;
@@ -149,7 +155,7 @@ export class LiveStateCache {
       watchIdleMs: options.watchIdleMs ?? DEFAULT_WATCH_IDLE_MS,
       stats: { lists: 0, listPages: 0, relists: 0, watchesOpened: 0, reconnects: 0, watchErrors: 0 },
       onWarning: (scope, message) => warn?.(`${scope.id}: ${message}`),
-      onGone: (scope, err) => this.dropKind(scope.info, oneLine(err)),
+      onGone: (scope, err) => this.#notServed(scope, err),
       onLostChange: () => {
         for (const h of [...this.#lostHandlers]) h();
       },
@@ -183,7 +189,7 @@ export class LiveStateCache {
    * Stops holding a kind (see the header): ends its lists and watches, removes its objects (DELETED
    * events), refreshes discovery and tells `onKindChange` subscribers. False when the kind was not held.
    */
-  dropKind(gk: { group: string; kind: string }, reason: string): boolean {
+  dropKind(gk: { group: string; kind: string }, reason: string, opts: { refreshed?: boolean } = {}): boolean {
     const id = groupKind(gk);
     const scopes = [...this.#scopes.values()].filter(
       (s) => s.info.group === gk.group && s.info.kind === gk.kind,
@@ -195,7 +201,7 @@ export class LiveStateCache {
     this.#store.replace({ group: gk.group, kind: gk.kind }, []);
     this.#options.onWarning?.(`${id}: dropped from the live cache: ${reason}`);
     const discovery: Discovery | undefined = this.#options.discovery;
-    if (discovery && !this.#abort.signal.aborted) {
+    if (discovery && !opts.refreshed && !this.#abort.signal.aborted) {
       const refresh = discovery.refresh(this.#abort.signal).then(
         () => undefined,
         (err: unknown) => {
@@ -208,6 +214,75 @@ export class LiveStateCache {
     }
     this.#emitKind({ type: 'dropped', group: gk.group, kind: gk.kind, reason });
     return true;
+  }
+
+  /**
+   * A scope's list or watch answered 404 Not Found. Discovery is asked again first (the issue's order, and
+   * gitops-engine's: its cache re-reads the API resources): when it no longer serves the kind at the
+   * scope's version, the kind is dropped; when it still does, the 404 came from something else (a proxy,
+   * a kind's storage being rebuilt), so the scope is listed and watched again, with a warning, up to
+   * `STRAY_404_LIMIT` times in a run before the kind is dropped all the same. Without `discovery`, or when
+   * discovery cannot be read, the kind is dropped at once.
+   */
+  #notServed(scope: Scope, err: unknown): void {
+    const reason = oneLine(err);
+    const discovery: Discovery | undefined = this.#options.discovery;
+    if (!discovery || this.#abort.signal.aborted) {
+      this.dropKind(scope.info, reason);
+      return;
+    }
+    const { group, version, kind } = scope.info;
+    const check = discovery.refresh(this.#abort.signal).then(
+      (all) => {
+        if (this.#abort.signal.aborted || this.#scopes.get(scope.id) !== scope) return;
+        const served = all.some(
+          (r) => r.group === group && r.kind === kind && r.version === version && r.verbs.includes('watch'),
+        );
+        const strays = (this.#stray404s.get(scope.id) ?? 0) + 1;
+        if (!served || strays > STRAY_404_LIMIT) {
+          const why = served ? `${reason} (${strays} times, though discovery serves ${version})` : reason;
+          this.dropKind(scope.info, why, { refreshed: true });
+          return;
+        }
+        this.#stray404s.set(scope.id, strays);
+        this.#ctx.onWarning(
+          scope,
+          `${reason}, yet discovery still serves ${version}; listing and watching again`,
+        );
+        this.#restartScope(scope);
+      },
+      (refreshErr: unknown) => {
+        if (this.#abort.signal.aborted) return;
+        this.#options.onWarning?.(
+          `discovery: failed to refresh after a 404 on ${scope.id}: ${oneLine(refreshErr)}`,
+        );
+        this.dropKind(scope.info, reason, { refreshed: true });
+      },
+    );
+    this.#refreshes.add(check);
+    void check.finally(() => this.#refreshes.delete(check));
+  }
+
+  /** Lists a scope again (after the reconnect delay) and watches it from that list. */
+  #restartScope(scope: Scope): void {
+    const signal = this.#kindSignal(scope.info);
+    const run = async (): Promise<void> => {
+      try {
+        await sleep(this.#ctx.clock, this.#ctx.backoff.initialMs, signal);
+        this.#ctx.stats.relists++;
+        await listScope(this.#ctx, scope, signal);
+      } catch (err) {
+        if (signal.aborted) return;
+        if (isNotFound(err)) {
+          this.#notServed(scope, err);
+          return;
+        }
+        // The watch loop's own recovery takes over (a failed watch reconnects, a 410 relists).
+        this.#ctx.onWarning(scope, `relist failed: ${oneLine(err)}`);
+      }
+      await watchScope(this.#ctx, scope, signal);
+    };
+    this.#watches.push(run());
   }
 
   /** Subscribes to kinds added (`addResources`) and dropped after start; returns the unsubscribe. */
@@ -467,8 +542,8 @@ export class LiveStateCache {
           await listScope(this.#ctx, s, signal);
         } catch (err) {
           if (!stopped.aborted && (signal.aborted || isNotFound(err))) {
-            // Not served (any more): drop the kind and go on with the others.
-            if (!signal.aborted) this.dropKind(s.info, oneLine(err));
+            // Not served (any more), unless discovery says otherwise: go on with the others.
+            if (!signal.aborted) this.#notServed(s, err);
             onListed?.(++listed, scopes.length);
             continue;
           }

@@ -19,10 +19,12 @@ export interface ErrorRule {
   /** Probability in [0, 1] that a matching request fails. Default 1. */
   rate?: number;
   /**
-   * HTTP status: 500 (InternalError), 503, 429 (TooManyRequests, with Retry-After), or 409 (Conflict:
-   * the optimistic-concurrency answer a write gets when another writer moved the object first). Default 500.
+   * HTTP status: 500 (InternalError), 503, 429 (TooManyRequests, with Retry-After), 409 (Conflict:
+   * the optimistic-concurrency answer a write gets when another writer moved the object first), or 404
+   * (`404 page not found`, as a proxy in front of the server, or the server while a kind's storage is
+   * rebuilt, can answer for a path that is served). Default 500.
    */
-  status?: 409 | 429 | 500 | 503;
+  status?: 404 | 409 | 429 | 500 | 503;
   /** Retry-After seconds sent with 429/503. Default 1. */
   retryAfterSeconds?: number;
   /** Fail at most this many requests, then the rule is spent. */
@@ -116,7 +118,7 @@ export class FaultInjector {
       if (this.random() >= (r.rate ?? 1)) continue;
       r.left--;
       const status = r.status ?? 500;
-      return status === 500 || status === 409
+      return status === 500 || status === 409 || status === 404
         ? { status }
         : { status, retryAfterSeconds: r.retryAfterSeconds ?? 1 };
     }

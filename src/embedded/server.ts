@@ -265,6 +265,7 @@ export class Router {
     if (injected) {
       await readBody(req);
       const retry = injected.retryAfterSeconds;
+      if (injected.status === 404) throw new PageNotFound();
       const e =
         injected.status === 409
           ? conflict(ctx.type, ctx.name ?? '', STALE_MESSAGE)

@@ -144,4 +144,56 @@ describe('live cache: kinds that stop being served', () => {
       second.close();
     }
   });
+
+  it('a 404 on a kind discovery still serves: listed and watched again, dropped only after 3 more', async () => {
+    const warnings: string[] = [];
+    const waiters: Array<{ re: RegExp; resolve: () => void }> = [];
+    const warned = (re: RegExp) => new Promise<void>((resolve) => waiters.push({ re, resolve }));
+    const cache = conn.liveCache({
+      resources: [configMaps],
+      namespaces: ['beta'],
+      discovery: conn.discovery,
+      onWarning: (m) => {
+        warnings.push(m);
+        for (const w of waiters) if (w.re.test(m)) w.resolve();
+      },
+      backoff: { initialMs: 10, maxMs: 50 },
+    });
+    const changes: string[] = [];
+    cache.onKindChange((c) => changes.push(`${c.type} ${c.kind}`));
+    await cache.start();
+    // One stray 404 (a proxy, a storage rebuild) on the reconnecting watch.
+    const stray = fx.cluster.faults.failRequests({
+      verb: 'watch',
+      resource: 'configmaps',
+      status: 404,
+      times: 1,
+    });
+    fx.cluster.faults.dropWatches();
+    await warned(/yet discovery still serves v1; listing and watching again$/);
+    stray();
+    const key = { group: '', kind: 'ConfigMap', namespace: 'beta', name: 'after-stray' };
+    const seen = cache.waitFor(key, (o) => o !== undefined);
+    await conn.client.create(configMaps, cm('beta', 'after-stray'));
+    assert.ok(await seen, 'still watched after the stray 404');
+    assert.deepEqual(changes, []);
+
+    // 404s that keep coming although discovery serves the kind: dropped after the limit.
+    const gone = dropped(cache, 'ConfigMap');
+    const stuck = fx.cluster.faults.failRequests({ resource: 'configmaps', status: 404 });
+    fx.cluster.faults.dropWatches();
+    try {
+      const change = await gone;
+      assert.match(change.reason ?? '', /404 page not found \(4 times, though discovery serves v1\)$/);
+      assert.equal(
+        warnings.filter((w) => w.endsWith('yet discovery still serves v1; listing and watching again'))
+          .length,
+        3,
+      );
+    } finally {
+      stuck();
+      cache.stop();
+      await cache.stopped();
+    }
+  });
 });
