@@ -114,15 +114,17 @@ describe('kubectl gitops sync (CLI, embedded cluster)', () => {
         spec: '  syncPolicy:\n    syncOptions: [CreateNamespace=true]\n',
       }),
     );
-    const r = await runCli(['sync', '-f', slowApp, '--kubeconfig', fx.kubeconfig, '--timeout', '2s'], {
+    // 5 s, not less: on 2 busy cores, rendering and the cache sync alone can take a couple of seconds, and
+    // the timeout must fall while the hook runs, not before it is written.
+    const r = await runCli(['sync', '-f', slowApp, '--kubeconfig', fx.kubeconfig, '--timeout', '5s'], {
       env,
     });
     assert.equal(r.code, 1, r.stderr);
     assert.match(
       r.stdout,
-      /slow: Failed: operation terminated: timeout 2s passed; still running: batch\/Job\/slow\/migrate; 1 task\(s\) not started/,
+      /slow: Failed: operation terminated: timeout 5s passed; still running: batch\/Job\/slow\/migrate; 1 task\(s\) not started/,
     );
-    assert.match(r.stderr, /error: failed to sync: timeout 2s passed/);
+    assert.match(r.stderr, /error: failed to sync: timeout 5s passed/);
   });
 
   it('Ctrl-C mid-sync: stops starting tasks, says what was and was not applied, exits 130 (a second Ctrl-C: test/common/interrupt.test.ts)', async () => {
