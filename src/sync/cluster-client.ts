@@ -209,13 +209,7 @@ export class ClusterSyncClient implements SyncClient {
         task.action === 'replace' &&
         !isCrdOrNamespace(task)
       ) {
-        if (dryRun) {
-          await this.#validateReplacement(task, info);
-          return true;
-        }
-        const res = await this.#replaceByForce(task, info, live);
-        this.#remember(task, res, before);
-        return true;
+        return this.#forceReplace(task, info, live, before, dryRun);
       }
       if (hasOption(options, 'Replace') && task.action === 'replace' && !dryRun) {
         const applied = this.#applied(task, info);
@@ -241,15 +235,22 @@ export class ClusterSyncClient implements SyncClient {
         return true;
       } catch (err) {
         if (!(hasOption(options, 'Force') && err instanceof ApiError && err.code === 422)) throw err;
-        if (dryRun) {
-          await this.#validateReplacement(task, info);
-          return true;
-        }
-        const res = await this.#replaceByForce(task, info, live);
-        this.#remember(task, res, before);
-        return true;
+        return this.#forceReplace(task, info, live, before, dryRun);
       }
     }, task);
+  }
+
+  /** Replaces the live object as `Force=true` does: checked in a dry run, else deleted and created. */
+  async #forceReplace(
+    task: SyncTask,
+    info: ResourceInfo,
+    live: KubeObject,
+    before: string,
+    dryRun: boolean,
+  ): Promise<true> {
+    if (dryRun) await this.#validateReplacement(task, info);
+    else this.#remember(task, await this.#replaceByForce(task, info, live), before);
+    return true;
   }
 
   /**
