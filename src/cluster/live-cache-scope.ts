@@ -26,6 +26,8 @@ export interface Scope {
    * the scope opens again.
    */
   lost?: string | undefined;
+  /** The watch loop's failed attempts in a row and when the first began (kept across restarts). */
+  down?: { attempts: number; since: number };
 }
 
 /**

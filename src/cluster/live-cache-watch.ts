@@ -15,7 +15,8 @@
  *   cluster cache stops the watch of a kind whose list or watch is NotFound.
  * - A watch that fails to (re)open `WATCH_LOST.attempts` times in a row, over at least `WATCH_LOST.ms`, is
  *   lost: `scope.lost` says why (one warning, not one per attempt) and the loop keeps reconnecting; the
- *   next watch that opens clears it (with a warning that it is back). The first failure of a row is
+ *   next watch that delivers an event or BOOKMARK clears it (with a warning that it is back). A stream
+ *   that ends within `WATCH_LOST.ms` having delivered nothing counts as a failed attempt. The first failure of a row is
  *   reported, the ones between it and the loss are not, so a dead server does not flood the terminal.
  * - A watch that delivers nothing (no event, no BOOKMARK) for `watchIdleMs`, opening included, is stalled
  *   (a server or proxy holding the connection open without a word): it is dropped with a warning and the
@@ -34,12 +35,13 @@ export async function watchScope(ctx: LoopContext, scope: Scope, signal: AbortSi
   let failures = 0;
   /** Streams in a row that ended cleanly without delivering an event. */
   let quietEnds = 0;
-  /** Failed attempts in a row to (re)open the watch (or relist), and when the first of them started. */
-  const down = { attempts: 0, since: 0 };
-  const failed = (message: string, started: number): void => {
+  // Failed attempts in a row, kept on the scope so a restarted loop (src/cluster/live-cache.ts
+  // #restartScope) goes on counting.
+  const down = (scope.down ??= { attempts: 0, since: 0 });
+  const failed = (message: string, started: number, quiet = false): void => {
     if (down.attempts++ === 0) {
       down.since = started;
-      ctx.onWarning(scope, `${message}; reconnecting`);
+      if (!quiet) ctx.onWarning(scope, `${message}; reconnecting`);
     }
     const forMs = ctx.clock.now() - down.since;
     if (scope.lost === undefined && down.attempts >= WATCH_LOST.attempts && forMs >= WATCH_LOST.ms) {
@@ -69,7 +71,6 @@ export async function watchScope(ctx: LoopContext, scope: Scope, signal: AbortSi
         signal: idle.signal,
       });
       ctx.stats.watchesOpened++;
-      opened();
       for await (const event of events) {
         idle.reset();
         delivered = true;
@@ -77,6 +78,9 @@ export async function watchScope(ctx: LoopContext, scope: Scope, signal: AbortSi
         if (event.type === 'ERROR') {
           throw new ApiError(`${scope.id}`, 'watch', obj.code ?? 500, obj);
         }
+        // Open for real once it delivers (an event or a BOOKMARK), not when its headers arrive: a server
+        // that answers 200 and then fails at once must still count as failing.
+        if (down.attempts > 0 || scope.lost !== undefined) opened();
         const rv = obj.metadata?.resourceVersion;
         if (event.type === 'ADDED' || event.type === 'MODIFIED') {
           if (inScope(scope, obj)) ctx.store.upsert(scope.transform(obj));
@@ -88,6 +92,11 @@ export async function watchScope(ctx: LoopContext, scope: Scope, signal: AbortSi
       if (signal.aborted) return;
       if (idle.fired()) throw new Error('watch stalled'); // the stream was cut by the idle limit
       ctx.stats.reconnects++;
+      // A stream that ended at once with nothing delivered (a server or proxy that accepts watches and
+      // closes them) counts towards the loss too, without a warning of its own. A quiet stream that lasted
+      // (an idle-timeout cut) does not.
+      if (!delivered && ctx.clock.now() - started < WATCH_LOST.ms)
+        failed('watch ended at once without an event', started, true);
       if (delivered || quietEnds++ === 0) {
         if (delivered) quietEnds = 0;
         failures = 0;

@@ -196,6 +196,8 @@ export class LiveStateCache {
     );
     if (scopes.length === 0) return false;
     for (const s of scopes) this.#scopes.delete(s.id);
+    // Waits on a lost watch of this kind hear that it is gone too (`lost` no longer answers for it).
+    if (scopes.some((s) => s.lost !== undefined)) for (const h of [...this.#lostHandlers]) h();
     this.#kindAborts.get(id)?.abort(new Error(`${id}: dropped from the live cache`));
     this.#kindAborts.delete(id);
     this.#store.replace({ group: gk.group, kind: gk.kind }, []);
@@ -238,18 +240,19 @@ export class LiveStateCache {
         const served = all.some(
           (r) => r.group === group && r.kind === kind && r.version === version && r.verbs.includes('watch'),
         );
-        const strays = (this.#stray404s.get(scope.id) ?? 0) + 1;
+        const strayKey = `${version}:${scope.id}`;
+        const strays = (this.#stray404s.get(strayKey) ?? 0) + 1;
         if (!served || strays > STRAY_404_LIMIT) {
           const why = served ? `${reason} (${strays} times, though discovery serves ${version})` : reason;
           this.dropKind(scope.info, why, { refreshed: true });
           return;
         }
-        this.#stray404s.set(scope.id, strays);
+        this.#stray404s.set(strayKey, strays);
         this.#ctx.onWarning(
           scope,
           `${reason}, yet discovery still serves ${version}; listing and watching again`,
         );
-        this.#restartScope(scope);
+        return this.#restartScope(scope);
       },
       (refreshErr: unknown) => {
         if (this.#abort.signal.aborted) return;
@@ -263,26 +266,30 @@ export class LiveStateCache {
     void check.finally(() => this.#refreshes.delete(check));
   }
 
-  /** Lists a scope again (after the reconnect delay) and watches it from that list. */
-  #restartScope(scope: Scope): void {
+  /**
+   * Lists a scope again (after the reconnect delay), then watches it from that list. Resolves once the
+   * list is done (so `kindsSettled`, and `start` through it, wait for it); the watch goes on.
+   */
+  #restartScope(scope: Scope): Promise<void> {
     const signal = this.#kindSignal(scope.info);
-    const run = async (): Promise<void> => {
+    const listed = (async (): Promise<boolean> => {
       try {
         await sleep(this.#ctx.clock, this.#ctx.backoff.initialMs, signal);
         this.#ctx.stats.relists++;
         await listScope(this.#ctx, scope, signal);
       } catch (err) {
-        if (signal.aborted) return;
+        if (signal.aborted) return false;
         if (isNotFound(err)) {
           this.#notServed(scope, err);
-          return;
+          return false;
         }
         // The watch loop's own recovery takes over (a failed watch reconnects, a 410 relists).
         this.#ctx.onWarning(scope, `relist failed: ${oneLine(err)}`);
       }
-      await watchScope(this.#ctx, scope, signal);
-    };
-    this.#watches.push(run());
+      return true;
+    })();
+    this.#watches.push(listed.then((watch) => (watch ? watchScope(this.#ctx, scope, signal) : undefined)));
+    return listed.then(() => undefined);
   }
 
   /** Subscribes to kinds added (`addResources`) and dropped after start; returns the unsubscribe. */

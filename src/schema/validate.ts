@@ -421,15 +421,23 @@ interface FieldFacts {
 }
 
 /**
- * Per catalog, the facts of each field schema object. Schemas are never mutated once in a catalog (a CRD
- * update brings new objects), so a field's facts stay true; the embedded server validates every write, and
- * this keeps it from resolving the same definitions for every object.
+ * Per catalog and its generation (bumped when CRDs come or go, which can change what a `$ref` resolves
+ * to), the facts of each field schema object. Schema objects are never mutated once in a catalog (a CRD
+ * update brings new ones). The embedded server validates every write: this keeps it from resolving the
+ * same definitions for every object.
  */
-const FACTS = new WeakMap<SchemaCatalog, WeakMap<Schema, FieldFacts | null>>();
+const FACTS = new WeakMap<
+  SchemaCatalog,
+  { generation: number; byField: WeakMap<Schema, FieldFacts | null> }
+>();
 
 function factsOf(catalog: SchemaCatalog, field: Schema): FieldFacts | null {
-  let byField = FACTS.get(catalog);
-  if (!byField) FACTS.set(catalog, (byField = new WeakMap()));
+  let cached = FACTS.get(catalog);
+  if (cached?.generation !== catalog.generation) {
+    cached = { generation: catalog.generation, byField: new WeakMap() };
+    FACTS.set(catalog, cached);
+  }
+  const byField = cached.byField;
   let f = byField.get(field);
   if (f !== undefined) return f;
   const s = catalog.resolve(field);

@@ -33,6 +33,9 @@ import type { SyncTask } from './types.js';
 /** Sync writes as Argo CD's controller does. */
 export const SYNC_FIELD_MANAGER = DEFAULT_FIELD_MANAGER;
 
+/** How long `Force=true` waits for a deleted object to be gone before it gives up (it is not re-created). */
+export const FORCE_DELETE_WAIT_MS = 60_000;
+
 export interface ClusterSyncClientOptions {
   client: KubeClient;
   cache: LiveStateCache;
@@ -209,7 +212,7 @@ export class ClusterSyncClient implements SyncClient {
         task.action === 'replace' &&
         !isCrdOrNamespace(task)
       ) {
-        return this.#forceReplace(task, info, live, before, dryRun);
+        return this.#forceReplace(task, info, live, dryRun);
       }
       if (hasOption(options, 'Replace') && task.action === 'replace' && !dryRun) {
         const applied = this.#applied(task, info);
@@ -234,22 +237,21 @@ export class ClusterSyncClient implements SyncClient {
         if (!dryRun) this.#remember(task, res, before);
         return true;
       } catch (err) {
-        if (!(hasOption(options, 'Force') && err instanceof ApiError && err.code === 422)) throw err;
-        return this.#forceReplace(task, info, live, before, dryRun);
+        // kubectl apply --force replaces what the server refuses as invalid, or keeps refusing as a
+        // conflict once its retries are spent (kubectl apply.go Patcher.Patch).
+        const refused =
+          err instanceof ApiError &&
+          (err.code === 422 || (err.code === 409 && attempt + 1 >= this.#o.maxAttempts));
+        if (!(hasOption(options, 'Force') && refused)) throw err;
+        return this.#forceReplace(task, info, live, dryRun);
       }
     }, task);
   }
 
   /** Replaces the live object as `Force=true` does: checked in a dry run, else deleted and created. */
-  async #forceReplace(
-    task: SyncTask,
-    info: ResourceInfo,
-    live: KubeObject,
-    before: string,
-    dryRun: boolean,
-  ): Promise<true> {
+  async #forceReplace(task: SyncTask, info: ResourceInfo, live: KubeObject, dryRun: boolean): Promise<true> {
     if (dryRun) await this.#validateReplacement(task, info);
-    else this.#remember(task, await this.#replaceByForce(task, info, live), before);
+    else await this.#replaceByForce(task, info, live);
     return true;
   }
 
@@ -269,50 +271,71 @@ export class ClusterSyncClient implements SyncClient {
   }
 
   /**
-   * `Force=true` when the server refuses the patch, as `kubectl apply --force` (kubectl apply.go
-   * deleteAndCreate): delete the live object (background propagation, kubectl's default), wait until it
-   * is gone, create the target; if the server refuses that, create the original again and fail saying so.
-   * The wait follows the live cache (a kind it does not watch is read again every second, as kubectl
-   * polls), and fails if the cache's watch of the kind is lost.
+   * `Force=true` as `kubectl apply --force` (kubectl apply.go deleteAndCreate): delete the live object
+   * (background propagation, kubectl's default), wait until it is gone, create the target; if the server
+   * refuses that, create the original again and fail saying so. Once the delete went through, nothing
+   * stops half-way: the creates are retried on passing failures and are not cut by the operation's
+   * signal (each request still has its timeout), so an interrupt cannot leave the object deleted.
    */
-  async #replaceByForce(task: SyncTask, info: ResourceInfo, live: KubeObject): Promise<KubeObject> {
+  async #replaceByForce(task: SyncTask, info: ResourceInfo, live: KubeObject): Promise<void> {
     await this.#delete(task, 'Background', false);
     await this.#gone(task, info);
+    const before = this.#cachedVersion(task); // '' once gone: the new object is what the cache waits for
     try {
-      return await this.#create(task, info, false);
+      this.#remember(task, await this.#createSurely(info, this.#applied(task, info), task), before);
     } catch (err) {
       const why = err instanceof Error ? err.message : String(err);
       try {
-        await this.#o.client.create(info, restorable(live), this.#writeOptions(task, false));
+        this.#remember(task, await this.#createSurely(info, restorable(live), task), before);
       } catch (restoreErr) {
         const lost = restoreErr instanceof Error ? restoreErr.message : String(restoreErr);
         throw new Error(`Force=true deleted the object, then ${why}; creating it again failed too: ${lost}`);
       }
-      this.#bump();
-      const message = `Force=true could not replace the object (${why}); the original was created again`;
-      // A passing failure (5xx, 429) is tried again by #retry: the original is back, so it starts over.
-      if (err instanceof ApiError && isRetryable(err))
-        throw new ApiError(describeTask(task), 'replace', err.code, { message }, err);
-      throw new Error(message);
+      throw new Error(`Force=true could not replace the object (${why}); the original was created again`);
     }
   }
 
-  /** Resolves once the task's object is gone from the cluster (see `#replaceByForce`). */
-  async #gone(task: SyncTask, info: ResourceInfo): Promise<void> {
-    const signal = this.#o.signal ?? new AbortController().signal;
-    for (;;) {
-      signal.throwIfAborted();
-      const generation = this.#generation;
-      if (!this.#o.cache.covers(task.key)) {
-        if ((await this.#get(task, info)) === undefined) return;
-        await sleep(realClock, 1000, signal);
-        continue;
+  /** A create after our own delete: passing failures retried with backoff, never cut by the signal. */
+  async #createSurely(info: ResourceInfo, body: KubeObject, task: SyncTask): Promise<KubeObject> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.#o.client.create(info, body, {
+          ...this.#writeOptions(task, false),
+          signal: undefined,
+        });
+      } catch (err) {
+        if (!isRetryable(err) || attempt + 1 >= this.#o.maxAttempts) throw err;
+        await sleep(realClock, this.#o.backoffMs * 2 ** attempt);
       }
-      if (this.#o.cache.get(task.key) === undefined) return;
-      const lost = this.#o.cache.lost(task.key);
-      if (lost !== undefined)
-        throw new Error(`deleted for Force=true, but the live cache cannot show it gone: ${lost}`);
-      await this.changed(generation, signal);
+    }
+  }
+
+  /**
+   * Resolves once the task's object is gone from the cluster (see `#replaceByForce`): on live-cache
+   * events, or by reading it again every second (as kubectl polls) when the cache does not watch the kind
+   * or its watch is lost. Fails when it is still there after `FORCE_DELETE_WAIT_MS` or when the operation
+   * is stopped, naming its finalizers; it is then still terminating, not half-replaced.
+   */
+  async #gone(task: SyncTask, info: ResourceInfo): Promise<void> {
+    const signal = this.#o.signal;
+    const deadline = realClock.now() + FORCE_DELETE_WAIT_MS;
+    const limit = AbortSignal.any([AbortSignal.timeout(FORCE_DELETE_WAIT_MS), ...(signal ? [signal] : [])]);
+    for (;;) {
+      const generation = this.#generation;
+      const followed = this.#o.cache.covers(task.key) && this.#o.cache.lost(task.key) === undefined;
+      const current = followed ? this.#o.cache.get(task.key) : await this.#get(task, info);
+      if (current === undefined) return;
+      if (limit.aborted || realClock.now() >= deadline) {
+        const finalizers = (current.metadata?.['finalizers'] as string[] | undefined) ?? [];
+        const why = signal?.aborted ? 'the operation stopped' : `${FORCE_DELETE_WAIT_MS / 1000}s passed`;
+        throw new Error(
+          `Force=true deleted the object, but it was still terminating when ${why}` +
+            (finalizers.length ? ` (finalizers: ${finalizers.join(', ')})` : '') +
+            '; it was not created again',
+        );
+      }
+      if (followed) await this.changed(generation, limit);
+      else await sleep(realClock, 1000, limit).catch(() => undefined);
     }
   }
 
@@ -362,7 +385,13 @@ export class ClusterSyncClient implements SyncClient {
         if (!again || this.#o.signal?.aborted)
           throw err instanceof ApiError
             ? err
-            : new ApiError(describeTask(task), 'sync', 0, { message: String(err) }, err);
+            : new ApiError(
+                describeTask(task),
+                'sync',
+                0,
+                { message: err instanceof Error ? err.message : String(err) },
+                err,
+              );
         if (!isConflict(err)) await sleep(realClock, this.#o.backoffMs * 2 ** attempt, this.#o.signal);
       }
     }
@@ -479,7 +508,7 @@ function stripForApply(target: KubeObject): KubeObject {
 }
 
 /** A live object as it can be created again: without what the server sets (`kubectl apply --force`'s restore). */
-function restorable(live: KubeObject): KubeObject {
+export function restorable(live: KubeObject): KubeObject {
   const metadata = { ...live.metadata };
   for (const k of [
     'uid',
@@ -493,7 +522,21 @@ function restorable(live: KubeObject): KubeObject {
   ])
     delete (metadata as Record<string, unknown>)[k];
   const { status: _status, ...rest } = live;
-  return { ...rest, metadata };
+  const restored: KubeObject = { ...rest, metadata };
+  // A Job's selector and its template's controller-uid labels were generated for the old object; a create
+  // that carries them is refused (422 "`selector` not auto-generated") unless manualSelector is set.
+  const spec = restored['spec'] as Record<string, unknown> | undefined;
+  if (live.apiVersion === 'batch/v1' && live.kind === 'Job' && spec && spec['manualSelector'] !== true) {
+    const { selector: _selector, ...jobSpec } = spec;
+    const template = jobSpec['template'] as { metadata?: { labels?: Record<string, string> } } | undefined;
+    const labels = { ...template?.metadata?.labels };
+    for (const k of ['controller-uid', 'batch.kubernetes.io/controller-uid']) delete labels[k];
+    restored['spec'] = {
+      ...jobSpec,
+      ...(template ? { template: { ...template, metadata: { ...template.metadata, labels } } } : {}),
+    };
+  }
+  return restored;
 }
 
 function isCrdOrNamespace(task: SyncTask): boolean {

@@ -196,4 +196,35 @@ describe('live cache: kinds that stop being served', () => {
       await cache.stopped();
     }
   });
+
+  it('a stray 404 on the first list: start waits for the list again, the objects are there', async () => {
+    await conn.client.create(configMaps, cm('gamma', 'present'));
+    const warnings: string[] = [];
+    const cache = conn.liveCache({
+      resources: [configMaps],
+      namespaces: ['gamma'],
+      discovery: conn.discovery,
+      onWarning: (m) => warnings.push(m),
+      backoff: { initialMs: 10, maxMs: 50 },
+    });
+    const stray = fx.cluster.faults.failRequests({
+      verb: 'list',
+      resource: 'configmaps',
+      status: 404,
+      times: 1,
+    });
+    try {
+      await cache.start();
+    } finally {
+      stray();
+    }
+    assert.ok(
+      warnings.some((w) => /^\/ConfigMap@gamma: .*404.*yet discovery still serves v1/.test(w)),
+      warnings.join('\n'),
+    );
+    assert.ok(cache.covers({ group: '', kind: 'ConfigMap', namespace: 'gamma', name: 'present' }));
+    assert.ok(cache.get({ group: '', kind: 'ConfigMap', namespace: 'gamma', name: 'present' }));
+    cache.stop();
+    await cache.stopped();
+  });
 });

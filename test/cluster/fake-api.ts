@@ -35,6 +35,8 @@ export class FakeApi {
   readonly #streams = new Set<Stream>();
   /** The next watch opens fail with a transport error this many times. */
   failWatches = 0;
+  /** The next watches open (200) and then deliver an ERROR 500 event at once, this many times. */
+  erroringWatches = 0;
   /** Lists and watches without a namespace are forbidden (namespace-scoped RBAC). */
   namespacedOnly = false;
 
@@ -137,6 +139,16 @@ export class FakeApi {
           reason: 'Expired',
           message: 'too old resource version',
         });
+      }
+      if (this.erroringWatches > 0) {
+        this.erroringWatches--;
+        const error = {
+          type: 'ERROR',
+          object: { kind: 'Status', code: 500, message: 'internal error' },
+        } as unknown as WatchEvent;
+        return (async function* () {
+          yield error;
+        })();
       }
       const queue: WatchEvent[] = this.log.filter((l) => l.rv > from).map((l) => l.event);
       let wake: (() => void) | undefined;

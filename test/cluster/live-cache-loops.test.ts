@@ -133,6 +133,8 @@ describe('LiveStateCache list and watch loops (fake API)', () => {
     const watches = (): number => api.calls.filter((c) => c.startsWith('watch')).length;
     let changes = 0;
     cache.onLostChange(() => changes++);
+    api.put('seed', { v: '1' }); // the watch delivers: it is open
+    await until(() => cache.get(key('seed')) !== undefined, 'delivered');
     api.failWatches = 100;
     api.endStreams(); // reconnects at once: attempt 1 fails at t=0, back off 4 s
     await until(() => watches() === 2 && clock.pendingTimers === 1, 'first failure');
@@ -157,10 +159,38 @@ describe('LiveStateCache list and watch loops (fake API)', () => {
       ],
     );
     api.failWatches = 0;
-    clock.step(8000); // attempt 5 opens
-    await until(() => api.openStreams === 1 && changes === 2, 'open again');
+    clock.step(8000); // attempt 5 opens; open again once it delivers
+    await until(() => api.openStreams === 1, 'connected');
+    api.put('b', { v: '1' });
+    await until(() => changes === 2, 'open again');
     assert.equal(cache.lost(key('a')), undefined);
     assert.equal(warnings.at(-1), '/ConfigMap@*: watch open again after 28s');
+    cache.stop();
+    await cache.stopped();
+  });
+
+  it('a watch that opens and then fails at once counts as failing: lost after 3 such attempts', async () => {
+    const api = new FakeApi();
+    api.put('a', { v: '1' });
+    const { cache, clock } = setup(api, { backoff: { initialMs: 4000, maxMs: 8000 } });
+    await cache.start();
+    const watches = (): number => api.calls.filter((c) => c.startsWith('watch')).length;
+    api.put('seed', { v: '1' }); // the watch delivers: it is open
+    await until(() => cache.get(key('seed')) !== undefined, 'delivered');
+    api.erroringWatches = 100;
+    api.endStreams(); // attempt 1: 200, then ERROR 500 (t=0); back off 4 s
+    await until(() => watches() === 2 && clock.pendingTimers === 1, 'first failure');
+    clock.step(4000); // attempt 2 (t=4 s)
+    await until(() => watches() === 3 && clock.pendingTimers === 1, 'second failure');
+    clock.step(8000); // attempt 3 (t=12 s): lost
+    await until(() => watches() === 4 && clock.pendingTimers === 1, 'third failure');
+    assert.match(cache.lost(key('a')) ?? '', /^\/ConfigMap@\*: watch failed 3 times in a row over 12s/);
+    api.erroringWatches = 0;
+    clock.step(8000); // attempt 4 opens; lost until it delivers
+    await until(() => api.openStreams === 1, 'open');
+    assert.notEqual(cache.lost(key('a')), undefined, 'headers alone do not make it open');
+    api.put('b', { v: '1' });
+    await until(() => cache.lost(key('a')) === undefined, 'an event: open again');
     cache.stop();
     await cache.stopped();
   });

@@ -531,27 +531,45 @@ spec:
     assert.match(invalid.resources[0]!.message, /failed to create: .*not a label value/);
     assert.equal(data(await conn.client.get(CM, 'force', 'frozen')), 'one', 'nothing written');
 
-    // Force=true: delete, wait until gone, create. The first replacement create fails (an injected 500):
-    // the original is created again, and the retry replaces it.
+    // Force=true whose replacement create is refused (an injected refusal, after the dry run passed): the
+    // original is created again and the task fails saying so; nothing is left deleted.
     repo.commit({ 'force/cm.yaml': frozen('two') });
-    fx.cluster.stats.reset();
-    const forced = reportOf(
-      await sync(fx, [app], cacheRoot, {
+    const forceWith = (fault: () => void) =>
+      sync(fx, [app], cacheRoot, {
         ...request({ syncOptions: { Force: 'true' } }),
         onEvent: (e) => {
-          if (e.type === 'validate-done')
-            fx.cluster.faults.failRequests({ verb: 'create', resource: 'configmaps', status: 500, times: 1 });
+          if (e.type === 'validate-done') fault();
         },
-      }),
+      });
+    const restored = reportOf(
+      await forceWith(() =>
+        fx.cluster.faults.failRequests({ verb: 'create', resource: 'configmaps', status: 409, times: 1 }),
+      ),
       'force',
     ).operation!;
-    assert.equal(forced.phase, 'Succeeded', forced.message);
+    assert.equal(restored.phase, 'Failed');
+    assert.match(
+      restored.resources.find((r) => r.name === 'frozen')!.message,
+      /: Force=true could not replace the object \(.*\); the original was created again$/,
+    );
+    assert.equal(data(await conn.client.get(CM, 'force', 'frozen')), 'one', 'the original is back');
+
+    // Force=true: delete, wait until gone, create; a passing failure of the create (500) is retried. A
+    // later wave then finds the new object, and the final comparison is Synced.
+    repo.commit({ 'force/cm.yaml': frozen('two'), 'force/late.yaml': cm('late', wave(2)) });
+    fx.cluster.stats.reset();
+    const report = await forceWith(() =>
+      fx.cluster.faults.failRequests({ verb: 'create', resource: 'configmaps', status: 500, times: 1 }),
+    );
+    const forced = reportOf(report, 'force');
+    assert.equal(forced.operation?.phase, 'Succeeded', forced.operation?.message);
+    assert.equal(forced.comparison?.sync, 'Synced');
     const replaced = await conn.client.get(CM, 'force', 'frozen');
     assert.equal(data(replaced), 'two');
     assert.notEqual(replaced.metadata?.uid, first.metadata?.uid);
-    // dry-run create (AlreadyExists: valid), the refused create, the original again, the replacement
-    assert.equal(fx.cluster.stats.count('create', 'configmaps'), 4);
-    assert.equal(fx.cluster.stats.count('delete', 'configmaps'), 2);
+    // dry-run creates of frozen (AlreadyExists: valid) and late; frozen's refused create, its retry; late
+    assert.equal(fx.cluster.stats.count('create', 'configmaps'), 5);
+    assert.equal(fx.cluster.stats.count('delete', 'configmaps'), 1);
   });
 
   it('Replace=true with Force=true re-creates the object on every sync; a Namespace is updated instead', async () => {
