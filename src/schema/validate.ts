@@ -396,7 +396,10 @@ function typeViolation(
     message: `Invalid value: ${JSON.stringify(actual)}: ${path} in body must be of type ${expected}: ${JSON.stringify(actual)}`,
   };
   if (w.builtIn) {
-    const what = typeof v === 'number' && !Number.isInteger(v) ? `number ${v}` : goJsonType(v);
+    // Go's decoder names a fraction it cannot store in an integer ("number 3.5"), and only there: a
+    // number where a string belongs is just "number" (so a Secret's value never reaches the message).
+    const fraction = typeof v === 'number' && !Number.isInteger(v) && expected.startsWith('integer');
+    const what = fraction ? `number ${v}` : goJsonType(v);
     violation.decode = `json: cannot unmarshal ${what} into Go struct field ${parentStruct}.${goPath} of type ${goType(w, field)}`;
   }
   w.out.push(violation);
