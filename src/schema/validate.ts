@@ -535,8 +535,12 @@ function customChecks(w: Walk, value: unknown, s: Schema, path: string): void {
   }
   const req = s['required'];
   if (Array.isArray(req) && isObject(value)) {
+    const props = isObject(s['properties']) ? (s['properties'] as Record<string, Schema>) : {};
     for (const r of req) {
-      if (typeof r === 'string' && value[r] === undefined)
+      // A required field with a `default` is never missing: apiextensions-apiserver fills structural
+      // defaults in when it decodes the request, before it validates.
+      const defaulted = isObject(props[r]) && props[r]['default'] !== undefined;
+      if (typeof r === 'string' && value[r] === undefined && !defaulted)
         w.out.push({ reason: 'FieldValueRequired', field: child(path, r), message: 'Required value' });
     }
   }

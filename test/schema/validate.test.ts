@@ -252,8 +252,9 @@ describe('schema validation: custom resources against their CRD schema', () => {
       port: { 'x-kubernetes-int-or-string': true },
       tags: { type: 'array', items: { type: 'string' } },
       free: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+      level: { type: 'string', default: 'info' },
     },
-    ['size'],
+    ['size', 'level'],
   );
   const cat = new SchemaCatalog();
   cat.addCustomResourceDefinition(crd);
@@ -262,6 +263,14 @@ describe('schema validation: custom resources against their CRD schema', () => {
     kind: 'Widget',
     metadata: { name },
     spec,
+  });
+
+  it('a required field with a default is never missing (apiextensions defaults before it validates)', () => {
+    assert.deepEqual(validateObject(cat, widget({ size: 3 })), []);
+    assert.deepEqual(
+      validateObject(cat, widget({ level: 'debug' })).map((v) => `${v.field}: ${v.message}`),
+      ['spec.size: Required value'],
+    );
   });
 
   it('a valid custom resource has no violation; unknown and preserved fields are fine', () => {
