@@ -38,13 +38,29 @@ export interface DefaultRule {
   since?: string;
 }
 
-/** Always for `:latest` or untagged images, else IfNotPresent; digests count as tags (SetDefaults_Container). */
+/**
+ * SetDefaults_Container's pull policy: Always when the tag `parsers.ParseImageName` finds is `latest`
+ * (which it assumes when there is neither tag nor digest), else IfNotPresent. `name:latest@sha256:...` is
+ * Always (the tag is latest); a digest alone is IfNotPresent; an image the docker reference grammar
+ * refuses (an uppercase repository path) has no tag, so IfNotPresent.
+ */
 export function defaultPullPolicy(image: string): string {
-  if (image.includes('@')) return 'IfNotPresent';
-  const last = image.slice(image.lastIndexOf('/') + 1);
-  const colon = last.lastIndexOf(':');
-  if (colon < 0) return 'Always';
-  return last.slice(colon + 1) === 'latest' ? 'Always' : 'IfNotPresent';
+  const at = image.indexOf('@');
+  const named = at < 0 ? image : image.slice(0, at);
+  const colon = named.lastIndexOf(':');
+  const tagged = colon > named.lastIndexOf('/');
+  const repo = tagged ? named.slice(0, colon) : named;
+  const tag = tagged ? named.slice(colon + 1) : '';
+  // docker/distribution reference splitDockerDomain: the first component is a registry when it has a
+  // "." or ":", is "localhost", or has uppercase letters; the rest must be lowercase.
+  const slash = repo.indexOf('/');
+  const first = slash < 0 ? '' : repo.slice(0, slash);
+  const isDomain =
+    slash >= 0 && (/[.:]/.test(first) || first === 'localhost' || first !== first.toLowerCase());
+  const path = isDomain ? repo.slice(slash + 1) : repo;
+  if (path !== path.toLowerCase()) return 'IfNotPresent';
+  if (tag === 'latest' || (!tag && at < 0)) return 'Always';
+  return 'IfNotPresent';
 }
 
 const isRollingUpdate = (m: JsonMap): boolean => m['type'] === 'RollingUpdate';

@@ -65,6 +65,15 @@ describe('embedded defaults', () => {
     assert.equal(defaultPullPolicy('nginx:1.25'), 'IfNotPresent');
     assert.equal(defaultPullPolicy('localhost:5000/nginx'), 'Always');
     assert.equal(defaultPullPolicy('nginx@sha256:abc'), 'IfNotPresent');
+    assert.equal(defaultPullPolicy('nginx:latest@sha256:abc'), 'Always', 'the tag is latest');
+    assert.equal(defaultPullPolicy('nginx:1.25@sha256:abc'), 'IfNotPresent');
+    assert.equal(
+      defaultPullPolicy('Registry.example.com/team/app'),
+      'Always',
+      'an uppercase registry is fine',
+    );
+    assert.equal(defaultPullPolicy('team/App'), 'IfNotPresent', 'unparsable: no tag');
+    assert.equal(defaultPullPolicy('localhost:5000/nginx:latest'), 'Always');
   });
 
   it('fills Service defaults, allocates a clusterIP, and keeps it when an update omits it', async () => {
