@@ -482,8 +482,18 @@ function walk(
     return;
   }
   if (quantity) {
-    if (typeof value === 'string' || typeof value === 'number') return;
-    typeViolation(w, path, goPath, parentStruct, field, 'string', value);
+    // resource.Quantity decodes itself (UnmarshalJSON -> ParseQuantity) from a string, a number, or the
+    // text of anything else; its errors are the message, without a field.
+    const text = typeof value === 'string' ? value.trim() : JSON.stringify(value);
+    const error = quantityError(text);
+    if (error !== undefined) {
+      w.out.push({
+        reason: 'FieldValueInvalid',
+        field: path,
+        message: `Invalid value: ${JSON.stringify(typeof value === 'string' ? value : text)}: ${error}`,
+        ...(w.builtIn ? { decode: error } : {}),
+      });
+    }
     return;
   }
   if (!accepts(type, value)) {
@@ -573,4 +583,43 @@ export function validateObject(catalog: SchemaCatalog, obj: Obj): SchemaViolatio
   if (!out.some((v) => v.field === 'metadata' || v.field.startsWith('metadata.name')))
     out.push(...metadataViolations(group, kind, obj));
   return out;
+}
+
+// --- resource.Quantity (apimachinery pkg/api/resource/quantity.go ParseQuantity) ---
+
+const QUANTITY_FORMAT =
+  "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+const QUANTITY_SUFFIX = "unable to parse quantity's suffix";
+const QUANTITY_SUFFIXES = new Set([
+  '',
+  'n',
+  'u',
+  'm',
+  'k',
+  'M',
+  'G',
+  'T',
+  'P',
+  'E',
+  'Ki',
+  'Mi',
+  'Gi',
+  'Ti',
+  'Pi',
+  'Ei',
+]);
+
+/** ParseQuantity's error for `str` (ErrFormatWrong, ErrSuffix), or undefined when it parses. */
+export function quantityError(str: string): string | undefined {
+  if (str.length === 0) return QUANTITY_FORMAT;
+  if (str === '0') return undefined;
+  // parseQuantityString: sign, digits, optional "." and digits, then suffix letters, optional sign and
+  // digits; anything after that is the wrong format.
+  const m = /^([+-]?)([0-9]*)(?:\.([0-9]*))?([eEinumkKMGTP]*)([-+]?[0-9]*)(.*)$/.exec(str);
+  if (!m || m[6] !== '') return QUANTITY_FORMAT;
+  const suffix = `${m[4]}${m[5]}`;
+  const exponent = /^[eE][-+]?[0-9]+$/.test(suffix);
+  // (An empty numeric part counts as 0, as Go's parser takes it; its numeric error needs an overflow.)
+  if (!QUANTITY_SUFFIXES.has(suffix) && !exponent) return QUANTITY_SUFFIX;
+  return undefined;
 }

@@ -161,4 +161,18 @@ describe('embedded server: schema validation as kube-apiserver', () => {
       ports: [{ name: 'web', protocol: 'TCP' }],
     });
   });
+
+  it('a quantity resource.ParseQuantity refuses is a 400 decode failure worded as the server words it', async () => {
+    const pod = await api(fx.cluster, 'POST', '/api/v1/namespaces/default/pods', {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'q' },
+      spec: { containers: [{ name: 'c', image: 'nginx', resources: { limits: { memory: '512MB' } } }] },
+    });
+    assert.equal(pod.status, 400, JSON.stringify(pod.body));
+    assert.equal(
+      pod.body.message,
+      `Pod in version "v1" cannot be handled as a Pod: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`,
+    );
+  });
 });

@@ -64,6 +64,31 @@ describe('schema validation: value types of built-in kinds', () => {
     assert.deepEqual(validateObject(catalog, deployment()), []);
   });
 
+  it('quantities are parsed as resource.ParseQuantity parses them; its errors are the decode message', () => {
+    const limits = (memory: unknown) =>
+      validateObject(
+        catalog,
+        deployment({ 'spec.template.spec.containers.0.resources.limits.memory': memory }),
+      );
+    for (const ok of ['512Mi', '100m', '1e3', '1E-3', ' 2Gi ', '0', 0.5, 1024])
+      assert.deepEqual(limits(ok), [], String(ok));
+    const format =
+      "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+    for (const [bad, error] of [
+      ['512MB', format],
+      ['1 core', format],
+      [true, format],
+      ['', format],
+      ['1ki', "unable to parse quantity's suffix"],
+    ] as const) {
+      const vs = limits(bad);
+      assert.equal(vs.length, 1, String(bad));
+      assert.equal(vs[0]!.field, 'spec.template.spec.containers[0].resources.limits[memory]');
+      assert.equal(vs[0]!.decode, error);
+      assert.equal(vs[0]!.message, `Invalid value: ${JSON.stringify(bad === true ? 'true' : bad)}: ${error}`);
+    }
+  });
+
   it('a string where the schema says integer is a decode failure naming the field, as the server words it', () => {
     const vs = validateObject(
       catalog,
