@@ -169,6 +169,8 @@ rendered or compared (the other apps still run); 130 interrupted.`;
     const json = flags.output === 'json';
     const source = createSourceService({ ...sourceSelection(flags), signal });
     let report: RunReport;
+    /** Read as the run ends, not after the teardown: a run done in time is not "timed out" by it. */
+    let timedOut = false;
     const progress = await this.startProgress('sync', { machineOutput: json, quiet: flags.quiet });
     try {
       report = await new Run({
@@ -210,8 +212,9 @@ rendered or compared (the other apps still run); 130 interrupted.`;
           ),
       }).run();
     } finally {
-      await this.stopProgress();
       clearTimeout(timer);
+      timedOut = timeout?.aborted ?? false;
+      await this.stopProgress();
       await source.close();
     }
     this.write(json ? syncJson(report) : syncText(report));
@@ -219,7 +222,7 @@ rendered or compared (the other apps still run); 130 interrupted.`;
       command: 'sync',
       errors: report.apps.flatMap((a) => (a.error ? [a.error] : [])),
       interrupted: this.signal.aborted,
-      timedOut: timeout?.aborted && !this.signal.aborted ? flags.timeout : undefined,
+      timedOut: timedOut && !this.signal.aborted ? flags.timeout : undefined,
       operations: report.apps.map((a) => ({
         phase: a.operation?.phase,
         dryRun: a.operation?.dryRun,

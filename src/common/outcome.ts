@@ -6,8 +6,10 @@
  *
  * Exit code (README "Errors and exit codes"), the first rule that applies:
  *  1. interrupted (Ctrl-C, SIGTERM): 130;
- *  2. `--timeout` passed: 1, as `argocd app sync` exits when its operation does not succeed in time;
- *  3. any error (an app, file or tree node that failed): 2, or the error's own code when higher;
+ *  2. any error the run had of its own (an app, file or tree node that failed; not one the `--timeout`
+ *     abort caused, which is "interrupted", 130): 2, or the error's own code when higher, so an outage is
+ *     never read as "did not finish in time";
+ *  3. `--timeout` passed: 1, as `argocd app sync` exits when its operation does not succeed in time;
  *  4. an operation did not end as asked (sync): not Succeeded; or, not a dry run, Degraded, or not Healthy
  *     when health is required (sync without --async): 1;
  *  5. differences found and asked for (diff --exit-code): 1;
@@ -79,13 +81,14 @@ function operationFailed(op: OperationOutcome, requireHealthy: boolean): boolean
 /** The exit code of a run (the rules above). */
 export function exitCodeOfRun(o: RunOutcome): number {
   if (o.interrupted) return ExitCode.INTERRUPTED;
+  const codeOf = (e: RunError): number =>
+    e instanceof GitopsError || !(e instanceof Error) ? e.exitCode : ExitCode.FAILURE;
+  // Errors the timeout's abort caused (apps it stopped: "interrupted") are not the run's own.
+  const own =
+    o.timedOut !== undefined ? o.errors.filter((e) => codeOf(e) !== ExitCode.INTERRUPTED) : o.errors;
+  const last = own.at(-1);
+  if (last) return Math.max(ExitCode.USAGE, codeOf(last));
   if (o.timedOut !== undefined) return ExitCode.OPERATION_FAILED;
-  const last = o.errors.at(-1);
-  if (last)
-    return Math.max(
-      ExitCode.USAGE,
-      last instanceof GitopsError || !(last instanceof Error) ? last.exitCode : ExitCode.FAILURE,
-    );
   if (o.operations?.some((op) => operationFailed(op, o.requireHealthy ?? false)))
     return ExitCode.OPERATION_FAILED;
   if (o.differences) return ExitCode.DIFFERENCES;

@@ -186,6 +186,18 @@ export class Run {
       },
     }));
 
+    // What the settings decide, before any render starts: a failure here leaves nothing running.
+    const managers = new Set([
+      ...(o.fieldManagers ?? OWN_FIELD_MANAGERS),
+      ...[
+        ...o.apps.flatMap((a) => a.ignoreDifferences),
+        ...(o.ignoreDifferences ?? []),
+        ...(o.settings ? overrideIgnoreRules(o.settings) : []),
+      ].flatMap((r) => r.managedFieldsManagers ?? []),
+    ]);
+    const resourceFilter = new ResourceFilter(o.settings);
+    const knownTypeFields = knownTypeFieldsOf(o.settings);
+
     // Destinations -> contexts -> one ClusterState each.
     const clusters = new Map<string, Promise<ClusterState>>();
     const contextOf = new Map<Application, string>();
@@ -226,16 +238,6 @@ export class Run {
     });
     for (const r of reports)
       if (r.error) emit?.({ type: 'app-done', app: r.app.name, error: r.error.message });
-    const managers = new Set([
-      ...(o.fieldManagers ?? OWN_FIELD_MANAGERS),
-      ...[
-        ...o.apps.flatMap((a) => a.ignoreDifferences),
-        ...(o.ignoreDifferences ?? []),
-        ...(o.settings ? overrideIgnoreRules(o.settings) : []),
-      ].flatMap((r) => r.managedFieldsManagers ?? []),
-    ]);
-    const resourceFilter = new ResourceFilter(o.settings);
-    const knownTypeFields = knownTypeFieldsOf(o.settings);
     const clusterOf = (app: Application): Promise<ClusterState> => {
       const context = contextOf.get(app)!;
       let p = clusters.get(context);

@@ -12,7 +12,7 @@
  */
 import { setIfAbsent } from '../common/index.js';
 import { applyDefaults as applySchemaDefaults } from '../schema/index.js';
-import type { SchemaCatalog } from '../schema/index.js';
+import type { Schema, SchemaCatalog } from '../schema/index.js';
 import type { Json, JsonMap, KObject } from './types.js';
 import { isMap } from './types.js';
 
@@ -122,9 +122,9 @@ function mergeStringData(obj: JsonMap): void {
 }
 
 /**
- * Fills in defaults on `obj` in place (a fresh copy owned by the caller): the schema's defaults for the
- * kind's definition in `schemas` (none for custom resources: a CRD's own `default`s are not applied here),
- * then serialized empty structs. `alloc` is given on create only.
+ * Fills in defaults on `obj` in place (a fresh copy owned by the caller): for built-in kinds the defaults
+ * table's (by the kind's definition in `schemas`), for custom resources their CRD schema's `default`s
+ * (`structuralDefaults`), then serialized empty structs. `alloc` is given on create only.
  */
 export function applyDefaults(obj: KObject, schemas: SchemaCatalog, alloc?: Allocator): void {
   const gk = `${groupOf(obj.apiVersion)}/${obj.kind}`;
@@ -132,11 +132,42 @@ export function applyDefaults(obj: KObject, schemas: SchemaCatalog, alloc?: Allo
   const slash = obj.apiVersion.indexOf('/');
   const version = slash < 0 ? obj.apiVersion : obj.apiVersion.slice(slash + 1);
   const definition = schemas.definitionNameFor({ group: groupOf(obj.apiVersion), version, kind: obj.kind });
-  if (definition) applySchemaDefaults(o, schemas, definition, true);
+  if (definition && schemas.isCustom(definition)) {
+    const root = schemas.resolve({ $ref: `#/definitions/${definition}` });
+    if (root) structuralDefaults(o, root, schemas);
+  } else if (definition) applySchemaDefaults(o, schemas, definition, true);
   applyRules(o, SERIALIZED_EMPTY[gk] ?? []);
   if (gk === '/Service' && alloc) allocateService(o, alloc);
   if (gk === '/Secret') mergeStringData(o);
   if (gk === '/Namespace' && obj.metadata.name) {
     obj.metadata.labels = { ...obj.metadata.labels, 'kubernetes.io/metadata.name': obj.metadata.name };
+  }
+}
+
+/**
+ * A custom resource's defaults from its CRD's structural schema, as apiextensions-apiserver applies them
+ * when it decodes a request (`structuraldefaulting.Default`): in every object the value has, a property
+ * that is absent, or null where the schema does not allow null, gets a copy of its `default`; then the
+ * walk goes on into properties, `additionalProperties` values and list items. Defaults never create a
+ * parent that is absent.
+ */
+export function structuralDefaults(value: Json, schema: Schema, schemas: SchemaCatalog): void {
+  if (Array.isArray(value)) {
+    const items = schemas.items(schema);
+    if (items) for (const el of value) structuralDefaults(el, schemas.resolve(items) ?? items, schemas);
+    return;
+  }
+  if (!isMap(value)) return;
+  const props = isMap(schema['properties'] as Json) ? (schema['properties'] as Record<string, Schema>) : {};
+  for (const [k, raw] of Object.entries(props)) {
+    const p = schemas.resolve(raw) ?? raw;
+    const current = value[k];
+    if (p['default'] !== undefined && (current === undefined || (current === null && p['nullable'] !== true)))
+      value[k] = structuredClone(p['default'] as Json);
+  }
+  for (const [k, v] of Object.entries(value)) {
+    const extra = schema['additionalProperties'];
+    const raw = props[k] ?? (isMap(extra as Json) ? (extra as Schema) : undefined);
+    if (raw) structuralDefaults(v as Json, schemas.resolve(raw) ?? raw, schemas);
   }
 }

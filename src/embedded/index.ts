@@ -7,13 +7,14 @@
  * resourceVersion, uid, generation, status and scale subresources and Status errors (`api.ts`,
  * `scale.ts`, `validate.ts`); label/field selectors and limit/continue (`selectors.ts`, `list.ts`); watch
  * with bookmarks and 410 Gone (`watch.ts`, `store.ts`); merge, JSON and strategic merge patches
- * (`patch.ts`); server-side apply and managedFields (`managed-fields.ts`); defaults of built-in kinds
- * (`defaults.ts`); deletion with propagation, finalizers and namespaces (`delete.ts`); dry-run; Table
+ * (`patch.ts`); server-side apply and managedFields (`managed-fields.ts`); defaults of built-in kinds and
+ * of custom resources from their CRD schema (`defaults.ts`); schema validation and pruning
+ * (`validate.ts`, `field-validation.ts`); deletion with propagation, finalizers and namespaces (`delete.ts`); dry-run; Table
  * responses for kubectl (`table.ts`); kubectl create's protobuf bodies (`protobuf.ts`); `--data` files
  * (`persist.ts`); fault injection and request counters (`faults.ts`); HTTP routing (`server.ts`).
  *
- * Not implemented: authentication/authorization, admission webhooks, conversion webhooks, OpenAPI
- * schemas (so no CRD schema validation, pruning or defaulting), protobuf beyond the four kinds kubectl's
+ * Not implemented: authentication/authorization, admission webhooks, conversion webhooks, CRD validation
+ * beyond value types, `enum` and `required` (patterns, bounds, lengths, CEL), protobuf beyond the four kinds kubectl's
  * generators post, PartialObjectMetadata responses, consistent snapshots for paged lists, controllers
  * (nothing creates ReplicaSets or Pods, nothing updates status) unless the opt-in workload simulation
  * (`simulate.ts`, `simulateWorkloads`) stands in for them.

@@ -159,8 +159,19 @@ export const DEFAULTS: Readonly<Record<string, readonly DefaultRule[]>> = {
   [`${APPS}StatefulSetSpec`]: [
     { at: '', field: 'replicas', value: 1 },
     { at: '', field: 'podManagementPolicy', value: 'OrderedReady' },
+    // partition only when the type was unset (upstream then creates rollingUpdate) or rollingUpdate is
+    // there: `updateStrategy: {type: RollingUpdate}` stays as written. Before the type rule, which sets it.
+    {
+      at: '',
+      field: 'updateStrategy.rollingUpdate.partition',
+      value: 0,
+      when: (s) => {
+        const u = s['updateStrategy'];
+        if (u == null || typeof u !== 'object' || Array.isArray(u)) return true;
+        return u['type'] == null || (u['type'] === 'RollingUpdate' && u['rollingUpdate'] != null);
+      },
+    },
     { at: '', field: 'updateStrategy.type', value: 'RollingUpdate' },
-    { at: 'updateStrategy', field: 'rollingUpdate.partition', value: 0, when: isRollingUpdate },
     { at: '', field: 'revisionHistoryLimit', value: 10 },
     {
       at: '',
@@ -187,15 +198,17 @@ export const DEFAULTS: Readonly<Record<string, readonly DefaultRule[]>> = {
   ],
   // SetDefaults_ReplicaSet
   [`${APPS}ReplicaSetSpec`]: [{ at: '', field: 'replicas', value: 1 }],
-  // batch/v1 SetDefaults_Job: completions only when parallelism is unset too.
-  [`${BATCH}JobSpec`]: [
-    { at: '', field: 'completions', value: 1, when: (s) => s['parallelism'] == null },
-    { at: '', field: 'parallelism', value: 1 },
-    { at: '', field: 'backoffLimit', value: 6 },
-    { at: '', field: 'completionMode', value: 'NonIndexed' },
-    { at: '', field: 'suspend', value: false },
+  // batch/v1 SetDefaults_Job: completions only when parallelism is unset too. Keyed by Job, not JobSpec:
+  // the function takes a *Job, so a CronJob's jobTemplate.spec gets none of these (SetObjectDefaults_CronJob
+  // never calls it).
+  [`${BATCH}Job`]: [
+    { at: 'spec', field: 'completions', value: 1, when: (s) => s['parallelism'] == null },
+    { at: 'spec', field: 'parallelism', value: 1 },
+    { at: 'spec', field: 'backoffLimit', value: 6 },
+    { at: 'spec', field: 'completionMode', value: 'NonIndexed' },
+    { at: 'spec', field: 'suspend', value: false },
     {
-      at: '',
+      at: 'spec',
       field: 'podReplacementPolicy',
       value: (s) => (s['podFailurePolicy'] != null ? 'Failed' : 'TerminatingOrFailed'),
       since: '1.28',

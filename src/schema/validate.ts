@@ -396,7 +396,10 @@ function typeViolation(
     message: `Invalid value: ${JSON.stringify(actual)}: ${path} in body must be of type ${expected}: ${JSON.stringify(actual)}`,
   };
   if (w.builtIn) {
-    const what = typeof v === 'number' && !Number.isInteger(v) ? `number ${v}` : goJsonType(v);
+    // Go's decoder names a fraction it cannot store in an integer ("number 3.5"), and only there: a
+    // number where a string belongs is just "number" (so a Secret's value never reaches the message).
+    const fraction = typeof v === 'number' && !Number.isInteger(v) && expected.startsWith('integer');
+    const what = fraction ? `number ${v}` : goJsonType(v);
     violation.decode = `json: cannot unmarshal ${what} into Go struct field ${parentStruct}.${goPath} of type ${goType(w, field)}`;
   }
   w.out.push(violation);
@@ -532,8 +535,12 @@ function customChecks(w: Walk, value: unknown, s: Schema, path: string): void {
   }
   const req = s['required'];
   if (Array.isArray(req) && isObject(value)) {
+    const props = isObject(s['properties']) ? (s['properties'] as Record<string, Schema>) : {};
     for (const r of req) {
-      if (typeof r === 'string' && value[r] === undefined)
+      // A required field with a `default` is never missing: apiextensions-apiserver fills structural
+      // defaults in when it decodes the request, before it validates.
+      const defaulted = isObject(props[r]) && props[r]['default'] !== undefined;
+      if (typeof r === 'string' && value[r] === undefined && !defaulted)
         w.out.push({ reason: 'FieldValueRequired', field: child(path, r), message: 'Required value' });
     }
   }

@@ -32,7 +32,7 @@ function failure(o: RunOutcome): RunFailure {
 }
 
 describe('run outcome -> exit code', () => {
-  it('the rules apply in order: interrupted, timeout, errors, failed operation, differences, 0', () => {
+  it('the rules apply in order: interrupted, errors, timeout, failed operation, differences, 0', () => {
     const all: RunOutcome = {
       command: 'sync',
       errors: [appError('a')],
@@ -42,7 +42,11 @@ describe('run outcome -> exit code', () => {
       differences: true,
     };
     assert.equal(exitCodeOfRun(all), ExitCode.INTERRUPTED);
-    assert.equal(exitCodeOfRun({ ...all, interrupted: false }), ExitCode.OPERATION_FAILED);
+    // A real error wins over the timeout: an outage must never read as "did not finish in time".
+    assert.equal(exitCodeOfRun({ ...all, interrupted: false }), ExitCode.FAILURE);
+    // Errors the timeout's abort caused ("interrupted", 130) are not the run's own.
+    const stopped = { ...all, interrupted: false, errors: [appError('a', ExitCode.INTERRUPTED)] };
+    assert.equal(exitCodeOfRun(stopped), ExitCode.OPERATION_FAILED);
     assert.equal(exitCodeOfRun({ ...all, interrupted: false, timedOut: undefined }), ExitCode.FAILURE);
     const noErrors = { ...all, interrupted: false, timedOut: undefined, errors: [] };
     assert.equal(exitCodeOfRun(noErrors), ExitCode.OPERATION_FAILED);
@@ -106,11 +110,22 @@ describe('run outcome -> the error rendered', () => {
     assert.deepEqual(formatError(bare, ['sync'], 'sync'), ['error: sync interrupted']);
   });
 
-  it('--timeout: exit 1, the errors it had, then the timeout', () => {
-    const f = failure({ command: 'sync', errors: [appError('a')], timedOut: '30s' });
+  it('--timeout: exit 1 when only the apps it stopped failed; 2 with an error of its own; the errors, then the timeout', () => {
+    const f = failure({ command: 'sync', errors: [appError('a', ExitCode.INTERRUPTED)], timedOut: '30s' });
     assert.equal(f.exitCode, ExitCode.OPERATION_FAILED);
     assert.deepEqual(formatError(f, ['sync'], 'sync'), [
       'error: app "a": failed to render: boom',
+      'error: failed to sync: timeout 30s passed',
+    ]);
+    const outage = failure({
+      command: 'sync',
+      errors: [appError('a'), appError('b', ExitCode.INTERRUPTED)],
+      timedOut: '30s',
+    });
+    assert.equal(outage.exitCode, ExitCode.FAILURE);
+    assert.deepEqual(formatError(outage, ['sync'], 'sync'), [
+      'error: app "a": failed to render: boom',
+      'error: app "b": failed to render: boom',
       'error: failed to sync: timeout 30s passed',
     ]);
   });

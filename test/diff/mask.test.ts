@@ -94,6 +94,22 @@ describe('Secret masking', () => {
     }
   });
 
+  it('a Secret of the wrong shape or apiVersion (one the API server would refuse) is masked too', () => {
+    const wrong: Any[] = [
+      { ...secret(undefined), data: 'password: hunter2' }, // a string where a map belongs
+      { ...secret(undefined), data: ['api-token-123'] }, // a list
+      { ...secret(undefined), stringData: ['from-string-data'] },
+      { ...secret({ password: b64('new-password') }), apiVersion: 'core/v1' }, // no such group
+    ];
+    for (const target of wrong) {
+      const missing = compareResource({ target: target as KubeObject, diffText: true });
+      assertNoLeak(missing);
+      const live = secret({ password: b64('old-password') });
+      const changed = compareResource({ target: target as KubeObject, live, diffText: true });
+      assertNoLeak(changed);
+    }
+  });
+
   it('sensitive annotations are masked in any kind', () => {
     const cm = (v: string): KubeObject => ({
       apiVersion: 'v1',

@@ -118,4 +118,47 @@ describe('embedded server: schema validation as kube-apiserver', () => {
     });
     assert.equal(good.status, 201, JSON.stringify(good.body));
   });
+
+  it("a custom resource gets its CRD schema's defaults before it is validated (apiextensions structural defaulting)", async () => {
+    const crd = await api(
+      fx.cluster,
+      'POST',
+      '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+      crdWithSpec(
+        'defaults.example.com',
+        'Gizmo',
+        {
+          mode: { type: 'string', default: 'fast' },
+          retries: { type: 'integer', default: 3 },
+          limits: {
+            type: 'object',
+            properties: { cpu: { type: 'string', default: '100m' } },
+          },
+          ports: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: { name: { type: 'string' }, protocol: { type: 'string', default: 'TCP' } },
+            },
+          },
+        },
+        ['mode'],
+      ),
+    );
+    assert.equal(crd.status, 201, JSON.stringify(crd.body));
+    const created = await api(fx.cluster, 'POST', '/apis/defaults.example.com/v1/namespaces/default/gizmos', {
+      apiVersion: 'defaults.example.com/v1',
+      kind: 'Gizmo',
+      metadata: { name: 'g' },
+      spec: { retries: null, ports: [{ name: 'web' }] },
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    // Required `mode` is filled in, not refused; null where null is not allowed is defaulted; an absent
+    // parent (`limits`) is not created; list items get their defaults.
+    assert.deepEqual(JSON.parse(JSON.stringify(created.body.spec)), {
+      mode: 'fast',
+      retries: 3,
+      ports: [{ name: 'web', protocol: 'TCP' }],
+    });
+  });
 });

@@ -48,7 +48,7 @@ describe('the defaults table', () => {
   });
 
   it('applies a rule only when the served schema has its field (Job podReplacementPolicy, 1.28)', () => {
-    const names = rulesFor(schemas, 'io.k8s.api.batch.v1.JobSpec').map((r) => r.field);
+    const names = rulesFor(schemas, 'io.k8s.api.batch.v1.Job').map((r) => r.field);
     assert.ok(names.includes('backoffLimit'));
     assert.ok(!names.includes('podReplacementPolicy'));
     // A catalog whose JobSpec has the field (as a 1.28 server's does) gets the default.
@@ -74,9 +74,34 @@ describe('the defaults table', () => {
     applyDefaults(c, schemas, 'io.k8s.api.batch.v1.Job', true);
     assert.equal((c['spec'] as JsonMap)['podReplacementPolicy'], undefined);
     assert.equal((c['spec'] as JsonMap)['backoffLimit'], 6);
+    assert.equal((c['spec'] as JsonMap)['completions'], 1);
+    assert.equal((c['spec'] as JsonMap)['parallelism'], 1);
+    // completions only when parallelism is unset too (SetDefaults_Job).
+    const d = job({ parallelism: 2, template: {} });
+    applyDefaults(d, schemas, 'io.k8s.api.batch.v1.Job', true);
+    assert.equal((d['spec'] as JsonMap)['completions'], undefined);
   });
 
-  it('reaches a type wherever it is used: containers of a CronJob, lifecycle httpGet, PVC templates', () => {
+  it('StatefulSet partition: only when the strategy type was unset or rollingUpdate is given (SetDefaults_StatefulSet)', () => {
+    const strategyOf = (updateStrategy?: JsonMap): unknown => {
+      const sts: JsonMap = {
+        apiVersion: 'apps/v1',
+        kind: 'StatefulSet',
+        spec: { ...(updateStrategy ? { updateStrategy } : {}), template: {} },
+      };
+      applyDefaults(sts, schemas, 'io.k8s.api.apps.v1.StatefulSet', false);
+      return (sts['spec'] as JsonMap)['updateStrategy'];
+    };
+    assert.deepEqual(strategyOf(), { type: 'RollingUpdate', rollingUpdate: { partition: 0 } });
+    assert.deepEqual(strategyOf({ type: 'RollingUpdate' }), { type: 'RollingUpdate' });
+    assert.deepEqual(strategyOf({ type: 'RollingUpdate', rollingUpdate: {} }), {
+      type: 'RollingUpdate',
+      rollingUpdate: { partition: 0 },
+    });
+    assert.deepEqual(strategyOf({ type: 'OnDelete' }), { type: 'OnDelete' });
+  });
+
+  it('reaches a type wherever it is used: containers of a CronJob, lifecycle httpGet, PVC templates; Job defaults only a Job', () => {
     const cron: JsonMap = {
       apiVersion: 'batch/v1',
       kind: 'CronJob',
@@ -103,8 +128,10 @@ describe('the defaults table', () => {
     };
     applyDefaults(cron, schemas, 'io.k8s.api.batch.v1.CronJob', false);
     const job = ((cron['spec'] as JsonMap)['jobTemplate'] as JsonMap)['spec'] as JsonMap;
-    assert.equal(job['completions'], undefined, 'completions only when parallelism is unset too');
-    assert.equal(job['backoffLimit'], 6);
+    // SetDefaults_Job takes a *Job: a CronJob's jobTemplate.spec gets none of its defaults.
+    assert.equal(job['completions'], undefined);
+    assert.equal(job['backoffLimit'], undefined);
+    assert.equal(job['suspend'], undefined);
     const c = (((job['template'] as JsonMap)['spec'] as JsonMap)['containers'] as JsonMap[])[0]!;
     assert.equal(c['imagePullPolicy'], 'IfNotPresent');
     assert.deepEqual((c['lifecycle'] as JsonMap)['postStart'], {

@@ -110,6 +110,18 @@ describe('schema validation: value types of built-in kinds', () => {
       /cannot unmarshal number 1\.5 into Go struct field DeploymentSpec\.spec\.replicas of type int32$/,
     );
     assert.match(vs[2]!.decode!, /cannot unmarshal bool into .* of type string$/);
+    // A fraction where a string belongs is just "number", as Go words it: a Secret's value stays out.
+    const pin = validateObject(catalog, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 's' },
+      stringData: { pin: 3.14159 },
+    });
+    assert.match(
+      pin[0]!.decode!,
+      /cannot unmarshal number into Go struct field Secret\.stringData of type string$/,
+    );
+    assert.doesNotMatch(JSON.stringify(pin), /3\.14159/);
     assert.match(
       vs[3]!.decode!,
       /cannot unmarshal object into Go struct field Container\..*\.args of type \[\]string$/,
@@ -240,8 +252,9 @@ describe('schema validation: custom resources against their CRD schema', () => {
       port: { 'x-kubernetes-int-or-string': true },
       tags: { type: 'array', items: { type: 'string' } },
       free: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+      level: { type: 'string', default: 'info' },
     },
-    ['size'],
+    ['size', 'level'],
   );
   const cat = new SchemaCatalog();
   cat.addCustomResourceDefinition(crd);
@@ -250,6 +263,14 @@ describe('schema validation: custom resources against their CRD schema', () => {
     kind: 'Widget',
     metadata: { name },
     spec,
+  });
+
+  it('a required field with a default is never missing (apiextensions defaults before it validates)', () => {
+    assert.deepEqual(validateObject(cat, widget({ size: 3 })), []);
+    assert.deepEqual(
+      validateObject(cat, widget({ level: 'debug' })).map((v) => `${v.field}: ${v.message}`),
+      ['spec.size: Required value'],
+    );
   });
 
   it('a valid custom resource has no violation; unknown and preserved fields are fine', () => {
