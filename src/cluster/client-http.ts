@@ -8,6 +8,7 @@ import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { logAt, REQUEST_LOG_LEVEL } from '../common/index.js';
 import { applyCredentials } from './credentials.js';
+import { keepTokenFiles } from './kubeconfig.js';
 import { ApiError } from './errors.js';
 import type { StatusBody } from './errors.js';
 import type { RawRequest, WatchEvent } from './client.js';
@@ -98,6 +99,7 @@ export function plainHttpConfig(kc: KubeConfig): KubeConfig {
     contexts: kc.getContexts(),
     currentContext: kc.getCurrentContext(),
   });
+  keepTokenFiles(kc, copy);
   return copy;
 }
 

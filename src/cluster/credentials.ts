@@ -8,9 +8,11 @@
  * (client-go's exec authenticator: "executable X not found ... a client-go credential plugin that is not
  * installed"), with the kubeconfig's `installHint` as the hint when it has one.
  */
+import { readFileSync, statSync } from 'node:fs';
 import type https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { GitopsError, oneLine } from '../common/index.js';
+import { tokenFileOf } from './kubeconfig.js';
 
 export class CredentialsError extends GitopsError {
   constructor(message: string, options: { subject: string; hint?: string; cause?: unknown }) {
@@ -48,6 +50,33 @@ export async function applyCredentials(
   for (const [name, value] of Object.entries(known) as Array<[keyof https.RequestOptions, unknown]>) {
     if (name === 'headers') opts.headers = { ...(opts.headers ?? {}), ...(value as object) };
     else (opts as Record<string, unknown>)[name] = value;
+  }
+  // A token file is read again when it changes (a rotated token), not kept from the first read.
+  const file = user ? tokenFileOf(kc, user.name) : undefined;
+  if (file)
+    opts.headers = {
+      ...(opts.headers ?? {}),
+      Authorization: `Bearer ${readTokenFile(file, context, user!.name)}`,
+    };
+}
+
+/** Per token file, the token and the file's identity (inode, size, mtime) when it was read. */
+const tokens = new Map<string, { stamp: string; token: string }>();
+
+function readTokenFile(file: string, context: string, user: string): string {
+  try {
+    const st = statSync(file);
+    const stamp = `${st.ino}:${st.size}:${st.mtimeMs}`;
+    const known = tokens.get(file);
+    if (known?.stamp === stamp) return known.token;
+    const token = readFileSync(file, 'utf8').trim();
+    tokens.set(file, { stamp, token });
+    return token;
+  } catch (err) {
+    throw new CredentialsError(`failed to get credentials: token file ${file}: ${oneLine(err)}`, {
+      subject: `context ${context} (user ${user})`,
+      cause: err,
+    });
   }
 }
 

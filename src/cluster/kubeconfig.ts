@@ -14,6 +14,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { GitopsError, oneLine, UsageError } from '../common/index.js';
 
@@ -61,6 +62,9 @@ export async function loadKubeConfig(options: KubeConfigOptions = {}): Promise<K
   const files = options.kubeconfig
     ? [options.kubeconfig]
     : (process.env['KUBECONFIG'] ?? '').split(delimiter).filter(Boolean);
+  const defaultFile = join(homedir(), '.kube', 'config');
+  if (files.length === 0 && existsSync(defaultFile)) files.push(defaultFile);
+  const tokenFiles = new Map<string, string>();
   for (const file of files) {
     let bytes: Buffer;
     try {
@@ -80,6 +84,7 @@ export async function loadKubeConfig(options: KubeConfigOptions = {}): Promise<K
         subject: `kubeconfig ${file}`,
       });
     }
+    readTokenFiles(bytes.toString('utf8'), tokenFiles);
   }
   try {
     if (options.kubeconfig) kc.loadFromFile(options.kubeconfig);
@@ -98,7 +103,52 @@ export async function loadKubeConfig(options: KubeConfigOptions = {}): Promise<K
     }
     kc.setCurrentContext(options.context);
   }
+  if (tokenFiles.size > 0) TOKEN_FILES.set(kc, tokenFiles);
   return kc;
+}
+
+/**
+ * Per loaded kubeconfig, its users' `tokenFile`s (user name -> path). client-node reads a
+ * `token-file` once, when it parses the kubeconfig, and keeps only the token; client-go reads it again
+ * (about every minute), so a rotated token (a projected service-account token, about hourly) is picked
+ * up. credentials.ts reads these paths again when the file changes (`tokenFileOf`).
+ */
+const TOKEN_FILES = new WeakMap<KubeConfig, ReadonlyMap<string, string>>();
+
+/** The `tokenFile` of `user` in the kubeconfig `kc` was loaded from, when it has one and no `token`. */
+export function tokenFileOf(kc: KubeConfig, user: string): string | undefined {
+  return TOKEN_FILES.get(kc)?.get(user);
+}
+
+/** A copy of a loaded kubeconfig (another current context, a cluster changed) keeps its token files. */
+export function keepTokenFiles(from: KubeConfig, copy: KubeConfig): void {
+  const tokenFiles = TOKEN_FILES.get(from);
+  if (tokenFiles) TOKEN_FILES.set(copy, tokenFiles);
+}
+
+/**
+ * Records the token files of one kubeconfig file's users (the first file naming a user wins, as kubectl
+ * merges). A user with a `token` too keeps it: the token wins over the file, as the kubeconfig reference
+ * says. (A relative path is taken relative to the working directory, as client-node reads it when it
+ * loads the file; kubectl takes it relative to the kubeconfig.)
+ */
+function readTokenFiles(text: string, into: Map<string, string>): void {
+  let doc: unknown;
+  try {
+    doc = parseYaml(text);
+  } catch {
+    return; // client-node reports the file's YAML errors
+  }
+  const users = (doc as { users?: unknown } | null)?.users;
+  if (!Array.isArray(users)) return;
+  for (const entry of users as Array<{ name?: unknown; user?: Record<string, unknown> }>) {
+    const name = typeof entry?.name === 'string' ? entry.name : undefined;
+    const user = entry?.user;
+    if (!name || into.has(name) || !user || typeof user !== 'object') continue;
+    const path = user['token-file'] ?? user['tokenFile'];
+    if (typeof path !== 'string' || !path || user['token']) continue;
+    into.set(name, path);
+  }
 }
 
 /** A copy of `kc` whose current context is `context` (clients are bound to a current context). */
@@ -111,6 +161,7 @@ export async function forContext(kc: KubeConfig, context: string): Promise<KubeC
     contexts: kc.getContexts(),
     currentContext: context,
   });
+  keepTokenFiles(kc, copy);
   return copy;
 }
 

@@ -8,10 +8,10 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubeClient, loadKubeConfig } from '../../src/cluster/index.js';
+import { KubeClient, forContext, loadKubeConfig } from '../../src/cluster/index.js';
 import { configMaps } from './fake-api.js';
 
 describe('credentials on every request', () => {
@@ -101,6 +101,49 @@ describe('credentials on every request', () => {
     assert.deepEqual(
       seen.map((h) => h['authorization']),
       [ann, 'Bearer other', ann],
+    );
+  });
+
+  it('a token file is read again when it changes (a rotated token); a token wins over it', async () => {
+    seen.length = 0;
+    mkdirSync(join(dir, 'sa'), { recursive: true });
+    const tokenPath = join(dir, 'sa', 'token');
+    writeFileSync(tokenPath, 'first\n');
+    const kc = await loadKubeConfig({ kubeconfig: kubeconfig('token-file', `{token-file: ${tokenPath}}`) });
+    const client = new KubeClient(kc);
+    // Another context of the same kubeconfig (a second destination cluster) reads the same file.
+    const other = new KubeClient(await forContext(kc, 'ctx'));
+    try {
+      await client.get(configMaps, 'default', 'a');
+      await client.get(configMaps, 'default', 'a');
+      // Rotated as the kubelet rotates a projected token: a new file moved into place.
+      writeFileSync(`${tokenPath}.new`, 'second');
+      renameSync(`${tokenPath}.new`, tokenPath);
+      await client.get(configMaps, 'default', 'a');
+      await other.get(configMaps, 'default', 'a');
+    } finally {
+      client.close();
+      other.close();
+    }
+    assert.deepEqual(
+      seen.map((h) => h['authorization']),
+      ['Bearer first', 'Bearer first', 'Bearer second', 'Bearer second'],
+    );
+
+    seen.length = 0;
+    const both = new KubeClient(
+      await loadKubeConfig({
+        kubeconfig: kubeconfig('token-and-file', `{token: wins, token-file: ${tokenPath}}`),
+      }),
+    );
+    try {
+      await both.get(configMaps, 'default', 'a');
+    } finally {
+      both.close();
+    }
+    assert.deepEqual(
+      seen.map((h) => h['authorization']),
+      ['Bearer wins'],
     );
   });
 });
