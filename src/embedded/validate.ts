@@ -10,7 +10,7 @@
 import { validateObject } from '../schema/index.js';
 import type { SchemaCatalog } from '../schema/index.js';
 import type { StatusCause } from './errors.js';
-import { badRequest, invalid } from './errors.js';
+import { ApiError, badRequest, invalid } from './errors.js';
 import { getPath } from './defaults.js';
 import type { Json, JsonMap, KObject, ResourceType } from './types.js';
 import { isMap } from './types.js';
@@ -35,6 +35,25 @@ export function checkDecodes(
       `${type.kind} in version "${version}" cannot be handled as a ${type.kind}: ${failure.decode}`,
     );
   }
+}
+
+/**
+ * The decode step of a patch (merge, JSON or strategic merge): the patched object that does not decode
+ * into the kind's Go type is 422 Invalid on the field `patch`, its value the patched object's JSON, as
+ * kube-apiserver's patch handler words it (endpoints/handlers/patch.go: `errors.NewInvalid(schema.GroupKind{},
+ * "", field.Invalid(field.NewPath("patch"), string(patchedObjJS), err.Error()))`, hence the empty kind and
+ * name). Only the failure of a built-in kind; custom resources are judged by validation (422 as well).
+ */
+export function checkPatchDecodes(obj: KObject, schemas: SchemaCatalog): void {
+  const failure = validateObject(schemas, obj as unknown as JsonMap).find((v) => v.decode);
+  if (!failure) return;
+  const message = `Invalid value: ${JSON.stringify(JSON.stringify(obj))}: ${failure.decode}`;
+  throw new ApiError(422, 'Invalid', ` "" is invalid: patch: ${message}`, {
+    name: '',
+    group: '',
+    kind: '',
+    causes: [{ reason: 'FieldValueInvalid', message, field: 'patch' }],
+  });
 }
 
 function podSpecCauses(spec: Json | undefined, field: string): StatusCause[] {
