@@ -8,9 +8,11 @@
  * here, `helm.valuesObject` (free-form YAML) and kustomize patch `options` (booleans).
  */
 const NOT_STRING = new Set([
-  // ObjectMeta
+  // ObjectMeta, OwnerReference
   'generation',
   'deletionGracePeriodSeconds',
+  'controller',
+  'blockOwnerDeletion',
   // ApplicationSpec, SyncPolicy, RetryStrategy, Backoff
   'revisionHistoryLimit',
   'prune',
@@ -53,7 +55,14 @@ const FREE_FORM = new Set(['valuesObject', 'managedFields', 'options']);
  * merge generators) and its metadata. Generator parameters (list `elements`, ...) are left as YAML reads
  * them: Argo CD stores them as raw JSON, so `version: 1.10` there is the number 1.1 in Argo CD too.
  */
-export function argoCdStringField(kind: string, path: readonly (string | number)[]): boolean {
+export function argoCdStringField(
+  kind: string,
+  path: readonly (string | number)[],
+  apiVersion: string,
+): boolean {
+  // Only Argo CD's kinds: other tools' `Application`s (KubeVela's core.oam.dev, app.k8s.io) keep their
+  // numbers and booleans. An object with no apiVersion is judged by its kind (an app file may omit it).
+  if (apiVersion !== '' && !apiVersion.startsWith('argoproj.io/')) return false;
   if (kind === 'Application') return applicationFieldIsString(path);
   if (kind !== 'ApplicationSet') return false;
   if (path[0] === 'metadata') return applicationFieldIsString(path);

@@ -34,14 +34,21 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Which plain scalars keep their source text: by the object's kind and the path of the field. */
-export type KeepScalarText = (kind: string, path: readonly (string | number)[]) => boolean;
+/**
+ * Which plain scalars keep their source text: by the object's kind, the path of the field and the
+ * object's apiVersion ("" when it has none).
+ */
+export type KeepScalarText = (
+  kind: string,
+  path: readonly (string | number)[],
+  apiVersion: string,
+) => boolean;
 
 /** Puts the source text of kept plain non-string scalars of `node` into `value` (its toJS result). */
 function restoreScalarText(
   node: unknown,
   value: unknown,
-  kind: string,
+  type: { kind: string; apiVersion: string },
   path: (string | number)[],
   keep: KeepScalarText,
 ): void {
@@ -50,9 +57,10 @@ function restoreScalarText(
     if (isScalar(child)) {
       const v = container[key];
       if (child.type === 'PLAIN' && v !== null && typeof v !== 'string' && typeof v !== 'object') {
-        if (typeof child.source === 'string' && keep(kind, childPath)) container[key] = child.source;
+        if (typeof child.source === 'string' && keep(type.kind, childPath, type.apiVersion))
+          container[key] = child.source;
       }
-    } else restoreScalarText(child, container[key], kind, childPath, keep);
+    } else restoreScalarText(child, container[key], type, childPath, keep);
   };
   if (isMap(node) && isObject(value)) {
     for (const pair of node.items) {
@@ -75,15 +83,28 @@ export function restoreDocumentText(
   keep: KeepScalarText,
 ): void {
   const kind = typeof value['kind'] === 'string' ? value['kind'] : '';
+  const apiVersion = typeof value['apiVersion'] === 'string' ? value['apiVersion'] : '';
   if (kind.endsWith('List') && Array.isArray(value['items']) && isMap(contents)) {
     const items = contents.get('items', true);
     if (isSeq(items))
       items.items.forEach((item, i) => {
         const object = (value['items'] as unknown[])[i];
-        const itemKind = isObject(object) && typeof object['kind'] === 'string' ? object['kind'] : '';
-        restoreScalarText(item, object, itemKind || kind.slice(0, -'List'.length), [], keep);
+        const own = (k: string): string =>
+          isObject(object) && typeof object[k] === 'string' ? (object[k] as string) : '';
+        // A typed list (ApplicationList) names its items' kind and apiVersion; a plain List does not.
+        const typed = kind !== 'List';
+        restoreScalarText(
+          item,
+          object,
+          {
+            kind: own('kind') || (typed ? kind.slice(0, -'List'.length) : ''),
+            apiVersion: own('apiVersion') || (typed ? apiVersion : ''),
+          },
+          [],
+          keep,
+        );
       });
-  } else restoreScalarText(contents, value, kind, [], keep);
+  } else restoreScalarText(contents, value, { kind, apiVersion }, [], keep);
 }
 
 /** Parses `text` (the contents of `file`) into objects. */

@@ -148,6 +148,23 @@ spec:
       destination: {server: https://kubernetes.default.svc, namespace: web}
 `,
       'apps/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\ndata: {v: 1.10}\n',
+      // Another tool's Application (KubeVela): its numbers and booleans are not Argo CD's strings.
+      'apps/vela.yaml': `apiVersion: core.oam.dev/v1beta1
+kind: Application
+metadata: {name: vela}
+spec:
+  components:
+  - name: web
+    type: webservice
+    properties: {port: 80, cpu: 0.5}
+`,
+      'apps/owned.yaml': `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: owned
+  ownerReferences: [{apiVersion: v1, kind: ConfigMap, name: cm, uid: u1, controller: true, blockOwnerDeletion: true}]
+spec: {project: default}
+`,
     });
     const r = await render(root, source('apps'));
     const byName = new Map(r.objects.map((o) => [o.metadata?.name, o]));
@@ -167,8 +184,13 @@ spec:
     // Generator parameters are raw JSON in Argo CD: YAML's number stays a number there.
     assert.equal(at('set', 'spec.generators.0.list.elements.0.version'), 1.1);
     assert.equal(at('set', 'spec.generators.1.matrix.generators.0.list.elements.0.a'), 1);
-    // Other kinds are read as YAML reads them.
+    // Other kinds are read as YAML reads them, other tools' Applications too.
     assert.equal(at('cm', 'data.v'), 1.1);
+    assert.equal(at('vela', 'spec.components.0.properties.port'), 80);
+    assert.equal(at('vela', 'spec.components.0.properties.cpu'), 0.5);
+    // An owner reference's booleans are booleans (the API server refuses strings there).
+    assert.equal(at('owned', 'metadata.ownerReferences.0.controller'), true);
+    assert.equal(at('owned', 'metadata.ownerReferences.0.blockOwnerDeletion'), true);
   });
 });
 

@@ -159,7 +159,14 @@ async function gitParams(spec: Json, ctx: GeneratorContext, where: string): Prom
   const repoURL = spec['repoURL'];
   if (typeof repoURL !== 'string' || repoURL === '')
     throw new TemplateError(`${where}.git.repoURL: is required`);
-  const revision = typeof spec['revision'] === 'string' ? spec['revision'] : 'HEAD';
+  const given = spec['revision'];
+  // A string in Argo CD's type: the CRD refuses `revision: 1.10` unquoted (YAML reads the number 1.1),
+  // so that is an error naming the field, never a silent HEAD.
+  if (given !== undefined && given !== null && typeof given !== 'string')
+    throw new TemplateError(
+      `${where}.git.revision: must be a string, got ${JSON.stringify(given)} (quote it in YAML)`,
+    );
+  const revision = typeof given === 'string' && given !== '' ? given : 'HEAD';
   const prefix = typeof spec['pathParamPrefix'] === 'string' ? spec['pathParamPrefix'] : '';
   const root = await ctx.checkout(repoURL, revision);
   const items = (key: string): { path: string; exclude: boolean }[] => {

@@ -53,11 +53,13 @@ export function parseObjects(text: string): KubeObject[] {
     }
     const value: unknown = doc.toJS({ maxAliasCount: 1000 });
     if (value === null || value === undefined) return;
-    // Applications and ApplicationSets rendered for an app-of-apps keep their string fields as written
-    // (`targetRevision: 1.10` stays "1.10"), as in app files (src/apps/string-fields.ts).
+    // Argo CD Applications and ApplicationSets rendered for an app-of-apps keep their string fields as
+    // written (`targetRevision: 1.10` stays "1.10"), as in app files (src/apps/string-fields.ts); other
+    // kinds, and other tools' `Application`s, are left as YAML reads them.
     if (
       isObject(value) &&
-      (value['kind'] === 'Application' || value['kind'] === 'ApplicationSet' || value['kind'] === 'List')
+      typeof value['kind'] === 'string' &&
+      /^(Application|ApplicationSet|List|ApplicationList|ApplicationSetList)$/.test(value['kind'])
     )
       restoreDocumentText(doc.contents, value, argoCdStringField);
     try {

@@ -364,5 +364,10 @@ spec:
       `${head}  generators: [{list: {elements: [{a: b}, {a: c}]}}]\n${tpl}`,
       /two generated Applications are named "x"/,
     );
+    // A revision YAML reads as a number is refused (the CRD types it as a string), never a silent HEAD.
+    await fail(
+      `${head}  generators: [{git: {repoURL: r, revision: 1.10, directories: [{path: a}]}}]\n${tpl}`,
+      /spec\.generators\[0\]\.git\.revision: must be a string, got 1\.1 \(quote it in YAML\)/,
+    );
   });
 });
