@@ -193,6 +193,10 @@ export class Router {
     // paths reach the CRD handler, which delegates what no CRD serves to the not-found handler.
     const builtinGroupVersion = this.core.registry.typesAt(group, version).some((t) => !t.crd);
     const unknownResource = (): Error => (builtinGroupVersion ? notFoundPath() : new PageNotFound());
+    // The deprecated watch paths (`/api/v1/watch/namespaces/ns/configmaps[/name]`) kube-apiserver still
+    // serves, and its OpenAPI lists: a watch of the collection, or of one object by name.
+    const legacyWatch = rest[0] === 'watch';
+    if (legacyWatch) rest = rest.slice(1);
     let namespace: string | undefined;
     if (rest[0] === 'namespaces' && rest.length >= 3 && !NAMESPACE_SUBRESOURCES.has(rest[2]!)) {
       namespace = rest[1];
@@ -210,6 +214,22 @@ export class Router {
     if (subresource !== undefined && !subOk) throw notFoundPath();
     let verb: Verb;
     const watch = query.get('watch') === 'true' || query.get('watch') === '1';
+    if (legacyWatch) {
+      if (method !== 'GET' || subresource !== undefined) throw methodNotAllowed();
+      if (name !== undefined) {
+        const byName = `metadata.name=${name}`;
+        const given = query.get('fieldSelector');
+        query.set('fieldSelector', given ? `${given},${byName}` : byName);
+      }
+      const ctx: RequestContext = {
+        type,
+        version,
+        query,
+        userAgent,
+        ...(namespace !== undefined ? { namespace } : {}),
+      };
+      return { ctx, verb: 'watch' };
+    }
     switch (method) {
       case 'GET':
         verb = name === undefined ? (watch ? 'watch' : 'list') : 'get';

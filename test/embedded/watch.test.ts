@@ -93,6 +93,30 @@ describe('embedded watch', () => {
     w.close();
   });
 
+  it('serves the deprecated /watch/ paths its OpenAPI lists: a collection, and one object by name', async () => {
+    await api(fx.cluster, 'POST', '/api/v1/namespaces', {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'wpath' },
+    });
+    await api(fx.cluster, 'POST', '/api/v1/namespaces/wpath/configmaps', cm('wpath', 'x'));
+    await api(fx.cluster, 'POST', '/api/v1/namespaces/wpath/configmaps', cm('wpath', 'y'));
+    const all = await openWatch(fx.cluster, '/api/v1/watch/namespaces/wpath/configmaps');
+    assert.deepEqual(summary(await all.take(2)), ['ADDED x', 'ADDED y']);
+    const one = await openWatch(fx.cluster, '/api/v1/watch/namespaces/wpath/configmaps/y');
+    assert.deepEqual(summary(await one.take(1)), ['ADDED y']);
+    await api(fx.cluster, 'PUT', '/api/v1/namespaces/wpath/configmaps/x', cm('wpath', 'x', {}, '2'));
+    await api(fx.cluster, 'PUT', '/api/v1/namespaces/wpath/configmaps/y', cm('wpath', 'y', {}, '2'));
+    assert.deepEqual(summary(await all.take(2)), ['MODIFIED x', 'MODIFIED y']);
+    assert.deepEqual(summary(await one.take(1)), ['MODIFIED y'], 'only the named object');
+    all.close();
+    one.close();
+    const res = await fetch(`${fx.cluster.url}/api/v1/watch/namespaces/wpath/configmaps/y`, {
+      method: 'DELETE',
+    });
+    assert.equal(res.status, 405);
+  });
+
   it('replays changes after a resourceVersion, and turns selector transitions into ADDED/DELETED', async () => {
     const list = await api(fx.cluster, 'GET', '/api/v1/namespaces/w1/configmaps');
     const rv = list.body.metadata.resourceVersion;
