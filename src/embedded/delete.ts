@@ -261,10 +261,46 @@ export class Deleter {
       this.dropFinalizer(t, current, ORPHAN);
       return;
     }
-    for (const { t: dt, obj } of this.dependents(uid)) this.deleteOne(dt, obj, 'Foreground', false);
-    // Dependents held by their own finalizers keep the owner waiting.
-    if (this.dependents(uid).length > 0) setTimeout(() => this.collect(t, current, gc), GC_RETRY_MS);
+    // kube-controller-manager's garbage collector (processDeletingDependentsItem): only the dependents
+    // whose reference to this owner has blockOwnerDeletion keep it waiting; those not already on their way
+    // out are deleted in the foreground; one that another owner still holds loses this reference instead.
+    // A dependent already being deleted is left to finish ("being deleted is a one-way trip"). The others
+    // go after the owner, as dependents of an owner that is gone (background).
+    const blocking = this.dependents(uid).filter(({ obj }) =>
+      obj.metadata.ownerReferences?.some((r) => r.uid === uid && r.blockOwnerDeletion === true),
+    );
+    for (const { t: dt, obj } of blocking) {
+      if (obj.metadata.deletionTimestamp) continue;
+      if (this.releasedByOtherOwner(dt, obj, uid)) continue;
+      this.deleteOne(dt, obj, 'Foreground', false);
+    }
+    const waiting = blocking.filter(({ t: dt, obj }) =>
+      this.store
+        .get(typeKey(dt), obj.metadata.namespace, obj.metadata.name ?? '')
+        ?.metadata.ownerReferences?.some((r) => r.uid === uid),
+    );
+    if (waiting.length > 0) setTimeout(() => this.collect(t, current, gc), GC_RETRY_MS);
     else this.dropFinalizer(t, current, FOREGROUND);
+  }
+
+  /**
+   * A dependent another owner still holds (it exists and is not being deleted) is not deleted with this
+   * one: the garbage collector removes its reference to `uid` instead (attemptToDeleteItem, "solid"
+   * owners). True when that is what happened.
+   */
+  private releasedByOtherOwner(t: ResourceType, obj: KObject, uid: string): boolean {
+    const others = (obj.metadata.ownerReferences ?? []).filter((r) => r.uid !== uid);
+    if (!others.some((r) => this.isSolidOwner(r.uid))) return false;
+    const copy = clone(obj);
+    copy.metadata.ownerReferences = others;
+    this.store.put(typeKey(t), copy);
+    return true;
+  }
+
+  private isSolidOwner(uid: string): boolean {
+    for (const tkey of this.store.typeKeys())
+      for (const o of this.store.each(tkey)) if (o.metadata.uid === uid) return !o.metadata.deletionTimestamp;
+    return false;
   }
 
   /**
@@ -317,7 +353,7 @@ export class Deleter {
   private cascade(uid: string, policy: Policy): void {
     for (const { t, obj } of this.dependents(uid)) {
       const current = this.store.get(typeKey(t), obj.metadata.namespace, obj.metadata.name ?? '');
-      if (current) this.deleteOne(t, current, policy, false);
+      if (current && !this.releasedByOtherOwner(t, current, uid)) this.deleteOne(t, current, policy, false);
     }
   }
 

@@ -1,8 +1,10 @@
 /**
  * LIST: objects of one type (one namespace or all), filtered by label and field selectors, sorted by
  * namespace/name, paged by `limit` and an opaque `continue` token (the last key served plus the list's
- * resourceVersion). Pages after the first read the current state after that key (not a snapshot), and a
- * token older than the watch history window is 410 Expired, as an etcd-compacted token is on a real server.
+ * resourceVersion). Pages after the first read the current state after that key (not a snapshot of the
+ * first page's revision, as etcd serves them) but carry the first page's resourceVersion, so a client that
+ * watches from it is replayed every change since and converges; a token older than the watch history
+ * window is 410 Expired, as an etcd-compacted token is on a real server.
  * Items of built-in kinds carry no apiVersion/kind (typed lists); custom resource items do.
  */
 import type { ApiCore, RequestContext, Result } from './api.js';
@@ -13,7 +15,9 @@ import { apiVersionOf } from './types.js';
 export function listObjects(core: ApiCore, ctx: RequestContext): Result {
   const t = ctx.type;
   let items = core.select(ctx);
-  const rv = core.store.resourceVersion;
+  // Every page of a paged list carries the first page's resourceVersion (etcd serves the pages at the
+  // token's revision), so a watch from the last page's version replays whatever changed meanwhile.
+  let rv = core.store.resourceVersion;
   const token = ctx.query.get('continue');
   if (token) {
     let start = '';
@@ -30,6 +34,7 @@ export function listObjects(core: ApiCore, ctx: RequestContext): Result {
         );
       }
       start = parsed.start;
+      rv = parsed.rv;
     } catch (err) {
       if (err instanceof ApiError) throw err;
       throw badRequest(

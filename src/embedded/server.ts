@@ -17,7 +17,7 @@ import { PageNotFound } from './errors.js';
 import { OPENAPI_V2_PROTOBUF, OPENAPI_V2_PROTOBUF_LEGACY } from './openapi-v2-proto.js';
 import { ApiError, STALE_MESSAGE, conflict, methodNotAllowed, notFoundPath } from './errors.js';
 import type { FaultInjector, RequestStats } from './faults.js';
-import { renderTable, wantsTable } from './table.js';
+import { includeObjectOf, renderTable, wantsTable } from './table.js';
 import type { KObject, Verb } from './types.js';
 import { qualifiedResource } from './types.js';
 import type { WatchHub } from './watch.js';
@@ -293,7 +293,7 @@ export class Router {
         // As the apiserver's watch encoder: a Status passes through; every other object, BOOKMARKs
         // included, goes through the Table convertor, the first one with the column definitions.
         if (!table || type === 'ERROR') return obj;
-        const out = renderTable(ctx.type, ctx.version, [obj], first);
+        const out = renderTable(ctx.type, ctx.version, [obj], first, undefined, includeObjectOf(ctx.query));
         first = false;
         return out;
       });
@@ -318,7 +318,14 @@ export class Router {
       sendJson(
         res,
         result.code,
-        renderTable(ctx.type, ctx.version, items, true, verb === 'list' ? list.metadata : undefined),
+        renderTable(
+          ctx.type,
+          ctx.version,
+          items,
+          true,
+          verb === 'list' ? list.metadata : undefined,
+          includeObjectOf(ctx.query),
+        ),
       );
       return;
     }

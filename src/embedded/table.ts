@@ -10,10 +10,11 @@
  * - Custom resources: Name, then the CRD version's additionalPrinterColumns; a version without any gets one
  *   `Age` column (apiextensions-apiserver `serveDefaultColumnsIfEmpty`, cells as its
  *   registry/customresource/tableconvertor: `date` columns print the age, a missing value is null).
- * Row objects are PartialObjectMetadata, as with the default `includeObject=Metadata`.
+ * Row objects follow `includeObject`: PartialObjectMetadata by default (`Metadata`), the whole object with
+ * `Object` (what `kubectl get --sort-by` asks for), none with `None`.
  */
 import type { Json, JsonMap, KObject, PrinterColumn, ResourceType } from './types.js';
-import { isMap } from './types.js';
+import { apiVersionOf, isMap } from './types.js';
 
 export function wantsTable(accept: string): boolean {
   return /as=Table/.test(accept);
@@ -854,18 +855,36 @@ export function printerFor(t: ResourceType, version: string): Printer {
   return PRINTERS[`${t.group}/${t.kind}`] ?? DEFAULT_PRINTER;
 }
 
+/** `includeObject` of a Table request (meta/v1 TableOptions): what each row carries as its `object`. */
+export type IncludeObject = 'None' | 'Metadata' | 'Object';
+
+export function includeObjectOf(query: URLSearchParams): IncludeObject {
+  const v = query.get('includeObject');
+  return v === 'None' || v === 'Object' ? v : 'Metadata';
+}
+
 export function renderTable(
   t: ResourceType,
   version: string,
   items: KObject[],
   withColumns: boolean,
   listMeta?: unknown,
+  include: IncludeObject = 'Metadata',
 ): JsonMap {
   const printer = printerFor(t, version);
-  const rows = items.map((o) => {
+  const rows = items.map((o): JsonMap => {
+    const cells = printer.cells(o);
+    // None: no object; Object: the whole object (kubectl --sort-by and custom columns ask for it); the
+    // default Metadata: PartialObjectMetadata without managedFields.
+    if (include === 'None') return { cells };
+    if (include === 'Object')
+      return {
+        cells,
+        object: { ...o, apiVersion: apiVersionOf(t.group, version), kind: t.kind } as unknown as Json,
+      };
     const { managedFields: _mf, ...metadata } = o.metadata;
     return {
-      cells: printer.cells(o),
+      cells,
       object: { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata } as unknown as Json,
     };
   });

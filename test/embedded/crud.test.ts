@@ -305,11 +305,22 @@ describe('embedded CRUD', () => {
     assert.equal(page1.body.items.length, 3);
     assert.equal(page1.body.metadata.remainingItemCount, 1);
     assert.equal(page1.body.items[0].kind, undefined, 'typed list items carry no kind, as on a real server');
+    // A change between pages: every page still carries the first page's resourceVersion (etcd serves
+    // pages at the token's revision), so a watch from it replays the change.
+    const listedAt = page1.body.metadata.resourceVersion as string;
+    await api(
+      fx.cluster,
+      'PATCH',
+      `${base}/${page1.body.items[0].metadata.name}`,
+      { data: { moved: 'yes' } },
+      'application/merge-patch+json',
+    );
     const page2 = await api(
       fx.cluster,
       'GET',
       `${base}?limit=3&continue=${encodeURIComponent(page1.body.metadata.continue)}`,
     );
+    assert.equal(page2.body.metadata.resourceVersion, listedAt);
     assert.deepEqual(
       page2.body.items.map((i: { metadata: { name: string } }) => i.metadata.name),
       ['two'],

@@ -66,6 +66,79 @@ describe('deletion with the garbage collector', () => {
     await eventually(gone(fx.cluster, `${CM}/fg`));
   });
 
+  it('Foreground leaves a dependent already being deleted alone (no write loop) and waits for it', async () => {
+    const uid = await owner(fx.cluster, 'fgl');
+    await child(fx.cluster, 'fgl-held', 'fgl', uid, ['example.com/hold']);
+    await api(fx.cluster, 'DELETE', `${CM}/fgl-held`); // terminating, held by its finalizer
+    const before = (await api(fx.cluster, 'GET', `${CM}/fgl-held`)).body.metadata;
+    await api(fx.cluster, 'DELETE', `${CM}/fgl?propagationPolicy=Foreground`);
+    await new Promise((r) => setTimeout(r, 150)); // several collector rounds
+    const after = (await api(fx.cluster, 'GET', `${CM}/fgl-held`)).body.metadata;
+    assert.equal(after.resourceVersion, before.resourceVersion, 'the collector wrote nothing to it');
+    assert.deepEqual(after.finalizers, ['example.com/hold']);
+    assert.equal((await api(fx.cluster, 'GET', `${CM}/fgl`)).status, 200, 'the owner waits for it');
+    await api(
+      fx.cluster,
+      'PATCH',
+      `${CM}/fgl-held`,
+      { metadata: { finalizers: null } },
+      'application/merge-patch+json',
+    );
+    await eventually(gone(fx.cluster, `${CM}/fgl`));
+  });
+
+  it('Foreground waits only for dependents with blockOwnerDeletion; the others go after the owner', async () => {
+    const uid = await owner(fx.cluster, 'nb');
+    await api(fx.cluster, 'POST', CM, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {
+        name: 'nb-held',
+        finalizers: ['example.com/hold'],
+        ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'nb', uid }],
+      },
+    });
+    await api(fx.cluster, 'DELETE', `${CM}/nb?propagationPolicy=Foreground`);
+    await eventually(gone(fx.cluster, `${CM}/nb`));
+    await eventually(async () =>
+      Boolean((await api(fx.cluster, 'GET', `${CM}/nb-held`)).body.metadata?.deletionTimestamp),
+    );
+    await api(
+      fx.cluster,
+      'PATCH',
+      `${CM}/nb-held`,
+      { metadata: { finalizers: null } },
+      'application/merge-patch+json',
+    );
+    await eventually(gone(fx.cluster, `${CM}/nb-held`));
+  });
+
+  it('a dependent another owner still holds loses the reference instead of being deleted', async () => {
+    const one = await owner(fx.cluster, 'two-owners-a');
+    const two = await owner(fx.cluster, 'two-owners-b');
+    await api(fx.cluster, 'POST', CM, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {
+        name: 'shared-dep',
+        ownerReferences: [
+          { apiVersion: 'v1', kind: 'ConfigMap', name: 'two-owners-a', uid: one },
+          { apiVersion: 'v1', kind: 'ConfigMap', name: 'two-owners-b', uid: two },
+        ],
+      },
+    });
+    await api(fx.cluster, 'DELETE', `${CM}/two-owners-a`);
+    await eventually(async () => {
+      const dep = await api(fx.cluster, 'GET', `${CM}/shared-dep`);
+      return dep.status === 200 && dep.body.metadata.ownerReferences?.length === 1;
+    });
+    const dep = await api(fx.cluster, 'GET', `${CM}/shared-dep`);
+    assert.deepEqual(
+      dep.body.metadata.ownerReferences.map((r: { uid: string }) => r.uid),
+      [two],
+    );
+  });
+
   it('Orphan returns the owner with the orphan finalizer; dependents keep living without the reference', async () => {
     const uid = await owner(fx.cluster, 'or');
     await child(fx.cluster, 'or-a', 'or', uid);

@@ -114,6 +114,50 @@ describe('kubectl against the embedded server', { skip: !hasKubectl && 'kubectl 
     );
   });
 
+  it('kubectl get --sort-by and custom columns read the whole object (Table includeObject=Object)', async () => {
+    for (const [name, k] of [
+      ['sort-b', '2'],
+      ['sort-a', '3'],
+      ['sort-c', '1'],
+    ] as const) {
+      const r = await kubectl(fx, ['create', 'configmap', name, `--from-literal=k=${k}`, '-n', 'default']);
+      assert.equal(r.code, 0, r.stderr);
+    }
+    const sorted = await kubectl(fx, [
+      'get',
+      'configmaps',
+      '-n',
+      'default',
+      '--sort-by=.data.k',
+      '-o',
+      'name',
+    ]);
+    assert.equal(sorted.code, 0, sorted.stderr);
+    assert.deepEqual(
+      sorted.stdout
+        .trim()
+        .split('\n')
+        .filter((l) => l.startsWith('configmap/sort-')),
+      ['configmap/sort-c', 'configmap/sort-b', 'configmap/sort-a'],
+    );
+    const table = await kubectl(fx, [
+      'get',
+      'configmaps',
+      '-n',
+      'default',
+      '--sort-by=.data.k',
+      '--no-headers',
+    ]);
+    assert.equal(table.code, 0, table.stderr);
+    assert.deepEqual(
+      table.stdout
+        .split('\n')
+        .filter((l) => l.startsWith('sort-'))
+        .map((l) => l.split(/\s+/)[0] ?? ''),
+      ['sort-c', 'sort-b', 'sort-a'],
+    );
+  });
+
   it('kubectl scale changes replicas through the scale subresource', async () => {
     const r = await kubectl(fx, ['scale', 'deployment', 'web', '--replicas=1']);
     assert.equal(r.code, 0, r.stderr);
