@@ -18,7 +18,7 @@ import { parseDocument } from 'yaml';
 import { parseApplication } from '../parse.js';
 import { applicationPatchStringField } from '../string-fields.js';
 import type { Application } from '../types.js';
-import { deepMerge, generateParams, type GeneratorContext } from './generators.js';
+import { generateParams, mergeGeneratorTemplate, type GeneratorContext } from './generators.js';
 import { renderString, renderTree, TemplateError } from './template.js';
 
 export const APPLICATIONSET_KIND = 'ApplicationSet';
@@ -78,7 +78,7 @@ export async function expandApplicationSet(
       if (!isMap(gen)) fail(`${where}: must be an object`);
       const g = gen as Json;
       const own = generatorTemplate(g);
-      const merged = own ? deepMerge(template, own) : template;
+      const merged = own ? mergeGeneratorTemplate(own, template) : template;
       for (const params of await generateParams(g, gctx, where)) {
         // Template errors name the generator whose parameters were being rendered.
         const inTemplate = <T>(field: string, fn: () => T): T => {

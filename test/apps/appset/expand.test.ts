@@ -12,6 +12,7 @@ import {
   type ExpandContext,
 } from '../../../src/apps/appset/index.js';
 import { UsageError } from '../../../src/common/index.js';
+import { mergeGeneratorTemplate } from '../../../src/apps/appset/generators.js';
 import type { KubeObject } from '../../../src/util/yaml-docs.js';
 import { tempDir } from '../../support/git.js';
 
@@ -335,6 +336,33 @@ spec:
         ['d', '3.10', '010'],
       ],
     );
+  });
+
+  it("a generator's own template merges as Argo CD's mergo.Merge: its empty values are filled from the set's", () => {
+    const own = {
+      metadata: { name: 'own', labels: { team: 'a' } },
+      spec: {
+        syncPolicy: { automated: { prune: false, enabled: false }, syncOptions: [] },
+        revisionHistoryLimit: 0,
+      },
+    };
+    const set = {
+      metadata: { name: 'set', labels: { team: 'b', tier: 'web' } },
+      spec: {
+        project: 'default',
+        syncPolicy: { automated: { prune: true, enabled: true }, syncOptions: ['CreateNamespace=true'] },
+        revisionHistoryLimit: 10,
+      },
+    };
+    assert.deepEqual(mergeGeneratorTemplate(own, set), {
+      metadata: { name: 'own', labels: { team: 'a', tier: 'web' } },
+      spec: {
+        project: 'default',
+        // prune is a bool (false is empty: filled); enabled and revisionHistoryLimit are pointers (kept).
+        syncPolicy: { automated: { prune: true, enabled: false }, syncOptions: ['CreateNamespace=true'] },
+        revisionHistoryLimit: 0,
+      },
+    });
   });
 
   it('clear errors naming the ApplicationSet: unsupported generator, function, duplicate names', async () => {
