@@ -156,7 +156,8 @@ export class ApiCore {
     }
   }
 
-  private checkNamespace(ctx: RequestContext, creating: boolean): void {
+  /** `name`: the object's, on create (the create handler takes it from the object for admission). */
+  private checkNamespace(ctx: RequestContext, creating: boolean, name = ctx.name ?? ''): void {
     if (!ctx.type.namespaced) return;
     const ns = ctx.namespace;
     if (!ns) throw notFoundPath();
@@ -166,9 +167,9 @@ export class ApiCore {
       throw new ApiError(
         403,
         'Forbidden',
-        `${qualifiedResource(ctx.type)} "${ctx.name ?? ''}" is forbidden: unable to create new content in namespace ${ns} because it is being terminated`,
+        `${qualifiedResource(ctx.type)} "${name}" is forbidden: unable to create new content in namespace ${ns} because it is being terminated`,
         {
-          name: ctx.name ?? '',
+          name,
           kind: ctx.type.plural,
           causes: [
             {
@@ -333,7 +334,7 @@ export class ApiCore {
     if (obj.metadata.resourceVersion) {
       throw new ApiError(500, 'InternalError', 'resourceVersion should not be set on objects to be created');
     }
-    this.checkNamespace(ctx, true);
+    this.checkNamespace(ctx, true, obj.metadata.name ?? '');
     // The object is validated before storage looks for its name, as kube-apiserver's create
     // (registry/generic/registry/store.go Create: BeforeCreate and validating admission, then
     // Storage.Create answers AlreadyExists): an invalid object is 422 even when its name is taken.

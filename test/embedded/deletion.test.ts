@@ -229,6 +229,11 @@ describe('deletion with the garbage collector', () => {
       metadata: { name: 'new' },
     });
     assert.equal(refused.status, 403);
+    // The create handler names the object (from its body) in the admission error.
+    assert.equal(
+      refused.body.message,
+      'configmaps "new" is forbidden: unable to create new content in namespace dying because it is being terminated',
+    );
     assert.deepEqual(refused.body.details.causes, [
       {
         reason: 'NamespaceTerminating',
