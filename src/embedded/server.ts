@@ -213,6 +213,7 @@ export class Router {
       (subresource === 'scale' && type.scaleSubresource);
     if (subresource !== undefined && !subOk) throw notFoundPath();
     let verb: Verb;
+    let objectName = name;
     const watch = query.get('watch') === 'true' || query.get('watch') === '1';
     if (legacyWatch) {
       if (method !== 'GET' || subresource !== undefined) throw methodNotAllowed();
@@ -221,35 +222,30 @@ export class Router {
         const given = query.get('fieldSelector');
         query.set('fieldSelector', given ? `${given},${byName}` : byName);
       }
-      const ctx: RequestContext = {
-        type,
-        version,
-        query,
-        userAgent,
-        ...(namespace !== undefined ? { namespace } : {}),
-      };
-      return { ctx, verb: 'watch' };
-    }
-    switch (method) {
-      case 'GET':
-        verb = name === undefined ? (watch ? 'watch' : 'list') : 'get';
-        break;
-      case 'POST':
-        if (name !== undefined) throw methodNotAllowed();
-        if (type.namespaced && namespace === undefined) throw methodNotAllowed();
-        verb = 'create';
-        break;
-      case 'PUT':
-        verb = 'update';
-        break;
-      case 'PATCH':
-        verb = 'patch';
-        break;
-      case 'DELETE':
-        verb = name === undefined ? 'deletecollection' : 'delete';
-        break;
-      default:
-        throw methodNotAllowed();
+      objectName = undefined;
+      verb = 'watch';
+    } else {
+      switch (method) {
+        case 'GET':
+          verb = name === undefined ? (watch ? 'watch' : 'list') : 'get';
+          break;
+        case 'POST':
+          if (name !== undefined) throw methodNotAllowed();
+          if (type.namespaced && namespace === undefined) throw methodNotAllowed();
+          verb = 'create';
+          break;
+        case 'PUT':
+          verb = 'update';
+          break;
+        case 'PATCH':
+          verb = 'patch';
+          break;
+        case 'DELETE':
+          verb = name === undefined ? 'deletecollection' : 'delete';
+          break;
+        default:
+          throw methodNotAllowed();
+      }
     }
     if ((verb === 'update' || verb === 'patch') && name === undefined) throw methodNotAllowed();
     if (subresource && verb !== 'get' && verb !== 'update' && verb !== 'patch') throw methodNotAllowed();
@@ -259,7 +255,7 @@ export class Router {
       query,
       userAgent,
       ...(namespace !== undefined ? { namespace } : {}),
-      ...(name !== undefined ? { name } : {}),
+      ...(objectName !== undefined ? { name: objectName } : {}),
       ...(subresource !== undefined ? { subresource } : {}),
     };
     return { ctx, verb };
