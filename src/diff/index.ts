@@ -74,7 +74,7 @@ export { maskSecrets } from './mask.js';
 export { ServerSideDiffError } from './webhook.js';
 export { BUILT_IN_GROUPS, LAST_APPLIED_ANNOTATION, mergeKeyFor } from './rules.js';
 export { isMap, deepEqual, sortKeys } from './paths.js';
-export { canonicalQuantity, formatQuantity, parseQuantity } from './quantity.js';
+export { canonicalQuantity, formatQuantity, parseQuantity } from '../schema/index.js';
 export { diffLines, toYaml, unifiedDiff } from './unified.js';
 export type { UnifiedOptions } from './unified.js';
 export type { JqProgram } from './jq.js';

@@ -2,7 +2,7 @@
  * Normalization steps applied to target, live and last-applied before comparing (spec §4), each in place
  * on a private copy. The order is compare.ts's; every step here is idempotent.
  */
-import { canonicalQuantity } from './quantity.js';
+import { canonicalQuantity } from '../schema/index.js';
 import { groupKindOf, isMap, mapsAt, pruneEmpty } from './paths.js';
 import {
   BUILT_IN_GROUPS,

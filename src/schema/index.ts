@@ -26,8 +26,10 @@
  * - `factsOf(field)`: the field's `FieldFacts` (patch strategies, merge key, list type and map keys, map
  *   type, int-or-string).
  * - `validateObject(catalog, obj)` (validate.ts): what the API server would reject in an object (value
- *   types, base64 of `format: byte`, names and labels; CRD enum/required), by field path; the embedded
- *   server's answers and the diff's verdicts both come from it.
+ *   types, base64 of `format: byte`, quantities, names and labels; CRD enum/required), by field path; the
+ *   embedded server's answers and the diff's verdicts both come from it.
+ * - quantity.ts: `resource.Quantity`'s grammar, once: `parseQuantity`/`canonicalQuantity` (the diff's
+ *   `1000m` = `1`) and `quantityError` (what ParseQuantity refuses, as the server words it).
  *
  * - `definitionNameNear(gvk)`: the root at the closest version the catalog has (autoscaling/v2 -> v2beta2).
  * - lookup.ts: `schemaLookup(catalog, knownTypeFields)` -> `SchemaLookup`, `listShapeAt`, `listItemKey`.
@@ -411,3 +413,5 @@ let shared: SchemaCatalog | undefined;
 export function builtinCatalog(): SchemaCatalog {
   return (shared ??= new SchemaCatalog());
 }
+export { canonicalQuantity, formatQuantity, parseQuantity, quantityError } from './quantity.js';
+export type { Quantity } from './quantity.js';

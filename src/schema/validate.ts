@@ -28,6 +28,7 @@
  * Values of `format: byte` fields are never quoted (they may be Secret data).
  */
 import type { Schema, SchemaCatalog } from './index.js';
+import { quantityError } from './quantity.js';
 
 export type ViolationReason =
   'FieldValueTypeInvalid' | 'FieldValueInvalid' | 'FieldValueRequired' | 'FieldValueNotSupported';
@@ -583,43 +584,4 @@ export function validateObject(catalog: SchemaCatalog, obj: Obj): SchemaViolatio
   if (!out.some((v) => v.field === 'metadata' || v.field.startsWith('metadata.name')))
     out.push(...metadataViolations(group, kind, obj));
   return out;
-}
-
-// --- resource.Quantity (apimachinery pkg/api/resource/quantity.go ParseQuantity) ---
-
-const QUANTITY_FORMAT =
-  "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
-const QUANTITY_SUFFIX = "unable to parse quantity's suffix";
-const QUANTITY_SUFFIXES = new Set([
-  '',
-  'n',
-  'u',
-  'm',
-  'k',
-  'M',
-  'G',
-  'T',
-  'P',
-  'E',
-  'Ki',
-  'Mi',
-  'Gi',
-  'Ti',
-  'Pi',
-  'Ei',
-]);
-
-/** ParseQuantity's error for `str` (ErrFormatWrong, ErrSuffix), or undefined when it parses. */
-export function quantityError(str: string): string | undefined {
-  if (str.length === 0) return QUANTITY_FORMAT;
-  if (str === '0') return undefined;
-  // parseQuantityString: sign, digits, optional "." and digits, then suffix letters, optional sign and
-  // digits; anything after that is the wrong format.
-  const m = /^([+-]?)([0-9]*)(?:\.([0-9]*))?([eEinumkKMGTP]*)([-+]?[0-9]*)(.*)$/.exec(str);
-  if (!m || m[6] !== '') return QUANTITY_FORMAT;
-  const suffix = `${m[4]}${m[5]}`;
-  const exponent = /^[eE][-+]?[0-9]+$/.test(suffix);
-  // (An empty numeric part counts as 0, as Go's parser takes it; its numeric error needs an overflow.)
-  if (!QUANTITY_SUFFIXES.has(suffix) && !exponent) return QUANTITY_SUFFIX;
-  return undefined;
 }

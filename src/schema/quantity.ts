@@ -122,3 +122,26 @@ export function canonicalQuantity<T>(value: T): T | string {
  * a fleet repeats the same few values ("100m", "128Mi"); parsing goes through BigInt.
  */
 const canonical = new Map<string | number, string | null>();
+
+const QUANTITY_FORMAT =
+  "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+const QUANTITY_SUFFIX = "unable to parse quantity's suffix";
+
+/**
+ * ParseQuantity's error for `str` (ErrFormatWrong, ErrSuffix) as the API server words it, or undefined when
+ * it parses (the schema validation of targets and the embedded server's decode step).
+ */
+export function quantityError(str: string): string | undefined {
+  if (str.length === 0) return QUANTITY_FORMAT;
+  if (str === '0') return undefined;
+  if (PATTERN.test(str)) return undefined; // the grammar parseQuantity reads (src/diff's comparisons too)
+  // Otherwise, as parseQuantityString splits it: sign, digits, optional "." and digits, then suffix
+  // letters, optional sign and digits; anything after that is the wrong format, else the suffix is.
+  const m = /^([+-]?)([0-9]*)(?:\.([0-9]*))?([eEinumkKMGTP]*)([-+]?[0-9]*)(.*)$/.exec(str);
+  if (!m || m[6] !== '') return QUANTITY_FORMAT;
+  const suffix = `${m[4]}${m[5]}`;
+  const exponent = /^[eE][-+]?[0-9]+$/.test(suffix);
+  // (An empty numeric part counts as 0, as Go's parser takes it; its numeric error needs an overflow.)
+  if (!(suffix in DECIMAL) && !(suffix in BINARY) && !exponent) return QUANTITY_SUFFIX;
+  return undefined;
+}
