@@ -36,17 +36,22 @@ describe('request timeout', () => {
     return new KubeClient(kc, { requestTimeoutMs: 200, retry: { maxRetries: 0 } });
   }
 
+  /** The first line of the request-timeout error a GET of `path` ends with (it must be one). */
+  const timeoutOf = async (c: KubeClient, path: string, subject: string): Promise<string> => {
+    const err = await c.request({ method: 'GET', path, verb: 'get', subject }).then(
+      () => assert.fail('expected a timeout'),
+      (e: unknown) => e,
+    );
+    assert.ok(err instanceof ApiError);
+    assert.equal(err.reason, 'Timeout');
+    return String(err.message).split('\n')[0]!;
+  };
+
   it('fails a read that gets no answer, naming the server and the context, and does not retry it', async () => {
     const c = client();
     try {
-      const err = await c.request({ method: 'GET', path: '/version', verb: 'get', subject: 'version' }).then(
-        () => assert.fail('expected a timeout'),
-        (e: unknown) => e,
-      );
-      assert.ok(err instanceof ApiError);
-      assert.equal(err.reason, 'Timeout');
       assert.equal(
-        String(err.message).split('\n')[0],
+        await timeoutOf(c, '/version', 'version'),
         `version: failed to get: no answer from ${url} (context silent-ctx) within 0.2s (--request-timeout)`,
       );
       assert.equal(c.counts().total, 1);
@@ -64,14 +69,8 @@ describe('request timeout', () => {
     const stallingUrl = `http://127.0.0.1:${(stalling.address() as AddressInfo).port}`;
     const c = client(stallingUrl);
     try {
-      const err = await c.request({ method: 'GET', path: '/api', verb: 'get', subject: 'api' }).then(
-        () => assert.fail('expected a timeout'),
-        (e: unknown) => e,
-      );
-      assert.ok(err instanceof ApiError);
-      assert.equal(err.reason, 'Timeout');
       assert.equal(
-        String(err.message).split('\n')[0],
+        await timeoutOf(c, '/api', 'api'),
         `api: failed to get: no answer from ${stallingUrl} (context silent-ctx) within 0.2s (--request-timeout)`,
       );
     } finally {
@@ -110,14 +109,8 @@ describe('request timeout', () => {
     const stalling = await stallingServer(503);
     const c = client(stalling.url);
     try {
-      const err = await c.request({ method: 'GET', path: '/api', verb: 'get', subject: 'api' }).then(
-        () => assert.fail('expected a timeout'),
-        (e: unknown) => e,
-      );
-      assert.ok(err instanceof ApiError);
-      assert.equal(err.reason, 'Timeout');
       assert.equal(
-        String(err.message).split('\n')[0],
+        await timeoutOf(c, '/api', 'api'),
         `api: failed to get: no answer from ${stalling.url} (context silent-ctx) within 0.2s (--request-timeout)`,
       );
     } finally {

@@ -8,10 +8,9 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RunEvent } from '../../src/controller/index.js';
 import { ProgressModel } from '../../src/output/progress-model.js';
-import { runOperation } from '../../src/sync/index.js';
 import { useEmbeddedCluster } from '../support/embedded.js';
 import { cm, TestRepo } from '../support/git.js';
-import { application, newCacheRoot, refresh } from './setup.js';
+import { application, newCacheRoot, refresh, sync, syncRequest } from './setup.js';
 
 describe('run events of a diff run', () => {
   const fx = useEmbeddedCluster();
@@ -122,28 +121,12 @@ describe('run events of a sync run', () => {
     const onEvent = (e: RunEvent): void => {
       events.push(e);
     };
-    const report = await refresh(
+    const report = await sync(
       fx,
       [application('web', repo.url, 'web', { namespace: 'web' })],
       newCacheRoot(),
-      {
-        onEvent,
-        operation: (app, reconciliation, signal) =>
-          runOperation(
-            { name: app.name, syncOptions: app.syncPolicy.options },
-            reconciliation,
-            {
-              prune: false,
-              dryRun: false,
-              allowEmpty: false,
-              strategy: 'hook',
-              resources: [],
-              syncOptions: { CreateNamespace: 'true' },
-              onEvent,
-            },
-            signal,
-          ),
-      },
+      syncRequest({ onEvent }),
+      { onEvent },
     );
     assert.equal(report.apps[0]!.operation?.phase, 'Succeeded');
 

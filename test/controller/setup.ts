@@ -1,7 +1,8 @@
 /**
  * Shared setup of the controller's end-to-end tests: Applications from YAML, a source service with a temp
  * cache, apply helpers (server-side apply as Argo CD's controller would: manager argocd-controller) and a
- * `refresh` that runs the controller's one-shot Run against the embedded cluster.
+ * `refresh` that runs the controller's one-shot Run against the embedded cluster, and `sync`: the same Run
+ * with the sync operation processor.
  */
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -12,6 +13,8 @@ import type { ClusterConnection, KubeObject } from '../../src/cluster/index.js';
 import { Run } from '../../src/controller/index.js';
 import type { AppReport, RunOptions, RunReport } from '../../src/controller/index.js';
 import { createSourceService } from '../../src/source/index.js';
+import { runOperation } from '../../src/sync/index.js';
+import type { SyncRequest } from '../../src/sync/index.js';
 import type { EmbeddedFixture } from '../support/embedded.js';
 import { appYaml, tempDir } from '../support/git.js';
 
@@ -94,3 +97,29 @@ export function reportOf(report: RunReport, name: string): AppReport {
 }
 
 export const newCacheRoot = (): string => tempDir('kg-ctl-cache-');
+
+/** A sync request as `kubectl gitops sync` sends it by default (hook strategy, CreateNamespace=true). */
+export const syncRequest = (over: Partial<SyncRequest> = {}): SyncRequest => ({
+  prune: false,
+  dryRun: false,
+  allowEmpty: false,
+  strategy: 'hook',
+  resources: [],
+  syncOptions: { CreateNamespace: 'true' },
+  ...over,
+});
+
+/** `refresh` with the sync operation processor: each app gets an operation running `req`. */
+export function sync(
+  fx: EmbeddedFixture,
+  apps: Application[],
+  cacheRoot: string,
+  req: SyncRequest,
+  extra: Partial<RunOptions> = {},
+): Promise<RunReport> {
+  return refresh(fx, apps, cacheRoot, {
+    operation: (app, rec, signal) =>
+      runOperation({ name: app.name, syncOptions: app.syncPolicy.options }, rec, req, signal),
+    ...extra,
+  });
+}

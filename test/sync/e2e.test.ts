@@ -5,15 +5,10 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Application } from '../../src/apps/index.js';
 import type { ClusterConnection, KubeObject, ResourceInfo } from '../../src/cluster/index.js';
-import type { RunOptions, RunReport } from '../../src/controller/index.js';
-import { runOperation } from '../../src/sync/index.js';
-import type { SyncRequest } from '../../src/sync/index.js';
 import { useEmbeddedCluster } from '../support/embedded.js';
-import type { EmbeddedFixture } from '../support/embedded.js';
 import { TestRepo, cm } from '../support/git.js';
-import { application, connectAs, newCacheRoot, refresh, reportOf } from '../controller/setup.js';
+import { application, connectAs, newCacheRoot, reportOf, sync, syncRequest } from '../controller/setup.js';
 
 const hookJob = (name: string, hook: string, extra = ''): string => `apiVersion: batch/v1
 kind: Job
@@ -36,29 +31,7 @@ const role = (name: string) =>
   `apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: ${name}\nrules:\n- apiGroups: [""]\n  resources: [configmaps]\n  verbs: [get]\n`;
 const sa = (name: string) => `apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: ${name}\n`;
 
-const request = (over: Partial<SyncRequest> = {}): SyncRequest => ({
-  prune: false,
-  dryRun: false,
-  allowEmpty: false,
-  strategy: 'hook',
-  resources: [],
-  syncOptions: { CreateNamespace: 'true' },
-  ...over,
-});
-
-function sync(
-  fx: EmbeddedFixture,
-  apps: Application[],
-  cacheRoot: string,
-  req: SyncRequest,
-  extra: Partial<RunOptions> = {},
-): Promise<RunReport> {
-  return refresh(fx, apps, cacheRoot, {
-    operation: (app, rec, signal) =>
-      runOperation({ name: app.name, syncOptions: app.syncPolicy.options }, rec, req, signal),
-    ...extra,
-  });
-}
+const request = syncRequest;
 
 const JOB: ResourceInfo = {
   group: 'batch',
