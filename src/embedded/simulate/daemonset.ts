@@ -1,4 +1,7 @@
-/** The DaemonSet controller of the workload simulation (one virtual node), after `kubernetes/pkg/controller/daemon` (rules: simulate.ts). */
+/**
+ * The DaemonSet controller of the workload simulation (one virtual node), after
+ * `kubernetes/pkg/controller/daemon` (rules: simulate.ts).
+ */
 import type { JsonMap, KObject } from '../types.js';
 import type { Simulation } from './shared.js';
 import {

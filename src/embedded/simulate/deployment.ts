@@ -1,4 +1,7 @@
-/** The Deployment controller of the workload simulation, after `kubernetes/pkg/controller/deployment` (rules: simulate.ts). */
+/**
+ * The Deployment controller of the workload simulation, after `kubernetes/pkg/controller/deployment`
+ * (rules: simulate.ts).
+ */
 import { now } from '../managed-fields.js';
 import type { Json, JsonMap, KObject } from '../types.js';
 import { clone, isMap } from '../types.js';

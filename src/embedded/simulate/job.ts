@@ -1,4 +1,7 @@
-/** The Job controller of the workload simulation, after `kubernetes/pkg/controller/job` (rules: simulate.ts). */
+/**
+ * The Job controller of the workload simulation, after `kubernetes/pkg/controller/job` (rules:
+ * simulate.ts).
+ */
 import { now } from '../managed-fields.js';
 import type { Json, JsonMap, KObject } from '../types.js';
 import { clone } from '../types.js';

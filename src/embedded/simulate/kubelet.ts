@@ -1,4 +1,7 @@
-/** The kubelet of the workload simulation: Pods on the one virtual node, phases and conditions (rules: simulate.ts). */
+/**
+ * The kubelet of the workload simulation: Pods on the one virtual node, phases and conditions (rules:
+ * simulate.ts).
+ */
 import { now } from '../managed-fields.js';
 import type { Json, JsonMap, KObject } from '../types.js';
 import type { Simulation } from './shared.js';

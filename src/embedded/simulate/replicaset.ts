@@ -1,4 +1,7 @@
-/** The ReplicaSet controller of the workload simulation, after `kubernetes/pkg/controller/replicaset` (rules: simulate.ts). */
+/**
+ * The ReplicaSet controller of the workload simulation, after `kubernetes/pkg/controller/replicaset`
+ * (rules: simulate.ts).
+ */
 import type { JsonMap, KObject } from '../types.js';
 import type { Simulation } from './shared.js';
 import {

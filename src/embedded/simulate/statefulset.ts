@@ -1,4 +1,7 @@
-/** The StatefulSet controller of the workload simulation, after `kubernetes/pkg/controller/statefulset` (rules: simulate.ts). */
+/**
+ * The StatefulSet controller of the workload simulation, after `kubernetes/pkg/controller/statefulset`
+ * (rules: simulate.ts).
+ */
 import type { JsonMap, KObject } from '../types.js';
 import type { Simulation } from './shared.js';
 import {
