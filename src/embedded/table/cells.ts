@@ -97,7 +97,7 @@ export const hasTrueCondition = (o: KObject, type: string): boolean =>
 
 // ---- column definitions ----
 
-export interface Column {
+interface Column {
   name: string;
   type: string;
   format?: string;
