@@ -52,7 +52,7 @@ describe('generated command reference', () => {
       const help = spawnSync(process.execPath, [join(repoRoot, 'bin', 'kubectl-gitops'), command, '--help'], {
         cwd: repoRoot,
         encoding: 'utf8',
-        env: { ...process.env, COLUMNS: '120', NO_COLOR: '1' },
+        env: { ...process.env, COLUMNS: '120', OCLIF_COLUMNS: '120', NO_COLOR: '1' },
       });
       assert.equal(help.status, 0, help.stderr);
       // --help starts with the summary, which the page shows as its title instead.
