@@ -28,7 +28,9 @@ function cached(key: string, compile: () => RegExp | null): RegExp | null {
   return re;
 }
 
-const escapeRe = (c: string): string => c.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
+const escapeRe = (c: string): string => c.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
+/** Inside a class (unicode mode allows `\-` there only). */
+const escapeClass = (c: string): string => c.replace(/[\\^\]\[-]/g, '\\$&');
 
 /** A `[...]` class starting at `i` (after `[`): its regex and the index after `]`; throws when unclosed. */
 function charClass(pattern: string, i: number, negation: string): [string, number] {
@@ -45,9 +47,9 @@ function charClass(pattern: string, i: number, negation: string): [string, numbe
     if (c === '\\') {
       i++;
       if (i >= pattern.length) break;
-      out += escapeRe(pattern[i]!);
+      out += escapeClass(pattern[i]!);
     } else if (c === '-') out += '-';
-    else out += escapeRe(c);
+    else out += escapeClass(c);
   }
   throw new Error('unclosed character class');
 }
@@ -123,7 +125,7 @@ export function globMatch(pattern: string, text: string, separators = ''): boole
 export function pathMatch(pattern: string, text: string): boolean {
   const re = cached(`p\0${pattern}`, () => {
     let out = '';
-    for (let i = 0; i < pattern.length; ) {
+    for (let i = 0; i < pattern.length;) {
       const c = pattern[i]!;
       if (c === '*') {
         out += '[^/]*';

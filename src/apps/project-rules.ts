@@ -81,7 +81,10 @@ function isDestinationMatched(project: AppProject, dst: ProjectCluster & { names
     const serverMatched = dst.server !== '' && projectGlob(item.server, dst.server, true);
     const namespaceMatched = projectGlob(item.namespace, dst.namespace, true);
     if ((serverMatched || nameMatched) && namespaceMatched) any = true;
-    else if ((!nameMatched && isDeny(item.name)) || (!serverMatched && isDeny(item.server) && namespaceMatched))
+    else if (
+      (!nameMatched && isDeny(item.name)) ||
+      (!serverMatched && isDeny(item.server) && namespaceMatched)
+    )
       return false;
     else if (!namespaceMatched && isDeny(item.namespace) && serverMatched) return false;
   }
