@@ -159,9 +159,9 @@ describe('AppProjects in the refresh and the sync (embedded API server)', () => 
     assert.equal(r.error, undefined, r.error?.message);
     const rows = r.comparison!.resources.map((x) => `${x.kind}/${x.name}:${x.status}`);
     assert.deepEqual(rows, [
-      'ClusterRole/team-reader:Unknown',
       'ConfigMap/gone:OutOfSync',
       'ConfigMap/keep:OutOfSync',
+      'ClusterRole/team-reader:Unknown',
     ]);
     assert.equal(
       r.comparison!.resources[2]!.message,
