@@ -30,7 +30,7 @@ function cached(key: string, compile: () => RegExp | null): RegExp | null {
 
 const escapeRe = (c: string): string => c.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
 /** Inside a class (unicode mode allows `\-` there only). */
-const escapeClass = (c: string): string => c.replace(/[\\^\]\[-]/g, '\\$&');
+const escapeClass = (c: string): string => c.replace(/[\\^\][-]/g, '\\$&');
 
 /** A `[...]` class starting at `i` (after `[`): its regex and the index after `]`; throws when unclosed. */
 function charClass(pattern: string, i: number, negation: string): [string, number] {

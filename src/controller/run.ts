@@ -3,7 +3,10 @@
  *
  * 1. Loads the kubeconfig once (a kubeconfig that fails to load rejects the run: it is the one error every
  *    app would share) and resolves each app's destination to a context (src/cluster); apps whose
- *    destination does not resolve get that error, the others go on. Meanwhile the first app of each
+ *    destination does not resolve get that error, the others go on. Each app is then held to its
+ *    AppProject (`projects`; Argo CD's refreshAppConditions): a missing project or a refused app namespace,
+ *    repository or destination is that app's error (exit 2, never compared nor synced); apps refused
+ *    without a cluster (project, namespace, repository) are not even rendered. Meanwhile the first app of each
  *    refresh worker starts rendering (Git needs no cluster; the first compare of the app takes it).
  * 2. One `ClusterState` per context: one connection and one live cache shared by every app of that
  *    cluster, scoped to their destination namespaces, started by the first app that needs it.

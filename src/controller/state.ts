@@ -18,6 +18,10 @@
  * 5. Compare each pair (src/diff; the app's ignoreDifferences then the extra rules, one array per app),
  *    against a server-side dry run when server-side diff is on (server-side.ts).
  * 6. Health per resource and for the app (src/health `aggregateHealth`).
+ * 7. The app's AppProject (`projectOf`, projects.ts; docs/projects.md): live objects it does not permit are
+ *    dropped before pairing (step 3), rows of kinds it does not permit become Unknown (the app's status
+ *    counts them as compared), orphaned resources are warned about when the project asks, and the
+ *    reconciliation carries the project and its `permission` check for sync's validation step.
  * Reported, never fatal: kinds the cluster does not serve (UnknownKind; the resource is OutOfSync and
  * Missing; a kind dropped during the run, its CRD deleted, says so: cluster.ts), resources whose live object is tracked by another app (SharedResourceWarning; `sharedWith`,
  * the diff shows the tracking change; the resource is never treated as ours), excluded kinds, duplicates,

@@ -29,7 +29,6 @@ const project = (name: string, spec: Record<string, unknown>): AppProject =>
     { apiVersion: 'argoproj.io/v1alpha1', kind: 'AppProject', metadata: { name, namespace: 'argocd' }, spec },
     `test ${name}`,
   );
-const inProject = (p: string) => `  project: ${p}\n`;
 const clusterRole = (name: string) =>
   `apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: ${name}\nrules: []\n`;
 const CM: ResourceInfo = {
