@@ -264,14 +264,20 @@ export class Run {
     }
     const projectOf = new Map<Application, AppProjectContext>();
     for (const r of reports) {
+      // Argo CD's refreshAppConditions: the project's conditions stop the app before any comparison. A
+      // missing project or a refused app namespace is the only condition (getAppProj fails first).
+      const project = projects.get(r.app.project);
+      if (project) r.project = project;
+      const early = refusedEarly.has(r.app) ? projectCheck(r.app) : [];
+      if (early.length > 0 && (!project || early[0]!.type === 'UnknownError')) {
+        r.error = projectError(r.app, project, early);
+        continue;
+      }
       try {
         const context = resolveDestination(kubeConfig, r.app.destination);
         contextOf.set(r.app, context);
         r.destination.context = context;
-        // Argo CD's refreshAppConditions: the project's conditions stop the app before any comparison.
         const cluster = destinationCluster(kubeConfig, r.app.destination, context);
-        const project = projects.get(r.app.project);
-        if (project) r.project = project;
         const conditions = projectCheck(r.app, cluster);
         if (conditions.length > 0) {
           r.error = projectError(r.app, project, conditions);
@@ -284,7 +290,11 @@ export class Run {
           ...(o.projectClusters ? { projectClusters: o.projectClusters } : {}),
         });
       } catch (err) {
-        r.error = appError(r.app, err);
+        // ValidatePermissions reports a destination that does not resolve beside refused sources.
+        r.error =
+          early.length > 0
+            ? projectError(r.app, project, [...early, { type: 'InvalidSpecError', message: oneLine(err) }])
+            : appError(r.app, err);
       }
     }
     const emit = o.onEvent;

@@ -42,10 +42,7 @@ ${cm('b')}`;
       (d) => (d.toJS() as { metadata: { name: string } }).metadata.name,
     );
     assert.deepEqual(names, ['at-1.10']);
-    assert.equal(
-      r.stderr,
-      'warning: <stdin>: skipped 2 documents that are not Applications: ConfigMap x2\n',
-    );
+    assert.equal(r.stderr, 'warning: <stdin>: skipped 2 documents that are not Applications: ConfigMap x2\n');
   });
 
   it('diff -f -: the app from stdin compared with the cluster (exit 1: differences)', async () => {

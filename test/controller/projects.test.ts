@@ -97,6 +97,16 @@ describe('AppProjects in the refresh and the sync (embedded API server)', () => 
     assert.equal(ok.comparison?.sync, 'OutOfSync');
   });
 
+  it('a missing project is reported before a destination that does not resolve, as getAppProj fails first', async () => {
+    const a = appIn('ghost', 'far', 'ok', 'team-a');
+    const far = { ...a, destination: { server: 'https://nowhere.example:6443', namespace: 'team-a' } };
+    const report = await refresh(fx, [far], cacheRoot, { projects: new ProjectSet([team]) });
+    assert.equal(
+      reportOf(report, 'far').error?.message,
+      'app "far": failed to compare: Application referencing project ghost which does not exist',
+    );
+  });
+
   it('a destination namespace or repository the project does not list: InvalidSpecError, never compared', async () => {
     const strict = project('strict', {
       sourceRepos: ['https://example.com/allowed/*'],
