@@ -68,8 +68,9 @@ export {
   normalizeGitURL,
   projectConditions,
   syncPermissionError,
+  withScopedResources,
 } from './project-rules.js';
-export type { ProjectCluster, ProjectClusters, ProjectCondition } from './project-rules.js';
+export type { ProjectCluster, ProjectClusters, ProjectCondition, ScopedCluster } from './project-rules.js';
 
 export { DEFAULT_ARGOCD_NAMESPACE } from '../common/index.js';
 import { DEFAULT_ARGOCD_NAMESPACE } from '../common/index.js';

@@ -228,3 +228,26 @@ export function isKnownOrphanedResourceExclusion(
       (item.name === '' || globMatch(item.name, key.name)),
   );
 }
+
+/** A project-scoped cluster as its Secret describes it (`project: <name>`, optional `namespaces`). */
+export interface ScopedCluster extends ProjectCluster {
+  namespaces?: readonly string[];
+}
+
+/**
+ * The project as Argo CD's controller uses it (`util/argo/argo.go GetAppProjectByName`): the URLs of the
+ * repository Secrets scoped to it appended to `sourceRepos`, and each cluster scoped to it appended to
+ * `destinations` (its server with namespace `*`, or one entry per namespace the Secret lists). The
+ * cluster and repository Secret readers call it; the project given is not changed.
+ */
+export function withScopedResources(
+  project: AppProject,
+  scoped: { repos?: readonly string[]; clusters?: readonly ScopedCluster[] },
+): AppProject {
+  const destinations = [...project.destinations];
+  for (const c of scoped.clusters ?? []) {
+    const namespaces = c.namespaces && c.namespaces.length > 0 ? c.namespaces : ['*'];
+    for (const namespace of namespaces) destinations.push({ server: c.server, name: '', namespace });
+  }
+  return { ...project, sourceRepos: [...project.sourceRepos, ...(scoped.repos ?? [])], destinations };
+}

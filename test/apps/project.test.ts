@@ -24,6 +24,7 @@ import {
   projectConditions,
   ProjectSet,
   syncPermissionError,
+  withScopedResources,
   type AppProject,
 } from '../../src/apps/index.js';
 import { globMatch, matchStringInList, pathMatch } from '../../src/apps/globs.js';
@@ -308,6 +309,22 @@ describe('AppProject rules', () => {
       projectConditions(app(appYaml({ server: 'https://kubernetes.default.svc' })), p, IN_CLUSTER, opts),
       [],
     );
+  });
+
+  it('project-scoped repositories and clusters extend the project (GetAppProjectByName)', () => {
+    const p = project('team', { sourceRepos: [], destinations: [] });
+    const scoped = withScopedResources(p, {
+      repos: ['https://github.com/team/app.git'],
+      clusters: [
+        { server: 'https://a', name: 'a' },
+        { server: 'https://b', name: 'b', namespaces: ['web', 'db'] },
+      ],
+    });
+    assert.ok(isSourcePermitted(scoped, 'https://github.com/team/app'));
+    assert.ok(isDestinationPermitted(scoped, { server: 'https://a', name: 'a' }, 'anything'));
+    assert.ok(isDestinationPermitted(scoped, { server: 'https://b', name: 'b' }, 'db'));
+    assert.ok(!isDestinationPermitted(scoped, { server: 'https://b', name: 'b' }, 'other'));
+    assert.deepEqual(p.destinations, [], 'the given project is not changed');
   });
 
   it('orphaned-resource exclusions: Argo CD built-ins and the ignore list', () => {
