@@ -110,6 +110,12 @@ describe('AppProjects from --project-file, -f and --from-cluster (CLI, embedded 
         'project: team',
       ),
     );
+    const d = await cli(['diff', '-f', file, '--project-file', projectFile]);
+    assert.equal(d.code, 1, d.stderr);
+    assert.match(
+      d.stdout,
+      /ClusterRole team-admin =+ \(resource rbac\.authorization\.k8s\.io:ClusterRole is not permitted in project team: sync refuses it\)/,
+    );
     fx.cluster.stats.reset();
     const r = await cli(['sync', '-f', file, '--project-file', projectFile, '-o', 'json']);
     assert.equal(r.code, 1, r.stderr); // an operation Failed
