@@ -43,6 +43,8 @@ export type {
   ResourceOverride,
 } from './settings.js';
 export { readLiveArgoCdSettings } from './cluster.js';
+export { loadRepositoryFiles, readLiveRepositories } from './repositories.js';
+export type { RepositorySourceObject, LiveRepositoriesOptions } from './repositories.js';
 
 export { DEFAULT_ARGOCD_NAMESPACE } from '../common/index.js';
 import { DEFAULT_ARGOCD_NAMESPACE } from '../common/index.js';
