@@ -446,7 +446,13 @@ class Service implements SourceService {
   /** The run's repositories (loaded once) and the private-file writer for their credentials. */
   private repositories(): Promise<{ store: RepositoryStore; auth: GitAuth }> {
     this.store ??= (async () => {
-      const store = new RepositoryStore(this.options.repositories ? await this.options.repositories() : []);
+      let store: RepositoryStore;
+      try {
+        store = new RepositoryStore(this.options.repositories ? await this.options.repositories() : []);
+      } catch (err) {
+        // Every app needing a repository fails the same way: say what failed, once per app.
+        throw new GitopsError(`failed to read repository credentials: ${oneLine(err)}`, { cause: err });
+      }
       return { store, auth: new GitAuth(store.knownHosts, this.options.gitAuth) };
     })();
     return this.store;
