@@ -7,7 +7,8 @@
  *    repository URL) finds it;
  * 3. `POST <api>/app/installations/<id>/access_tokens` returns `{token, expires_at}`.
  * `<api>` is `githubAppEnterpriseBaseUrl` (trailing "/" removed) or https://api.github.com.
- * Tokens are cached per (key, app, installation, api) until one minute before `expires_at`.
+ * Tokens are cached per (key, app, installation, api) until one minute before `expires_at`; discovered
+ * installation ids per (app, api, org) for the life of the instance.
  * Errors name the API URL and the HTTP status, never the key, the JWT or the token.
  * HTTP goes through an injectable `fetch` (tests: a loopback server that checks the signature).
  */
@@ -55,6 +56,8 @@ export function orgOfRepoURL(url: string): string {
 
 export class GitHubAppTokens {
   private readonly cache = new Map<string, { token: string; expires: number }>();
+  /** Installation ids found per (app, API, organization). */
+  private readonly installations = new Map<string, number>();
   private readonly fetch: FetchLike;
   private readonly now: () => number;
 
@@ -73,9 +76,10 @@ export class GitHubAppTokens {
         `failed to sign a GitHub App JWT for app ${req.appId}: githubAppPrivateKey is not a valid PEM private key`,
       );
     }
-    let installation = req.installationId;
+    const org = req.installationId ? '' : orgOfRepoURL(req.repoURL);
+    const discoveryKey = `${req.appId} ${api} ${org}`;
+    let installation = req.installationId || (this.installations.get(discoveryKey) ?? 0);
     if (!installation) {
-      const org = orgOfRepoURL(req.repoURL);
       if (!org) throw new Error('failed to find the GitHub App installation: the URL names no organization');
       const body = await this.call('GET', `${api}/orgs/${encodeURIComponent(org)}/installation`, jwt, 200);
       installation = Number((body as { id?: unknown }).id);
@@ -83,6 +87,7 @@ export class GitHubAppTokens {
         throw new Error(
           `failed to find the GitHub App installation of ${org}: no id in the answer of ${api}`,
         );
+      this.installations.set(discoveryKey, installation);
     }
     const key = createHash('sha256')
       .update(`${req.privateKey} ${req.appId} ${installation} ${api}`)

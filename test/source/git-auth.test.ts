@@ -386,6 +386,13 @@ describe('GitHub App credentials', () => {
         await tokens.token({ ...req, installationId: 0, repoURL: 'git@github.com:acme/x.git' }),
         'ghs_token_for_7',
       );
+      const discoveries = gh.calls.filter((c) => c.startsWith('GET')).length;
+      await tokens.token({ ...req, installationId: 0, repoURL: 'https://github.com/acme/y' });
+      assert.equal(
+        gh.calls.filter((c) => c.startsWith('GET')).length,
+        discoveries,
+        'the installation id is remembered',
+      );
       // A wrong key: the API's refusal names the URL and status, never the key or the JWT.
       const other = generateKeyPairSync('rsa', { modulusLength: 2048 })
         .privateKey.export({ type: 'pkcs8', format: 'pem' })
