@@ -10,7 +10,8 @@
  *   `http.extraHeader`, given through `GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n` (environment-only config).
  *   `credential.helper` is reset the same way, so the user's helpers cannot answer for the Secret.
  * - TLS client certificate (with HTTPS or GitHub App credentials): `GIT_SSL_CERT`/`GIT_SSL_KEY` name files
- *   mode 0600. `insecure`: `GIT_SSL_NO_VERIFY=true`.
+ *   mode 0600. `insecure` (or `insecureIgnoreHostKey`, Repository.IsInsecure), credentials or not:
+ *   `GIT_SSL_NO_VERIFY=true`.
  * - SSH: the key goes to a file mode 0600; `GIT_SSH_COMMAND="ssh -i <key> -o IdentitiesOnly=yes ..."` with
  *   `StrictHostKeyChecking=yes` and, when argocd-ssh-known-hosts-cm was given, `UserKnownHostsFile=<its
  *   copy>` (otherwise ssh's own known_hosts files); `insecureIgnoreHostKey` (or `insecure`):
@@ -120,7 +121,6 @@ export class GitAuth {
       env[ASKPASS_USERNAME] = username || 'x-access-token';
       env[ASKPASS_PASSWORD] = password;
       if (password) secrets.push(password);
-      if (creds.insecure) env['GIT_SSL_NO_VERIFY'] = 'true';
       if (creds.tlsClientCertData) {
         env['GIT_SSL_CERT'] = await this.writePrivate('tls.crt', creds.tlsClientCertData);
         env['GIT_SSL_KEY'] = await this.writePrivate('tls.key', creds.tlsClientCertKey);
@@ -163,6 +163,9 @@ export class GitAuth {
       secrets.push(token);
       await https('x-access-token', token);
     }
+    // client.go runCmdOutput: an insecure repository (Repository.IsInsecure) skips TLS verification, with
+    // or without credentials.
+    if (creds.insecure || creds.insecureIgnoreHostKey) env['GIT_SSL_NO_VERIFY'] = 'true';
     if (creds.proxy) {
       env['http_proxy'] = creds.proxy;
       env['https_proxy'] = creds.proxy;

@@ -143,6 +143,17 @@ describe('GitAuth: the environment of git', () => {
       'x pw *** *** *** y',
       'secrets of 3 characters and more are scrubbed',
     );
+    // A repository Secret with settings only (no credential): still insecure and proxied.
+    const settingsOnly = await auth.environ(creds({ insecure: true, proxy: 'http://proxy:3128' }));
+    assert.deepEqual(Object.keys(settingsOnly.env).sort(), [
+      'GIT_SSL_NO_VERIFY',
+      'HTTPS_PROXY',
+      'HTTP_PROXY',
+      'NO_PROXY',
+      'http_proxy',
+      'https_proxy',
+      'no_proxy',
+    ]);
     await auth.close();
     assert.throws(() => statSync(dir), /ENOENT/);
   });
