@@ -18,7 +18,7 @@ import type { DiffFormat } from '../output/diff.js';
 import { DIFF_FORMATS, renderDiffReport } from '../output/diff-format.js';
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../output/diff-markdown.js';
 import { useColor } from '../output/color.js';
-import { createSourceService } from '../source/index.js';
+import { createSourceService, type SourceServiceOptions } from '../source/index.js';
 import { previewHasDifferences, renderPreview } from '../output/preview.js';
 import { prose } from './prose.js';
 
@@ -190,7 +190,12 @@ are read at both revisions, so apps the change adds or removes show as added or 
           onWarning: (m) => this.warnLine(m),
         }),
         ignoreDifferences: extraRules,
-        source: { hardRefresh: flags['hard-refresh'], signal: this.signal },
+        source: {
+          hardRefresh: flags['hard-refresh'],
+          signal: this.signal,
+          // Private repositories of the apps' sources (--repositories-file): docs/repositories.md.
+          ...repositoriesOf(sourceSelection(flags)),
+        },
         onWarning: (m) => this.warnLine(m),
       });
       const text = renderPreview(preview, flags.output as DiffFormat, {
@@ -259,4 +264,9 @@ are read at both revisions, so apps the change adds or removes show as added or 
       differences: flags['exit-code'] && hasDifferences(report),
     });
   }
+}
+
+/** The repository credentials part of the source options (for `diff --base`). */
+function repositoriesOf(options: SourceServiceOptions): Pick<SourceServiceOptions, 'repositories'> {
+  return options.repositories ? { repositories: options.repositories } : {};
 }
