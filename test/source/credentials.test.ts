@@ -6,6 +6,7 @@
  */
 import { strict as assert } from 'node:assert';
 import { execFileSync, spawnSync } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -20,6 +21,7 @@ import {
 } from '../../src/source/index.js';
 import { GitHttpServer } from '../support/git-http.js';
 import { repoSecret } from '../support/repositories.js';
+import { fakeGitHubApi } from '../support/github-api.js';
 import { cm, TestRepo, tempDir } from '../support/git.js';
 
 const PASSWORD = 's3cr3t-Pa55word';
@@ -178,6 +180,32 @@ describe('repository Secrets as Git credentials (git http-backend on loopback)',
       );
     } finally {
       publicRepo.remove();
+    }
+  });
+
+  it('a GitHub App Secret: the installation token from the API is the password of x-access-token', async () => {
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const gh = await fakeGitHubApi(publicKey, { team: 31 }, '4242');
+    const server = new GitHttpServer(root, { username: 'x-access-token', password: 'ghs_token_for_31' });
+    await server.start();
+    try {
+      const url = server.url('team/private.git');
+      const secret = repoSecret('app', 'repo-creds', {
+        url: server.url(''),
+        githubAppID: '4242',
+        githubAppPrivateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+        githubAppEnterpriseBaseUrl: gh.base,
+      });
+      const { results } = await render([app(url), app(url, 'again')], [secret]);
+      for (const r of results) assert.ok(!(r instanceof Error), String(r));
+      // One installation lookup (no githubAppInstallationID: the org of the URL) and one token for the run.
+      assert.deepEqual(gh.calls, [
+        'GET /api/v3/orgs/team/installation',
+        'POST /api/v3/app/installations/31/access_tokens',
+      ]);
+    } finally {
+      await server.stop();
+      await gh.close();
     }
   });
 

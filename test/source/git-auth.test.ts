@@ -6,9 +6,8 @@
  */
 import { strict as assert } from 'node:assert';
 import { spawn, spawnSync } from 'node:child_process';
-import { generateKeyPairSync, verify } from 'node:crypto';
+import { generateKeyPairSync } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { connect, createServer as createNetServer, type AddressInfo } from 'node:net';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +20,7 @@ import { adHocApplication } from '../../src/apps/index.js';
 import { createSourceService } from '../../src/source/index.js';
 import { cm, TestRepo, tempDir } from '../support/git.js';
 import { repoSecret } from '../support/repositories.js';
+import { fakeGitHubApi } from '../support/github-api.js';
 
 const KEY =
   '-----BEGIN OPENSSH PRIVATE KEY-----\nnot-a-real-key-but-secret\n-----END OPENSSH PRIVATE KEY-----';
@@ -329,50 +329,7 @@ describe('GitHub App credentials', () => {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 
-  async function api(installations: Record<string, number>) {
-    const calls: string[] = [];
-    const server = createServer((req, res) => {
-      calls.push(`${req.method} ${req.url}`);
-      const jwt = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
-      const [h, p, s] = jwt.split('.');
-      const ok =
-        h &&
-        p &&
-        s &&
-        verify('sha256', Buffer.from(`${h}.${p}`), publicKey, Buffer.from(s, 'base64url')) &&
-        (JSON.parse(Buffer.from(h, 'base64url').toString()) as { alg: string }).alg === 'RS256';
-      const claims = ok
-        ? (JSON.parse(Buffer.from(p, 'base64url').toString()) as { iss: string; exp: number; iat: number })
-        : undefined;
-      if (!claims || claims.iss !== '42' || claims.exp - claims.iat > 660) {
-        res.writeHead(401, { 'Content-Type': 'application/json' });
-        res.end('{"message":"A JSON web token could not be decoded"}');
-        return;
-      }
-      const org = /^\/api\/v3\/orgs\/([^/]+)\/installation$/.exec(req.url ?? '')?.[1];
-      if (req.method === 'GET' && org && installations[org]) {
-        res.writeHead(200, { 'Content-Type': 'application/json' });
-        res.end(JSON.stringify({ id: installations[org] }));
-        return;
-      }
-      const inst = /^\/api\/v3\/app\/installations\/(\d+)\/access_tokens$/.exec(req.url ?? '')?.[1];
-      if (req.method === 'POST' && inst) {
-        res.writeHead(201, { 'Content-Type': 'application/json' });
-        res.end(
-          JSON.stringify({
-            token: `ghs_token_for_${inst}`,
-            expires_at: new Date(Date.now() + 3_600_000).toISOString(),
-          }),
-        );
-        return;
-      }
-      res.writeHead(404);
-      res.end('{"message":"Not Found"}');
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v3/`;
-    return { calls, base, close: () => new Promise<void>((r) => server.close(() => r())) };
-  }
+  const api = (installations: Record<string, number>) => fakeGitHubApi(publicKey, installations);
 
   it('signs an RS256 JWT, exchanges it for an installation token, caches it until expiry', async () => {
     const gh = await api({ acme: 7 });
