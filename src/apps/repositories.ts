@@ -6,7 +6,9 @@
  *   objects are skipped; a file holding none of these is an error naming it.
  * - `--from-cluster`: the same objects of the live Argo CD namespace, one LIST of Secrets with the label
  *   selector `argocd.argoproj.io/secret-type in (repository,repo-creds)` and one GET of the ConfigMap
- *   (absent: ssh's own known_hosts files apply). Files come first, then the live objects.
+ *   (absent: ssh's own known_hosts files apply). Files come first, then the live objects. A read refused by
+ *   RBAC (403) is a warning, not an error (as the cluster Secrets' live read): public repositories still
+ *   work, and a private one fails naming its URL.
  * Each object carries its origin ("file.yaml (document 2)", "secret argocd/repo-x") for messages; values
  * are never part of one.
  */
@@ -48,6 +50,8 @@ export interface LiveRepositoriesOptions {
   kubeconfig?: string | undefined;
   context?: string | undefined;
   requestTimeoutMs?: number | undefined;
+  /** A refused read (403). */
+  onWarning?: (message: string) => void;
 }
 
 /** The repository Secrets and known-hosts ConfigMap of the live Argo CD namespace. */
@@ -72,10 +76,22 @@ export async function readLiveRepositories(
       client: clientOptions(options.requestTimeoutMs),
     });
     try {
-      const items = await conn.client.listAll(secrets, {
-        namespace: options.namespace,
-        labelSelector: `${SECRET_TYPE_LABEL} in (repository,repo-creds)`,
-      });
+      const forbidden = (err: unknown, what: string): boolean => {
+        if (!(err instanceof cluster.ApiError) || err.code !== 403) return false;
+        options.onWarning?.(
+          `${subject}: cannot read ${what} (forbidden): private repositories fail without their credentials`,
+        );
+        return true;
+      };
+      let items: KubeObject[] = [];
+      try {
+        items = await conn.client.listAll(secrets, {
+          namespace: options.namespace,
+          labelSelector: `${SECRET_TYPE_LABEL} in (repository,repo-creds)`,
+        });
+      } catch (err) {
+        if (!forbidden(err, 'repository Secrets')) throw err;
+      }
       const out: RepositorySourceObject[] = items.map((item) => ({
         object: { apiVersion: 'v1', kind: 'Secret', ...item },
         origin: `secret ${options.namespace}/${item.metadata?.name ?? '?'}`,
@@ -87,7 +103,7 @@ export async function readLiveRepositories(
           origin: `configmap ${options.namespace}/${KNOWN_HOSTS_CM}`,
         });
       } catch (err) {
-        if (!cluster.isNotFound(err)) throw err;
+        if (!cluster.isNotFound(err) && !forbidden(err, KNOWN_HOSTS_CM)) throw err;
       }
       return out;
     } finally {

@@ -194,7 +194,7 @@ are read at both revisions, so apps the change adds or removes show as added or 
           hardRefresh: flags['hard-refresh'],
           signal: this.signal,
           // Private repositories of the apps' sources (--repositories-file): docs/repositories.md.
-          ...repositoriesOf(sourceSelection(flags)),
+          ...repositoriesOf(sourceSelection(flags, (m) => this.warnLine(m))),
         },
         onWarning: (m) => this.warnLine(m),
       });
@@ -214,7 +214,10 @@ are read at both revisions, so apps the change adds or removes show as added or 
     // A bad --argocd-cm file fails before anything is rendered; the live one is read after the apps.
     const fileSettings =
       flags['argocd-cm'] !== undefined ? await runSettings(flags, (m) => this.warnLine(m)) : undefined;
-    const source = createSourceService({ ...sourceSelection(flags), signal: this.signal });
+    const source = createSourceService({
+      ...sourceSelection(flags, (m) => this.warnLine(m)),
+      signal: this.signal,
+    });
     let report: RunReport;
     const treeErrors: GitopsError[] = [];
     try {

@@ -233,7 +233,10 @@ export function appSelection(flags: AppFlagValues, names: readonly string[]): Lo
   return options;
 }
 
-export function sourceSelection(flags: AppFlagValues): SourceServiceOptions {
+export function sourceSelection(
+  flags: AppFlagValues,
+  onWarning: (message: string) => void = (m) => process.stderr.write(`warning: ${m}\n`),
+): SourceServiceOptions {
   const files = flags['repositories-file'] ?? [];
   const live = flags['from-cluster'] ?? false;
   const namespace = flags['argocd-namespace'] ?? 'argocd';
@@ -246,7 +249,7 @@ export function sourceSelection(flags: AppFlagValues): SourceServiceOptions {
           // Read once, on the first Git or Helm repository use (docs/repositories.md).
           repositories: async () => [
             ...(await loadRepositoryFiles(files)),
-            ...(live ? await readLiveRepositories({ namespace, ...liveAccess(flags) }) : []),
+            ...(live ? await readLiveRepositories({ namespace, ...liveAccess(flags), onWarning }) : []),
           ],
         }
       : {}),

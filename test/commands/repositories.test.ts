@@ -12,7 +12,9 @@ import { after, before, describe, it } from 'node:test';
 import { parse } from 'yaml';
 import type { ClusterConnection, KubeObject } from '../../src/cluster/index.js';
 import { APPLICATION_CRD } from '../support/argocd.js';
+import { kubeconfigYaml } from '../../src/embedded/index.js';
 import { runCli } from '../support/cli.js';
+import { startProxy } from '../support/proxy.js';
 import { useEmbeddedCluster } from '../support/embedded.js';
 import { GitHttpServer } from '../support/git-http.js';
 import { appYaml, cm, TestRepo, tempDir } from '../support/git.js';
@@ -101,6 +103,48 @@ describe('repository Secrets in the CLI (embedded cluster, git http-backend)', (
     for (const text of [r.stdout, r.stderr]) {
       assert.ok(!text.includes(WRONG) && !text.includes(PASSWORD));
       assert.ok(!text.includes(Buffer.from(WRONG).toString('base64')));
+    }
+  });
+
+  it('--from-cluster without the right to read Secrets: a warning, public repositories go on, private ones fail naming the URL', async () => {
+    // A proxy answers the list of Secrets as kube-apiserver's authorizer refuses it.
+    const proxy = await startProxy(fx.cluster.url, (req, res, u) => {
+      if (req.method !== 'GET' || !u.pathname.endsWith('/namespaces/argocd/secrets')) return false;
+      res.writeHead(403, { 'Content-Type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          kind: 'Status',
+          apiVersion: 'v1',
+          status: 'Failure',
+          message:
+            'secrets is forbidden: User "ci" cannot list resource "secrets" in API group "" in the namespace "argocd"',
+          reason: 'Forbidden',
+          details: { kind: 'secrets' },
+          code: 403,
+        }),
+      );
+      return true;
+    });
+    const kubeconfig = join(dir, 'proxied-kubeconfig');
+    writeFileSync(kubeconfig, kubeconfigYaml(proxy.url, 'proxied'));
+    try {
+      const r = await runCli(
+        ['render', '--kubeconfig', kubeconfig, '--from-cluster', '-o', 'json', '--hard-refresh'],
+        {
+          env,
+        },
+      );
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(
+        r.stderr,
+        /warning: namespace argocd: cannot read repository Secrets \(forbidden\): private repositories fail without their credentials/,
+      );
+      assert.match(
+        r.stderr,
+        /app "ok": failed to list the refs of http:\/\/127\.0\.0\.1:\d+\/ok\.git: authentication required/,
+      );
+    } finally {
+      await proxy.close();
     }
   });
 
