@@ -30,8 +30,22 @@ function isRepositoryInput(object: KubeObject): boolean {
   return object.kind === 'Secret' && (type === 'repository' || type === 'repo-creds');
 }
 
+/** A repository Secret without `url` matches no repository: worth a warning naming it. */
+function warnWithoutURL(objects: RepositorySourceObject[], onWarning?: (message: string) => void): void {
+  for (const { object, origin } of objects) {
+    if (object.kind !== 'Secret') continue;
+    const data = object['data'] as Record<string, unknown> | undefined;
+    const stringData = object['stringData'] as Record<string, unknown> | undefined;
+    if (!data?.['url'] && !stringData?.['url'])
+      onWarning?.(`${origin}: repository Secret without url: it matches no repository`);
+  }
+}
+
 /** The repository Secrets and known-hosts ConfigMap of `files`. */
-export async function loadRepositoryFiles(files: readonly string[]): Promise<RepositorySourceObject[]> {
+export async function loadRepositoryFiles(
+  files: readonly string[],
+  onWarning?: (message: string) => void,
+): Promise<RepositorySourceObject[]> {
   const out: RepositorySourceObject[] = [];
   for (const file of files) {
     const found = (await readKubeObjects(file)).filter((s) => isRepositoryInput(s.object));
@@ -42,6 +56,7 @@ export async function loadRepositoryFiles(files: readonly string[]): Promise<Rep
       );
     for (const s of found) out.push({ object: s.object, origin: describeSource(s) });
   }
+  warnWithoutURL(out, onWarning);
   return out;
 }
 
@@ -105,6 +120,7 @@ export async function readLiveRepositories(
       } catch (err) {
         if (!cluster.isNotFound(err) && !forbidden(err, KNOWN_HOSTS_CM)) throw err;
       }
+      warnWithoutURL(out, options.onWarning);
       return out;
     } finally {
       conn.close();

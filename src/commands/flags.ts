@@ -248,7 +248,7 @@ export function sourceSelection(
       ? {
           // Read once, on the first Git or Helm repository use (docs/repositories.md).
           repositories: async () => [
-            ...(await loadRepositoryFiles(files)),
+            ...(await loadRepositoryFiles(files, onWarning)),
             ...(live ? await readLiveRepositories({ namespace, ...liveAccess(flags), onWarning }) : []),
           ],
         }

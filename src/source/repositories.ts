@@ -166,8 +166,6 @@ export class RepositoryStore {
   readonly templates: RepoCredentials[] = [];
   /** The `ssh_known_hosts` text of argocd-ssh-known-hosts-cm, when given. */
   knownHosts: string | undefined;
-  /** Notes for the user (several Secrets for one URL, ...): never contain a value. */
-  readonly warnings: string[] = [];
 
   /** Reads the Secrets and ConfigMap among `objects`; other objects are ignored. */
   constructor(objects: readonly RepositoryObject[] = []) {
@@ -183,10 +181,8 @@ export class RepositoryStore {
       const type = labels[SECRET_TYPE_LABEL];
       if (type !== 'repository' && type !== 'repo-creds') continue;
       const creds = toCredentials(decode(object, origin), origin);
-      if (!creds.url) {
-        this.warnings.push(`${origin}: repository Secret without url: ignored`);
-        continue;
-      }
+      // Without url it matches nothing (Argo CD's lookup compares urls); src/apps warns about it.
+      if (!creds.url) continue;
       (type === 'repository' ? this.repositories : this.templates).push(creds);
     }
   }

@@ -161,6 +161,10 @@ items:
     name: ok
     labels: {argocd.argoproj.io/secret-type: repository}
   stringData: {url: "${okURL}", username: alice, password: "${PASSWORD}"}
+- metadata:
+    name: no-url
+    labels: {argocd.argoproj.io/secret-type: repository}
+  stringData: {password: "${PASSWORD}"}
 `,
     );
     const r = await runCli(
@@ -168,6 +172,10 @@ items:
       { env },
     );
     assert.equal(r.code, 0, r.stderr);
+    assert.equal(
+      r.stderr,
+      `warning: ${file} (document 1, item 2): repository Secret without url: it matches no repository\n`,
+    );
     const none = await runCli(['render', '-f', apps, '-o', 'json', '--hard-refresh'], { env });
     assert.equal(none.code, 2);
     assert.match(none.stderr, /authentication required: no credentials matched this URL/);
