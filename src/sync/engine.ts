@@ -191,7 +191,9 @@ export class SyncEngine {
     });
     try {
       return await Promise.race([
-        this.#client.changed(generation, AbortSignal.any([signal, stop.signal])).then(() => 'change' as const),
+        this.#client
+          .changed(generation, AbortSignal.any([signal, stop.signal]))
+          .then(() => 'change' as const),
         interval,
       ]);
     } finally {
@@ -424,7 +426,8 @@ export class SyncEngine {
           .map((s) => this.#client.removeFinalizer(s.task, this.#client.live(s.task)!)),
       );
     } catch (err) {
-      for (const s of existing) this.#set(s, 'Failed', 'SyncFailed', `failed to remove hook finalizer: ${messageOf(err)}`);
+      for (const s of existing)
+        this.#set(s, 'Failed', 'SyncFailed', `failed to remove hook finalizer: ${messageOf(err)}`);
       return false;
     }
     const replaced = existing.filter(

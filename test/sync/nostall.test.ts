@@ -47,7 +47,6 @@ function multiWave(dir: string): Record<string, string> {
   };
 }
 
-const dbg = process.env['DBG'] ? { onEvent: (e: unknown) => console.error(Date.now() % 100000, JSON.stringify(e)) } : {};
 describe('a sync never waits for a change that cannot come', () => {
   const fx = useEmbeddedCluster({ simulateWorkloads: true });
   const repo = new TestRepo();
@@ -70,10 +69,10 @@ describe('a sync never waits for a change that cannot come', () => {
   it('a no-op re-sync of a multi-wave app with PreSync and PostSync hooks finishes', async () => {
     repo.commit(multiWave('noop'));
     const app = application('noop', repo.url, 'noop', { namespace: 'noop' });
-    const first = reportOf(await sync(fx, [app], cacheRoot, syncRequest(dbg)), 'noop');
+    const first = reportOf(await sync(fx, [app], cacheRoot, syncRequest()), 'noop');
     assert.equal(first.operation?.phase, 'Succeeded', first.operation?.message);
     fx.cluster.stats.reset();
-    const again = reportOf(await sync(fx, [app], cacheRoot, syncRequest(dbg)), 'noop');
+    const again = reportOf(await sync(fx, [app], cacheRoot, syncRequest()), 'noop');
     assert.equal(again.error, undefined);
     assert.equal(again.operation?.phase, 'Succeeded', again.operation?.message);
     assert.deepEqual(
@@ -133,7 +132,10 @@ describe('a sync never waits for a change that cannot come', () => {
     // The other PreSync hook of the first sync is complete and kept (HookFailed only).
     const report = await conn.client.get(JOB, 'done', 'check');
     const conditions = (report['status'] as { conditions?: Array<{ type: string }> } | undefined)?.conditions;
-    assert.ok(conditions?.some((c) => c.type === 'Complete'), JSON.stringify(report['status']));
+    assert.ok(
+      conditions?.some((c) => c.type === 'Complete'),
+      JSON.stringify(report['status']),
+    );
     const again = reportOf(await sync(fx, [app], cacheRoot, syncRequest()), 'done');
     assert.equal(again.error, undefined);
     assert.equal(again.operation?.phase, 'Succeeded', again.operation?.message);
