@@ -132,7 +132,7 @@ describe('controller: health, server-side diff, tracking methods, errors', () =>
 
   it('server-side diff: one dry-run apply per live resource, same verdicts', async () => {
     const app = application('ssd', repo.url, 'ssd', { namespace: 'ssd' });
-    // Drift applied by our own manager (an apply, as a sync would): no conflict for the unforced dry run.
+    // Drift applied by our own manager (an apply, as a sync would): the dry run shares its ownership.
     const drifted = (await renderObjects(app, cacheRoot)).map((o) =>
       o.kind === 'Deployment' ? { ...o, spec: { ...(o['spec'] as object), replicas: 4 } } : o,
     );
