@@ -36,6 +36,9 @@ import type { SyncTask } from './types.js';
 /** Sync writes as Argo CD's controller does. */
 export const SYNC_FIELD_MANAGER = DEFAULT_FIELD_MANAGER;
 
+/** How long `settled()` waits without the live cache showing any more of our writes. */
+export const SETTLE_LIMIT_MS = 60_000;
+
 /** How long `Force=true` waits for a deleted object to be gone before it gives up (it is not re-created). */
 export const FORCE_DELETE_WAIT_MS = 60_000;
 
@@ -95,9 +98,13 @@ export class ClusterSyncClient implements SyncClient {
 
   /**
    * Resolves once the cache has seen every write it covers (so a refresh after the sync is current).
-   * Rejects when the watch that would show a write is lost (`LiveStateCache.lost`): it would never come.
+   * Rejects when the watch that would show a write is lost (`LiveStateCache.lost`): it would never come;
+   * and when the cache shows no progress on them for `SETTLE_LIMIT_MS` (a watch that delivers nothing
+   * without being lost): the wait is for events, so it is bounded rather than trusted.
    */
   async settled(signal: AbortSignal): Promise<void> {
+    let count = Infinity;
+    let since = realClock.now();
     for (;;) {
       const generation = this.#generation;
       const behind = [...this.#written.values()].filter((w) => w.pending());
@@ -106,6 +113,14 @@ export class ClusterSyncClient implements SyncClient {
         const lost = this.#o.cache.lost(w.key);
         if (lost !== undefined)
           throw new Error(`${formatResourceKey(w.key)}: written, but the live cache cannot show it: ${lost}`);
+      }
+      if (behind.length < count) {
+        count = behind.length;
+        since = realClock.now();
+      } else if (realClock.now() - since >= SETTLE_LIMIT_MS) {
+        throw new Error(
+          `${formatResourceKey(behind[0]!.key)}: written, but the live cache has not shown it after ${SETTLE_LIMIT_MS / 1000}s`,
+        );
       }
       await this.#changedOrInterval(generation, signal);
     }
