@@ -153,7 +153,7 @@ export class SyncEngine {
       // Read before the step, so a change that lands while the step runs still wakes the next one.
       const generation = this.#client.generation();
       const wait = await this.step(signal);
-      if (!wait || this.done || signal.aborted || !this.waiting()) continue;
+      if (!wait || this.done || signal.aborted || !this.#waiting()) continue;
       if ((await this.#changedOrInterval(generation, signal)) === 'interval' && !signal.aborted) {
         await this.#client.reread?.(
           this.states.filter((s) => s.phase === 'Running' || this.#replacing.includes(s)).map((s) => s.task),
@@ -169,7 +169,7 @@ export class SyncEngine {
    * refreshed (a hook, or any task of a multi-step sync, whose live object has not reached its end) or a
    * hook replaced by `BeforeHookCreation` still there. False: the next step can start at once.
    */
-  waiting(): boolean {
+  #waiting(): boolean {
     if (this.done) return false;
     this.#refresh();
     this.#closeGroup(false);
