@@ -1,8 +1,10 @@
 /**
  * A sync never waits for a live-state change that cannot come (issue 21, item 1). Each test runs on a quiet
  * embedded server (only the workload simulator writes, and only in answer to the sync's own writes) and
- * gives the operation no timeout: before the engine re-evaluated from the live state, a step that wrote
- * nothing waited for a watch event forever, and these tests hung until the test runner's own limit.
+ * gives the operation no timeout. Before the engine re-evaluated from the live state, a step that wrote
+ * nothing waited for a watch event forever: the first three tests hung until the test runner's own limit
+ * (or, for the third, failed first: a HookSucceeded hook was never deleted). The last one guards the
+ * operation retry path (src/controller/run.ts): a retry replaces the failed hook and must finish too.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -143,5 +145,39 @@ describe('a sync never waits for a change that cannot come', () => {
     const after = await conn.client.get(JOB, 'done', 'check');
     assert.equal(after.metadata?.uid, report.metadata?.uid, 'the completed hook is the same object');
     assert.deepEqual(after.metadata?.['finalizers'] ?? [], [], 'the hook finalizer is removed again');
+  });
+
+  it('a retried operation whose PreSync hook fails again (the failed Job replaced) finishes', async () => {
+    const failing = `apiVersion: batch/v1
+kind: Job
+metadata:
+  name: migrate
+  annotations:
+    argocd.argoproj.io/hook: PreSync
+    gitops.kubectl.io/simulate-fail: "true"
+spec:
+  backoffLimit: 0
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: main
+        image: busybox
+`;
+    repo.commit({
+      'retry/pre.yaml': failing,
+      'retry/a.yaml': cm('a', wave(0)),
+      'retry/b.yaml': cm('b', wave(1)),
+    });
+    const app = application('retry', repo.url, 'retry', { namespace: 'retry' });
+    const r = reportOf(
+      await sync(fx, [app], cacheRoot, syncRequest(), {
+        retry: { limit: 1, backoff: { durationMs: 10, factor: 2, maxDurationMs: 100 }, refresh: false },
+      }),
+      'retry',
+    );
+    assert.equal(r.operation?.phase, 'Failed', r.operation?.message);
+    assert.equal(r.operation?.retries, 1, 'the operation ran twice');
+    assert.match(r.operation?.message ?? '', /migrate/);
   });
 });
