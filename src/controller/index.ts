@@ -37,7 +37,7 @@
  */
 export { Run } from './run.js';
 export type { RunOptions } from './run.js';
-export { StateManager } from './state.js';
+export { HOOK_PRUNING_NOTE, StateManager } from './state.js';
 export { OWN_FIELD_MANAGERS } from '../common/index.js';
 export { toReport } from './report.js';
 export type { StateManagerOptions } from './state.js';

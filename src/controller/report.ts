@@ -25,6 +25,7 @@ export function toReport(reconciliation: Reconciliation): ComparisonResult {
       ...(r.sharedWith ? { sharedWith: r.sharedWith } : {}),
       ...(r.ignoreExtraneous ? { ignoreExtraneous: r.ignoreExtraneous } : {}),
       ...(r.message ? { message: r.message } : {}),
+      ...(r.note ? { note: r.note } : {}),
       changes: [],
     };
     if (r.comparison) {

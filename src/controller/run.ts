@@ -196,6 +196,9 @@ interface ProcessResult {
 /** Transient failures (5xx, 429, transport) of one app retried through the queue before it is an error. */
 export const MAX_TRANSIENT_RETRIES = 3;
 
+/** The longest the wait for health goes without comparing again when the live cache reports no change. */
+export const HEALTH_RECHECK_MS = 1000;
+
 export class Run {
   readonly #o: RunOptions;
 
@@ -465,8 +468,10 @@ export class Run {
   }
 
   /**
-   * As `argocd app sync` without --async: after a Succeeded sync, compare again on every live-cache event
-   * until the app's health is no longer Progressing (or the signal aborts: the last comparison stands).
+   * As `argocd app sync` without --async: after a Succeeded sync, compare again until the app's health is
+   * no longer Progressing (or the signal aborts: the last comparison stands). It compares again on the
+   * next live-cache event seen since the last comparison began (one that lands during a comparison is
+   * not lost), and at the latest every `HEALTH_RECHECK_MS` without one: a wait never depends on one event.
    */
   async #waitForHealth(
     app: Application,
@@ -477,31 +482,47 @@ export class Run {
   ): Promise<ComparisonResult> {
     let current = comparison;
     const cache = reconciliation.cache;
-    while (current.health.status === 'Progressing' && !signal.aborted) {
-      // A Progressing resource whose watch is lost would never report its end: say so rather than wait.
-      for (const r of current.resources) {
-        if (r.health?.status !== 'Progressing') continue;
-        const lost = cache.lost(r);
-        if (lost !== undefined)
-          throw new Error(
-            `failed to wait for health: ${r.group}/${r.kind} ${r.namespace ? `${r.namespace}/` : ''}${r.name} cannot be followed: ${lost}`,
-          );
+    let changes = 0;
+    let wake: (() => void) | undefined;
+    const seen = (): void => {
+      changes++;
+      wake?.();
+    };
+    const off = cache.onEvent(seen);
+    const offLost = cache.onLostChange(seen);
+    try {
+      while (current.health.status === 'Progressing' && !signal.aborted) {
+        // A Progressing resource whose watch is lost would never report its end: say so rather than wait.
+        for (const r of current.resources) {
+          if (r.health?.status !== 'Progressing') continue;
+          const lost = cache.lost(r);
+          if (lost !== undefined)
+            throw new Error(
+              `failed to wait for health: ${r.group}/${r.kind} ${r.namespace ? `${r.namespace}/` : ''}${r.name} cannot be followed: ${lost}`,
+            );
+        }
+        if (changes === 0) {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(done, HEALTH_RECHECK_MS);
+            function done(): void {
+              clearTimeout(timer);
+              wake = undefined;
+              signal.removeEventListener('abort', done);
+              resolve();
+            }
+            wake = done;
+            signal.addEventListener('abort', done, { once: true });
+          });
+        }
+        if (signal.aborted) break;
+        changes = 0;
+        current = await manager.compare(app, signal);
       }
-      await new Promise<void>((resolve) => {
-        const done = (): void => {
-          off();
-          offLost();
-          signal.removeEventListener('abort', done);
-          resolve();
-        };
-        const off = cache.onEvent(done);
-        const offLost = cache.onLostChange(done);
-        signal.addEventListener('abort', done, { once: true });
-      });
-      if (signal.aborted) break;
-      current = await manager.compare(app, signal);
+      return current;
+    } finally {
+      off();
+      offLost();
     }
-    return current;
   }
 
   /**

@@ -3,10 +3,14 @@
  * `argocd.argoproj.io/compare-options: ServerSideDiff=true`; `ServerSideDiff=false` opts an app out):
  * the predicted live state is the answer of a server-side apply dry run of the target (field manager
  * `argocd-controller`), so defaults, admission webhooks and field ownership are exactly the server's.
- * As Argo CD's dry runner (gitops-engine `pkg/diff/diff_options.go K8sServerSideDryRunner.Run`: force and
- * validate false) the dry run does not force conflicts and does not validate fields (`fieldValidation=Ignore`,
- * kubectl's `--validate=false`): a field another manager owns with another value is a conflict, reported as
- * that resource's comparison error, never taken over. One PATCH per resource that exists live (missing resources need no prediction), at most
+ * As Argo CD's dry runner (gitops-engine `pkg/diff/diff_options.go K8sServerSideDryRunner.Run` calls
+ * `ApplyResource` with serverSideApply true, force false, validate false, and `pkg/utils/kube/resource_ops.go`
+ * `newApplyOptions` sets `ForceConflicts = serverSideApply`) the dry run **forces conflicts** (`force=true`)
+ * and does not validate fields (`fieldValidation=Ignore`, kubectl's `--validate=false`): a field another
+ * manager owns with another value (say a client-side apply by `argocd-controller`, an Update entry, the
+ * usual history of an app that moved to server-side diff) is predicted as Git has it, so the verdict is
+ * OutOfSync or Synced, as Argo CD's, never a conflict. Nothing is stored (`dryRun=All`). One PATCH per
+ * resource that exists live (missing resources need no prediction), at most
  * `concurrency` in flight per app. A failed dry run is that resource's comparison error. The answer is
  * handed to src/diff as `predictedLive`, which removes what mutating webhooks added unless the app's
  * compare-options say `IncludeMutationWebhook=true` (`appIncludesMutationWebhook`).
@@ -61,6 +65,7 @@ export async function dryRunApply(
       try {
         const predicted = await client.patch(info, ns, name, target, 'apply', {
           dryRun: true,
+          force: true,
           fieldManager: SERVER_SIDE_DIFF_MANAGER,
           fieldValidation: 'Ignore',
           subject: `${info.group}/${info.kind} ${ns ? `${ns}/` : ''}${name}`,

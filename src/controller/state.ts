@@ -14,7 +14,8 @@
  *    objects, or their tracking-id names another key (not self-referenced: copied annotations): those,
  *    and `hook: Skip` targets, are listed with status '' (live hooks flagged `hook`), not compared, never
  *    applied or pruned, as Argo CD's CompareAppState lists them; their health counts as Argo CD counts it
- *    (a copied-id object's does, a hook's and a Skip target's do not).
+ *    (a copied-id object's does, a hook's and a Skip target's do not). `requiresPruning` is Argo CD's
+ *    (no target, live, self-referenced): a live hook has it too, with a `note` (argo-cd#16895).
  * 5. Compare each pair (src/diff; the app's ignoreDifferences then the extra rules, one array per app),
  *    against a server-side dry run when server-side diff is on (server-side.ts).
  * 6. Health per resource and for the app (src/health `aggregateHealth`).
@@ -81,6 +82,10 @@ import type {
   Reconciliation,
   RunEventHandler,
 } from './types.js';
+
+/** The note on a live hook listed with `requiresPruning` (Argo CD's verdict; no sync prunes a hook). */
+export const HOOK_PRUNING_NOTE =
+  'requiresPruning as Argo CD reports a live hook, but no sync prunes hooks: their delete policies remove them (argo-cd#16895)';
 
 export interface StateManagerOptions {
   source: SourceService;
@@ -408,12 +413,16 @@ export class StateManager {
     };
     if (p.noStatus) {
       const hook = p.live !== undefined && isHook(p.live);
+      // Argo CD's RequiresPruning is "no target, live, self-referenced", whatever the object is: a live
+      // hook (every live hook: hooks are never targets) gets it, though a sync never prunes hooks.
+      const requiresPruning = !p.target && p.live !== undefined && this.#selfReferenced(p.live);
       return {
         ...base,
         status: '',
         difference: 'none',
-        requiresPruning: false,
+        requiresPruning,
         ...(hook ? { hook } : {}),
+        ...(hook && requiresPruning ? { note: HOOK_PRUNING_NOTE } : {}),
         outOfSync: true,
       };
     }
@@ -455,6 +464,7 @@ export class StateManager {
       requiresPruning: !p.target && Boolean(p.live),
       comparison: result,
       outOfSync: result.status !== 'Synced',
+      ...(result.note ? { note: result.note } : {}),
     };
     if (p.target) this.#checkValid(p.target.obj, status, schemas, conditions, label);
     if (p.target && !p.target.served) {

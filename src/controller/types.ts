@@ -44,7 +44,10 @@ export interface ResourceStatus {
   difference: ResourceDifference;
   /** Undefined when the kind has no health (ConfigMap, Secret, unknown CRDs). */
   health?: ResourceHealth;
-  /** Extra, tracked by this app, self-referenced, not a hook: sync with prune would delete it. */
+  /**
+   * No target, live, self-referenced (Argo CD's `RequiresPruning`, controller/state.go). Extras: sync with
+   * prune would delete them. Live hooks get it too, as in Argo CD, though no sync prunes a hook (`note`).
+   */
   requiresPruning: boolean;
   /** A live hook (Argo CD's `hook` flag): listed with no status, never pruned by a sync. */
   hook?: boolean;
@@ -54,6 +57,11 @@ export interface ResourceStatus {
   ignoreExtraneous?: boolean;
   /** Why the status is what it is, when not obvious ("kind not served by the cluster"). */
   message?: string;
+  /**
+   * Set where this verdict is Argo CD's and Argo CD is known to be wrong: a short note naming the
+   * upstream issue (docs/diff.md "Where Argo CD is odd").
+   */
+  note?: string;
   /** json-diff-ts changes from live to target (masked). Empty when Synced. */
   changes: IChange[];
   /** Unified diff (live "-", Git "+"), masked; present when the resource differs. */

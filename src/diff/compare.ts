@@ -51,6 +51,7 @@ import type {
 } from './types.js';
 import { toYaml, unifiedDiff } from './unified.js';
 import { removeWebhookMutation } from './webhook.js';
+import { EMPTY_LABELS_NOTE, keepsEmptyLabels, restoreEmptyLabels } from './quirks.js';
 
 /** Lists whose elements json-diff-ts identifies by `name` (required by the API for these lists). */
 const NAMED_LISTS = new Map<string | RegExp, string>([
@@ -201,6 +202,10 @@ export function compareObjects(input: CompareInput): ResourceComparison {
     if (ignoredTree) for (const obj of [target, live, lastApplied]) if (obj) removeTree(obj, ignoredTree);
     if (strategy === 'structured-merge') originalTree = appliedSet(meta['managedFields'], o.fieldManagers);
   }
+  // argo-cd#15898 (quirks.ts), judged on the target as Git has it, before normalization drops empty maps.
+  const emptyLabels = Boolean(
+    target && live && keepsEmptyLabels(target, live, strategy, isBuiltIn(groupKindOf(live))),
+  );
   for (const obj of [target, live, lastApplied]) if (obj) normalizeOne(obj, o, matched, kind);
 
   let normalizedTarget = target;
@@ -232,13 +237,16 @@ export function compareObjects(input: CompareInput): ResourceComparison {
     }
     pruneEmptyFields(predicted);
     pruneEmptyFields(live);
+    if (emptyLabels) restoreEmptyLabels(predicted);
     normalizedTarget = predicted;
     difference = deepEqual(predicted, live) ? 'none' : 'modified';
   } else {
     difference = target ? 'missing' : 'extra';
   }
 
-  return settle(label, strategy, normalizedTarget, normalizedLive, difference);
+  const settled = settle(label, strategy, normalizedTarget, normalizedLive, difference);
+  if (emptyLabels) settled.note = EMPTY_LABELS_NOTE;
+  return settled;
 }
 
 function settle(
@@ -273,6 +281,7 @@ export function reportComparison(comparison: ResourceComparison, options: Report
     normalizedLive,
     changes,
     strategy,
+    ...(comparison.note ? { note: comparison.note } : {}),
   };
   if ((options.diffText ?? true) && difference !== 'none') {
     result.diffText = unifiedDiff(toYaml(normalizedLive), toYaml(normalizedTarget), {

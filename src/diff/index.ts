@@ -23,7 +23,8 @@
  * instance label takes the target's tracking-id; the label goes when the target lacks it; not in `label`
  * mode); quantities canonical (`1000m` = `1`, `1024Mi` = `1Gi`; every field the schema types as a
  * Quantity); numeric strings stay strings (`containerPort: "8080"` differs from 8080, as in Argo CD);
- * null and empty maps/lists = missing; API-server defaults of built-in
+ * null and empty maps/lists = missing (except argo-cd#15898, quirks.ts: an empty `metadata.labels` in Git on
+ * a kind outside the typed scheme stays OutOfSync in a three-/two-way diff, with a `note`); API-server defaults of built-in
  * kinds (src/schema's defaults table) applied to both after the merge.
  *
  * Strategy (Argo CD's `Diff`, `diffStrategy`): structured-merge when `structuredMergeDiff` (the app's
@@ -72,6 +73,7 @@ export {
 export { parseJq, jqDelete, jqPaths } from './jq.js';
 export { maskSecrets } from './mask.js';
 export { ServerSideDiffError } from './webhook.js';
+export { EMPTY_LABELS_NOTE } from './quirks.js';
 export { BUILT_IN_GROUPS, LAST_APPLIED_ANNOTATION, mergeKeyFor } from './rules.js';
 export { isMap, deepEqual, sortKeys } from './paths.js';
 export { canonicalQuantity, formatQuantity, parseQuantity } from '../schema/index.js';

@@ -125,6 +125,8 @@ export interface ResourceComparison {
   strategy: DiffStrategy;
   /** "group/Kind namespace/name", the diff text's labels. */
   label: string;
+  /** Set when the verdict is one where Argo CD is known to be wrong (quirks.ts): names the upstream issue. */
+  note?: string;
 }
 
 /** How a comparison is reported (`reportComparison`): the masking and diff-text options of `CompareOptions`. */
@@ -143,4 +145,6 @@ export interface CompareResult {
   strategy: DiffStrategy;
   /** Unified diff, live as "-" and Git as "+"; present when the resource differs (and not disabled). */
   diffText?: string;
+  /** Set when the verdict is one where Argo CD is known to be wrong (quirks.ts): names the upstream issue. */
+  note?: string;
 }

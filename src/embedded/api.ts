@@ -209,6 +209,12 @@ export class ApiCore {
     }
     const meta = obj.metadata;
     delete meta.selfLink;
+    // ObjectMeta's collections are `omitempty` and every kind's metadata goes through the typed ObjectMeta
+    // (custom resources too: apiextensions-apiserver objectmeta.Coerce): an empty one is not stored.
+    for (const k of ['labels', 'annotations', 'finalizers', 'ownerReferences'] as const) {
+      const v = meta[k] as unknown;
+      if ((isMap(v) && Object.keys(v).length === 0) || (Array.isArray(v) && v.length === 0)) delete meta[k];
+    }
     if (!old) {
       if (!meta.name && meta.generateName) meta.name = `${meta.generateName}${randomSuffix()}`;
       meta.uid = randomUUID();

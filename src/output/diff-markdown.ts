@@ -30,6 +30,7 @@ function appDiff(a: AppReport): string {
   for (const r of changedResources(a)) {
     parts.push(`===== ${resourceLabel(r)} ======`);
     if (r.message) parts.push(`# ${r.message}`);
+    if (r.note) parts.push(`# note: ${r.note}`);
     if (r.diffText) parts.push(r.diffText.replace(/\n$/, ''));
   }
   return parts.join('\n');

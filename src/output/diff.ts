@@ -8,7 +8,9 @@
  *   {"apps": [{"name", "namespace", "destination": {"server"|"name", "namespace", "context"},
  *     "revision", "sync", "health", "healthMessage"?, "conditions": [{"type", "message"}], "error"?,
  *     "resources": [{"group", "version", "kind", "namespace", "name", "status", "difference", "health",
- *       "requiresPruning", "sharedWith"?, "message"?, "changes": [json-diff-ts changes]}]}]}
+ *       "requiresPruning", "hook"?, "sharedWith"?, "message"?, "note"?, "changes": [json-diff-ts changes]}]}]}
+ * "note" is set where the verdict is Argo CD's and Argo CD is known to be wrong, naming the upstream issue
+ * (docs/diff.md); the text report prints it next to the verdict.
  * An app that failed has "error", sync and health "Unknown", revision null and no resources.
  * `-o name` prints one changed resource per line as `<app>:<group>/<Kind>:<namespace>/<name>` (the
  * tracking-id form; group empty for core kinds, namespace empty for cluster-scoped kinds).
@@ -58,6 +60,7 @@ function note(r: ResourceStatus): string {
   if (r.ignoreExtraneous) notes.push('IgnoreExtraneous');
   if (r.sharedWith) notes.push(`shared with app ${r.sharedWith}`);
   if (r.status === 'Unknown' && !refused) notes.push('comparison failed');
+  if (r.note) notes.push(r.note);
   return notes.length ? ` (${notes.join('; ')})` : '';
 }
 
@@ -111,6 +114,10 @@ export function renderDiffText(report: RunReport, options: DiffPrintOptions = {}
     // argocd app get's MESSAGE column: each resource's health message ("Waiting for rollout to finish...").
     for (const line of resourceHealthLines(cmp.resources)) out.push(`  ${line}`);
     for (const cond of cmp.conditions) out.push(c.yellow(`condition:   ${cond.type}: ${cond.message}`));
+    // Resources not shown below whose verdict carries a note (a live hook's requiresPruning).
+    for (const r of cmp.resources)
+      if (r.note && !changed.includes(r))
+        out.push(`note:        ${resourceLabel(r)}${r.hook ? ' (hook)' : ''}: ${r.note}`);
     for (const r of changed) {
       out.push('');
       out.push(c.bold(`===== ${resourceLabel(r)} ======${note(r)}`));
@@ -160,6 +167,7 @@ export function diffDocument(report: RunReport): { apps: Record<string, unknown>
           ...(r.hook ? { hook: true } : {}),
           ...(r.sharedWith ? { sharedWith: r.sharedWith } : {}),
           ...(r.message ? { message: r.message } : {}),
+          ...(r.note ? { note: r.note } : {}),
           changes: r.changes,
         })),
       };

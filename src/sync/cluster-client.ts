@@ -2,8 +2,11 @@
  * `ClusterSyncClient`: the engine's `SyncClient` over one cluster connection and its live cache.
  *
  * - Reads come from the live cache (list+watch); `changed()` resolves on the cache's next event (or our own
- *   next write), never by polling. Right after a write, the server's answer stands in for the object
- *   until the cache has moved past the version it held before the write.
+ *   next write). Right after a write, the server's answer stands in for the object until the cache has
+ *   moved past the version it held before the write; after a delete, the answer says whether the object is
+ *   gone (200 without finalizers, or 404) or still terminating. `reread()` GETs objects of kinds the cache
+ *   does not watch, for the engine's re-evaluation on its interval. Every wait here (`settled`, the
+ *   `Force=true` delete) also re-evaluates on `RECHECK_MS` rather than trusting that an event will come.
  * - Writes, all through the counting `KubeClient` (field manager `argocd-controller`, as Argo CD's):
  *   create = POST of the target carrying last-applied-configuration; client-side apply = the locally
  *   computed three-way patch (patch.ts), no request when it is empty; `ServerSideApply=true` = apply
@@ -24,7 +27,7 @@ import { sleep } from '../cluster/index.js';
 import { DEFAULT_FIELD_MANAGER } from '../common/index.js';
 import type { KubeObject } from '../common/index.js';
 import { HOOK_FINALIZER, hasOption } from './annotations.js';
-import { UnknownKindError } from './engine.js';
+import { RECHECK_MS, UnknownKindError } from './engine.js';
 import type { SyncClient } from './engine.js';
 import { applyPatch, withLastApplied } from './patch.js';
 import { formatResourceKey } from './plan.js';
@@ -32,6 +35,9 @@ import type { SyncTask } from './types.js';
 
 /** Sync writes as Argo CD's controller does. */
 export const SYNC_FIELD_MANAGER = DEFAULT_FIELD_MANAGER;
+
+/** How long `settled()` waits without the live cache showing any more of our writes. */
+export const SETTLE_LIMIT_MS = 60_000;
 
 /** How long `Force=true` waits for a deleted object to be gone before it gives up (it is not re-created). */
 export const FORCE_DELETE_WAIT_MS = 60_000;
@@ -56,10 +62,15 @@ export interface ClusterSyncClientOptions {
 
 interface Written {
   key: SyncTask['key'];
+  /** The server's answer: the object as written, undefined when a delete left nothing. */
   obj: KubeObject | undefined;
   /** The cache's resourceVersion when we wrote ("" when it had no object). */
   before: string;
-  /** True while the cache (covering this key) still holds the version from before the write. */
+  /**
+   * True while the cache (covering this key) still holds the version from before the write (or, for a
+   * write right after our own delete of the object, shows it gone in between). Once false, never true
+   * again: the cache has caught up, and what it shows later is newer than our answer.
+   */
   pending: () => boolean;
 }
 
@@ -73,7 +84,11 @@ export class ClusterSyncClient implements SyncClient {
 
   constructor(options: ClusterSyncClientOptions) {
     this.#o = { maxAttempts: 5, backoffMs: 100, crds: [], ...options };
-    const offEvent = options.cache.onEvent(() => this.#bump());
+    const offEvent = options.cache.onEvent((e) => {
+      // Catch up on the write of this key now, so a later change (e.g. a delete) is not taken for "behind".
+      this.#written.get(formatResourceKey(e.key))?.pending();
+      this.#bump();
+    });
     const offLost = options.cache.onLostChange(() => this.#bump());
     this.#unsubscribe = () => {
       offEvent();
@@ -83,9 +98,13 @@ export class ClusterSyncClient implements SyncClient {
 
   /**
    * Resolves once the cache has seen every write it covers (so a refresh after the sync is current).
-   * Rejects when the watch that would show a write is lost (`LiveStateCache.lost`): it would never come.
+   * Rejects when the watch that would show a write is lost (`LiveStateCache.lost`): it would never come;
+   * and when the cache shows no progress on them for `SETTLE_LIMIT_MS` (a watch that delivers nothing
+   * without being lost): the wait is for events, so it is bounded rather than trusted.
    */
   async settled(signal: AbortSignal): Promise<void> {
+    let count = Infinity;
+    let since = realClock.now();
     for (;;) {
       const generation = this.#generation;
       const behind = [...this.#written.values()].filter((w) => w.pending());
@@ -95,7 +114,15 @@ export class ClusterSyncClient implements SyncClient {
         if (lost !== undefined)
           throw new Error(`${formatResourceKey(w.key)}: written, but the live cache cannot show it: ${lost}`);
       }
-      await this.changed(generation, signal);
+      if (behind.length < count) {
+        count = behind.length;
+        since = realClock.now();
+      } else if (realClock.now() - since >= SETTLE_LIMIT_MS) {
+        throw new Error(
+          `${formatResourceKey(behind[0]!.key)}: written, but the live cache has not shown it after ${SETTLE_LIMIT_MS / 1000}s`,
+        );
+      }
+      await this.#changedOrInterval(generation, signal);
     }
   }
 
@@ -130,11 +157,44 @@ export class ClusterSyncClient implements SyncClient {
     return new Promise((resolve) => {
       const done = (): void => {
         signal.removeEventListener('abort', done);
+        const i = this.#listeners.indexOf(done);
+        if (i >= 0) this.#listeners.splice(i, 1);
         resolve();
       };
       this.#listeners.push(done);
       signal.addEventListener('abort', done, { once: true });
     });
+  }
+
+  /** `changed`, or `RECHECK_MS` passed: true when it was a change. */
+  async #changedOrInterval(after: number, signal: AbortSignal): Promise<boolean> {
+    const interval = AbortSignal.timeout(RECHECK_MS);
+    await this.changed(after, AbortSignal.any([signal, interval]));
+    return !interval.aborted;
+  }
+
+  /**
+   * GETs the objects of `tasks` the live cache cannot show now: kinds it does not watch, and objects it
+   * has not caught up with since our write (an event missed or late). Their answers stand in as writes do.
+   */
+  async reread(tasks: readonly SyncTask[], signal: AbortSignal): Promise<void> {
+    await Promise.all(
+      tasks
+        .filter((t) => this.served(t))
+        .filter(
+          (t) =>
+            !this.#o.cache.covers(t.key) || this.#written.get(formatResourceKey(t.key))?.pending() === true,
+        )
+        .map(async (task) => {
+          if (signal.aborted) return;
+          const before = this.#cachedVersion(task);
+          try {
+            this.#remember(task, await this.#get(task, this.#info(task)), before);
+          } catch {
+            // Unreadable now: the next re-evaluation tries again; the cache may catch up meanwhile.
+          }
+        }),
+    );
   }
 
   async dryRun(task: SyncTask): Promise<void> {
@@ -320,10 +380,12 @@ export class ClusterSyncClient implements SyncClient {
     const signal = this.#o.signal;
     const deadline = realClock.now() + FORCE_DELETE_WAIT_MS;
     const limit = AbortSignal.any([AbortSignal.timeout(FORCE_DELETE_WAIT_MS), ...(signal ? [signal] : [])]);
+    // The delete's own answer first (`live`): an object the server removed at once is not waited for.
+    let poll = false;
     for (;;) {
       const generation = this.#generation;
       const followed = this.#o.cache.covers(task.key) && this.#o.cache.lost(task.key) === undefined;
-      const current = followed ? this.#o.cache.get(task.key) : await this.#get(task, info);
+      const current = followed && !poll ? this.live(task) : await this.#get(task, info);
       if (current === undefined) return;
       if (limit.aborted || realClock.now() >= deadline) {
         const finalizers = (current.metadata?.['finalizers'] as string[] | undefined) ?? [];
@@ -334,8 +396,9 @@ export class ClusterSyncClient implements SyncClient {
             '; it was not created again',
         );
       }
-      if (followed) await this.changed(generation, limit);
-      else await sleep(realClock, 1000, limit).catch(() => undefined);
+      // No change within the interval: read the object from the server rather than trust an event.
+      if (followed) poll = !(await this.#changedOrInterval(generation, limit));
+      else await sleep(realClock, RECHECK_MS, limit).catch(() => undefined);
     }
   }
 
@@ -346,8 +409,10 @@ export class ClusterSyncClient implements SyncClient {
   ): Promise<void> {
     const info = this.#info(task);
     await this.#retry(async () => {
+      const before = this.#cachedVersion(task);
+      let answer: KubeObject | undefined;
       try {
-        await this.#o.client.delete(info, ...this.#name(task, info), {
+        answer = await this.#o.client.delete(info, ...this.#name(task, info), {
           dryRun,
           propagationPolicy: policy,
           subject: describeTask(task),
@@ -356,8 +421,8 @@ export class ClusterSyncClient implements SyncClient {
       } catch (err) {
         if (!isNotFound(err)) throw err;
       }
-      if (!dryRun) this.#written.delete(formatResourceKey(task.key));
-      this.#bump();
+      // The answer says what is left: an object still terminating (finalizers to run), or nothing.
+      if (!dryRun) this.#remember(task, terminating(answer) ? answer : undefined, before);
     }, task);
   }
 
@@ -474,13 +539,20 @@ export class ClusterSyncClient implements SyncClient {
   /** Records a write's answer; `before` is the cache's resourceVersion read before the request. */
   #remember(task: SyncTask, obj: KubeObject | undefined, before: string): void {
     const cache = this.#o.cache;
+    const id = formatResourceKey(task.key);
     const written = obj?.metadata?.resourceVersion ?? '';
+    // Right after our own delete that left nothing, the cache may show the object gone on its way to ours.
+    const previous = this.#written.get(id);
+    const afterDelete = previous !== undefined && previous.obj === undefined;
+    let caughtUp = false;
     const pending = (): boolean => {
-      if (!cache.covers(task.key)) return false;
+      if (caughtUp || !cache.covers(task.key)) return false;
       const now = cache.get(task.key)?.metadata?.resourceVersion ?? '';
-      return now === before && now !== written;
+      if (now !== written && (now === before || (afterDelete && now === ''))) return true;
+      caughtUp = true;
+      return false;
     };
-    this.#written.set(formatResourceKey(task.key), { key: task.key, obj, before, pending });
+    this.#written.set(id, { key: task.key, obj, before, pending });
     this.#bump();
   }
 
@@ -490,6 +562,14 @@ export class ClusterSyncClient implements SyncClient {
     this.#listeners = [];
     for (const l of listeners) l();
   }
+}
+
+/** A delete's answer that is the object still terminating (finalizers left), not a Status or the last state. */
+function terminating(answer: KubeObject | undefined): boolean {
+  if (!answer || answer.kind === 'Status' || !answer.metadata?.deletionTimestamp) return false;
+  const finalizers = answer.metadata['finalizers'];
+  const grace = Number(answer.metadata['deletionGracePeriodSeconds'] ?? 0);
+  return (Array.isArray(finalizers) && finalizers.length > 0) || grace > 0;
 }
 
 function describeTask(task: SyncTask): string {

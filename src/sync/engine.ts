@@ -20,14 +20,21 @@
  * 4. Completed hooks lose the `argocd.argoproj.io/hook-finalizer`. After a failure: `HookFailed` hooks
  *    are deleted, SyncFail hooks run (and are waited for), the operation ends Failed.
  * 5. Nothing pending: `HookSucceeded` hooks are deleted and the operation ends Succeeded.
- * 6. The first pending (phase, wave) group runs: prunes in parallel; hooks with `BeforeHookCreation`
- *    whose previous object still exists are deleted first (the step then waits for them to go);
+ * 6. The first pending (phase, wave) group runs: prunes in parallel; hooks of the group that still exist
+ *    from an earlier sync lose the hook finalizer (so they can go), those with `BeforeHookCreation` are
+ *    deleted first (the step then waits for them to go);
  *    then applies, consecutive tasks of one kind in parallel, kinds one after another. New hooks get the
  *    hook finalizer. If this was the last group and it held no hook, the operation ends Succeeded
  *    (resources may still become healthy later, as in Argo CD).
- * `run()` repeats steps, waiting between them for the next live-state change (`client.changed`), never by
- * polling; an aborted signal stops starting tasks, lets in-flight requests finish and ends the operation
- * Failed with the reason, the tasks not run staying without a status.
+ * `run()` repeats steps. A step that asks to wait is first re-evaluated from the live state at once: when
+ * nothing is left that can still change (no running hook or task whose live object has not reached its end,
+ * no replaced hook still there) the next step starts without waiting, so a step that wrote nothing, or
+ * whose objects are already in the state it waits for, never waits for an event that will not come (Argo
+ * CD's `SyncContext.Sync` re-evaluates every task from the live state on each call and waits for no event).
+ * Otherwise it waits for the next live-state change (`client.changed`) or `recheckMs`, whichever is first,
+ * and then re-evaluates (after `client.reread` of what the live cache cannot show): an event missed or
+ * never sent delays a sync by at most one interval. An aborted signal stops starting tasks, lets in-flight
+ * requests finish and ends the operation Failed with the reason, the tasks not run staying without a status.
  */
 import { getResourceHealth } from '../health/index.js';
 import type { HealthOptions, HealthStatus, Unstructured } from '../health/index.js';
@@ -64,6 +71,11 @@ export interface SyncClient {
   /** True when the cluster serves the task's kind. */
   served(task: SyncTask): boolean;
   /**
+   * Reads again, from the server, the live objects of `tasks` that the watched live state cannot show
+   * (kinds it does not watch), so `live()` is current. Called before a re-evaluation on the interval.
+   */
+  reread?(tasks: readonly SyncTask[], signal: AbortSignal): Promise<void>;
+  /**
    * Why the task's live state cannot be followed now (its watch is lost), or undefined. A task waiting
    * on it fails with this reason rather than waiting for a change that cannot arrive.
    */
@@ -82,9 +94,17 @@ export interface EngineOptions {
    * Called synchronously; it must not throw.
    */
   onEvent?: (event: SyncEngineEvent) => void;
+  /**
+   * The longest a waiting run goes without re-evaluating from the live state when no change is seen
+   * (default `RECHECK_MS`): a bound, not a pace; changes end the wait at once.
+   */
+  recheckMs?: number;
   /** The project's verdict on a task (undefined: permitted), asked for tasks whose kind is served. */
   permission?: (task: SyncTask) => string | undefined;
 }
+
+/** Default `EngineOptions.recheckMs`. */
+export const RECHECK_MS = 1000;
 
 export interface TaskState {
   task: SyncTask;
@@ -108,6 +128,8 @@ export class SyncEngine {
   readonly #multiStep: boolean;
   #validated = false;
   #failed = false;
+  /** Hooks of the current group deleted for `BeforeHookCreation`: the group waits until they are gone. */
+  #replacing: TaskState[] = [];
   /** The group started last and not yet reported done (progress events). */
   #group: { syncPhase: SyncTask['phase']; syncWave: number; states: TaskState[] } | undefined;
 
@@ -137,9 +159,53 @@ export class SyncEngine {
       // Read before the step, so a change that lands while the step runs still wakes the next one.
       const generation = this.#client.generation();
       const wait = await this.step(signal);
-      if (wait && !this.done && !signal.aborted) await this.#client.changed(generation, signal);
+      if (!wait || this.done || signal.aborted || !this.#waiting()) continue;
+      if ((await this.#changedOrInterval(generation, signal)) === 'interval' && !signal.aborted) {
+        await this.#client.reread?.(
+          this.states.filter((s) => s.phase === 'Running' || this.#replacing.includes(s)).map((s) => s.task),
+          signal,
+        );
+      }
     }
     return this.result();
+  }
+
+  /**
+   * Whether the run has something to wait for, judged from the live state now: a task still running once
+   * refreshed (a hook, or any task of a multi-step sync, whose live object has not reached its end) or a
+   * hook replaced by `BeforeHookCreation` still there. False: the next step can start at once.
+   */
+  #waiting(): boolean {
+    if (this.done) return false;
+    this.#refresh();
+    this.#closeGroup(false);
+    return this.#blocked() || this.#replacing.some((s) => this.#client.live(s.task) !== undefined);
+  }
+
+  /** Running tasks the next group must wait for: any hook, or anything in a multi-step sync. */
+  #blocked(): boolean {
+    const running = this.states.filter((s) => s.phase === 'Running');
+    return running.some((s) => s.task.hookType) || (this.#multiStep && running.length > 0);
+  }
+
+  /** Resolves on the next live-state change after `generation`, or after `recheckMs`, or on abort. */
+  async #changedOrInterval(generation: number, signal: AbortSignal): Promise<'change' | 'interval'> {
+    const stop = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const interval = new Promise<'interval'>((resolve) => {
+      timer = setTimeout(() => resolve('interval'), this.#options.recheckMs ?? RECHECK_MS);
+    });
+    try {
+      return await Promise.race([
+        this.#client
+          .changed(generation, AbortSignal.any([signal, stop.signal]))
+          .then(() => 'change' as const),
+        interval,
+      ]);
+    } finally {
+      clearTimeout(timer);
+      stop.abort();
+    }
   }
 
   result(): OperationResult {
@@ -178,8 +244,7 @@ export class SyncEngine {
     }
     this.#refresh();
     this.#closeGroup(false);
-    const running = this.states.filter((s) => s.phase === 'Running');
-    if (running.some((s) => s.task.hookType) || (this.#multiStep && running.length > 0)) return true;
+    if (this.#blocked()) return true;
 
     await this.#releaseCompletedHooks();
     if (this.#failed || this.states.some((s) => s.phase === 'Failed')) return this.#afterFailure(signal);
@@ -199,6 +264,8 @@ export class SyncEngine {
     if (last && !group.some((s) => s.task.hookType)) {
       for (const s of group)
         if (s.phase === 'Running' && s.task.target) this.#set(s, 'Succeeded', s.status, s.message);
+      // Hooks of earlier phases that succeeded go now too (Argo CD deletes them on this path as well).
+      await this.#deleteHooks('HookSucceeded', 'Succeeded');
       this.#end('Succeeded', 'successfully synced (all tasks run)');
       return false;
     }
@@ -375,10 +442,25 @@ export class SyncEngine {
         }
       }),
     );
-    const replaced = group.filter(
-      (s) =>
-        s.task.hookType && s.task.deletePolicies.includes('BeforeHookCreation') && this.#client.live(s.task),
+    // Hooks left by an earlier sync may still carry the hook finalizer (that sync was interrupted): it is
+    // removed first, or the delete below would leave them terminating for good (Argo CD's runTasks does
+    // the same "to make sure the operation is idempotent").
+    const existing = group.filter((s) => s.task.hookType && s.task.target && this.#client.live(s.task));
+    try {
+      await Promise.all(
+        existing
+          .filter((s) => finalizersOf(this.#client.live(s.task)).includes(HOOK_FINALIZER))
+          .map((s) => this.#client.removeFinalizer(s.task, this.#client.live(s.task)!)),
+      );
+    } catch (err) {
+      for (const s of existing)
+        this.#set(s, 'Failed', 'SyncFailed', `failed to remove hook finalizer: ${messageOf(err)}`);
+      return false;
+    }
+    const replaced = existing.filter(
+      (s) => s.task.deletePolicies.includes('BeforeHookCreation') && this.#client.live(s.task),
     );
+    this.#replacing = replaced;
     if (replaced.length > 0) {
       const alive = replaced.filter((s) => !this.#client.live(s.task)?.metadata?.deletionTimestamp);
       await Promise.all(alive.map((s) => this.#client.delete(s.task, 'background')));
@@ -491,6 +573,11 @@ function statusOf(task: SyncTask): ResultCode {
 function propagationOf(task: SyncTask): 'foreground' | 'background' | 'orphan' {
   const value = task.options['PrunePropagationPolicy']?.toLowerCase();
   return value === 'background' || value === 'orphan' ? value : 'foreground';
+}
+
+function finalizersOf(obj: KubeObject | undefined): string[] {
+  const list = obj?.metadata?.['finalizers'];
+  return Array.isArray(list) ? (list as string[]) : [];
 }
 
 function addFinalizer(obj: KubeObject): void {

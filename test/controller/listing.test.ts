@@ -9,7 +9,9 @@ import assert from 'node:assert/strict';
 import { parse } from 'yaml';
 import { parseArgoCdSettings } from '../../src/apps/index.js';
 import type { ClusterConnection, KubeObject } from '../../src/cluster/index.js';
+import { HOOK_PRUNING_NOTE } from '../../src/controller/index.js';
 import type { Reconciliation } from '../../src/controller/index.js';
+import { diffDocument, renderDiffText } from '../../src/output/diff.js';
 import type { OperationReport } from '../../src/sync/index.js';
 import { useEmbeddedCluster } from '../support/embedded.js';
 import { TestRepo } from '../support/git.js';
@@ -85,15 +87,32 @@ describe('controller: listed resources with no status (hooks, Skip, copied track
     const report = await refresh(fx, [app()], cacheRoot);
     const cmp = reportOf(report, 'list').comparison;
     assert.ok(cmp, reportOf(report, 'list').error?.message);
+    // requiresPruning as controller/state.go computes it: no target, live, self-referenced. The live hook
+    // gets it (Argo CD's verdict, with a note: no sync prunes a hook); the copied-id object is not
+    // self-referenced, the Skip target has a target.
     assert.deepEqual(
       cmp.resources.map((r) => [r.name, r.status, r.difference, r.requiresPruning, r.hook ?? false]),
       [
         ['copied', '', 'none', false, false],
         ['kept', 'Synced', 'none', false, false],
-        ['old-hook', '', 'none', false, true],
+        ['old-hook', '', 'none', true, true],
         ['orphan', 'OutOfSync', 'extra', true, false],
         ['skipped', '', 'none', false, false],
       ],
+    );
+    assert.deepEqual(
+      cmp.resources.filter((r) => r.note).map((r) => [r.name, r.note]),
+      [['old-hook', HOOK_PRUNING_NOTE]],
+    );
+    assert.match(HOOK_PRUNING_NOTE, /argo-cd#16895/);
+    const json = diffDocument(report).apps[0]!['resources'] as Array<Record<string, unknown>>;
+    assert.deepEqual(
+      json.filter((r) => r['note']).map((r) => [r['name'], r['requiresPruning'], r['hook'], r['note']]),
+      [['old-hook', true, true, HOOK_PRUNING_NOTE]],
+    );
+    assert.match(
+      renderDiffText(report),
+      /^note: {8}ConfigMap list\/old-hook \(hook\): requiresPruning as Argo CD reports a live hook.*\(argo-cd#16895\)$/m,
     );
     assert.equal(cmp.sync, 'OutOfSync');
     assert.ok(!cmp.resources.some((r) => r.name === 'presync'), 'rendered hooks are not listed');

@@ -132,7 +132,7 @@ describe('controller: health, server-side diff, tracking methods, errors', () =>
 
   it('server-side diff: one dry-run apply per live resource, same verdicts', async () => {
     const app = application('ssd', repo.url, 'ssd', { namespace: 'ssd' });
-    // Drift applied by our own manager (an apply, as a sync would): no conflict for the unforced dry run.
+    // Drift applied by our own manager (an apply, as a sync would): the dry run shares its ownership.
     const drifted = (await renderObjects(app, cacheRoot)).map((o) =>
       o.kind === 'Deployment' ? { ...o, spec: { ...(o['spec'] as object), replicas: 4 } } : o,
     );
@@ -158,24 +158,49 @@ describe('controller: health, server-side diff, tracking methods, errors', () =>
     );
   });
 
-  it('server-side diff does not force: a field another manager owns is a conflict, reported, not taken', async () => {
-    repo.commit({ 'ssdc/deploy.yaml': deployment('web', { replicas: 2 }) });
+  it('server-side diff forces conflicts (as gitops-engine): a field another manager owns gives OutOfSync or Synced, not Unknown', async () => {
+    repo.commit({
+      'ssdc/deploy.yaml': deployment('web', { replicas: 2 }),
+      'ssdc/cm.yaml': configMap('settings', { a: '1' }),
+    });
     await createNamespaces(conn, ['ssdc']);
     const app = application('ssdc', repo.url, 'ssdc', { namespace: 'ssdc' });
-    await applyObjects(conn, await renderObjects(app, cacheRoot), 'ssdc');
+    // The usual history of an app that moved to server-side diff: a client-side apply (an Update entry)
+    // by argocd-controller, then a change by someone else.
+    const csa = await connectAs(fx, 'argocd-controller');
+    for (const obj of await renderObjects(app, cacheRoot)) {
+      const info = await csa.discovery.resolveApiVersionKind(obj.apiVersion ?? '', obj.kind ?? '');
+      await csa.client.create(info, { ...obj, metadata: { ...obj.metadata, namespace: 'ssdc' } });
+    }
+    csa.close();
     const other = await connectAs(fx, 'someone-else');
     const deployments = await other.discovery.resolve({ group: 'apps', kind: 'Deployment' });
     await other.client.patch(deployments, 'ssdc', 'web', { spec: { replicas: 4 } }, 'merge');
     other.close();
+    const before = await api(fx.cluster, 'GET', '/apis/apps/v1/namespaces/ssdc/deployments/web');
+    // Unforced, the server refuses the dry run (what our earlier dry run reported as a comparison error).
+    const unforced = await api(
+      fx.cluster,
+      'PATCH',
+      '/apis/apps/v1/namespaces/ssdc/deployments/web?fieldManager=argocd-controller&dryRun=All',
+      (await renderObjects(app, cacheRoot)).find((o) => o.kind === 'Deployment'),
+      'application/apply-patch+yaml',
+    );
+    assert.equal(unforced.status, 409, JSON.stringify(unforced.body));
 
     const c = reportOf(await refresh(fx, [app], cacheRoot, { serverSideDiff: true }), 'ssdc').comparison!;
+    assert.deepEqual(
+      c.conditions.filter((x) => x.type === 'ComparisonError').map((x) => x.message),
+      [],
+    );
     const d = c.resources.find((r) => r.kind === 'Deployment')!;
-    assert.equal(d.status, 'Unknown');
-    const errors = c.conditions.filter((x) => x.type === 'ComparisonError').map((x) => x.message);
-    assert.equal(errors.length, 1, errors.join('; '));
-    assert.match(errors[0]!, /^apps\/Deployment ssdc\/web: failed to dry-run apply: .*someone-else/);
+    assert.equal(d.status, 'OutOfSync');
+    assert.match(d.diffText!, /^- {2}replicas: 4$/m);
+    assert.match(d.diffText!, /^\+ {2}replicas: 2$/m);
+    assert.equal(c.resources.find((r) => r.kind === 'ConfigMap')!.status, 'Synced');
     const live = await api(fx.cluster, 'GET', '/apis/apps/v1/namespaces/ssdc/deployments/web');
-    assert.equal(live.body.spec.replicas, 4, 'nothing taken over');
+    assert.equal(live.body.spec.replicas, 4, 'nothing taken over: a dry run');
+    assert.equal(live.body.metadata.resourceVersion, before.body.metadata.resourceVersion);
   });
 
   it('label tracking: ownership and extra resources by the instance label', async () => {

@@ -362,3 +362,78 @@ describe('Missing and extra resources', () => {
     assert.ok(lines.length > 5 && lines.every((l) => l.startsWith('-')));
   });
 });
+
+describe('argo-cd#15898: an empty metadata.labels in Git on a custom resource', () => {
+  const cr = (metadata: Record<string, unknown>): KubeObject => ({
+    apiVersion: 'example.com/v1',
+    kind: 'Widget',
+    metadata: {
+      name: 'w',
+      namespace: 'default',
+      ...metadata,
+      annotations: { [TRACKING]: 'app:example.com/Widget:default/w', ...(metadata['annotations'] as object) },
+    },
+    spec: { size: 1 },
+  });
+  // The API server stores no empty map: the live object has no labels.
+  const live = withLastApplied(cr({}), cr({ labels: {} }));
+
+  it('is OutOfSync as Argo CD reports it (three-way and two-way), with a note naming the issue', () => {
+    for (const l of [live, cr({})]) {
+      const r = compareResource({ target: cr({ labels: {} }), live: l });
+      assert.equal(r.status, 'OutOfSync');
+      assert.equal(r.difference, 'modified');
+      assert.equal(r.strategy, l === live ? 'three-way' : 'two-way');
+      assert.match(r.note ?? '', /argo-cd#15898/);
+      assert.match(r.diffText ?? '', /^\+ {2}labels: \{\}$/m);
+    }
+  });
+
+  it('is Synced when live has labels, on built-in kinds, without the empty map, and in server-side diff', () => {
+    const labelled = compareResource({ target: cr({ labels: {} }), live: cr({ labels: { a: 'b' } }) });
+    assert.equal(labelled.status, 'Synced');
+    assert.equal(labelled.note, undefined);
+    const configMap = (labels?: Record<string, string>): KubeObject => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'c', namespace: 'default', ...(labels ? { labels } : {}) },
+      data: { a: '1' },
+    });
+    assert.equal(compareResource({ target: configMap({}), live: configMap() }).status, 'Synced');
+    assert.equal(compareResource({ target: cr({}), live: cr({}) }).status, 'Synced');
+    const predicted = {
+      ...cr({}),
+      metadata: {
+        ...cr({}).metadata,
+        managedFields: [
+          {
+            manager: 'argocd-controller',
+            operation: 'Apply',
+            fieldsType: 'FieldsV1',
+            fieldsV1: { 'f:spec': { 'f:size': {} } },
+          },
+        ],
+      },
+    };
+    const ssd = compareResource({ target: cr({ labels: {} }), live: cr({}), predictedLive: predicted });
+    assert.equal(ssd.strategy, 'server-side');
+    assert.equal(ssd.status, 'Synced');
+  });
+
+  it('an empty annotations map is not affected (removeNamespaceAnnotation drops it): Synced', () => {
+    const bare = (annotations?: Record<string, string>): KubeObject => ({
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: {
+        name: 'w',
+        namespace: 'default',
+        labels: { 'app.kubernetes.io/instance': 'app' },
+        ...(annotations ? { annotations } : {}),
+      },
+      spec: { size: 1 },
+    });
+    const r = compareResource({ target: bare({}), live: bare(), trackingMethod: 'label' });
+    assert.equal(r.status, 'Synced');
+    assert.equal(r.note, undefined);
+  });
+});

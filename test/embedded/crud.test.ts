@@ -6,6 +6,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { api, useEmbeddedCluster } from '../support/embedded.js';
+import { preserveUnknownFieldsCrd } from '../support/crds.js';
 
 const CM = '/api/v1/namespaces/default/configmaps';
 const DEPLOY = '/apis/apps/v1/namespaces/default/deployments';
@@ -339,5 +340,49 @@ describe('embedded CRUD', () => {
       ['sel', 'sel', 'sel'],
     );
     assert.equal(typeof all.body.metadata.resourceVersion, 'string');
+  });
+
+  it('stores no empty labels, annotations, finalizers or ownerReferences (ObjectMeta omitempty), custom resources too', async () => {
+    const empty = { labels: {}, annotations: {}, finalizers: [], ownerReferences: [] };
+    const created = await api(fx.cluster, 'POST', CM, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'bare', ...empty },
+      data: { a: '1' },
+    });
+    assert.equal(created.status, 201);
+    for (const k of Object.keys(empty)) assert.equal(created.body.metadata[k], undefined, k);
+    // A patch that removes the last label leaves no empty map either.
+    await api(
+      fx.cluster,
+      'PATCH',
+      `${CM}/bare`,
+      { metadata: { labels: { a: 'b' } } },
+      'application/merge-patch+json',
+    );
+    const unlabelled = await api(
+      fx.cluster,
+      'PATCH',
+      `${CM}/bare`,
+      { metadata: { labels: { a: null } } },
+      'application/merge-patch+json',
+    );
+    assert.equal(unlabelled.body.metadata.labels, undefined);
+    const crd = await api(
+      fx.cluster,
+      'POST',
+      '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+      preserveUnknownFieldsCrd('example.com', 'Thing'),
+    );
+    assert.equal(crd.status, 201);
+    const cr = await api(fx.cluster, 'POST', '/apis/example.com/v1/namespaces/default/things', {
+      apiVersion: 'example.com/v1',
+      kind: 'Thing',
+      metadata: { name: 't', ...empty },
+      spec: { settings: {} },
+    });
+    assert.equal(cr.status, 201, JSON.stringify(cr.body));
+    for (const k of Object.keys(empty)) assert.equal(cr.body.metadata[k], undefined, k);
+    assert.deepEqual(cr.body.spec, { settings: {} }, 'only metadata is typed: an empty map in spec stays');
   });
 });

@@ -238,4 +238,41 @@ describe('server-side apply', () => {
     assert.equal(res.status, 201);
     assert.equal((await api(fx.cluster, 'GET', `${BASE}/ghost`)).status, 404);
   });
+
+  it('a dry-run apply conflicting with an Update manager of the same name is 409 unless forced; forced, nothing is stored', async () => {
+    // A client-side apply by argocd-controller (an Update entry), then a server-side apply by the same
+    // manager name: kube-apiserver keys managers by name and operation, so that is another manager.
+    const created = await api(
+      fx.cluster,
+      'POST',
+      `${BASE}?fieldManager=argocd-controller`,
+      applied('csa', 2),
+    );
+    assert.equal(created.status, 201);
+    const res = await api(
+      fx.cluster,
+      'PATCH',
+      `${BASE}/csa?fieldManager=argocd-controller&dryRun=All`,
+      applied('csa', 3),
+      APPLY,
+    );
+    assert.equal(res.status, 409);
+    assert.equal(res.body.reason, 'Conflict');
+    assert.match(
+      res.body.message,
+      /^Apply failed with 1 conflict: conflict with "argocd-controller" using apps\/v1: \.spec\.replicas$/,
+    );
+    const forced = await api(
+      fx.cluster,
+      'PATCH',
+      `${BASE}/csa?fieldManager=argocd-controller&dryRun=All&force=true`,
+      applied('csa', 3),
+      APPLY,
+    );
+    assert.equal(forced.status, 200);
+    assert.equal(forced.body.spec.replicas, 3, 'the answer is the object as the forced apply makes it');
+    const live = await api(fx.cluster, 'GET', `${BASE}/csa`);
+    assert.equal(live.body.spec.replicas, 2, 'a dry run stores nothing');
+    assert.equal(live.body.metadata.resourceVersion, created.body.metadata.resourceVersion);
+  });
 });

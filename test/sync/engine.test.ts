@@ -28,6 +28,7 @@ function engineFor(
     prune?: boolean;
     dryRun?: boolean;
     onEvent?: (e: SyncEngineEvent) => void;
+    recheckMs?: number;
     permission?: (task: SyncTask) => string | undefined;
   } = {},
 ) {
@@ -43,6 +44,7 @@ function engineFor(
   return new SyncEngine(plan.tasks, client, {
     dryRun: options.dryRun ?? false,
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+    ...(options.recheckMs ? { recheckMs: options.recheckMs } : {}),
     ...(options.permission ? { permission: options.permission } : {}),
   });
 }
@@ -330,5 +332,64 @@ describe('sync engine', () => {
       /operation terminated: interrupted; still running: batch\/Job\/demo\/migrate; 1 task\(s\) not started/,
     );
     assert.deepEqual(writes(client), ['apply Job/migrate']);
+  });
+});
+
+describe('sync engine: never waits for a change that cannot come', () => {
+  const cm = (name: string, wave: number): KubeObject =>
+    obj('ConfigMap', name, { 'argocd.argoproj.io/sync-wave': String(wave) });
+  const keyOf = (o: KubeObject) => ({
+    key: { group: '', kind: o.kind!, namespace: 'demo', name: o.metadata!.name! },
+  });
+
+  it('a no-op multi-wave sync on a quiet cluster re-evaluates at once and never waits', async () => {
+    const client = new FakeSyncClient();
+    client.quiet = true;
+    const objs = [cm('early', -1), cm('middle', 0), cm('late', 1)];
+    for (const o of objs) client.setSilently(keyOf(o), structuredClone(o));
+    const result = await engineFor(targets(...objs), client).run(new AbortController().signal);
+    assert.equal(result.phase, 'Succeeded', result.message);
+    assert.deepEqual(
+      result.resources.map((r) => `${r.syncWave}/${r.name}:${r.status}`),
+      ['-1/early:Synced', '0/middle:Synced', '1/late:Synced'],
+    );
+    assert.equal(client.waits, 0, 'no step waited for a live-state change');
+  });
+
+  it('a prune of an object already gone, and a wave whose tasks are all skipped, do not wait', async () => {
+    const client = new FakeSyncClient();
+    client.quiet = true;
+    const objs = [cm('early', -1), cm('late', 1)];
+    for (const o of objs) client.setSilently(keyOf(o), structuredClone(o));
+    const gone = cm('gone', 0);
+    const result = await engineFor(
+      [...targets(...objs), { live: gone, outOfSync: true }, { live: cm('kept', 0), outOfSync: true }],
+      client,
+      { prune: true },
+    ).run(new AbortController().signal);
+    assert.equal(result.phase, 'Succeeded', result.message);
+    assert.equal(result.resources.find((r) => r.name === 'gone')?.status, 'Pruned');
+    assert.equal(client.waits, 0);
+  });
+
+  it('a hook that completes without a watch event is seen on the re-check interval', async () => {
+    const client = new FakeSyncClient();
+    client.quiet = true;
+    const job = hook('migrate', 'PreSync');
+    const late = cm('late', 1);
+    client.setSilently(keyOf(late), structuredClone(late));
+    const engine = engineFor(targets(job, late), client, { recheckMs: 20 });
+    const run = engine.run(new AbortController().signal);
+    // The Job completes, but its event is never seen.
+    setTimeout(() => {
+      const live = client.objects.get('batch/Job/demo/migrate')!;
+      client.setSilently(
+        { key: { group: 'batch', kind: 'Job', namespace: 'demo', name: 'migrate' } },
+        completeJob(live),
+      );
+    }, 50);
+    const result = await run;
+    assert.equal(result.phase, 'Succeeded', result.message);
+    assert.ok(client.waits > 0, 'the running hook was waited for');
   });
 });

@@ -18,6 +18,10 @@ export class FakeSyncClient implements SyncClient {
   onWrite: (obj: KubeObject) => KubeObject = (o) => o;
   /** Deletions leave the object terminating (deletionTimestamp) instead of removing it. */
   slowDeletes = false;
+  /** As a real cluster: a write that changes nothing, or a delete of nothing, sends no event. */
+  quiet = false;
+  /** How many times the engine waited for a change (`changed` not already past). */
+  waits = 0;
   #listeners: Array<() => void> = [];
   #generation = 0;
 
@@ -48,8 +52,9 @@ export class FakeSyncClient implements SyncClient {
     if (failure) throw new Error(failure);
     const before = this.objects.get(formatResourceKey(task.key));
     const next = this.onWrite(structuredClone(task.target!));
-    this.set(task, next);
-    return JSON.stringify(before) !== JSON.stringify(next);
+    const changed = JSON.stringify(before) !== JSON.stringify(next);
+    if (changed || !this.quiet) this.set(task, next);
+    return changed;
   }
 
   async delete(task: SyncTask): Promise<void> {
@@ -80,6 +85,7 @@ export class FakeSyncClient implements SyncClient {
 
   changed(after: number, signal: AbortSignal): Promise<void> {
     if (this.#generation > after) return Promise.resolve();
+    this.waits++;
     return new Promise((resolve) => {
       this.#listeners.push(resolve);
       signal.addEventListener('abort', () => resolve(), { once: true });
@@ -90,6 +96,11 @@ export class FakeSyncClient implements SyncClient {
   set(task: Pick<SyncTask, 'key'>, obj: KubeObject): void {
     this.objects.set(formatResourceKey(task.key), obj);
     this.#emit();
+  }
+
+  /** Sets a live object without an event (a change whose watch event was missed). */
+  setSilently(task: Pick<SyncTask, 'key'>, obj: KubeObject): void {
+    this.objects.set(formatResourceKey(task.key), obj);
   }
 
   #emit(): void {
