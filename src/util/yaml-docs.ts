@@ -107,9 +107,21 @@ export function restoreDocumentText(
   } else restoreScalarText(contents, value, { kind, apiVersion }, [], keep);
 }
 
+/** Objects read from a file, and how many non-empty documents held them (a `List` of no items counts). */
+export interface KubeDocuments {
+  objects: SourcedObject[];
+  documents: number;
+}
+
 /** Parses `text` (the contents of `file`) into objects. */
 export function parseKubeObjects(text: string, file: string, keepText?: KeepScalarText): SourcedObject[] {
+  return parseKubeDocuments(text, file, keepText).objects;
+}
+
+/** Parses `text` into objects and counts its non-empty documents (an empty `List` is one document). */
+export function parseKubeDocuments(text: string, file: string, keepText?: KeepScalarText): KubeDocuments {
   const out: SourcedObject[] = [];
+  let documents = 0;
   const docs = parseAllDocuments(text, { prettyErrors: true, uniqueKeys: false });
   const list = Array.isArray(docs) ? docs : [docs];
   list.forEach((doc, index) => {
@@ -125,6 +137,7 @@ export function parseKubeObjects(text: string, file: string, keepText?: KeepScal
     }
     const value: unknown = doc.toJS({ maxAliasCount: 1000 });
     if (value === null || value === undefined) return;
+    documents++;
     if (!isObject(value)) {
       throw new UsageError('not a Kubernetes object (expected a mapping with apiVersion and kind)', {
         subject: `${file} (document ${index + 1})`,
@@ -152,11 +165,16 @@ export function parseKubeObjects(text: string, file: string, keepText?: KeepScal
     }
     out.push({ object: value as KubeObject, file, doc: index });
   });
-  return out;
+  return { objects: out, documents };
 }
 
 /** Reads and parses a file; "-" reads standard input. A missing file is a UsageError naming it. */
 export async function readKubeObjects(file: string, keepText?: KeepScalarText): Promise<SourcedObject[]> {
+  return (await readKubeDocuments(file, keepText)).objects;
+}
+
+/** readKubeObjects, also counting the file's non-empty documents. */
+export async function readKubeDocuments(file: string, keepText?: KeepScalarText): Promise<KubeDocuments> {
   let text: string;
   try {
     text = file === '-' ? await readStdin() : await readFile(file, 'utf8');
@@ -165,7 +183,7 @@ export async function readKubeObjects(file: string, keepText?: KeepScalarText): 
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : String(err);
     throw new UsageError(`failed to read: ${why}`, { subject: file });
   }
-  return parseKubeObjects(text, file === '-' ? '<stdin>' : file, keepText);
+  return parseKubeDocuments(text, file === '-' ? '<stdin>' : file, keepText);
 }
 
 let stdinText: Promise<string> | undefined;
