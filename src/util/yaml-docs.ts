@@ -173,6 +173,25 @@ export async function readKubeObjects(file: string, keepText?: KeepScalarText): 
   return (await readKubeDocuments(file, keepText)).objects;
 }
 
+/**
+ * Parses already done in this process, by text and `keepText`: a command that reads one file twice (its
+ * Applications, then its ApplicationSets) parses it once. Callers get their own copy.
+ */
+const parsed = new Map<string, { keepText: KeepScalarText | undefined; result: KubeDocuments }>();
+
+function parseOnce(text: string, file: string, keepText: KeepScalarText | undefined): KubeDocuments {
+  const key = `${file}\0${text}`;
+  let hit = parsed.get(key);
+  if (!hit || hit.keepText !== keepText) {
+    hit = { keepText, result: parseKubeDocuments(text, file, keepText) };
+    parsed.set(key, hit);
+  }
+  return {
+    documents: hit.result.documents,
+    objects: hit.result.objects.map((so) => ({ ...so, object: structuredClone(so.object) })),
+  };
+}
+
 /** readKubeObjects, also counting the file's non-empty documents. */
 export async function readKubeDocuments(file: string, keepText?: KeepScalarText): Promise<KubeDocuments> {
   let text: string;
@@ -183,7 +202,7 @@ export async function readKubeDocuments(file: string, keepText?: KeepScalarText)
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : String(err);
     throw new UsageError(`failed to read: ${why}`, { subject: file });
   }
-  return parseKubeDocuments(text, file === '-' ? '<stdin>' : file, keepText);
+  return parseOnce(text, file === '-' ? '<stdin>' : file, keepText);
 }
 
 let stdinText: Promise<string> | undefined;
