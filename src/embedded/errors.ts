@@ -19,7 +19,8 @@ export type StatusReason =
   | 'InternalError'
   | 'TooManyRequests'
   | 'NotAcceptable'
-  | 'Forbidden';
+  | 'Forbidden'
+  | 'Timeout';
 
 export interface StatusCause {
   reason: string;

@@ -48,6 +48,13 @@ export interface EmbeddedClusterOptions {
   seed?: number;
   /** Watch event history window, in events (default 1000); older resourceVersions get 410 Gone. */
   watchHistory?: number;
+  /**
+   * Compaction interval in ms (default 300000: kube-apiserver's `--etcd-compaction-interval` of 5 minutes;
+   * 0 turns it off). Each tick compacts the history to the resourceVersion seen at the previous tick, as
+   * the apiserver's compactor does (k8s.io/apiserver storage/etcd3/compact.go), so a resourceVersion stays
+   * watchable for one to two intervals.
+   */
+  compactionIntervalMs?: number;
   /** Interval of BOOKMARK events on watches that allow them (default 30 s). */
   bookmarkIntervalMs?: number;
   /** Namespaces created at start when there is no data file (default: default, kube-system, kube-public, kube-node-lease). */
@@ -110,6 +117,17 @@ export async function startEmbeddedCluster(opts: EmbeddedClusterOptions = {}): P
   const deleter = new Deleter(core);
   const loaded = opts.dataFile ? await loadData(opts.dataFile, store, registry) : false;
   if (!loaded) core.bootstrapNamespaces(opts.namespaces ?? DEFAULT_NAMESPACES);
+  // The watch cache starts from a list of the state at start-up: nothing older can be watched from.
+  store.compact();
+  const compactionMs = opts.compactionIntervalMs ?? 300_000;
+  let compactedAtLastTick = store.resourceVersion;
+  const compactor =
+    compactionMs > 0
+      ? setInterval(() => {
+          store.compactTo(compactedAtLastTick);
+          compactedAtLastTick = store.resourceVersion;
+        }, compactionMs).unref()
+      : undefined;
   const simulator = opts.simulateWorkloads
     ? new WorkloadSimulator(core, deleter, opts.simulateWorkloads === true ? {} : opts.simulateWorkloads)
     : undefined;
@@ -141,6 +159,7 @@ export async function startEmbeddedCluster(opts: EmbeddedClusterOptions = {}): P
     close: () =>
       (closing ??= (async () => {
         const done = new Promise<void>((resolve) => server.close(() => resolve()));
+        if (compactor) clearInterval(compactor);
         simulator?.stop();
         watches.closeAll();
         server.closeAllConnections();
