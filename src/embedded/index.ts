@@ -55,6 +55,11 @@ export interface EmbeddedClusterOptions {
    * watchable for one to two intervals.
    */
   compactionIntervalMs?: number;
+  /**
+   * How long a deleted namespace stays Terminating before the namespace controller deletes its contents and
+   * removes it (default 2000 ms; a real cluster takes a few seconds). Creates in it meanwhile get 403.
+   */
+  namespaceDeletionDelayMs?: number;
   /** Interval of BOOKMARK events on watches that allow them (default 30 s). */
   bookmarkIntervalMs?: number;
   /** Namespaces created at start when there is no data file (default: default, kube-system, kube-public, kube-node-lease). */
@@ -114,9 +119,15 @@ export async function startEmbeddedCluster(opts: EmbeddedClusterOptions = {}): P
   const registry = new ResourceRegistry();
   const store = new ObjectStore(opts.watchHistory ?? 1000);
   const core = new ApiCore(store, registry);
-  const deleter = new Deleter(core);
+  const deleter = new Deleter(
+    core,
+    opts.namespaceDeletionDelayMs !== undefined
+      ? { namespaceDeletionDelayMs: opts.namespaceDeletionDelayMs }
+      : {},
+  );
   const loaded = opts.dataFile ? await loadData(opts.dataFile, store, registry) : false;
   if (!loaded) core.bootstrapNamespaces(opts.namespaces ?? DEFAULT_NAMESPACES);
+  deleter.resumeTerminating();
   // The watch cache starts from a list of the state at start-up: nothing older can be watched from.
   store.compact();
   const compactionMs = opts.compactionIntervalMs ?? 300_000;
@@ -160,6 +171,7 @@ export async function startEmbeddedCluster(opts: EmbeddedClusterOptions = {}): P
       (closing ??= (async () => {
         const done = new Promise<void>((resolve) => server.close(() => resolve()));
         if (compactor) clearInterval(compactor);
+        deleter.stop();
         simulator?.stop();
         watches.closeAll();
         server.closeAllConnections();
