@@ -7,6 +7,7 @@ import {
   clusterFlags,
   progressFlags,
   runSettings,
+  useParseCache,
 } from './flags.js';
 import { BaseCommand } from './base-command.js';
 import { DEFAULT_OPERATION_PROCESSORS, UsageError } from '../common/index.js';
@@ -155,6 +156,7 @@ rendered or compared (the other apps still run); 130 interrupted.`;
     // A bad --argocd-cm file fails before anything is rendered; the live one is read after the apps.
     const fileSettings =
       flags['argocd-cm'] !== undefined ? await runSettings(flags, (m) => this.warnLine(m)) : undefined;
+    useParseCache();
     const apps = await selectApps(flags, names as string[], 'sync');
     const settings = fileSettings ?? (await runSettings(flags, (m) => this.warnLine(m)));
     // The reason names the flag, so the report says why the operation stopped.

@@ -8,8 +8,18 @@
  * (`1.10` stays "1.10", `010` "010", `1e3` "1e3", `true` "true"), for fields the object's schema types as
  * strings; YAML 1.2 would read them as numbers or booleans. Nulls (`~`, `null`, empty) stay null (unset).
  * Standard input is read once and remembered, so several readers of "-" see the same text.
+ *
+ * Parsed files are remembered per process, and, once `setParseCacheDir` names a directory, between runs:
+ * the key is a sha256 of the file's name, its whole text and the code that parses it (this module's and the
+ * `keepText` rule's source files, by URL, size and mtime: a bundle's chunk names carry a content hash), so
+ * an entry can only be used for the same text read by the same code, never stale. Files holding a Secret
+ * are never written to the cache; unreadable or malformed entries are misses; write failures are ignored.
  */
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { isMap, isScalar, isSeq, parseAllDocuments } from 'yaml';
 import { UsageError } from '../common/index.js';
 import type { KubeObject } from '../common/index.js';
@@ -179,11 +189,104 @@ export async function readKubeObjects(file: string, keepText?: KeepScalarText): 
  */
 const parsed = new Map<string, { keepText: KeepScalarText | undefined; result: KubeDocuments }>();
 
+const PARSE_CACHE_FORMAT = 1;
+let parseCacheDir: string | undefined;
+/** The module URL of each `keepText` rule that may be cached (see registerKeepTextSource). */
+const keepSources = new WeakMap<KeepScalarText, string>();
+
+/** Forgets this process's parses (tests: the next read goes to the disk cache or the parser). */
+export function forgetParsedFiles(): void {
+  parsed.clear();
+}
+
+/** Keeps parsed files under `dir` between runs (undefined: only in memory). */
+export function setParseCacheDir(dir: string | undefined): void {
+  parseCacheDir = dir;
+}
+
+/** Names the module (`import.meta.url`) a `keepText` rule lives in, so its parses can be cached on disk. */
+export function registerKeepTextSource(keepText: KeepScalarText, moduleUrl: string): void {
+  keepSources.set(keepText, moduleUrl);
+}
+
+/** "url size mtime" of a module file: changes whenever its code does. */
+function codeStamp(url: string): string {
+  try {
+    const st = statSync(fileURLToPath(url));
+    return `${url} ${st.size} ${st.mtimeMs}`;
+  } catch {
+    return '';
+  }
+}
+
+function diskKey(text: string, file: string, keepText: KeepScalarText | undefined): string | undefined {
+  if (!parseCacheDir) return undefined;
+  const keepUrl = keepText ? keepSources.get(keepText) : '';
+  if (keepUrl === undefined) return undefined;
+  const own = codeStamp(import.meta.url);
+  const keep = keepUrl ? codeStamp(keepUrl) : '';
+  if (!own || (keepUrl && !keep)) return undefined;
+  return createHash('sha256')
+    .update(JSON.stringify([PARSE_CACHE_FORMAT, own, keep, keepText?.name ?? '', file]))
+    .update('\0')
+    .update(text)
+    .digest('hex');
+}
+
+function readCached(key: string, file: string): KubeDocuments | undefined {
+  try {
+    const entry = JSON.parse(readFileSync(join(parseCacheDir!, key.slice(0, 2), `${key}.json`), 'utf8')) as {
+      format?: unknown;
+      documents?: unknown;
+      objects?: unknown;
+    };
+    if (entry.format !== PARSE_CACHE_FORMAT || typeof entry.documents !== 'number') return undefined;
+    if (!Array.isArray(entry.objects)) return undefined;
+    const objects: SourcedObject[] = [];
+    for (const o of entry.objects as { object?: unknown; doc?: unknown; item?: unknown }[]) {
+      if (!isObject(o.object) || typeof o.doc !== 'number') return undefined;
+      objects.push({
+        object: o.object as KubeObject,
+        file,
+        doc: o.doc,
+        ...(typeof o.item === 'number' ? { item: o.item } : {}),
+      });
+    }
+    return { documents: entry.documents, objects };
+  } catch {
+    return undefined;
+  }
+}
+
+function writeCached(key: string, result: KubeDocuments): void {
+  if (result.objects.some((so) => so.object.kind === 'Secret')) return;
+  const path = join(parseCacheDir!, key.slice(0, 2), `${key}.json`);
+  const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    const objects = result.objects.map(({ object, doc, item }) => ({
+      object,
+      doc,
+      ...(item !== undefined ? { item } : {}),
+    }));
+    writeFileSync(tmp, JSON.stringify({ format: PARSE_CACHE_FORMAT, documents: result.documents, objects }));
+    renameSync(tmp, path);
+  } catch {
+    // the cache is an optimisation
+  }
+}
+
 function parseOnce(text: string, file: string, keepText: KeepScalarText | undefined): KubeDocuments {
   const key = `${file}\0${text}`;
   let hit = parsed.get(key);
   if (!hit || hit.keepText !== keepText) {
-    hit = { keepText, result: parseKubeDocuments(text, file, keepText) };
+    const onDisk = diskKey(text, file, keepText);
+    let result = onDisk ? readCached(onDisk, file) : undefined;
+    if (!result) {
+      result = parseKubeDocuments(text, file, keepText);
+      if (onDisk) writeCached(onDisk, result);
+    }
+    hit = { keepText, result };
     parsed.set(key, hit);
   }
   return {
