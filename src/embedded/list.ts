@@ -4,7 +4,8 @@
  * resourceVersion). Pages after the first read the current state after that key (not a snapshot of the
  * first page's revision, as etcd serves them) but carry the first page's resourceVersion, so a client that
  * watches from it is replayed every change since and converges; a token older than the watch history
- * window is 410 Expired, as an etcd-compacted token is on a real server.
+ * window is 410 Expired, as an etcd-compacted token is on a real server, with a new token in the Status's
+ * metadata that continues at the latest version (etcd3 store `handleCompactedErrorForPaging`).
  * `resourceVersion` with `resourceVersionMatch=Exact` lists the objects as they were at that version
  * (rebuilt from the event history); one older than the history is 410 Expired ("The resourceVersion for the
  * provided list is too old.", etcd3 store's answer to a compacted revision), one newer than the store 504
@@ -91,15 +92,22 @@ export function listObjects(core: ApiCore, ctx: RequestContext): Result {
         rv: number;
         start: string;
       };
-      if (parsed.rv < core.store.compactedRv) {
-        throw new ApiError(
+      if (typeof parsed.start !== 'string' || typeof parsed.rv !== 'number') throw new Error('bad token');
+      if (parsed.rv !== -1 && parsed.rv < core.store.compactedRv) {
+        // etcd3 store handleCompactedErrorForPaging: 410 with a token that continues at the latest version.
+        const expired = new ApiError(
           410,
           'Expired',
-          'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.',
+          'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
         );
+        expired.listMeta = {
+          continue: Buffer.from(JSON.stringify({ rv: -1, start: parsed.start })).toString('base64url'),
+        };
+        throw expired;
       }
       start = parsed.start;
-      rv = parsed.rv;
+      // rv -1: continue at the latest version (the token a compacted continue's 410 hands out).
+      if (parsed.rv !== -1) rv = parsed.rv;
     } catch (err) {
       if (err instanceof ApiError) throw err;
       throw badRequest(

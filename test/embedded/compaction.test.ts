@@ -115,6 +115,55 @@ describe('embedded server: periodic compaction', () => {
   });
 });
 
+describe('embedded server: a paged list across a compaction', () => {
+  const fx = useEmbeddedCluster({ compactionIntervalMs: 20 });
+
+  it('a compacted continue token is 410 with a token that continues at the latest version', async () => {
+    for (const name of ['p1', 'p2', 'p3', 'p4'])
+      await api(fx.cluster, 'POST', '/api/v1/namespaces/default/configmaps', cm(name, name));
+    const page1 = await api(fx.cluster, 'GET', '/api/v1/namespaces/default/configmaps?limit=2');
+    assert.deepEqual(
+      page1.body.items.map((o: Json) => o.metadata.name),
+      ['p1', 'p2'],
+    );
+    const token = encodeURIComponent(page1.body.metadata.continue);
+    let expired: Json;
+    for (let i = 0; ; i++) {
+      await api(fx.cluster, 'PUT', '/api/v1/namespaces/default/configmaps/p4', cm('p4', `v${i}`));
+      const next = await api(
+        fx.cluster,
+        'GET',
+        `/api/v1/namespaces/default/configmaps?limit=2&continue=${token}`,
+      );
+      if (next.status === 410) {
+        expired = next.body;
+        break;
+      }
+      assert.equal(next.status, 200);
+      assert.ok(i < 10_000, 'the server never compacted');
+    }
+    assert.equal(expired.reason, 'Expired');
+    assert.match(
+      expired.message,
+      /^The provided continue parameter is too old to display a consistent list result\. You can start a new list without the continue parameter, or use the continue token in this response/,
+    );
+    assert.ok(expired.metadata.continue, 'a token to go on with');
+    const rest = await api(
+      fx.cluster,
+      'GET',
+      `/api/v1/namespaces/default/configmaps?limit=2&continue=${encodeURIComponent(expired.metadata.continue)}`,
+    );
+    assert.equal(rest.status, 200);
+    assert.deepEqual(
+      rest.body.items.map((o: Json) => o.metadata.name),
+      ['p3', 'p4'],
+    );
+    const current = (await api(fx.cluster, 'GET', '/api/v1/namespaces/default/configmaps')).body.metadata
+      .resourceVersion;
+    assert.equal(rest.body.metadata.resourceVersion, current, 'served at the latest version');
+  });
+});
+
 describe('embedded server: exact lists inside the history', () => {
   const fx = useEmbeddedCluster({ compactionIntervalMs: 0 });
 
