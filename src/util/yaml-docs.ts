@@ -13,7 +13,7 @@
  * the key is a sha256 of the file's name, its whole text and the code that parses it (this module's and the
  * `keepText` rule's source files, by URL, size and mtime: a bundle's chunk names carry a content hash), so
  * an entry can only be used for the same text read by the same code, never stale. Files holding a Secret
- * are never written to the cache; unreadable or malformed entries are misses; write failures are ignored.
+ * (or an object without a kind, or with `stringData`) are never written to the cache; unreadable or malformed entries are misses; write failures are ignored.
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
@@ -259,7 +259,11 @@ function readCached(key: string, file: string): KubeDocuments | undefined {
 }
 
 function writeCached(key: string, result: KubeDocuments): void {
-  if (result.objects.some((so) => so.object.kind === 'Secret')) return;
+  // Never a Secret's values on disk: not for a Secret, nor for an object that does not say what it is.
+  if (
+    result.objects.some((so) => so.object.kind === 'Secret' || !so.object.kind || 'stringData' in so.object)
+  )
+    return;
   const path = join(parseCacheDir!, key.slice(0, 2), `${key}.json`);
   const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   try {
