@@ -11,11 +11,10 @@
  *   waits for any held by finalizers, then removes the owner. Orphan answers with the `orphan` finalizer;
  *   the collector strips the ownerReference from dependents, then removes the owner.
  * - Deleting a namespace marks it Terminating (deletionTimestamp, status.phase; spec.finalizers keeps
- *   `kubernetes`) and answers 200 with it. As kube-controller-manager's namespace controller, the deleter
- *   then, `namespaceDeletionDelayMs` later (default 2 s), deletes everything in it, sets the
- *   NamespaceDeletion..., NamespaceContentRemaining and NamespaceFinalizersRemaining conditions, and once nothing is
- *   left empties spec.finalizers and removes it. Until it is gone, creates in it are refused (403 Forbidden,
- *   cause NamespaceTerminating, the NamespaceLifecycle admission plugin's answer).
+ *   `kubernetes`) and answers 200 with it; `namespaceDeletionDelayMs` later (default 2 s) the namespace
+ *   controller (namespace-controller.ts) deletes everything in it and removes it once empty. Until it is
+ *   gone, creates in it are refused (403 Forbidden, cause NamespaceTerminating, the NamespaceLifecycle
+ *   admission plugin's answer).
  * - A CustomResourceDefinition carries the `customresourcecleanup.apiextensions.k8s.io` finalizer: deleting
  *   it marks it Terminating, its custom resources are deleted, then it goes and its kind stops being
  *   served (its paths then answer 404 like any unknown resource).
@@ -25,6 +24,7 @@ import type { ApiCore, RequestContext, Result } from './api.js';
 import { NAMESPACES } from './api.js';
 import { ApiError, badRequest, conflict } from './errors.js';
 import { now } from './managed-fields.js';
+import { NamespaceController } from './namespace-controller.js';
 import { CRD_GROUP, CRD_PLURAL } from './resources.js';
 import type { JsonMap, KObject, ResourceType } from './types.js';
 import { clone, isMap, typeKey } from './types.js';
@@ -92,9 +92,6 @@ function success(t: ResourceType, obj: KObject): JsonMap {
   };
 }
 
-/** Default delay between a namespace's DELETE and the namespace controller's work on it. */
-export const DEFAULT_NAMESPACE_DELETION_DELAY_MS = 2_000;
-
 export interface DeleterOptions {
   /** Delay before a terminating namespace's contents are deleted (default 2 s; 0: at once, after the response). */
   namespaceDeletionDelayMs?: number;
@@ -103,17 +100,21 @@ export interface DeleterOptions {
 export class Deleter {
   /** Namespaces being emptied in bulk (their removal check is deferred to the end). */
   private bulk = new Set<string>();
-  /** Namespaces waiting for the namespace controller, with its timer. */
-  private readonly pending = new Map<string, NodeJS.Timeout>();
-  /** Namespaces whose contents the controller has deleted: they go as soon as they are empty. */
-  private readonly emptying = new Set<string>();
-  private readonly namespaceDelayMs: number;
+  /** kube-controller-manager's namespace controller: empties and removes terminating namespaces. */
+  readonly namespaces: NamespaceController;
 
   constructor(
     private readonly core: ApiCore,
     options: DeleterOptions = {},
   ) {
-    this.namespaceDelayMs = options.namespaceDeletionDelayMs ?? DEFAULT_NAMESPACE_DELETION_DELAY_MS;
+    this.namespaces = new NamespaceController({
+      store: core.store,
+      typeOf: (tkey) => this.typeOf(tkey),
+      deleteContents: (name) => this.deleteContents(name),
+      ...(options.namespaceDeletionDelayMs !== undefined
+        ? { delayMs: options.namespaceDeletionDelayMs }
+        : {}),
+    });
     core.afterWrite = (t, obj) => {
       if (obj.metadata.deletionTimestamp && !obj.metadata.finalizers?.length && typeKey(t) !== NAMESPACES) {
         this.remove(t, obj, 'Background');
@@ -356,7 +357,7 @@ export class Deleter {
     if (uid && policy === 'Background') this.cascade(uid, policy);
     if (uid && policy === 'Orphan') this.orphan(uid);
     const ns = obj.metadata.namespace;
-    if (ns && !this.bulk.has(ns)) this.maybeFinishNamespace(ns);
+    if (ns && !this.bulk.has(ns)) this.namespaces.contentRemoved(ns);
   }
 
   private dependents(uid: string): Array<{ t: ResourceType; obj: KObject }> {
@@ -387,27 +388,6 @@ export class Deleter {
     }
   }
 
-  /** Stops the namespace controller's pending work (server shutdown). */
-  stop(): void {
-    for (const timer of this.pending.values()) clearTimeout(timer);
-    this.pending.clear();
-  }
-
-  /** Schedules the namespace controller for namespaces already terminating (loaded from a data file). */
-  resumeTerminating(): void {
-    for (const ns of this.store.list(NAMESPACES))
-      if (ns.metadata.deletionTimestamp) this.scheduleNamespace(ns.metadata.name ?? '');
-  }
-
-  private scheduleNamespace(name: string): void {
-    if (this.pending.has(name)) return;
-    const timer = setTimeout(() => {
-      this.pending.delete(name);
-      this.runNamespaceController(name);
-    }, this.namespaceDelayMs);
-    this.pending.set(name, timer);
-  }
-
   private deleteNamespace(ns: KObject, dryRun: boolean): KObject {
     if (ns.metadata.deletionTimestamp) return ns;
     const marked = clone(ns);
@@ -415,15 +395,12 @@ export class Deleter {
     marked['status'] = { ...(isMap(marked['status']) ? marked['status'] : {}), phase: 'Terminating' };
     if (dryRun) return marked;
     const stored = this.store.put(NAMESPACES, marked);
-    this.scheduleNamespace(ns.metadata.name ?? '');
+    this.namespaces.schedule(ns.metadata.name ?? '');
     return stored;
   }
 
-  /** The namespace controller's pass: delete the contents, record the conditions, remove when empty. */
-  private runNamespaceController(name: string): void {
-    const ns = this.store.get(NAMESPACES, undefined, name);
-    if (!ns?.metadata.deletionTimestamp) return;
-    this.emptying.add(name);
+  /** Deletes every object in a namespace (the namespace controller's content deletion). */
+  private deleteContents(name: string): void {
     this.bulk.add(name);
     try {
       for (const t of this.core.registry.all()) {
@@ -436,114 +413,5 @@ export class Deleter {
     } finally {
       this.bulk.delete(name);
     }
-    if (!this.maybeFinishNamespace(name)) this.recordConditions(name);
-  }
-
-  /**
-   * The conditions the namespace controller writes while content remains
-   * (pkg/controller/namespace/deletion/status_condition_utils.go): discovery and parsing succeeded, content
-   * deletion was requested, and what remains, by resource and by finalizer.
-   */
-  private recordConditions(name: string): void {
-    const ns = this.store.get(NAMESPACES, undefined, name);
-    if (!ns) return;
-    const resources = new Map<string, number>();
-    const finalizers = new Map<string, number>();
-    for (const tkey of this.store.typeKeys()) {
-      if (tkey === NAMESPACES) continue;
-      const t = this.typeOf(tkey);
-      for (const obj of this.store.list(tkey, name)) {
-        const resource = `${t?.plural ?? tkey}.${t?.group ?? ''}`;
-        resources.set(resource, (resources.get(resource) ?? 0) + 1);
-        for (const f of obj.metadata.finalizers ?? []) finalizers.set(f, (finalizers.get(f) ?? 0) + 1);
-      }
-    }
-    const at = now();
-    const condition = (type: string, status: boolean, reason: string, message: string): JsonMap => ({
-      type,
-      status: status ? 'True' : 'False',
-      lastTransitionTime: at,
-      reason,
-      message,
-    });
-    const list = (m: Map<string, number>, word: string): string =>
-      [...m]
-        .sort(([a], [b]) => (a < b ? -1 : 1))
-        .map(([k, n]) => `${k} ${word} ${n} resource instances`)
-        .join(', ');
-    const updated = clone(ns);
-    updated['status'] = {
-      ...(isMap(updated['status']) ? updated['status'] : {}),
-      phase: 'Terminating',
-      conditions: [
-        condition(
-          'NamespaceDeletionDiscoveryFailure',
-          false,
-          'ResourcesDiscovered',
-          'All resources successfully discovered',
-        ),
-        condition(
-          'NamespaceDeletionGroupVersionParsingFailure',
-          false,
-          'ParsedGroupVersions',
-          'All legacy kube types successfully parsed',
-        ),
-        condition(
-          'NamespaceDeletionContentFailure',
-          false,
-          'ContentDeleted',
-          'All content successfully deleted, may be waiting on finalization',
-        ),
-        resources.size > 0
-          ? condition(
-              'NamespaceContentRemaining',
-              true,
-              'SomeResourcesRemain',
-              `Some resources are remaining: ${list(resources, 'has')}`,
-            )
-          : condition(
-              'NamespaceContentRemaining',
-              false,
-              'ContentRemoved',
-              'All content successfully removed',
-            ),
-        finalizers.size > 0
-          ? condition(
-              'NamespaceFinalizersRemaining',
-              true,
-              'SomeFinalizersRemain',
-              `Some content in the namespace has finalizers remaining: ${list(finalizers, 'in')}`,
-            )
-          : condition(
-              'NamespaceFinalizersRemaining',
-              false,
-              'ContentHasNoFinalizers',
-              'All content-preserving finalizers finished',
-            ),
-      ],
-    };
-    this.store.put(NAMESPACES, updated);
-  }
-
-  /**
-   * Removes a terminating namespace whose contents the controller has deleted, once nothing is left in it:
-   * spec.finalizers is emptied (the controller's /finalize), then the namespace goes. True when it went.
-   */
-  private maybeFinishNamespace(name: string): boolean {
-    if (!this.emptying.has(name)) return false;
-    const ns = this.store.get(NAMESPACES, undefined, name);
-    if (!ns?.metadata.deletionTimestamp) {
-      this.emptying.delete(name);
-      return false;
-    }
-    for (const tkey of this.store.typeKeys()) {
-      if (tkey !== NAMESPACES && this.store.hasIn(tkey, name)) return false;
-    }
-    this.emptying.delete(name);
-    const finalized = clone(ns);
-    finalized['spec'] = { ...(isMap(finalized['spec']) ? finalized['spec'] : {}), finalizers: [] };
-    this.store.put(NAMESPACES, finalized);
-    this.store.remove(NAMESPACES, undefined, name);
-    return true;
   }
 }

@@ -9,7 +9,7 @@
  * with bookmarks and 410 Gone (`watch.ts`, `store.ts`); merge, JSON and strategic merge patches
  * (`patch.ts`); server-side apply and managedFields (`managed-fields.ts`); defaults of built-in kinds and
  * of custom resources from their CRD schema (`defaults.ts`); schema validation and pruning
- * (`validate.ts`, `field-validation.ts`); deletion with propagation, finalizers and namespaces (`delete.ts`); dry-run; Table
+ * (`validate.ts`, `field-validation.ts`); deletion with propagation, finalizers and namespaces (`delete.ts`, `namespace-controller.ts`); dry-run; Table
  * responses for kubectl (`table.ts`); kubectl create's protobuf bodies (`protobuf.ts`); `--data` files
  * (`persist.ts`); fault injection and request counters (`faults.ts`); HTTP routing (`server.ts`).
  *
@@ -127,7 +127,7 @@ export async function startEmbeddedCluster(opts: EmbeddedClusterOptions = {}): P
   );
   const loaded = opts.dataFile ? await loadData(opts.dataFile, store, registry) : false;
   if (!loaded) core.bootstrapNamespaces(opts.namespaces ?? DEFAULT_NAMESPACES);
-  deleter.resumeTerminating();
+  deleter.namespaces.resumeTerminating();
   // The watch cache starts from a list of the state at start-up: nothing older can be watched from.
   store.compact();
   const compactionMs = opts.compactionIntervalMs ?? 300_000;
@@ -171,7 +171,7 @@ export async function startEmbeddedCluster(opts: EmbeddedClusterOptions = {}): P
       (closing ??= (async () => {
         const done = new Promise<void>((resolve) => server.close(() => resolve()));
         if (compactor) clearInterval(compactor);
-        deleter.stop();
+        deleter.namespaces.stop();
         simulator?.stop();
         watches.closeAll();
         server.closeAllConnections();
