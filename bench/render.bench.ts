@@ -1,8 +1,9 @@
 /**
  * Render benchmark: 200 Applications over 3 local Git repositories, 20 resources each (plain directories),
  * rendered through the source service as `kubectl gitops render` does. Cold = empty cache (mirrors cloned,
- * every app rendered); warm = same cache, same commits (one ls-remote per repository, manifests from the
- * cache). Targets: warm >= 10x faster than cold; each repository fetched at most once per run.
+ * every app rendered); warm = same cache, same commits (manifests from the
+ * cache; a local repository answers its branch from its ref files, no git process). Targets: warm >= 10x
+ * faster than cold; each repository fetched at most once per run.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

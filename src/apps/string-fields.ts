@@ -1,3 +1,5 @@
+import { registerKeepTextSource } from '../util/yaml-docs.js';
+
 /**
  * Which fields of an Application manifest Argo CD types as strings (pkg/apis/application/v1alpha1/types.go:
  * ApplicationSpec, ApplicationSource and its helm/kustomize/directory/plugin parts, ApplicationDestination,
@@ -76,6 +78,8 @@ export function argoCdStringField(
   }
   return false;
 }
+
+registerKeepTextSource(argoCdStringField, import.meta.url);
 
 /** `KeepScalarText` for a rendered ApplicationSet `templatePatch`: a partial Application with no kind. */
 export function applicationPatchStringField(_kind: string, path: readonly (string | number)[]): boolean {

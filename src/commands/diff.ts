@@ -7,6 +7,7 @@ import {
   progressFlags,
   runProjects,
   runSettings,
+  useParseCache,
 } from './flags.js';
 import { selectAppTree, treeFlags } from './tree-flags.js';
 import { BaseCommand } from './base-command.js';
@@ -215,6 +216,7 @@ are read at both revisions, so apps the change adds or removes show as added or 
     // A bad --argocd-cm file fails before anything is rendered; the live one is read after the apps.
     const fileSettings =
       flags['argocd-cm'] !== undefined ? await runSettings(flags, (m) => this.warnLine(m)) : undefined;
+    useParseCache();
     const source = createSourceService({
       ...sourceSelection(flags, (m) => this.warnLine(m)),
       signal: this.signal,

@@ -12,6 +12,7 @@
  * `--local`, loads, and fails with a usage error when nothing matched.
  */
 import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Flags } from '@oclif/core';
 import {
   ARGOCD_CM,
@@ -30,7 +31,8 @@ import {
   type LoadApplicationsOptions,
 } from '../apps/index.js';
 import { ALGORITHMS, appsOnShard, parseAlgorithm } from '../sharding/index.js';
-import type { SourceServiceOptions } from '../source/index.js';
+import { defaultCacheRoot, type SourceServiceOptions } from '../source/index.js';
+import { setParseCacheDir } from '../util/yaml-docs.js';
 import {
   DEFAULT_ARGOCD_NAMESPACE,
   DEFAULT_TRACKING_METHOD,
@@ -234,6 +236,15 @@ export function appSelection(flags: AppFlagValues, names: readonly string[]): Lo
     };
   }
   return options;
+}
+
+/**
+ * Keeps parsed app files next to the manifest cache (`<cache>/parsed`), so a warm run reads its
+ * Applications from there instead of parsing YAML again (exact: keyed by the file's text and the parser's
+ * code; src/util/yaml-docs.ts).
+ */
+export function useParseCache(): void {
+  setParseCacheDir(join(defaultCacheRoot(), 'parsed'));
 }
 
 export function sourceSelection(

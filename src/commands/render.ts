@@ -3,7 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { relative, resolve, sep } from 'node:path';
 import { instanceName } from '../apps/index.js';
 import { stringify } from 'yaml';
-import { appFlags, progressFlags, requestTimeoutFlag, sourceSelection } from './flags.js';
+import { appFlags, progressFlags, requestTimeoutFlag, sourceSelection, useParseCache } from './flags.js';
 import { selectAppTree, treeFlags } from './tree-flags.js';
 import { BaseCommand } from './base-command.js';
 import { GitopsError, oneLine } from '../common/index.js';
@@ -100,6 +100,7 @@ Exit codes: 0 all apps rendered; 2 bad input or an app failed to render (the err
     const { flags, argv } = await this.parse(Render);
     const format = flags.output as RenderFormat;
     const appsetsOnly = flags['appsets-only'];
+    useParseCache();
     const service = createSourceService({
       ...sourceSelection(flags, (m) => this.warnLine(m)),
       signal: this.signal,

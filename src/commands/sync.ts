@@ -8,6 +8,7 @@ import {
   progressFlags,
   runProjects,
   runSettings,
+  useParseCache,
 } from './flags.js';
 import { BaseCommand } from './base-command.js';
 import { DEFAULT_OPERATION_PROCESSORS, UsageError } from '../common/index.js';
@@ -156,6 +157,7 @@ rendered or compared (the other apps still run); 130 interrupted.`;
     // A bad --argocd-cm file fails before anything is rendered; the live one is read after the apps.
     const fileSettings =
       flags['argocd-cm'] !== undefined ? await runSettings(flags, (m) => this.warnLine(m)) : undefined;
+    useParseCache();
     const apps = await selectApps(flags, names as string[], 'sync');
     const settings = fileSettings ?? (await runSettings(flags, (m) => this.warnLine(m)));
     const projects = await runProjects(flags);

@@ -10,8 +10,11 @@
  *   carrying the `foregroundDeletion` finalizer; the collector (after the response) deletes the dependents,
  *   waits for any held by finalizers, then removes the owner. Orphan answers with the `orphan` finalizer;
  *   the collector strips the ownerReference from dependents, then removes the owner.
- * - Deleting a namespace marks it Terminating, deletes everything in it, and removes it once empty;
- *   creates in it are refused meanwhile (403, cause NamespaceTerminating).
+ * - Deleting a namespace marks it Terminating (deletionTimestamp, status.phase; spec.finalizers keeps
+ *   `kubernetes`) and answers 200 with it; `namespaceDeletionDelayMs` later (default 2 s) the namespace
+ *   controller (namespace-controller.ts) deletes everything in it and removes it once empty. Until it is
+ *   gone, creates in it are refused (403 Forbidden, cause NamespaceTerminating, the NamespaceLifecycle
+ *   admission plugin's answer).
  * - A CustomResourceDefinition carries the `customresourcecleanup.apiextensions.k8s.io` finalizer: deleting
  *   it marks it Terminating, its custom resources are deleted, then it goes and its kind stops being
  *   served (its paths then answer 404 like any unknown resource).
@@ -21,6 +24,7 @@ import type { ApiCore, RequestContext, Result } from './api.js';
 import { NAMESPACES } from './api.js';
 import { ApiError, badRequest, conflict } from './errors.js';
 import { now } from './managed-fields.js';
+import { NamespaceController } from './namespace-controller.js';
 import { CRD_GROUP, CRD_PLURAL } from './resources.js';
 import type { JsonMap, KObject, ResourceType } from './types.js';
 import { clone, isMap, typeKey } from './types.js';
@@ -88,11 +92,29 @@ function success(t: ResourceType, obj: KObject): JsonMap {
   };
 }
 
+export interface DeleterOptions {
+  /** Delay before a terminating namespace's contents are deleted (default 2 s; 0: at once, after the response). */
+  namespaceDeletionDelayMs?: number;
+}
+
 export class Deleter {
   /** Namespaces being emptied in bulk (their removal check is deferred to the end). */
   private bulk = new Set<string>();
+  /** kube-controller-manager's namespace controller: empties and removes terminating namespaces. */
+  readonly namespaces: NamespaceController;
 
-  constructor(private readonly core: ApiCore) {
+  constructor(
+    private readonly core: ApiCore,
+    options: DeleterOptions = {},
+  ) {
+    this.namespaces = new NamespaceController({
+      store: core.store,
+      typeOf: (tkey) => this.typeOf(tkey),
+      deleteContents: (name) => this.deleteContents(name),
+      ...(options.namespaceDeletionDelayMs !== undefined
+        ? { delayMs: options.namespaceDeletionDelayMs }
+        : {}),
+    });
     core.afterWrite = (t, obj) => {
       if (obj.metadata.deletionTimestamp && !obj.metadata.finalizers?.length && typeKey(t) !== NAMESPACES) {
         this.remove(t, obj, 'Background');
@@ -335,7 +357,7 @@ export class Deleter {
     if (uid && policy === 'Background') this.cascade(uid, policy);
     if (uid && policy === 'Orphan') this.orphan(uid);
     const ns = obj.metadata.namespace;
-    if (ns && !this.bulk.has(ns)) this.maybeFinishNamespace(ns);
+    if (ns && !this.bulk.has(ns)) this.namespaces.contentRemoved(ns);
   }
 
   private dependents(uid: string): Array<{ t: ResourceType; obj: KObject }> {
@@ -373,7 +395,12 @@ export class Deleter {
     marked['status'] = { ...(isMap(marked['status']) ? marked['status'] : {}), phase: 'Terminating' };
     if (dryRun) return marked;
     const stored = this.store.put(NAMESPACES, marked);
-    const name = ns.metadata.name ?? '';
+    this.namespaces.schedule(ns.metadata.name ?? '');
+    return stored;
+  }
+
+  /** Deletes every object in a namespace (the namespace controller's content deletion). */
+  private deleteContents(name: string): void {
     this.bulk.add(name);
     try {
       for (const t of this.core.registry.all()) {
@@ -386,17 +413,5 @@ export class Deleter {
     } finally {
       this.bulk.delete(name);
     }
-    this.maybeFinishNamespace(name);
-    return stored;
-  }
-
-  /** Removes a terminating namespace once nothing is left in it. */
-  private maybeFinishNamespace(name: string): void {
-    const ns = this.store.get(NAMESPACES, undefined, name);
-    if (!ns?.metadata.deletionTimestamp) return;
-    for (const tkey of this.store.typeKeys()) {
-      if (tkey !== NAMESPACES && this.store.hasIn(tkey, name)) return;
-    }
-    this.store.remove(NAMESPACES, undefined, name);
   }
 }

@@ -19,7 +19,8 @@ export type StatusReason =
   | 'InternalError'
   | 'TooManyRequests'
   | 'NotAcceptable'
-  | 'Forbidden';
+  | 'Forbidden'
+  | 'Timeout';
 
 export interface StatusCause {
   reason: string;
@@ -49,11 +50,14 @@ export class ApiError extends Error {
     this.name = 'ApiError';
   }
 
+  /** The Status's list metadata (a compacted continue token's answer carries a new `continue`). */
+  listMeta: JsonMap | undefined;
+
   toStatus(): JsonMap {
     const status: JsonMap = {
       kind: 'Status',
       apiVersion: 'v1',
-      metadata: {},
+      metadata: this.listMeta ? JSON.parse(JSON.stringify(this.listMeta)) : {},
       status: 'Failure',
       message: this.message,
       reason: this.reason,

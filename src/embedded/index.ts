@@ -9,7 +9,7 @@
  * with bookmarks and 410 Gone (`watch.ts`, `store.ts`); merge, JSON and strategic merge patches
  * (`patch.ts`); server-side apply and managedFields (`managed-fields.ts`); defaults of built-in kinds and
  * of custom resources from their CRD schema (`defaults.ts`); schema validation and pruning
- * (`validate.ts`, `field-validation.ts`); deletion with propagation, finalizers and namespaces (`delete.ts`); dry-run; Table
+ * (`validate.ts`, `field-validation.ts`); deletion with propagation, finalizers and namespaces (`delete.ts`, `namespace-controller.ts`); dry-run; Table
  * responses for kubectl (`table.ts`); kubectl create's protobuf bodies (`protobuf.ts`); `--data` files
  * (`persist.ts`); fault injection and request counters (`faults.ts`); HTTP routing (`server.ts`).
  *
@@ -48,6 +48,18 @@ export interface EmbeddedClusterOptions {
   seed?: number;
   /** Watch event history window, in events (default 1000); older resourceVersions get 410 Gone. */
   watchHistory?: number;
+  /**
+   * Compaction interval in ms (default 300000: kube-apiserver's `--etcd-compaction-interval` of 5 minutes;
+   * 0 turns it off). Each tick compacts the history to the resourceVersion seen at the previous tick, as
+   * the apiserver's compactor does (k8s.io/apiserver storage/etcd3/compact.go), so a resourceVersion stays
+   * watchable for one to two intervals.
+   */
+  compactionIntervalMs?: number;
+  /**
+   * How long a deleted namespace stays Terminating before the namespace controller deletes its contents and
+   * removes it (default 2000 ms; a real cluster takes a few seconds). Creates in it meanwhile get 403.
+   */
+  namespaceDeletionDelayMs?: number;
   /** Interval of BOOKMARK events on watches that allow them (default 30 s). */
   bookmarkIntervalMs?: number;
   /** Namespaces created at start when there is no data file (default: default, kube-system, kube-public, kube-node-lease). */
@@ -107,9 +119,26 @@ export async function startEmbeddedCluster(opts: EmbeddedClusterOptions = {}): P
   const registry = new ResourceRegistry();
   const store = new ObjectStore(opts.watchHistory ?? 1000);
   const core = new ApiCore(store, registry);
-  const deleter = new Deleter(core);
+  const deleter = new Deleter(
+    core,
+    opts.namespaceDeletionDelayMs !== undefined
+      ? { namespaceDeletionDelayMs: opts.namespaceDeletionDelayMs }
+      : {},
+  );
   const loaded = opts.dataFile ? await loadData(opts.dataFile, store, registry) : false;
   if (!loaded) core.bootstrapNamespaces(opts.namespaces ?? DEFAULT_NAMESPACES);
+  deleter.namespaces.resumeTerminating();
+  // The watch cache starts from a list of the state at start-up: nothing older can be watched from.
+  store.compact();
+  const compactionMs = opts.compactionIntervalMs ?? 300_000;
+  let compactedAtLastTick = store.resourceVersion;
+  const compactor =
+    compactionMs > 0
+      ? setInterval(() => {
+          store.compactTo(compactedAtLastTick);
+          compactedAtLastTick = store.resourceVersion;
+        }, compactionMs).unref()
+      : undefined;
   const simulator = opts.simulateWorkloads
     ? new WorkloadSimulator(core, deleter, opts.simulateWorkloads === true ? {} : opts.simulateWorkloads)
     : undefined;
@@ -141,6 +170,8 @@ export async function startEmbeddedCluster(opts: EmbeddedClusterOptions = {}): P
     close: () =>
       (closing ??= (async () => {
         const done = new Promise<void>((resolve) => server.close(() => resolve()));
+        if (compactor) clearInterval(compactor);
+        deleter.namespaces.stop();
         simulator?.stop();
         watches.closeAll();
         server.closeAllConnections();

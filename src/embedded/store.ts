@@ -6,8 +6,10 @@
  * - Every write (put/remove) takes the next resourceVersion; it is stamped on the stored (or, for DELETED,
  *   the returned) object, so resourceVersions of events are strictly increasing.
  * - Stored objects are replaced, never mutated: callers pass a fresh object and must not change it after.
- * - The event history keeps the last `historySize` events. `compactedRv` is the resourceVersion of the
- *   newest event that fell out of the window; a watch from an older resourceVersion is 410 Gone.
+ * - The event history keeps the last `historySize` events, and none older than the last `compactTo`
+ *   (the server's periodic compaction, index.ts). `compactedRv` is the resourceVersion of the newest event
+ *   that fell out of the window; a watch from an older resourceVersion is 410 Gone, and so is an exact
+ *   LIST at one (`snapshot`).
  * - Listeners run synchronously after each write, in write order.
  */
 import type { KObject } from './types.js';
@@ -20,7 +22,10 @@ export interface StoreEvent {
   /** Type key, e.g. "apps/deployments". */
   tkey: string;
   obj: KObject;
-  /** The object before a MODIFIED change (watches use it to turn selector transitions into ADDED/DELETED). */
+  /**
+   * The object before a MODIFIED or DELETED change (watches use it to turn selector transitions into
+   * ADDED/DELETED; exact LISTs to rebuild an older state).
+   */
   prev?: KObject;
 }
 
@@ -101,7 +106,7 @@ export class ObjectStore {
     m.delete(key);
     if (m.size === 0) this.data.delete(tkey);
     const obj = { ...prev, metadata: { ...prev.metadata, resourceVersion: String(++this.rv) } };
-    this.emit({ rv: this.rv, type: 'DELETED', tkey, obj });
+    this.emit({ rv: this.rv, type: 'DELETED', tkey, obj, prev });
     return obj;
   }
 
@@ -120,8 +125,36 @@ export class ObjectStore {
 
   /** Drops the whole history: a watch from any resourceVersion before now is 410 Gone. */
   compact(): void {
-    this.compactedRv = this.rv;
-    this.history = [];
+    this.compactTo(this.rv);
+  }
+
+  /** Drops the events up to and including `rv` (etcd's compaction to a revision). */
+  compactTo(rv: number): void {
+    if (rv <= this.compactedRv) return;
+    this.compactedRv = Math.min(rv, this.rv);
+    const keep = this.history.findIndex((e) => e.rv > this.compactedRv);
+    this.history = keep < 0 ? [] : this.history.slice(keep);
+  }
+
+  /**
+   * The objects of a type (in one namespace, or all) as they were at resourceVersion `rv`, sorted as
+   * `list`: the current objects with every later event of the type undone. 'expired' when events after
+   * `rv` were compacted away; undefined when `rv` is newer than the store.
+   */
+  snapshot(tkey: string, rv: number, ns?: string): KObject[] | 'expired' | undefined {
+    if (rv > this.rv) return undefined;
+    const events = this.eventsSince(rv);
+    if (events === 'expired') return 'expired';
+    const objects = new Map<string, KObject>();
+    for (const o of this.list(tkey, ns)) objects.set(objKey(o.metadata.namespace, o.metadata.name ?? ''), o);
+    for (let i = events.length - 1; i >= 0; i--) {
+      const e = events[i]!;
+      if (e.tkey !== tkey || (ns !== undefined && e.obj.metadata.namespace !== ns)) continue;
+      const key = objKey(e.obj.metadata.namespace, e.obj.metadata.name ?? '');
+      if (e.type === 'ADDED') objects.delete(key);
+      else if (e.prev) objects.set(key, e.prev);
+    }
+    return [...objects.values()].sort(compareKeys);
   }
 
   subscribe(fn: StoreListener): () => void {

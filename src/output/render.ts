@@ -4,6 +4,7 @@
  */
 import { stringify } from 'yaml';
 import { YAML_OUT } from './structured.js';
+import { fastObjectYaml } from './yaml-fast.js';
 import type { RenderedApp } from '../source/index.js';
 
 export type RenderFormat = 'yaml' | 'json';
@@ -23,7 +24,10 @@ export function renderedAppJson(r: RenderedApp): Record<string, unknown> {
 
 export function renderedAppYaml(r: RenderedApp): string {
   const header = `# app: ${r.app.name}  revision: ${r.revision}\n`;
-  const docs = r.objects.map((o) => `---\n${stringify(o, YAML_OUT)}`);
+  // The fast printer gives the library's exact text for the usual shapes, at a fraction of the cost.
+  const docs = r.objects.map(
+    (o) => `---\n${fastObjectYaml(o as Record<string, unknown>) ?? stringify(o, YAML_OUT)}`,
+  );
   return header + docs.join('');
 }
 

@@ -19,9 +19,9 @@
  *   managed by no shard, so its apps are left out by every shard (with a warning), as Argo CD leaves them
  *   alone.
  */
-import { readKubeObjects, type SourcedObject } from '../util/yaml-docs.js';
+import { readKubeDocuments, type SourcedObject } from '../util/yaml-docs.js';
 import { countApplications } from './app-counts.js';
-import { clustersFromSecrets, requireClusterSecrets, type ClusterEntry } from './cluster-secrets.js';
+import { clustersFromSecrets, requireClusterDocuments, type ClusterEntry } from './cluster-secrets.js';
 import { distribute } from './distribute.js';
 import type { Algorithm } from './types.js';
 
@@ -70,8 +70,13 @@ export async function assignAppShards<T extends ShardableApp>(
   let counted: SourcedObject[];
   let inClusterEnabled = true;
   if (req.clustersFiles.length > 0) {
-    for (const file of req.clustersFiles) secrets.push(...(await readKubeObjects(file)));
-    requireClusterSecrets(secrets, req.clustersFiles);
+    let documents = 0;
+    for (const file of req.clustersFiles) {
+      const read = await readKubeDocuments(file);
+      secrets.push(...read.objects);
+      documents += read.documents;
+    }
+    requireClusterDocuments(documents, req.clustersFiles);
     counted = (req.countedApps ?? apps).map((app) => ({
       object: {
         apiVersion: 'argoproj.io/v1alpha1',

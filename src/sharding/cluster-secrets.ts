@@ -81,21 +81,20 @@ function secretStrings(secret: Record<string, unknown>, subject: string): Map<st
 }
 
 /**
- * `--clusters-file` input that holds no cluster Secret (empty input, or only other documents) is an error:
- * the in-cluster entry alone would print a table that reads as a real answer.
+ * `--clusters-file` input with no document at all (an empty file or stdin, only comments or `---`) is an
+ * error: it is almost always a failed export, and the in-cluster entry alone would read as a real answer.
+ * Any document is valid input, an empty `List` included: `kubectl get secrets -l
+ * argocd.argoproj.io/secret-type=cluster -o json` prints one on an Argo CD that knows only the in-cluster
+ * cluster, and the cluster list is then the in-cluster entry alone (as Argo CD's is). Objects that are not
+ * cluster Secrets are skipped with a warning by clustersFromSecrets.
  */
-export function requireClusterSecrets(objects: readonly SourcedObject[], files: readonly string[]): void {
-  const isCluster = (so: SourcedObject): boolean => {
-    const type = so.object.metadata?.labels?.[SECRET_TYPE_LABEL];
-    return so.object.kind === 'Secret' && (type === undefined || type === 'cluster');
-  };
-  if (objects.some(isCluster)) return;
+export function requireClusterDocuments(documents: number, files: readonly string[]): void {
+  if (documents > 0) return;
   const names = files.map((f) => (f === '-' ? '<stdin>' : f)).join(', ');
-  const what =
-    objects.length === 0
-      ? 'no documents'
-      : `${objects.length} document(s), none a cluster Secret (kind Secret, label ${SECRET_TYPE_LABEL}=cluster or none)`;
-  throw new UsageError(`failed to read cluster Secrets: ${what}`, { subject: `--clusters-file ${names}` });
+  throw new UsageError('failed to read cluster Secrets: no documents', {
+    subject: `--clusters-file ${names}`,
+    hint: `an Argo CD with only the in-cluster cluster exports an empty List (kubectl get secrets -l ${SECRET_TYPE_LABEL}=cluster -o json)`,
+  });
 }
 
 /** Builds the cluster list from Secret objects in list order. Non-Secret objects are skipped with a warning. */

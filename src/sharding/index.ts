@@ -7,9 +7,9 @@
  * itself is `distribute(clusters, replicas, algorithm)`.
  */
 import { argoCdStringField } from '../apps/index.js';
-import { readKubeObjects, type SourcedObject } from '../util/yaml-docs.js';
+import { readKubeDocuments, type SourcedObject } from '../util/yaml-docs.js';
 import { countApplications } from './app-counts.js';
-import { clustersFromSecrets, requireClusterSecrets, type IdFrom } from './cluster-secrets.js';
+import { clustersFromSecrets, requireClusterDocuments, type IdFrom } from './cluster-secrets.js';
 import { computeDistribution, type Distribution } from './report.js';
 import type { InstalledController } from './live.js';
 import type { ShardClaims } from './shard-claims.js';
@@ -71,10 +71,21 @@ export interface ShardsReport extends Distribution {
 }
 
 async function readAll(files: readonly string[]): Promise<SourcedObject[]> {
-  const all: SourcedObject[] = [];
+  return (await readAllDocuments(files)).objects;
+}
+
+async function readAllDocuments(
+  files: readonly string[],
+): Promise<{ objects: SourcedObject[]; documents: number }> {
+  const objects: SourcedObject[] = [];
+  let documents = 0;
   // Application string fields as written (a destination `name: 010` is "010"), as everywhere apps are read.
-  for (const f of files) all.push(...(await readKubeObjects(f, argoCdStringField)));
-  return all;
+  for (const f of files) {
+    const read = await readKubeDocuments(f, argoCdStringField);
+    objects.push(...read.objects);
+    documents += read.documents;
+  }
+  return { objects, documents };
 }
 
 export async function buildShardsReport(req: ShardsRequest): Promise<ShardsReport> {
@@ -87,8 +98,9 @@ export async function buildShardsReport(req: ShardsRequest): Promise<ShardsRepor
   let installed: InstalledController | undefined;
   let claims: ShardClaims | undefined;
   if (req.clustersFiles.length > 0) {
-    secrets = await readAll(req.clustersFiles);
-    requireClusterSecrets(secrets, req.clustersFiles);
+    const read = await readAllDocuments(req.clustersFiles);
+    requireClusterDocuments(read.documents, req.clustersFiles);
+    secrets = read.objects;
     applications = await readAll(req.appsFiles);
     appsSource = req.appsFiles.length > 0 ? 'files' : 'none';
     source = { mode: 'files', clustersFiles: [...req.clustersFiles], appsFiles: [...req.appsFiles] };

@@ -12,6 +12,9 @@
  *   branch and tag names (short or full `refs/...`; annotated tags peeled) are looked up in ONE
  *   `git ls-remote` per repository, shared by all callers; a truncated SHA is resolved in the mirror after
  *   a fetch; anything else is a `RevisionNotFoundError` naming repository and revision.
+ * - A repository on this machine (`file://` URL or absolute path): HEAD and branches are read from its ref
+ *   files (local-refs.ts), the same answer ls-remote gives, with no process; once per name per run.
+ *   Tags, short SHAs and anything the reader is unsure of still go through ls-remote.
  * - A repository is fetched at most once (concurrent callers wait on the same fetch), and only when a
  *   needed commit is missing from the mirror. A commit still missing after the fetch is fetched by SHA.
  * - Credentials (`RepoAuth`, from repository Secrets: git-auth.ts) reach git through its environment only,
@@ -31,6 +34,7 @@ import { join } from 'node:path';
 import { GitopsError, oneLine } from '../common/index.js';
 import { execProcess, type Exec, type ExecOptions } from './exec.js';
 import { scrub, type GitEnv } from './git-auth.js';
+import { resolveLocalBranch } from './local-refs.js';
 import { redactURL, repoDirName } from './url.js';
 
 export const FULL_SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i;
@@ -54,6 +58,8 @@ export interface GitStats {
   /** Fetches per repository (redacted URL). */
   fetches: Record<string, number>;
   lsRemotes: number;
+  /** Revisions answered from a local repository's ref files (no process). */
+  localRefReads: number;
 }
 
 export class RevisionNotFoundError extends GitopsError {
@@ -83,12 +89,14 @@ interface RepoState {
   fetches: Map<string, Promise<void>>;
   /** The tail of the chain of fetches into this mirror (one at a time). */
   lock: Promise<unknown>;
+  /** Revisions read from a local repository's ref files this run (one answer per name per run). */
+  localRefs: Map<string, string | undefined>;
   fetched: boolean;
   checkouts: Map<string, Promise<string>>;
 }
 
 export class GitRepos {
-  readonly stats: GitStats = { processes: 0, fetches: {}, lsRemotes: 0 };
+  readonly stats: GitStats = { processes: 0, fetches: {}, lsRemotes: 0, localRefReads: 0 };
   private readonly repos = new Map<string, RepoState>();
   private readonly exec: Exec;
   private readonly git: string;
@@ -105,6 +113,13 @@ export class GitRepos {
     const rev = revision.trim() || 'HEAD';
     if (FULL_SHA.test(rev)) return rev.toLowerCase();
     const repo = this.repo(url);
+    if (!repo.localRefs.has(rev)) {
+      const local = resolveLocalBranch(url, rev);
+      if (local) this.stats.localRefReads++;
+      repo.localRefs.set(rev, local);
+    }
+    const local = repo.localRefs.get(rev);
+    if (local) return local;
     let pending = repo.refs.get(auth.id);
     if (!pending) {
       pending = this.lsRemote(repo, auth);
@@ -154,6 +169,7 @@ export class GitRepos {
         fetches: new Map(),
         lock: Promise.resolve(),
         fetched: false,
+        localRefs: new Map(),
         checkouts: new Map(),
       };
       this.repos.set(name, repo);

@@ -8,8 +8,18 @@
  * (`1.10` stays "1.10", `010` "010", `1e3` "1e3", `true` "true"), for fields the object's schema types as
  * strings; YAML 1.2 would read them as numbers or booleans. Nulls (`~`, `null`, empty) stay null (unset).
  * Standard input is read once and remembered, so several readers of "-" see the same text.
+ *
+ * Parsed files are remembered per process, and, once `setParseCacheDir` names a directory, between runs:
+ * the key is a sha256 of the file's name, its whole text and the code that parses it (this module's and the
+ * `keepText` rule's source files, by URL, size and mtime: a bundle's chunk names carry a content hash), so
+ * an entry can only be used for the same text read by the same code, never stale. Files holding a Secret
+ * (or an object without a kind, or with `stringData`) are never written to the cache; unreadable or malformed entries are misses; write failures are ignored.
  */
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { isMap, isScalar, isSeq, parseAllDocuments } from 'yaml';
 import { UsageError } from '../common/index.js';
 import type { KubeObject } from '../common/index.js';
@@ -107,9 +117,21 @@ export function restoreDocumentText(
   } else restoreScalarText(contents, value, { kind, apiVersion }, [], keep);
 }
 
+/** Objects read from a file, and how many non-empty documents held them (a `List` of no items counts). */
+export interface KubeDocuments {
+  objects: SourcedObject[];
+  documents: number;
+}
+
 /** Parses `text` (the contents of `file`) into objects. */
 export function parseKubeObjects(text: string, file: string, keepText?: KeepScalarText): SourcedObject[] {
+  return parseKubeDocuments(text, file, keepText).objects;
+}
+
+/** Parses `text` into objects and counts its non-empty documents (an empty `List` is one document). */
+export function parseKubeDocuments(text: string, file: string, keepText?: KeepScalarText): KubeDocuments {
   const out: SourcedObject[] = [];
+  let documents = 0;
   const docs = parseAllDocuments(text, { prettyErrors: true, uniqueKeys: false });
   const list = Array.isArray(docs) ? docs : [docs];
   list.forEach((doc, index) => {
@@ -125,6 +147,7 @@ export function parseKubeObjects(text: string, file: string, keepText?: KeepScal
     }
     const value: unknown = doc.toJS({ maxAliasCount: 1000 });
     if (value === null || value === undefined) return;
+    documents++;
     if (!isObject(value)) {
       throw new UsageError('not a Kubernetes object (expected a mapping with apiVersion and kind)', {
         subject: `${file} (document ${index + 1})`,
@@ -152,11 +175,135 @@ export function parseKubeObjects(text: string, file: string, keepText?: KeepScal
     }
     out.push({ object: value as KubeObject, file, doc: index });
   });
-  return out;
+  return { objects: out, documents };
 }
 
 /** Reads and parses a file; "-" reads standard input. A missing file is a UsageError naming it. */
 export async function readKubeObjects(file: string, keepText?: KeepScalarText): Promise<SourcedObject[]> {
+  return (await readKubeDocuments(file, keepText)).objects;
+}
+
+/**
+ * Parses already done in this process, by text and `keepText`: a command that reads one file twice (its
+ * Applications, then its ApplicationSets) parses it once. Callers get their own copy.
+ */
+const parsed = new Map<string, { keepText: KeepScalarText | undefined; result: KubeDocuments }>();
+
+const PARSE_CACHE_FORMAT = 1;
+let parseCacheDir: string | undefined;
+/** The module URL of each `keepText` rule that may be cached (see registerKeepTextSource). */
+const keepSources = new WeakMap<KeepScalarText, string>();
+
+/** Forgets this process's parses (tests: the next read goes to the disk cache or the parser). */
+export function forgetParsedFiles(): void {
+  parsed.clear();
+}
+
+/** Keeps parsed files under `dir` between runs (undefined: only in memory). */
+export function setParseCacheDir(dir: string | undefined): void {
+  parseCacheDir = dir;
+}
+
+/** Names the module (`import.meta.url`) a `keepText` rule lives in, so its parses can be cached on disk. */
+export function registerKeepTextSource(keepText: KeepScalarText, moduleUrl: string): void {
+  keepSources.set(keepText, moduleUrl);
+}
+
+/** "url size mtime" of a module file: changes whenever its code does. */
+function codeStamp(url: string): string {
+  try {
+    const st = statSync(fileURLToPath(url));
+    return `${url} ${st.size} ${st.mtimeMs}`;
+  } catch {
+    return '';
+  }
+}
+
+function diskKey(text: string, file: string, keepText: KeepScalarText | undefined): string | undefined {
+  if (!parseCacheDir) return undefined;
+  const keepUrl = keepText ? keepSources.get(keepText) : '';
+  if (keepUrl === undefined) return undefined;
+  const own = codeStamp(import.meta.url);
+  const keep = keepUrl ? codeStamp(keepUrl) : '';
+  if (!own || (keepUrl && !keep)) return undefined;
+  return createHash('sha256')
+    .update(JSON.stringify([PARSE_CACHE_FORMAT, own, keep, keepText?.name ?? '', file]))
+    .update('\0')
+    .update(text)
+    .digest('hex');
+}
+
+function readCached(key: string, file: string): KubeDocuments | undefined {
+  try {
+    const entry = JSON.parse(readFileSync(join(parseCacheDir!, key.slice(0, 2), `${key}.json`), 'utf8')) as {
+      format?: unknown;
+      documents?: unknown;
+      objects?: unknown;
+    };
+    if (entry.format !== PARSE_CACHE_FORMAT || typeof entry.documents !== 'number') return undefined;
+    if (!Array.isArray(entry.objects)) return undefined;
+    const objects: SourcedObject[] = [];
+    for (const o of entry.objects as { object?: unknown; doc?: unknown; item?: unknown }[]) {
+      if (!isObject(o.object) || typeof o.doc !== 'number') return undefined;
+      objects.push({
+        object: o.object as KubeObject,
+        file,
+        doc: o.doc,
+        ...(typeof o.item === 'number' ? { item: o.item } : {}),
+      });
+    }
+    return { documents: entry.documents, objects };
+  } catch {
+    return undefined;
+  }
+}
+
+function writeCached(key: string, result: KubeDocuments): void {
+  // Never a Secret's values on disk: not for a Secret, nor for an object that does not say what it is.
+  if (
+    result.objects.some((so) => so.object.kind === 'Secret' || !so.object.kind || 'stringData' in so.object)
+  )
+    return;
+  const path = join(parseCacheDir!, key.slice(0, 2), `${key}.json`);
+  const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  try {
+    // Owner-only, as the manifest cache beside it (src/source/cache.ts): app files can hold what others may not read.
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    const objects = result.objects.map(({ object, doc, item }) => ({
+      object,
+      doc,
+      ...(item !== undefined ? { item } : {}),
+    }));
+    writeFileSync(tmp, JSON.stringify({ format: PARSE_CACHE_FORMAT, documents: result.documents, objects }), {
+      mode: 0o600,
+    });
+    renameSync(tmp, path);
+  } catch {
+    // the cache is an optimisation
+  }
+}
+
+function parseOnce(text: string, file: string, keepText: KeepScalarText | undefined): KubeDocuments {
+  const key = `${file}\0${text}`;
+  let hit = parsed.get(key);
+  if (!hit || hit.keepText !== keepText) {
+    const onDisk = diskKey(text, file, keepText);
+    let result = onDisk ? readCached(onDisk, file) : undefined;
+    if (!result) {
+      result = parseKubeDocuments(text, file, keepText);
+      if (onDisk) writeCached(onDisk, result);
+    }
+    hit = { keepText, result };
+    parsed.set(key, hit);
+  }
+  return {
+    documents: hit.result.documents,
+    objects: hit.result.objects.map((so) => ({ ...so, object: structuredClone(so.object) })),
+  };
+}
+
+/** readKubeObjects, also counting the file's non-empty documents. */
+export async function readKubeDocuments(file: string, keepText?: KeepScalarText): Promise<KubeDocuments> {
   let text: string;
   try {
     text = file === '-' ? await readStdin() : await readFile(file, 'utf8');
@@ -165,7 +312,7 @@ export async function readKubeObjects(file: string, keepText?: KeepScalarText): 
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : String(err);
     throw new UsageError(`failed to read: ${why}`, { subject: file });
   }
-  return parseKubeObjects(text, file === '-' ? '<stdin>' : file, keepText);
+  return parseOnce(text, file === '-' ? '<stdin>' : file, keepText);
 }
 
 let stdinText: Promise<string> | undefined;

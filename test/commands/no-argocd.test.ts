@@ -1,6 +1,6 @@
 /**
- * Issue 14, "silent wrong successes": a cluster or namespace without Argo CD, and cluster Secret input that
- * holds no cluster Secret, are errors (exit 2) naming what was not found, never an empty success. The built
+ * Issue 14, "silent wrong successes": a cluster or namespace without Argo CD, and cluster Secret input with
+ * no document at all, are errors (exit 2) naming what was not found, never an empty success. The built
  * CLI against the embedded API server (no Application CRD installed).
  */
 import { before, describe, it } from 'node:test';
@@ -82,17 +82,63 @@ describe('shards --clusters-file without a cluster Secret', () => {
     assert.equal(r.stdout, '');
   });
 
-  it('documents but no cluster Secret: exit 2 saying how many were read', async () => {
-    const input = [
-      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}',
-      'apiVersion: v1\nkind: Secret\nmetadata:\n  name: repo\n  labels: {argocd.argoproj.io/secret-type: repository}\nstringData: {url: "https://git.example.com/r.git"}',
-    ].join('\n---\n');
+  it('whitespace, comments and bare separators only: still no document, exit 2', async () => {
+    const input = '# exported nothing\n---\n\n---\n';
     const r = await runCli(['shards', '--replicas', '2', '--clusters-file', '-'], { input });
     assert.equal(r.code, 2, r.stderr);
     assert.equal(
       firstLine(r.stderr),
-      'error: --clusters-file <stdin>: failed to read cluster Secrets: 2 document(s), none a cluster Secret (kind Secret, label argocd.argoproj.io/secret-type=cluster or none)',
+      'error: --clusters-file <stdin>: failed to read cluster Secrets: no documents',
     );
-    assert.equal(r.stdout, '');
+  });
+});
+
+/**
+ * Issue 21 item 4: an empty List (what `kubectl get secrets -l argocd.argoproj.io/secret-type=cluster -o json`
+ * prints on an Argo CD that knows only the in-cluster cluster) is valid input, and so is a file of other
+ * documents: the cluster list is the in-cluster entry alone (empty ID, legacy shard 0), as in Argo CD.
+ */
+describe('shards --clusters-file with no cluster Secret in a document', () => {
+  const inClusterAlone = (stdout: string): void => {
+    const report = JSON.parse(stdout) as {
+      clusters: { name: string; server: string; id: string; shards: Record<string, number> }[];
+    };
+    assert.deepEqual(
+      report.clusters.map((c) => [c.name, c.server, c.id, c.shards['legacy'], c.shards['round-robin']]),
+      [['in-cluster', 'https://kubernetes.default.svc', '', 0, 0]],
+    );
+  };
+
+  for (const [what, input] of [
+    [
+      'an empty List (kubectl get -o json)',
+      '{"apiVersion": "v1", "items": [], "kind": "List", "metadata": {"resourceVersion": ""}}',
+    ],
+    [
+      'an empty List (kubectl get -o yaml)',
+      'apiVersion: v1\nitems: []\nkind: List\nmetadata:\n  resourceVersion: ""\n',
+    ],
+    [
+      'an empty SecretList (the API list)',
+      '{"apiVersion": "v1", "kind": "SecretList", "items": [], "metadata": {"resourceVersion": "12"}}',
+    ],
+  ] as const) {
+    it(`${what}: the in-cluster cluster alone, exit 0`, async () => {
+      const r = await runCli(['shards', '--replicas', '2', '--clusters-file', '-', '-o', 'json'], { input });
+      assert.equal(r.code, 0, r.stderr);
+      inClusterAlone(r.stdout);
+    });
+  }
+
+  it('documents but no cluster Secret: the in-cluster cluster alone, each skipped object warned about', async () => {
+    const input = [
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}',
+      'apiVersion: v1\nkind: Secret\nmetadata:\n  name: repo\n  labels: {argocd.argoproj.io/secret-type: repository}\nstringData: {url: "https://git.example.com/r.git"}',
+    ].join('\n---\n');
+    const r = await runCli(['shards', '--replicas', '2', '--clusters-file', '-', '-o', 'json'], { input });
+    assert.equal(r.code, 0, r.stderr);
+    inClusterAlone(r.stdout);
+    assert.match(r.stderr, /skipped ConfigMap x: not a Secret/);
+    assert.match(r.stderr, /skipped Secret repo: argocd\.argoproj\.io\/secret-type is "repository"/);
   });
 });

@@ -4,7 +4,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { api, useEmbeddedCluster } from '../support/embedded.js';
+import { api, useEmbeddedCluster, waitForDeletion, waitForModification } from '../support/embedded.js';
 import type { EmbeddedCluster } from '../../src/embedded/index.js';
 
 const CM = (ns: string) => `/api/v1/namespaces/${ns}/configmaps`;
@@ -136,7 +136,7 @@ describe('embedded delete', () => {
     );
   });
 
-  it('deleting a namespace deletes its objects, then the namespace; creating in it is then 404', async () => {
+  it('deleting a namespace: Terminating with the kubernetes finalizer, creates refused, then objects and namespace go', async () => {
     await mkns(fx.cluster, 'd3');
     await owner(fx.cluster, 'd3', 'one');
     await api(fx.cluster, 'POST', '/api/v1/namespaces/d3/secrets', {
@@ -148,7 +148,22 @@ describe('embedded delete', () => {
     const res = await api(fx.cluster, 'DELETE', '/api/v1/namespaces/d3');
     assert.equal(res.status, 200);
     assert.equal(res.body.status.phase, 'Terminating');
-    assert.equal((await api(fx.cluster, 'GET', '/api/v1/namespaces/d3')).status, 404);
+    assert.ok(res.body.metadata.deletionTimestamp);
+    assert.deepEqual(res.body.spec.finalizers, ['kubernetes']);
+    // Right after the DELETE the namespace is still there (the namespace controller has not run yet):
+    // creates in it are 403 NamespaceTerminating, never 404.
+    const during = await api(fx.cluster, 'GET', '/api/v1/namespaces/d3');
+    assert.equal(during.status, 200);
+    assert.equal(during.body.status.phase, 'Terminating');
+    const refused = await api(fx.cluster, 'POST', CM('d3'), {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'early' },
+    });
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.reason, 'Forbidden');
+    assert.equal(refused.body.details.causes[0].reason, 'NamespaceTerminating');
+    await waitForDeletion(fx.cluster, '/api/v1/namespaces/d3');
     assert.deepEqual((await api(fx.cluster, 'GET', '/api/v1/namespaces/d3/secrets')).body.items, []);
     assert.equal(await exists(fx.cluster, 'default', 'elsewhere'), true);
     assert.equal(
@@ -163,16 +178,51 @@ describe('embedded delete', () => {
     );
   });
 
-  it('a namespace whose objects have finalizers stays Terminating until they are released', async () => {
+  it("a namespace whose objects have finalizers stays Terminating, with the controller's conditions, until they are released", async () => {
     await mkns(fx.cluster, 'd4');
     await api(fx.cluster, 'POST', CM('d4'), {
       apiVersion: 'v1',
       kind: 'ConfigMap',
       metadata: { name: 'held', finalizers: ['example.com/hold'] },
     });
-    await api(fx.cluster, 'DELETE', '/api/v1/namespaces/d4');
+    const deleted = await api(fx.cluster, 'DELETE', '/api/v1/namespaces/d4');
+    // Wait for the namespace controller's pass: the held ConfigMap gets its deletionTimestamp.
+    await waitForModification(fx.cluster, `${CM('d4')}/held`, (o) => Boolean(o.metadata.deletionTimestamp));
     const ns = await api(fx.cluster, 'GET', '/api/v1/namespaces/d4');
     assert.equal(ns.body.status.phase, 'Terminating');
+    assert.equal(ns.body.metadata.deletionTimestamp, deleted.body.metadata.deletionTimestamp);
+    const conditions = Object.fromEntries(
+      (ns.body.status.conditions as { type: string; status: string; reason: string; message: string }[]).map(
+        (c) => [c.type, [c.status, c.reason, c.message]],
+      ),
+    );
+    assert.deepEqual(conditions, {
+      NamespaceDeletionDiscoveryFailure: [
+        'False',
+        'ResourcesDiscovered',
+        'All resources successfully discovered',
+      ],
+      NamespaceDeletionGroupVersionParsingFailure: [
+        'False',
+        'ParsedGroupVersions',
+        'All legacy kube types successfully parsed',
+      ],
+      NamespaceDeletionContentFailure: [
+        'False',
+        'ContentDeleted',
+        'All content successfully deleted, may be waiting on finalization',
+      ],
+      NamespaceContentRemaining: [
+        'True',
+        'SomeResourcesRemain',
+        'Some resources are remaining: configmaps. has 1 resource instances',
+      ],
+      NamespaceFinalizersRemaining: [
+        'True',
+        'SomeFinalizersRemain',
+        'Some content in the namespace has finalizers remaining: example.com/hold in 1 resource instances',
+      ],
+    });
     const create = await api(fx.cluster, 'POST', CM('d4'), {
       apiVersion: 'v1',
       kind: 'ConfigMap',

@@ -7,7 +7,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { api, hasKubectl, kubectl, useEmbeddedCluster } from '../support/embedded.js';
+import { api, hasKubectl, kubectl, useEmbeddedCluster, waitForDeletion } from '../support/embedded.js';
 import type { EmbeddedCluster } from '../../src/embedded/index.js';
 
 const CM = '/api/v1/namespaces/default/configmaps';
@@ -248,7 +248,7 @@ describe('deletion with the garbage collector', () => {
       { metadata: { finalizers: null } },
       'application/merge-patch+json',
     );
-    await eventually(gone(fx.cluster, '/api/v1/namespaces/dying'));
+    await waitForDeletion(fx.cluster, '/api/v1/namespaces/dying');
   });
 });
 

@@ -27,7 +27,9 @@ describe('git: resolving targetRevision like Argo CD', () => {
     assert.equal(await git.resolveRevision(repo.url, 'main'), second);
     assert.equal(await git.resolveRevision(repo.url, 'release'), first);
     assert.equal(await git.resolveRevision(repo.url, 'refs/heads/release'), first);
-    assert.equal(git.stats.lsRemotes, 1, 'one ls-remote per repository per run');
+    // A local repository: HEAD and branches are read from its ref files, no git process at all.
+    assert.equal(git.stats.processes, 0, 'no git process for HEAD and branches of a local repository');
+    assert.equal(git.stats.lsRemotes, 0);
   });
 
   it('tags (lightweight and annotated, peeled to the commit)', async () => {
@@ -35,6 +37,7 @@ describe('git: resolving targetRevision like Argo CD', () => {
     assert.equal(await git.resolveRevision(repo.url, 'v1'), first);
     assert.equal(await git.resolveRevision(repo.url, 'v1-annotated'), first);
     assert.equal(await git.resolveRevision(repo.url, 'refs/tags/v1-annotated'), first);
+    assert.equal(git.stats.lsRemotes, 1, 'tags go through one ls-remote per repository per run');
   });
 
   it('a full SHA is used as is (no git at all), a short SHA is resolved in the mirror', async () => {

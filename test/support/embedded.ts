@@ -150,3 +150,17 @@ export async function waitForObject(
   }
   throw new Error(`${path}: watch ended; last seen: ${JSON.stringify(last)}`);
 }
+
+/** Resolves when the object at `path` is gone (waitForObject: a watch, no polling). */
+export async function waitForDeletion(cluster: EmbeddedCluster, path: string): Promise<void> {
+  await waitForObject(cluster, path, (o) => o === undefined);
+}
+
+/** Resolves when the object at `path` exists and `done` holds for it (waitForObject). */
+export async function waitForModification(
+  cluster: EmbeddedCluster,
+  path: string,
+  done: (obj: any) => boolean, // eslint-disable-line @typescript-eslint/no-explicit-any
+): Promise<void> {
+  await waitForObject(cluster, path, (o) => o !== undefined && done(o));
+}
