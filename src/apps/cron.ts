@@ -60,7 +60,9 @@ const BOUNDS: Bounds[] = [
 /** Go's `strconv.Atoi` as robfig's `mustParseInt` reports it. */
 function mustParseInt(expr: string): bigint {
   if (!/^[+-]?\d+$/.test(expr)) {
-    throw new Error(`failed to parse int from ${expr}: strconv.Atoi: parsing ${JSON.stringify(expr)}: invalid syntax`);
+    throw new Error(
+      `failed to parse int from ${expr}: strconv.Atoi: parsing ${JSON.stringify(expr)}: invalid syntax`,
+    );
   }
   const num = BigInt(expr);
   if (num > (1n << 63n) - 1n || num < -(1n << 63n)) {
@@ -103,7 +105,8 @@ function getRange(expr: string, r: Bounds, into: Set<number>): boolean {
   } else if (rangeAndStep.length > 2) {
     throw new Error(`too many slashes: ${expr}`);
   }
-  if (start < BigInt(r.min)) throw new Error(`beginning of range (${start}) below minimum (${r.min}): ${expr}`);
+  if (start < BigInt(r.min))
+    throw new Error(`beginning of range (${start}) below minimum (${r.min}): ${expr}`);
   if (end > BigInt(r.max)) throw new Error(`end of range (${end}) above maximum (${r.max}): ${expr}`);
   if (start > end) throw new Error(`beginning of range (${start}) beyond end of range (${end}): ${expr}`);
   if (step === 0n) throw new Error(`step of range should be a positive number: ${expr}`);
@@ -203,7 +206,10 @@ export function cronParserFields(s: CronSchedule): string | undefined {
 }
 
 /** Wall-clock fields of an instant in a zone. */
-function wallClock(at: Date, iana: string): { y: number; mo: number; d: number; h: number; mi: number; wd: number } {
+function wallClock(
+  at: Date,
+  iana: string,
+): { y: number; mo: number; d: number; h: number; mi: number; wd: number } {
   if (iana === 'UTC') {
     return {
       y: at.getUTCFullYear(),

@@ -51,6 +51,19 @@ function goQuote(text: string): string {
   return `${out}"`;
 }
 
+/** Go's `leadingFraction`: the digits as an integer (digits past int64 are dropped) and 10^kept. */
+function leadingFraction(digits: string): { f: bigint; scale: number } {
+  let f = 0n;
+  let scale = 1;
+  for (const c of digits) {
+    const y = f * 10n + BigInt(c);
+    if (f > MAX_INT64 / 10n || y > 1n << 63n) break;
+    f = y;
+    scale *= 10;
+  }
+  return { f, scale };
+}
+
 /**
  * Go's `time.ParseDuration`, exactly (sync window durations): `[-+]?([0-9]*(\.[0-9]*)?[a-z]+)+`, or "0"
  * alone; no bare numbers. Returns nanoseconds, or throws an Error with Go's message:
@@ -80,13 +93,15 @@ export function parseGoDuration(orig: string): bigint {
     const unitText = s.slice(0, i);
     s = s.slice(i);
     const unit = GO_UNIT_NS[unitText];
-    if (unit === undefined) throw new Error(`time: unknown unit ${goQuote(unitText)} in duration ${goQuote(orig)}`);
+    if (unit === undefined)
+      throw new Error(`time: unknown unit ${goQuote(unitText)} in duration ${goQuote(orig)}`);
     let v = BigInt(intPart === '' ? '0' : intPart);
     if (v > (1n << 63n) / unit) throw invalid();
     v *= unit;
-    if (fracPart && /[1-9]/.test(fracPart)) {
+    const { f, scale } = leadingFraction(fracPart ?? '');
+    if (f > 0n) {
       // Go scales the fraction in float64 (nanosecond-accurate up to hours) and truncates.
-      v += BigInt(Math.trunc(Number(`0.${fracPart}`) * Number(unit)));
+      v += BigInt(Math.trunc(Number(f) * (Number(unit) / scale)));
       if (v > 1n << 63n) throw invalid();
     }
     total += v;

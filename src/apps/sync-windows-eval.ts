@@ -135,14 +135,20 @@ export function canSync(windows: readonly SyncWindow[], options: CanSyncOptions)
   try {
     states = statesAt(windows, now, now);
   } catch (err) {
-    return { allowed: false, error: `invalid sync windows: ${(err as Error).message}`, blocking: [], states: [] };
+    return {
+      allowed: false,
+      error: `invalid sync windows: ${(err as Error).message}`,
+      blocking: [],
+      states: [],
+    };
   }
   const started = options.operationStartedAt;
   const wasAllowed = (): boolean =>
     started !== undefined && allowedIn(statesAt(windows, started, now), manual);
   const activeDeny = states.filter((s) => s.active && s.window.kind === 'deny');
   if (activeDeny.length > 0) {
-    if (manual && activeDeny.every((s) => s.window.manualSync)) return { allowed: true, blocking: [], states };
+    if (manual && activeDeny.every((s) => s.window.manualSync))
+      return { allowed: true, blocking: [], states };
     // denyAllowsOverrun: every active deny has syncOverrun.
     if (activeDeny.every((s) => s.window.syncOverrun) && wasAllowed()) {
       return { allowed: true, overrun: true, blocking: [], states };
@@ -150,10 +156,12 @@ export function canSync(windows: readonly SyncWindow[], options: CanSyncOptions)
     const blocking = manual ? activeDeny.filter((s) => !s.window.manualSync) : activeDeny;
     return { allowed: false, blockedBy: 'deny', blocking, states };
   }
-  if (states.some((s) => s.active && s.window.kind === 'allow')) return { allowed: true, blocking: [], states };
+  if (states.some((s) => s.active && s.window.kind === 'allow'))
+    return { allowed: true, blocking: [], states };
   const inactiveAllow = states.filter((s) => !s.active && s.window.kind === 'allow');
   if (inactiveAllow.length > 0) {
-    if (manual && inactiveAllow.every((s) => s.window.manualSync)) return { allowed: true, blocking: [], states };
+    if (manual && inactiveAllow.every((s) => s.window.manualSync))
+      return { allowed: true, blocking: [], states };
     // inactiveAllowsAllowOverrun: every allow window has syncOverrun.
     if (inactiveAllow.every((s) => s.window.syncOverrun) && wasAllowed()) {
       return { allowed: true, overrun: true, blocking: [], states };

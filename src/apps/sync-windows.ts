@@ -88,7 +88,9 @@ export function parseSyncWindows(raw: unknown, options: ParseSyncWindowsOptions)
     const str = (key: (typeof STRING_FIELDS)[number]): string => {
       const v = item[key];
       if (v === undefined || v === null) return '';
-      return typeof v === 'string' ? v : fail(`${where}.${key}`, `must be a string, not ${JSON.stringify(v)}`);
+      return typeof v === 'string'
+        ? v
+        : fail(`${where}.${key}`, `must be a string, not ${JSON.stringify(v)}`);
     };
     const list = (key: (typeof LIST_FIELDS)[number]): string[] => {
       const v = item[key];
@@ -101,7 +103,9 @@ export function parseSyncWindows(raw: unknown, options: ParseSyncWindowsOptions)
     const bool = (key: (typeof BOOL_FIELDS)[number]): boolean => {
       const v = item[key];
       if (v === undefined || v === null) return false;
-      return typeof v === 'boolean' ? v : fail(`${where}.${key}`, `must be true or false, not ${JSON.stringify(v)}`);
+      return typeof v === 'boolean'
+        ? v
+        : fail(`${where}.${key}`, `must be true or false, not ${JSON.stringify(v)}`);
     };
     return {
       index,
