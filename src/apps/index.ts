@@ -29,6 +29,7 @@ export {
   describeState,
   describeWindow,
   syncWindowRefusal,
+  syncWindowsReport,
   windowState,
 } from './sync-windows-eval.js';
 export type {
@@ -36,6 +37,8 @@ export type {
   AppSyncWindowsOptions,
   CanSyncOptions,
   SyncDecision,
+  SyncWindowsReport,
+  WindowReport,
   WindowState,
 } from './sync-windows-eval.js';
 export { parseCron, nextAfter } from './cron.js';

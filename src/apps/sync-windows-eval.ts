@@ -273,11 +273,76 @@ export function syncWindowRefusal(app: { name: string }, windows: AppSyncWindows
   });
 }
 
-/** The diff header line: `sync windows: none active` or the active ones. */
-export function activeWindowsLine(windows: AppSyncWindows): string | undefined {
-  if (windows.decision.error) return `sync windows: ${windows.decision.error}`;
-  if (windows.assigned.length === 0) return undefined;
-  const active = windows.active.map(describeState);
-  const verdict = windows.decision.allowed ? 'sync allowed' : 'sync blocked';
+/** One window in a report (plain data, as `-o json` prints it; times in RFC 3339 UTC). */
+export interface WindowReport {
+  index: number;
+  kind: string;
+  schedule: string;
+  duration: string;
+  timeZone?: string;
+  description?: string;
+  manualSync: boolean;
+  syncOverrun: boolean;
+  active: boolean;
+  /** Active: the current opening's end; absent when it never closes. */
+  until?: string;
+  /** Inactive: when it next opens; absent when it never does. */
+  next?: string;
+  /** One line for people (`describeState`). */
+  text: string;
+}
+
+/** The sync windows of one app at one time, as reports carry them. */
+export interface SyncWindowsReport {
+  project: string;
+  /** Whether the sync asked about (manual for the CLI) may run now. */
+  canSync: boolean;
+  /** Why not: the one-line reason (names the blocking windows), when `canSync` is false. */
+  blockedBy?: string;
+  /** Windows that apply to the app, in project order, with their state; `active` the open ones. */
+  assigned: WindowReport[];
+  active: WindowReport[];
+  warnings: string[];
+}
+
+function windowReport(s: WindowState): WindowReport {
+  const w = s.window;
+  return {
+    index: w.index,
+    kind: w.kind,
+    schedule: w.schedule,
+    duration: w.duration,
+    ...(w.timeZone ? { timeZone: w.timeZone } : {}),
+    ...(w.description ? { description: w.description } : {}),
+    manualSync: w.manualSync,
+    syncOverrun: w.syncOverrun,
+    active: s.active,
+    ...(s.until ? { until: iso(s.until) } : {}),
+    ...(s.next ? { next: iso(s.next) } : {}),
+    text: describeState(s),
+  };
+}
+
+/** Plain data for reports and printers. */
+export function syncWindowsReport(windows: AppSyncWindows): SyncWindowsReport {
+  const assigned = windows.assigned.map(windowReport);
+  return {
+    project: windows.project,
+    canSync: windows.blockedMessage === undefined,
+    ...(windows.blockedMessage ? { blockedBy: windows.blockedMessage } : {}),
+    assigned,
+    active: assigned.filter((w) => w.active),
+    warnings: windows.warnings,
+  };
+}
+
+/**
+ * The diff header line: `sync windows (sync allowed|blocked): <active windows or "none active">`, or the
+ * reason an invalid window blocks; undefined when no window applies to the app.
+ */
+export function activeWindowsLine(report: SyncWindowsReport): string | undefined {
+  if (report.assigned.length === 0) return report.blockedBy ? `sync windows: ${report.blockedBy}` : undefined;
+  const verdict = report.canSync ? 'sync allowed' : 'sync blocked';
+  const active = report.active.map((w) => w.text);
   return `sync windows (${verdict}): ${active.length > 0 ? active.join('; ') : 'none active'}`;
 }

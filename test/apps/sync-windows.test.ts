@@ -8,6 +8,7 @@ import {
   matchingWindows,
   parseSyncWindows,
   syncWindowRefusal,
+  syncWindowsReport,
   validateSyncWindows,
   windowState,
 } from '../../src/apps/index.js';
@@ -349,7 +350,7 @@ describe('sync windows: the integration door (appSyncWindows)', () => {
       /^app "web": failed to sync: blocked by sync window: AppProject "team" deny window active/,
     );
     assert.equal(
-      activeWindowsLine(r),
+      activeWindowsLine(syncWindowsReport(r)),
       `sync windows (sync blocked): allow '0 8 * * *' 10h (syncWindows[0]), open until 2026-07-15T18:00:00Z; deny '0 12 * * *' 1h (syncWindows[1], "lunch freeze"), open until 2026-07-15T13:00:00Z`,
     );
     assert.deepEqual(r.warnings, [
@@ -362,7 +363,7 @@ describe('sync windows: the integration door (appSyncWindows)', () => {
     const manual = appSyncWindows(raw, app, evening, { project: 'team' });
     assert.equal(manual.blockedMessage, undefined);
     assert.equal(syncWindowRefusal(app, manual), undefined);
-    assert.equal(activeWindowsLine(manual), 'sync windows (sync allowed): none active');
+    assert.equal(activeWindowsLine(syncWindowsReport(manual)), 'sync windows (sync allowed): none active');
     const auto = appSyncWindows(raw, app, evening, { project: 'team', manual: false });
     assert.equal(
       auto.blockedMessage,
@@ -384,12 +385,12 @@ describe('sync windows: the integration door (appSyncWindows)', () => {
       `blocked by sync window: AppProject "team": invalid sync windows: cannot parse duration '5x': time: unknown unit "x" in duration "5x"`,
     );
     assert.equal(
-      activeWindowsLine(r),
-      `sync windows: invalid sync windows: cannot parse duration '5x': time: unknown unit "x" in duration "5x"`,
+      activeWindowsLine(syncWindowsReport(r)),
+      `sync windows: blocked by sync window: AppProject "team": invalid sync windows: cannot parse duration '5x': time: unknown unit "x" in duration "5x"`,
     );
     const none = appSyncWindows(raw.slice(2), app, at('2026-07-15T00:30:00Z'), { project: 'team' });
     assert.equal(none.blockedMessage, undefined);
-    assert.equal(activeWindowsLine(none), undefined);
+    assert.equal(activeWindowsLine(syncWindowsReport(none)), undefined);
   });
 
   it('warns about an unknown time zone as Argo CD logs it', () => {
