@@ -205,6 +205,8 @@ export function cronParserFields(s: CronSchedule): string | undefined {
   return `${s.minutes.join(',')} ${s.hours.join(',')} ${dom} ${s.months.join(',')} ${dow}`;
 }
 
+const wallFormats = new Map<string, Intl.DateTimeFormat>();
+
 /** Wall-clock fields of an instant in a zone. */
 function wallClock(
   at: Date,
@@ -220,16 +222,21 @@ function wallClock(
       wd: at.getUTCDay(),
     };
   }
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone: iana,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: 'numeric',
-    day: 'numeric',
-    hour: 'numeric',
-    minute: 'numeric',
-    weekday: 'short',
-  }).formatToParts(at);
+  let format = wallFormats.get(iana);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone: iana,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      weekday: 'short',
+    });
+    wallFormats.set(iana, format);
+  }
+  const parts = format.formatToParts(at);
   const get = (type: string): string => parts.find((p) => p.type === type)?.value ?? '';
   return {
     y: Number(get('year')),
