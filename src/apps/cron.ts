@@ -23,7 +23,7 @@
  * The stepping itself is cron-parser's (installed for this); this module hands it a normalized expression
  * (explicit lists) because its grammar and day rule differ from robfig's (see `cronParserFields`).
  */
-import { CronExpressionParser } from 'cron-parser';
+import { CronExpressionParser, type CronExpression } from 'cron-parser';
 import { loadTimeZone, offsetSeconds, type TimeZone } from './time-zone.js';
 
 export interface CronSchedule {
@@ -268,7 +268,8 @@ export function nextAfter(s: CronSchedule, t: Date, zone = 'UTC'): Date | undefi
   const iana = s.zone?.iana ?? zone;
   const from = new Date(Math.floor(t.getTime() / 1000) * 1000);
   const yearLimit = wallClock(new Date(from.getTime() + 1000), iana).y + 5;
-  const cron = CronExpressionParser.parse(expression, { currentDate: from, tz: iana });
+  const cron = expressionOf(expression, iana);
+  cron.reset(from);
   let found: Date | undefined;
   // cron-parser moves a time that falls in a DST gap to the next valid hour; robfig skips that day (its
   // hour loop steps over the missing hour). A candidate whose wall clock does not match is skipped.
@@ -280,6 +281,20 @@ export function nextAfter(s: CronSchedule, t: Date, zone = 'UTC'): Date | undefi
   }
   if (found && iana !== 'UTC') found = repeatedHourMatch(s, from, found, iana) ?? found;
   return found;
+}
+
+/** Parsed cron-parser expressions by (expression, zone), reset to each start time: parsing is the cost. */
+const expressions = new Map<string, CronExpression>();
+
+function expressionOf(expression: string, iana: string): CronExpression {
+  const key = `${iana} ${expression}`;
+  let cron = expressions.get(key);
+  if (!cron) {
+    cron = CronExpressionParser.parse(expression, { tz: iana });
+    if (expressions.size >= 1000) expressions.clear();
+    expressions.set(key, cron);
+  }
+  return cron;
 }
 
 const HOUR_MS = 3_600_000;
