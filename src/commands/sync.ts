@@ -6,6 +6,7 @@ import {
   sourceSelection,
   clusterFlags,
   progressFlags,
+  runProjects,
   runSettings,
 } from './flags.js';
 import { BaseCommand } from './base-command.js';
@@ -157,6 +158,7 @@ rendered or compared (the other apps still run); 130 interrupted.`;
       flags['argocd-cm'] !== undefined ? await runSettings(flags, (m) => this.warnLine(m)) : undefined;
     const apps = await selectApps(flags, names as string[], 'sync');
     const settings = fileSettings ?? (await runSettings(flags, (m) => this.warnLine(m)));
+    const projects = await runProjects(flags);
     // The reason names the flag, so the report says why the operation stopped.
     const timeoutController = new AbortController();
     const timer =
@@ -180,6 +182,7 @@ rendered or compared (the other apps still run); 130 interrupted.`;
         context: flags.context,
         argocdNamespace: flags['argocd-namespace'],
         ...settings,
+        projects,
         statusProcessors: flags['status-processors'],
         ...clientOptionsOf(flags),
         operationProcessors: flags['operation-processors'],
