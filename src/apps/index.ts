@@ -19,7 +19,31 @@ import type { Application } from './types.js';
 export type * from './types.js';
 export { APPLICATION_API_VERSION, APPLICATION_KIND } from './types.js';
 export { parseApplication, SYNC_OPTIONS, RETRY_DEFAULTS } from './parse.js';
-export { parseDuration } from './duration.js';
+export { parseDuration, parseGoDuration } from './duration.js';
+export { parseSyncWindows, validateSyncWindows, matchingWindows } from './sync-windows.js';
+export type { SyncWindow, WindowApp, ParseSyncWindowsOptions } from './sync-windows.js';
+export {
+  appSyncWindows,
+  activeWindowsLine,
+  canSync,
+  describeState,
+  describeWindow,
+  syncWindowRefusal,
+  syncWindowsReport,
+  windowState,
+} from './sync-windows-eval.js';
+export type {
+  AppSyncWindows,
+  AppSyncWindowsOptions,
+  CanSyncOptions,
+  SyncDecision,
+  SyncWindowsReport,
+  WindowReport,
+  WindowState,
+} from './sync-windows-eval.js';
+export { parseCron, nextAfter } from './cron.js';
+export type { CronSchedule } from './cron.js';
+export { loadTimeZone } from './time-zone.js';
 export { parseSelector, selectApplications } from './select.js';
 export { loadApplicationFiles } from './load.js';
 export { argoCdStringField } from './string-fields.js';

@@ -24,11 +24,14 @@ export default class Sync extends BaseCommand {
   static override description = prose`Compares each selected Application as diff does, then runs Argo CD's sync operation in the
 foreground: every task validated by a server-side dry run before anything is written, then phases (PreSync,
 Sync, PostSync) and waves in order, hooks, prunes (with --prune), waiting for health between waves. The app
-is compared again afterwards and its final sync and health reported.
+is compared again afterwards and its final sync and health reported. A sync is a manual sync to the app's
+AppProject syncWindows: one they refuse now is that app's error, naming the window, and writes nothing
+(--dry-run still plans).
 
 Exit codes: 0 every operation Succeeded and every app ends Healthy (Progressing is fine with --async);
 1 an operation Failed, an app ends Degraded, or --timeout passed; 2 bad input or an app that could not be
-rendered or compared (the other apps still run); 130 interrupted.`;
+rendered or compared, or whose sync its project's sync windows refuse (the other apps still run); 130
+interrupted.`;
 
   static override usage = [
     'sync [APP...] -f FILE... [FLAGS]',
@@ -185,6 +188,8 @@ rendered or compared (the other apps still run); 130 interrupted.`;
         argocdNamespace: flags['argocd-namespace'],
         ...settings,
         projects,
+        // A CLI sync is a manual sync; a dry run plans even when a window refuses it.
+        syncWindows: flags['dry-run'] ? 'report' : 'enforce',
         statusProcessors: flags['status-processors'],
         ...clientOptionsOf(flags),
         operationProcessors: flags['operation-processors'],

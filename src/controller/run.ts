@@ -18,7 +18,9 @@
  *    refresh queue after its backoff. Processors return what
  *    comes next, as controller-runtime reconcilers do; a transient failure (5xx, 429, transport) is retried
  *    through the queue with per-app rate limiting (`MAX_TRANSIENT_RETRIES`), any other failure is recorded
- *    on that app, never hiding the others.
+ *    on that app, never hiding the others. Before each operation the app's AppProject sync windows are
+ *    judged at `wallClock()` (windows.ts; a CLI sync is manual): a refused sync is that app's error
+ *    (exit 2) and never starts, unless `syncWindows: 'report'` (dry run).
  * 4. The run ends when every app is finished (the completion predicate), or when `signal` aborts: apps not
  *    finished then carry an "interrupted" error and `interrupted` is true. Caches are stopped, connections
  *    closed.
@@ -59,6 +61,7 @@ import type { AppProject, ProjectClusters, ProjectCondition } from '../apps/inde
 import { destinationCluster } from './projects.js';
 import type { AppProjectContext } from './projects.js';
 import { ResourceFilter } from './exclusions.js';
+import { appWindowsVerdict, type AppWindowsVerdict } from './windows.js';
 
 export interface RunOptions extends Omit<StateManagerOptions, 'clusterOf'> {
   apps: readonly Application[];
@@ -104,6 +107,15 @@ export interface RunOptions extends Omit<StateManagerOptions, 'clusterOf'> {
   projects?: ProjectSet | undefined;
   /** The clusters scoped to each project (permitOnlyProjectScopedClusters); default none. */
   projectClusters?: ProjectClusters | undefined;
+  /** The wall clock AppProject sync windows are judged at (default: the system clock). */
+  wallClock?: () => Date;
+  /**
+   * When the app's project sync windows refuse a sync (a manual one, as the CLI's): `enforce` (default)
+   * ends the app with that error before its operation starts, so nothing is written; `report` (sync
+   * --dry-run) runs the operation anyway. Either way `AppReport.syncWindows` shows the windows that apply
+   * (windows.ts), judged when the app is set up and again when its operation starts.
+   */
+  syncWindows?: 'enforce' | 'report';
 }
 
 /**
@@ -266,6 +278,20 @@ export class Run {
       throw err;
     }
     const projectOf = new Map<Application, AppProjectContext>();
+    // Sync windows: judged now for the report, and again when the app's operation starts.
+    const wallClock = o.wallClock ?? ((): Date => new Date());
+    const warned = new Set<string>();
+    const judgeWindows = (r: AppReport): AppWindowsVerdict => {
+      const verdict = appWindowsVerdict(r.app, r.project, wallClock());
+      if (verdict.report) r.syncWindows = verdict.report;
+      else delete r.syncWindows;
+      for (const m of verdict.warnings) {
+        if (warned.has(m)) continue;
+        warned.add(m);
+        o.onWarning?.(m);
+      }
+      return verdict;
+    };
     for (const r of reports) {
       // Argo CD's refreshAppConditions: the project's conditions stop the app before any comparison. A
       // missing project or a refused app namespace is the only condition (getAppProj fails first).
@@ -292,6 +318,7 @@ export class Run {
           cluster,
           ...(o.projectClusters ? { projectClusters: o.projectClusters } : {}),
         });
+        judgeWindows(r);
       } catch (err) {
         // ValidatePermissions reports a destination that does not resolve beside refused sources.
         r.error =
@@ -418,6 +445,9 @@ export class Run {
     };
     const refresh = (w: AppWork): Promise<ProcessResult> => this.#refresh(w, manager, runSignal);
     const operate = async (w: AppWork): Promise<ProcessResult> => {
+      // Argo CD's syncWindowPreventsSync, before any task: a refused sync never starts.
+      const windows = judgeWindows(w.report);
+      if (windows.refusal && (o.syncWindows ?? 'enforce') === 'enforce') throw windows.refusal;
       const operation = await this.#o.operation!(w.report.app, w.reconciliation!, runSignal).catch(
         (err: unknown) => {
           // It ran, but its writes cannot be read back: report how it went, then the app's error.

@@ -5,7 +5,7 @@
  * printed) and the report made from it by `toReport` (`ComparisonResult`: plain data, masked, Secret values
  * never appear), the only shape printers and `-o json` receive.
  */
-import type { AppProject, Application } from '../apps/index.js';
+import type { AppProject, Application, SyncWindowsReport } from '../apps/index.js';
 import type { IChange, ReportOptions, ResourceComparison } from '../diff/index.js';
 import type { HealthOptions, HealthStatus } from '../health/index.js';
 import type { KubeClient, KubeObject, LiveStateCache, ResourceInfo } from '../cluster/index.js';
@@ -174,6 +174,11 @@ export interface AppReport {
   comparison?: ComparisonResult;
   /** The sync operation's outcome (sync runs only). */
   operation?: OperationReport;
+  /**
+   * The AppProject sync windows that apply to the app, at the time of the comparison (diff) or of the
+   * operation (sync); absent when none applies. `blockedBy` says why a manual sync may not run.
+   */
+  syncWindows?: SyncWindowsReport;
   /** One line, "app \"<name>\": <subject>: failed to <verb>: <cause>"; `exitCode` from the error. */
   error?: { message: string; exitCode: number; hint?: string };
 }

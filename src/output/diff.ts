@@ -6,7 +6,10 @@
  *
  * JSON/YAML shape (documented in docs/usage/diff.md; change it only compatibly):
  *   {"apps": [{"name", "namespace", "destination": {"server"|"name", "namespace", "context"},
- *     "revision", "sync", "health", "healthMessage"?, "conditions": [{"type", "message"}], "error"?,
+ *     "revision", "sync", "health", "healthMessage"?, "conditions": [{"type", "message"}],
+ *     "syncWindows"?: {"project", "canSync", "blockedBy"?, "assigned": [window], "active": [window],
+ *       "warnings"} (a window: "index", "kind", "schedule", "duration", "timeZone"?, "description"?,
+ *       "manualSync", "syncOverrun", "active", "until"?, "next"?, "text"), "error"?,
  *     "resources": [{"group", "version", "kind", "namespace", "name", "status", "difference", "health",
  *       "requiresPruning", "hook"?, "sharedWith"?, "message"?, "note"?, "changes": [json-diff-ts changes]}]}]}
  * "note" is set where the verdict is Argo CD's and Argo CD is known to be wrong, naming the upstream issue
@@ -16,6 +19,7 @@
  * tracking-id form; group empty for core kinds, namespace empty for cluster-scoped kinds).
  */
 import { Chalk } from 'chalk';
+import { activeWindowsLine } from '../apps/index.js';
 import type { AppReport, ResourceStatus, RunReport } from '../controller/index.js';
 import { renderStructured } from './structured.js';
 import type { StructuredFormat } from './structured.js';
@@ -113,6 +117,8 @@ export function renderDiffText(report: RunReport, options: DiffPrintOptions = {}
     );
     // argocd app get's MESSAGE column: each resource's health message ("Waiting for rollout to finish...").
     for (const line of resourceHealthLines(cmp.resources)) out.push(`  ${line}`);
+    const windows = app.syncWindows ? activeWindowsLine(app.syncWindows) : undefined;
+    if (windows) out.push(app.syncWindows?.canSync ? windows : c.yellow(windows));
     for (const cond of cmp.conditions) out.push(c.yellow(`condition:   ${cond.type}: ${cond.message}`));
     // Resources not shown below whose verdict carries a note (a live hook's requiresPruning).
     for (const r of cmp.resources)
@@ -152,6 +158,7 @@ export function diffDocument(report: RunReport): { apps: Record<string, unknown>
         health: cmp?.health.status ?? 'Unknown',
         ...(cmp?.health.message ? { healthMessage: cmp.health.message } : {}),
         conditions: cmp?.conditions ?? [],
+        ...(a.syncWindows ? { syncWindows: a.syncWindows } : {}),
         ...(a.error ? { error: a.error.message } : {}),
         resources: (cmp?.resources ?? []).map((r) => ({
           group: r.group,

@@ -52,6 +52,7 @@ export function syncJson(report: RunReport): string {
       // Health messages of the app's resources after the sync, as argocd app get shows them.
       ...resourceHealthOf(a),
       ...(op?.dryRun ? { dryRun: true } : {}),
+      ...(a.syncWindows ? { syncWindows: a.syncWindows } : {}),
       ...(op && op.retries > 0 ? { retries: op.retries } : {}),
       resources: (op?.resources ?? []).filter((r) => r.status !== '' || r.hookPhase !== ''),
     };
@@ -74,6 +75,8 @@ export function syncText(report: RunReport): string {
     );
     for (const line of resourceHealthLines(a.comparison?.resources ?? [])) lines.push(`  health: ${line}`);
     if (op.dryRun) {
+      // A dry run plans even when the project's sync windows would refuse the sync.
+      if (a.syncWindows?.blockedBy) lines.push(`  a sync would be refused: ${a.syncWindows.blockedBy}`);
       for (const t of op.plan) {
         lines.push(
           `  ${t.syncPhase.padEnd(8)} wave ${String(t.syncWave).padStart(3)}  ${t.action.padEnd(10)} ${t.group ? `${t.group}/` : ''}${t.kind} ${t.namespace ? `${t.namespace}/` : ''}${t.name}${t.hookType ? ` (hook)` : ''}`,
