@@ -2,6 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import {
   appFlags,
   clientOptionsOf,
+  clusterSecretsOf,
   selectApps,
   sourceSelection,
   clusterFlags,
@@ -178,6 +179,7 @@ rendered or compared (the other apps still run); 130 interrupted.`;
         source,
         kubeconfig: flags.kubeconfig,
         context: flags.context,
+        clusterSecrets: await clusterSecretsOf(flags, (m) => this.warnLine(m)),
         argocdNamespace: flags['argocd-namespace'],
         ...settings,
         statusProcessors: flags['status-processors'],

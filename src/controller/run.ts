@@ -2,11 +2,13 @@
  * `Run`: the one-shot refresh loop (Argo CD's application controller, in the foreground, spec §8).
  *
  * 1. Loads the kubeconfig once (a kubeconfig that fails to load rejects the run: it is the one error every
- *    app would share) and resolves each app's destination to a context (src/cluster); apps whose
- *    destination does not resolve get that error, the others go on. Meanwhile the first app of each
+ *    app would share) and resolves each app's destination to a context, or else to one of
+ *    `clusterSecrets` (Argo CD cluster Secrets; src/cluster destination.ts: a context wins when both
+ *    match); apps whose destination does not resolve get that error, the others go on. Meanwhile the first app of each
  *    refresh worker starts rendering (Git needs no cluster; the first compare of the app takes it).
- * 2. One `ClusterState` per context: one connection and one live cache shared by every app of that
- *    cluster, scoped to their destination namespaces, started by the first app that needs it.
+ * 2. One `ClusterState` per context (or cluster Secret): one connection and one live cache shared by every
+ *    app of that cluster, scoped to their destination namespaces (a cluster Secret's `namespaces` and
+ *    `clusterResources` narrow it, as Argo CD's cluster cache), started by the first app that needs it.
  * 3. Every app key (`<namespace>/<name>`) goes into the refresh queue (src/queue); `statusProcessors`
  *    workers (default 4) run the refresh processor (`StateManager.reconcile`, reported by `toReport`). With
  *    an operation (sync), the refreshed app goes to the operation queue with its reconciliation, whose
@@ -33,13 +35,14 @@ import {
   OWN_FIELD_MANAGERS,
   oneLine,
 } from '../common/index.js';
-import {
-  connect as defaultConnect,
-  isRetryable,
-  loadKubeConfig,
-  resolveDestination,
+import { connect as defaultConnect, isRetryable, loadKubeConfig, resolveCluster } from '../cluster/index.js';
+import type {
+  ClientOptions,
+  ClusterAccess,
+  ClusterConnection,
+  ConnectOptions,
+  DiscoveryOptions,
 } from '../cluster/index.js';
-import type { ClientOptions, ClusterConnection, ConnectOptions, DiscoveryOptions } from '../cluster/index.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { RateLimitingQueue } from '../queue/index.js';
 import { ClusterState } from './cluster.js';
@@ -59,6 +62,11 @@ export interface RunOptions extends Omit<StateManagerOptions, 'clusterOf'> {
   /** `--kubeconfig` / `--context` (the context `https://kubernetes.default.svc` means). */
   kubeconfig?: string | undefined;
   context?: string | undefined;
+  /**
+   * Argo CD cluster Secrets (`--from-cluster`, `--clusters-file`): destinations no kubeconfig context
+   * serves are reached with their credentials.
+   */
+  clusterSecrets?: readonly ClusterAccess[] | undefined;
   /** Refresh workers (`--status-processors`). Default 4. */
   statusProcessors?: number;
   /** Operation (sync) workers (`--operation-processors`). Default 2. */
@@ -198,9 +206,11 @@ export class Run {
     const resourceFilter = new ResourceFilter(o.settings);
     const knownTypeFields = knownTypeFieldsOf(o.settings);
 
-    // Destinations -> contexts -> one ClusterState each.
+    // Destinations -> contexts (or cluster Secrets) -> one ClusterState each. Keyed by the context name,
+    // or "secret <server>" for a cluster Secret (a context may have any name).
     const clusters = new Map<string, Promise<ClusterState>>();
     const contextOf = new Map<Application, string>();
+    const accessOf = new Map<string, ClusterAccess>();
     // Rendering needs no cluster: the renders the refresh workers start with begin while the kubeconfig
     // (and the Kubernetes client library, a few hundred ms to load) loads, so Git runs meanwhile.
     const source = primeRenders(
@@ -220,9 +230,16 @@ export class Run {
     }
     for (const r of reports) {
       try {
-        const context = resolveDestination(kubeConfig, r.app.destination);
-        contextOf.set(r.app, context);
-        r.destination.context = context;
+        const resolved = resolveCluster(kubeConfig, r.app.destination, o.clusterSecrets);
+        if (resolved.access) {
+          const key = `secret ${resolved.access.server}`;
+          accessOf.set(key, resolved.access);
+          contextOf.set(r.app, key);
+          r.destination.context = resolved.access.displayName;
+        } else {
+          contextOf.set(r.app, resolved.context);
+          r.destination.context = resolved.context;
+        }
       } catch (err) {
         r.error = appError(r.app, err);
       }
@@ -234,7 +251,7 @@ export class Run {
         name: r.app.name,
         ...(r.destination.context ? { cluster: r.destination.context } : {}),
       })),
-      clusters: [...new Set(contextOf.values())],
+      clusters: [...new Set([...contextOf.values()].map((key) => accessOf.get(key)?.displayName ?? key))],
     });
     for (const r of reports)
       if (r.error) emit?.({ type: 'app-done', app: r.app.name, error: r.error.message });
@@ -245,9 +262,11 @@ export class Run {
         const namespaces = o.apps
           .filter((a) => contextOf.get(a) === context)
           .map((a) => a.destination.namespace);
+        const access = accessOf.get(context);
         p = (o.connect ?? defaultConnect)({
           kubeConfig,
           destination: app.destination,
+          ...(access ? { access } : {}),
           ...(o.discovery ? { discovery: o.discovery } : {}),
           ...(o.client ? { client: o.client } : {}),
         }).then(
@@ -255,6 +274,7 @@ export class Run {
             new ClusterState({
               conn,
               namespaces,
+              ...(conn.scope ? { scope: conn.scope } : {}),
               tracking: {
                 method: o.trackingMethod ?? DEFAULT_TRACKING_METHOD,
                 ...(o.instanceLabelKey ? { instanceLabelKey: o.instanceLabelKey } : {}),

@@ -1,0 +1,68 @@
+/**
+ * Which cluster an Application's destination means: a kubeconfig context, or an Argo CD cluster Secret.
+ *
+ * 1. The kubeconfig first (kubeconfig.ts `resolveDestination`): `https://kubernetes.default.svc` and
+ *    `name: in-cluster` are the current context; a context (or cluster) named `name`, or a context whose
+ *    cluster has the `server`. A context wins over a cluster Secret for the same cluster: what the user's
+ *    own kubeconfig says about a cluster is what they mean.
+ * 2. Else the cluster Secrets (`--from-cluster`, `--clusters-file`), as Argo CD's GetDestinationCluster
+ *    (util/argo/argo.go): `server` (trailing "/" ignored) matches a Secret's server; `name` matches a
+ *    Secret's `name`: none is an error, two or more are an error ("there are N clusters with the same
+ *    name"), one gives its server, which a kubeconfig context (or in-cluster) still wins.
+ * The error when nothing matches names the destination, the contexts and how many Secrets were read.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import { GitopsError } from '../common/index.js';
+import type { ClusterAccess } from './cluster-secret.js';
+import { resolveDestination } from './kubeconfig.js';
+import type { Destination } from './kubeconfig.js';
+
+export type ResolvedCluster =
+  { context: string; access?: undefined } | { access: ClusterAccess; context?: undefined };
+
+export function resolveCluster(
+  kc: KubeConfig,
+  dest: Destination,
+  secrets: readonly ClusterAccess[] = [],
+): ResolvedCluster {
+  let kubeconfigError: unknown;
+  try {
+    return { context: resolveDestination(kc, dest) };
+  } catch (err) {
+    if (secrets.length === 0) throw err;
+    kubeconfigError = err;
+  }
+  const server = dest.server ? dest.server.replace(/\/+$/, '') : undefined;
+  const subject = `destination ${dest.server ?? dest.name ?? '(empty)'}`;
+  if (server) {
+    const access = secrets.find((s) => s.server === server);
+    if (access) return { access };
+  } else if (dest.name) {
+    const named = secrets.filter((s) => s.name === dest.name);
+    if (named.length > 1)
+      throw new GitopsError(
+        `failed to resolve: there are ${named.length} clusters with the same name: [${named.map((s) => s.server).join(' ')}]`,
+        { subject },
+      );
+    const access = named[0];
+    if (access) {
+      try {
+        return { context: resolveDestination(kc, { server: access.server }) };
+      } catch {
+        return { access };
+      }
+    }
+  }
+  const contexts = kc.getContexts().map((c) => c.name);
+  const what = server
+    ? `no kubeconfig context's cluster and no cluster Secret has server ${server}`
+    : `no kubeconfig context or cluster and no cluster Secret is named ${dest.name}`;
+  throw new GitopsError(
+    `failed to resolve to a kubeconfig context or a cluster Secret: ${what} (contexts: ${contexts.join(', ') || 'none'}; cluster Secrets: ${secrets.length})`,
+    {
+      subject,
+      hint: 'add the cluster Secret (argocd.argoproj.io/secret-type=cluster) to --argocd-namespace or --clusters-file, or a context to your kubeconfig',
+      cause: kubeconfigError,
+    },
+  );
+}
