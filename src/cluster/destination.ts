@@ -10,15 +10,46 @@
  *    Secret's `name`: none is an error, two or more are an error ("there are N clusters with the same
  *    name"), one gives its server, which a kubeconfig context (or in-cluster) still wins.
  * The error when nothing matches names the destination, the contexts and how many Secrets were read.
+ * A context still takes the `scope` (namespaces, clusterResources) of the Secret for the same server
+ * (`https://kubernetes.default.svc` for in-cluster): what Argo CD may manage on a cluster is the Secret's
+ * to say, whoever's credentials reach it (a namespace-scoped Argo CD install has such an in-cluster Secret).
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { GitopsError } from '../common/index.js';
-import type { ClusterAccess } from './cluster-secret.js';
-import { resolveDestination } from './kubeconfig.js';
+import type { ClusterAccess, ClusterScope } from './cluster-secret.js';
+import { IN_CLUSTER_NAME, IN_CLUSTER_SERVER, resolveDestination } from './kubeconfig.js';
 import type { Destination } from './kubeconfig.js';
 
 export type ResolvedCluster =
-  { context: string; access?: undefined } | { access: ClusterAccess; context?: undefined };
+  | { context: string; access?: undefined; scope?: ClusterScope }
+  | { access: ClusterAccess; context?: undefined };
+
+/** The Secret for the cluster a destination names, when there is one (by server, else by unique name). */
+function secretFor(dest: Destination, secrets: readonly ClusterAccess[]): ClusterAccess | undefined {
+  const server = dest.server
+    ? dest.server.replace(/\/+$/, '')
+    : dest.name === IN_CLUSTER_NAME && !secrets.some((s) => s.name === IN_CLUSTER_NAME)
+      ? IN_CLUSTER_SERVER
+      : undefined;
+  if (server) return secrets.find((s) => s.server === server);
+  const named = secrets.filter((s) => s.name === dest.name);
+  return named.length === 1 ? named[0] : undefined;
+}
+
+/** Whether kubeconfig context `context` is the cluster of `secret` (same server, or in-cluster). */
+function sameCluster(kc: KubeConfig, context: string, secret: ClusterAccess): boolean {
+  if (secret.server === IN_CLUSTER_SERVER) return context === kc.getCurrentContext();
+  const cluster = kc.getContextObject(context)?.cluster;
+  const server = cluster ? kc.getCluster(cluster)?.server : undefined;
+  return server?.replace(/\/+$/, '') === secret.server;
+}
+
+/** A context, with the scope of the Secret for the same cluster when that Secret limits it. */
+function contextResult(kc: KubeConfig, context: string, secret: ClusterAccess | undefined): ResolvedCluster {
+  return secret && secret.scope.namespaces.length > 0 && sameCluster(kc, context, secret)
+    ? { context, scope: secret.scope }
+    : { context };
+}
 
 export function resolveCluster(
   kc: KubeConfig,
@@ -27,7 +58,7 @@ export function resolveCluster(
 ): ResolvedCluster {
   let kubeconfigError: unknown;
   try {
-    return { context: resolveDestination(kc, dest) };
+    return contextResult(kc, resolveDestination(kc, dest), secretFor(dest, secrets));
   } catch (err) {
     if (secrets.length === 0) throw err;
     kubeconfigError = err;
@@ -47,7 +78,7 @@ export function resolveCluster(
     const access = named[0];
     if (access) {
       try {
-        return { context: resolveDestination(kc, { server: access.server }) };
+        return contextResult(kc, resolveDestination(kc, { server: access.server }), access);
       } catch {
         return { access };
       }

@@ -40,6 +40,7 @@ import type {
   ClientOptions,
   ClusterAccess,
   ClusterConnection,
+  ClusterScope,
   ConnectOptions,
   DiscoveryOptions,
 } from '../cluster/index.js';
@@ -211,6 +212,8 @@ export class Run {
     const clusters = new Map<string, Promise<ClusterState>>();
     const contextOf = new Map<Application, string>();
     const accessOf = new Map<string, ClusterAccess>();
+    /** A context's scope from the cluster Secret for the same cluster (the first app that names one). */
+    const scopeOf = new Map<string, ClusterScope>();
     // Rendering needs no cluster: the renders the refresh workers start with begin while the kubeconfig
     // (and the Kubernetes client library, a few hundred ms to load) loads, so Git runs meanwhile.
     const source = primeRenders(
@@ -239,6 +242,7 @@ export class Run {
         } else {
           contextOf.set(r.app, resolved.context);
           r.destination.context = resolved.context;
+          if (resolved.scope && !scopeOf.has(resolved.context)) scopeOf.set(resolved.context, resolved.scope);
         }
       } catch (err) {
         r.error = appError(r.app, err);
@@ -274,7 +278,7 @@ export class Run {
             new ClusterState({
               conn,
               namespaces,
-              ...(conn.scope ? { scope: conn.scope } : {}),
+              ...(conn.scope || scopeOf.has(context) ? { scope: conn.scope ?? scopeOf.get(context) } : {}),
               tracking: {
                 method: o.trackingMethod ?? DEFAULT_TRACKING_METHOD,
                 ...(o.instanceLabelKey ? { instanceLabelKey: o.instanceLabelKey } : {}),

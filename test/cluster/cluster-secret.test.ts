@@ -288,6 +288,30 @@ describe('cluster Secret fields, as Argo CD reads them', () => {
       'https://b.example',
     );
     assert.equal(resolveCluster(kc, { name: 'b' }, secrets).access?.server, 'https://b.example');
+    // A context keeps the scope of the Secret for the same cluster (a namespace-scoped Argo CD install).
+    const scoped = [
+      ...secrets,
+      new ClusterAccess({
+        server: 'https://kubernetes.default.svc',
+        name: 'in-cluster',
+        namespaces: 'argocd,apps',
+        source: 'test',
+      }),
+      new ClusterAccess({
+        server: 'https://elsewhere.example',
+        name: 'ctx-a',
+        namespaces: 'x',
+        source: 'test',
+      }),
+    ];
+    const inCluster = {
+      context: 'ctx-a',
+      scope: { namespaces: ['argocd', 'apps'], clusterResources: false },
+    };
+    assert.deepEqual(resolveCluster(kc, { server: 'https://kubernetes.default.svc' }, scoped), inCluster);
+    assert.deepEqual(resolveCluster(kc, { name: 'in-cluster' }, scoped), inCluster);
+    // A Secret that only shares the context's name is another cluster: its scope is not taken.
+    assert.deepEqual(resolveCluster(kc, { name: 'ctx-a' }, scoped), { context: 'ctx-a' });
     assert.throws(
       () => resolveCluster(kc, { name: 'twin' }, secrets),
       /destination twin: failed to resolve: there are 2 clusters with the same name: \[https:\/\/c1\.example https:\/\/c2\.example\]/,
