@@ -1,7 +1,8 @@
 /**
  * Authentication of the embedded server, off unless configured (then every request needs credentials, as
- * kube-apiserver with `--anonymous-auth=false`): bearer tokens (kube-apiserver's `--token-auth-file`,
- * staticly known tokens, each with a user name), and basic auth (the removed `--basic-auth-file`, or an
+ * kube-apiserver with `--anonymous-auth=false`): client certificates signed by `clientCA` (kube-apiserver's
+ * `--client-ca-file`; the user is the certificate's CN), bearer tokens (`--token-auth-file`, statically
+ * known tokens, each with a user name), and basic auth (the removed `--basic-auth-file`, or an
  * authenticating front proxy: kube-apiserver itself has not taken passwords since 1.19).
  *
  * A request that presents no credentials, an unknown token or a wrong password is answered as
@@ -12,12 +13,15 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TLSSocket } from 'node:tls';
 
 export interface EmbeddedAuthOptions {
   /** Bearer token -> user name. */
   tokens?: Record<string, string>;
   /** Basic-auth user name -> password. */
   basic?: Record<string, string>;
+  /** CA bundle (PEM) client certificates must be signed by; needs the server's `tls`. */
+  clientCA?: string | Buffer;
 }
 
 const same = (a: string, b: string): boolean => {
@@ -28,6 +32,12 @@ const same = (a: string, b: string): boolean => {
 
 /** The user a request authenticates as, or undefined when it does not. */
 export function authenticate(req: IncomingMessage, options: EmbeddedAuthOptions): string | undefined {
+  // x509 first, as kube-apiserver's union authenticator: a verified client certificate names the user.
+  const socket = req.socket as Partial<TLSSocket>;
+  if (options.clientCA && socket.authorized) {
+    const cn = socket.getPeerCertificate?.()?.subject?.CN;
+    if (typeof cn === 'string' && cn) return cn;
+  }
   const header = req.headers['authorization'] ?? '';
   const [scheme, value = ''] = header.split(/\s+/, 2);
   if (scheme?.toLowerCase() === 'bearer' && value) {

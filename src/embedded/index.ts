@@ -149,7 +149,15 @@ export async function startEmbeddedCluster(opts: EmbeddedClusterOptions = {}): P
     void router.handle(req, res);
   };
   const server = opts.tls
-    ? createTlsServer({ cert: opts.tls.cert, key: opts.tls.key }, handler)
+    ? createTlsServer(
+        {
+          cert: opts.tls.cert,
+          key: opts.tls.key,
+          // Asked for, never required: a request without one may still bring a token (kube-apiserver).
+          ...(auth?.clientCA ? { ca: auth.clientCA, requestCert: true, rejectUnauthorized: false } : {}),
+        },
+        handler,
+      )
     : createServer(handler);
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {

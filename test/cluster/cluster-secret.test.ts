@@ -1,7 +1,7 @@
 /**
  * Reaching a cluster through its Argo CD cluster Secret (src/cluster/cluster-secret.ts, connect.ts
  * `access`) against the embedded server serving TLS with the test CA and requiring a bearer token:
- * the TLS settings (caData, serverName, insecure), the proxy (`proxyUrl`: an HTTP CONNECT tunnel), the
+ * the TLS settings (caData, serverName, insecure, a client certificate), the proxy (`proxyUrl`: an HTTP CONNECT tunnel), the
  * User-Agent on every kind of request, the default field manager the server derives from it, the
  * Secret's fields read as Argo CD reads them, and credentials kept out of JSON, inspection and errors.
  */
@@ -40,7 +40,7 @@ const access = (server: string, config: object, extra: Record<string, string> = 
 describe('cluster Secret access (embedded server with TLS and bearer tokens)', () => {
   const fx = useEmbeddedCluster({
     tls: { cert: readFileSync(join(TLS, 'server.pem')), key: readFileSync(join(TLS, 'server-key.pem')) },
-    auth: { tokens: { [TOKEN]: 'argocd-manager' } },
+    auth: { tokens: { [TOKEN]: 'argocd-manager' }, clientCA: CA },
   });
   const open: ClusterConnection[] = [];
   const connectTo = async (a: ClusterAccess): Promise<ClusterConnection> => {
@@ -143,6 +143,24 @@ describe('cluster Secret access (embedded server with TLS and bearer tokens)', (
       connectTo(access(url, { bearerToken: TOKEN, tlsClientConfig: { insecure: true, caData: b64(CA) } })),
       /cluster remote \(https:\/\/127\.0\.0\.1:\d+\) \(test\): failed to connect: .*insecure flag is not allowed/,
     );
+  });
+
+  it('tlsClientConfig certData/keyData: a client certificate the server verifies (x509 authentication)', async () => {
+    const cert = readFileSync(join(TLS, 'client.pem'), 'utf8');
+    const key = readFileSync(join(TLS, 'client-key.pem'), 'utf8');
+    const conn = await connectTo(
+      access(fx.cluster.url, {
+        tlsClientConfig: { caData: b64(CA), certData: b64(cert), keyData: b64(key) },
+      }),
+    );
+    await conn.client.list(CONFIG_MAPS, { namespace: 'default' });
+    // Without it (and without a token) the server answers 401 Unauthorized.
+    const none = await connectTo(access(fx.cluster.url, { tlsClientConfig: { caData: b64(CA) } }));
+    await assert.rejects(none.client.list(CONFIG_MAPS, { namespace: 'default' }), (err: unknown) => {
+      assert.match(oneLine(err), /Unauthorized/);
+      assert.equal((err as { code?: number }).code, 401);
+      return true;
+    });
   });
 
   describe('proxyUrl', () => {
