@@ -114,7 +114,10 @@ export function clustersFromSecrets(
   const byServer = new Map<string, ClusterEntry>();
   const accessByServer = new Map<string, ClusterAccess>();
   for (const so of objects) {
-    const subject = so.file ? describeSource(so) : `secret ${so.object.metadata?.name ?? '?'}`;
+    const ns = so.object.metadata?.namespace;
+    const subject = so.file
+      ? describeSource(so)
+      : `secret ${ns ? `${ns}/` : ''}${so.object.metadata?.name ?? '?'}`;
     const obj = so.object;
     const secretName = obj.metadata?.name ?? '<unnamed>';
     if (obj.kind !== 'Secret') {
