@@ -9,6 +9,8 @@
  *    (util/argo/argo.go): `server` (trailing "/" ignored) matches a Secret's server; `name` matches a
  *    Secret's `name`: none is an error, two or more are an error ("there are N clusters with the same
  *    name"), one gives its server, which a kubeconfig context (or in-cluster) still wins.
+ * A destination with both `name` and `server` is an error, as Argo CD's GetDestinationServer says it
+ * ("application destination can't have both name and server defined").
  * The error when nothing matches names the destination, the contexts and how many Secrets were read.
  * A context still takes the `scope` (namespaces, clusterResources) of the Secret for the same server
  * (`https://kubernetes.default.svc` for in-cluster): what Argo CD may manage on a cluster is the Secret's
@@ -56,6 +58,11 @@ export function resolveCluster(
   dest: Destination,
   secrets: readonly ClusterAccess[] = [],
 ): ResolvedCluster {
+  if (dest.name && dest.server)
+    throw new GitopsError(
+      `failed to resolve: application destination can't have both name and server defined: ${dest.name} ${dest.server}`,
+      { subject: `destination ${dest.server}`, hint: 'keep one of spec.destination.name and .server' },
+    );
   let kubeconfigError: unknown;
   try {
     return contextResult(kc, resolveDestination(kc, dest), secretFor(dest, secrets));

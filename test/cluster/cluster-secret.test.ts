@@ -331,6 +331,10 @@ describe('cluster Secret fields, as Argo CD reads them', () => {
     // A Secret that only shares the context's name is another cluster: its scope is not taken.
     assert.deepEqual(resolveCluster(kc, { name: 'ctx-a' }, scoped), { context: 'ctx-a' });
     assert.throws(
+      () => resolveCluster(kc, { name: 'b', server: 'https://b.example' }, secrets),
+      /application destination can't have both name and server defined: b https:\/\/b\.example/,
+    );
+    assert.throws(
       () => resolveCluster(kc, { name: 'twin' }, secrets),
       /destination twin: failed to resolve: there are 2 clusters with the same name: \[https:\/\/c1\.example https:\/\/c2\.example\]/,
     );
