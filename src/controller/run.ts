@@ -4,8 +4,9 @@
  * 1. Loads the kubeconfig once (a kubeconfig that fails to load rejects the run: it is the one error every
  *    app would share) and resolves each app's destination to a context, or else to one of
  *    `clusterSecrets` (Argo CD cluster Secrets; src/cluster destination.ts: a context wins when both
- *    match); apps whose destination does not resolve get that error, the others go on. Meanwhile the first app of each
- *    refresh worker starts rendering (Git needs no cluster; the first compare of the app takes it).
+ *    match); apps whose destination does not resolve get that error, the others go on. Meanwhile the
+ *    first app of each refresh worker starts rendering (Git needs no cluster; the first compare of the
+ *    app takes it).
  * 2. One `ClusterState` per context (or cluster Secret): one connection and one live cache shared by every
  *    app of that cluster, scoped to their destination namespaces (a cluster Secret's `namespaces` and
  *    `clusterResources` narrow it, as Argo CD's cluster cache), started by the first app that needs it.

@@ -381,6 +381,35 @@ describe('cluster Secrets as destinations (CLI, two embedded clusters)', () => {
       );
   });
 
+  it('the Indexed Job: sync --from-cluster --shard I --replicas 2 splits a two-cluster fleet, each app once', async () => {
+    await createNamespaces(conn, ['local']);
+    await conn.client.create(
+      appInfo,
+      application('local', repo.url, 'team-b', {
+        server: 'https://kubernetes.default.svc',
+        namespace: 'local',
+      }),
+    );
+    const names: string[] = [];
+    for (const shard of ['0', '1']) {
+      const r = await cli(['sync', '--from-cluster', '--shard', shard, '--replicas', '2', '-o', 'json']);
+      assert.equal(r.code, 0, r.stdout + r.stderr);
+      assertNoCredentials(r);
+      const doc = JSON.parse(r.stdout || '{"apps":[]}') as { apps: Array<{ name: string; phase: string }> };
+      for (const a of doc.apps) {
+        assert.equal(a.phase, 'Succeeded', `${a.name} on shard ${shard}`);
+        names.push(a.name);
+      }
+    }
+    assert.deepEqual(names.sort(), ['local', 'web']);
+    const cms = { ...secretInfo, kind: 'ConfigMap', plural: 'configmaps' };
+    assert.equal((await conn.client.get(cms, 'local', 'api')).metadata?.name, 'api');
+    assert.equal(
+      (await remoteGet(remote.cluster.url, '/api/v1/namespaces/team-a/configmaps/web')).status,
+      200,
+    );
+  });
+
   it('a kubeconfig context for the same server wins over the Secret', async () => {
     // The Secret's token is wrong; the kubeconfig's is right: success shows the kubeconfig was used.
     const secrets = writeFile('stale.yaml', [
