@@ -6,6 +6,7 @@ import {
   sourceSelection,
   clusterFlags,
   progressFlags,
+  runProjects,
   runSettings,
 } from './flags.js';
 import { selectAppTree, treeFlags } from './tree-flags.js';
@@ -224,6 +225,7 @@ are read at both revisions, so apps the change adds or removes show as added or 
       for (const n of tree.nodes) if (n.error) treeErrors.push(n.error);
       const apps = tree.nodes.filter((n) => !n.error).map((n) => n.app);
       const settings = fileSettings ?? (await runSettings(flags, (m) => this.warnLine(m)));
+      const projects = await runProjects(flags);
       const progress = await this.startProgress('diff', {
         machineOutput: flags.output !== 'diff',
         quiet: flags.quiet,
@@ -236,6 +238,7 @@ are read at both revisions, so apps the change adds or removes show as added or 
         clusterSecrets: await clusterSecretsOf(flags, (m) => this.warnLine(m)),
         argocdNamespace: flags['argocd-namespace'],
         ...settings,
+        projects,
         ignoreDifferences: extraRules,
         serverSideDiff: flags['server-side-diff'],
         statusProcessors: flags['status-processors'],

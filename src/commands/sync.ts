@@ -7,6 +7,7 @@ import {
   sourceSelection,
   clusterFlags,
   progressFlags,
+  runProjects,
   runSettings,
 } from './flags.js';
 import { BaseCommand } from './base-command.js';
@@ -158,6 +159,7 @@ rendered or compared (the other apps still run); 130 interrupted.`;
       flags['argocd-cm'] !== undefined ? await runSettings(flags, (m) => this.warnLine(m)) : undefined;
     const apps = await selectApps(flags, names as string[], 'sync');
     const settings = fileSettings ?? (await runSettings(flags, (m) => this.warnLine(m)));
+    const projects = await runProjects(flags);
     // The reason names the flag, so the report says why the operation stopped.
     const timeoutController = new AbortController();
     const timer =
@@ -182,6 +184,7 @@ rendered or compared (the other apps still run); 130 interrupted.`;
         clusterSecrets: await clusterSecretsOf(flags, (m) => this.warnLine(m)),
         argocdNamespace: flags['argocd-namespace'],
         ...settings,
+        projects,
         statusProcessors: flags['status-processors'],
         ...clientOptionsOf(flags),
         operationProcessors: flags['operation-processors'],

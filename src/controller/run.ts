@@ -4,7 +4,10 @@
  * 1. Loads the kubeconfig once (a kubeconfig that fails to load rejects the run: it is the one error every
  *    app would share) and resolves each app's destination to a context, or else to one of
  *    `clusterSecrets` (Argo CD cluster Secrets; src/cluster destination.ts: a context wins when both
- *    match); apps whose destination does not resolve get that error, the others go on. Meanwhile the
+ *    match); apps whose destination does not resolve get that error, the others go on. Each app is then
+ *    held to its AppProject (`projects`; Argo CD's refreshAppConditions): a missing project or a refused
+ *    app namespace, repository or destination is that app's error (exit 2, never compared nor synced);
+ *    apps refused without a cluster (project, namespace, repository) are not even rendered. Meanwhile the
  *    first app of each refresh worker starts rendering (Git needs no cluster; the first compare of the
  *    app takes it).
  * 2. One `ClusterState` per context (or cluster Secret): one connection and one live cache shared by every
@@ -56,7 +59,10 @@ import { UnsettledOperationError } from '../sync/index.js';
 import type { OperationReport } from '../sync/index.js';
 import type { RetryStrategy } from '../apps/index.js';
 import type { RenderedApp, SourceService } from '../source/index.js';
-import { knownTypeFieldsOf, overrideIgnoreRules } from '../apps/index.js';
+import { knownTypeFieldsOf, overrideIgnoreRules, projectConditions, ProjectSet } from '../apps/index.js';
+import type { AppProject, ProjectClusters, ProjectCondition } from '../apps/index.js';
+import { destinationCluster } from './projects.js';
+import type { AppProjectContext } from './projects.js';
 import { ResourceFilter } from './exclusions.js';
 
 export interface RunOptions extends Omit<StateManagerOptions, 'clusterOf'> {
@@ -100,6 +106,14 @@ export interface RunOptions extends Omit<StateManagerOptions, 'clusterOf'> {
   waitForHealth?: boolean;
   /** Retries of failed operations; an app's own spec.syncPolicy.retry is used when this is unset. */
   retry?: RetryStrategy | undefined;
+  /**
+   * The AppProjects of the run (src/apps `ProjectSet`). Unset: an empty set, so only Argo CD's built-in
+   * allow-all `default` project is known. An app whose project is missing or refuses it ends with that
+   * condition as its error (exit 2), neither rendered nor compared nor synced.
+   */
+  projects?: ProjectSet | undefined;
+  /** The clusters scoped to each project (permitOnlyProjectScopedClusters); default none. */
+  projectClusters?: ProjectClusters | undefined;
 }
 
 /**
@@ -145,6 +159,24 @@ function appError(app: Application, err: unknown): { message: string; exitCode: 
     message,
     exitCode: err instanceof GitopsError ? err.exitCode : ExitCode.FAILURE,
     ...(hint ? { hint } : {}),
+  };
+}
+
+/**
+ * The app's error for the project's conditions, in Argo CD's words (exit 2): the app is neither compared
+ * nor synced, as Argo CD's refresh stops at them (sync Unknown, health Unknown).
+ */
+function projectError(
+  app: Application,
+  project: AppProject | undefined,
+  conditions: readonly ProjectCondition[],
+): { message: string; exitCode: number; hint: string } {
+  return {
+    message: `app "${app.name}": failed to compare: ${conditions.map((c) => c.message).join('; ')}`,
+    exitCode: ExitCode.FAILURE,
+    hint: project
+      ? `AppProject "${project.name}" (${project.origin}) refuses this app, as Argo CD does (${conditions[0]!.type})`
+      : `pass the AppProject manifest with --project-file or -f, or read the projects of the Argo CD namespace with --from-cluster`,
   };
 }
 
@@ -208,6 +240,16 @@ export class Run {
     const resourceFilter = new ResourceFilter(o.settings);
     const knownTypeFields = knownTypeFieldsOf(o.settings);
 
+    // Projects: what the project says without a cluster (missing project, app namespace, source repos)
+    // is known now, so a refused app's repository is never fetched.
+    const projects = o.projects ?? new ProjectSet();
+    const projectCheck = (app: Application, cluster?: AppProjectContext['cluster']): ProjectCondition[] =>
+      projectConditions(app, projects.get(app.project), cluster, {
+        controllerNamespace: argocdNamespace,
+        ...(o.projectClusters ? { projectClusters: o.projectClusters } : {}),
+      });
+    const refusedEarly = new Set(o.apps.filter((app) => projectCheck(app).length > 0));
+
     // Destinations -> contexts (or cluster Secrets) -> one ClusterState each. Keyed by the context name,
     // or "secret <server>" for a cluster Secret (a context may have any name).
     const clusters = new Map<string, Promise<ClusterState>>();
@@ -219,7 +261,9 @@ export class Run {
     // (and the Kubernetes client library, a few hundred ms to load) loads, so Git runs meanwhile.
     const source = primeRenders(
       o.source,
-      o.apps.slice(0, Math.max(1, o.statusProcessors ?? DEFAULT_STATUS_PROCESSORS)),
+      o.apps
+        .filter((app) => !refusedEarly.has(app))
+        .slice(0, Math.max(1, o.statusProcessors ?? DEFAULT_STATUS_PROCESSORS)),
     );
     // A kubeconfig that does not load fails the whole run (every app would fail the same way).
     let kubeConfig: KubeConfig;
@@ -232,21 +276,51 @@ export class Run {
       await source.settle();
       throw err;
     }
+    const projectOf = new Map<Application, AppProjectContext>();
     for (const r of reports) {
+      // Argo CD's refreshAppConditions: the project's conditions stop the app before any comparison. A
+      // missing project or a refused app namespace is the only condition (getAppProj fails first).
+      const project = projects.get(r.app.project);
+      if (project) r.project = project;
+      const early = refusedEarly.has(r.app) ? projectCheck(r.app) : [];
+      if (early.length > 0 && (!project || early[0]!.type === 'UnknownError')) {
+        r.error = projectError(r.app, project, early);
+        continue;
+      }
       try {
         const resolved = resolveCluster(kubeConfig, r.app.destination, o.clusterSecrets);
+        let context: string;
+        let cluster: AppProjectContext['cluster'];
         if (resolved.access) {
-          const key = `secret ${resolved.access.server}`;
-          accessOf.set(key, resolved.access);
-          contextOf.set(r.app, key);
+          context = `secret ${resolved.access.server}`;
+          accessOf.set(context, resolved.access);
           r.destination.context = resolved.access.displayName;
+          // Argo CD's Cluster object of a Secret: its server and its name.
+          cluster = { server: resolved.access.server, name: resolved.access.name };
         } else {
-          contextOf.set(r.app, resolved.context);
-          r.destination.context = resolved.context;
-          if (resolved.scope && !scopeOf.has(resolved.context)) scopeOf.set(resolved.context, resolved.scope);
+          context = resolved.context;
+          r.destination.context = context;
+          if (resolved.scope && !scopeOf.has(context)) scopeOf.set(context, resolved.scope);
+          cluster = destinationCluster(kubeConfig, r.app.destination, context);
         }
+        contextOf.set(r.app, context);
+        const conditions = projectCheck(r.app, cluster);
+        if (conditions.length > 0) {
+          r.error = projectError(r.app, project, conditions);
+          contextOf.delete(r.app);
+          continue;
+        }
+        projectOf.set(r.app, {
+          project: project!,
+          cluster,
+          ...(o.projectClusters ? { projectClusters: o.projectClusters } : {}),
+        });
       } catch (err) {
-        r.error = appError(r.app, err);
+        // ValidatePermissions reports a destination that does not resolve beside refused sources.
+        r.error =
+          early.length > 0
+            ? projectError(r.app, project, [...early, { type: 'InvalidSpecError', message: oneLine(err) }])
+            : appError(r.app, err);
       }
     }
     const emit = o.onEvent;
@@ -303,7 +377,7 @@ export class Run {
       }
       return p;
     };
-    const manager = new StateManager({ ...o, source, clusterOf });
+    const manager = new StateManager({ ...o, source, clusterOf, projectOf: (app) => projectOf.get(app) });
 
     // Two queues, as Argo CD's controller: refresh (compare) and operation (sync), each with its workers.
     // Processors return what happens next; the run ends when every app is finished (the completion
