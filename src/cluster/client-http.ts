@@ -2,12 +2,13 @@
  * HTTP plumbing of `KubeClient`: one request over Node's http/https with the kubeconfig's auth and TLS,
  * `Status` bodies turned into `ApiError`s, and watch streams parsed as newline-delimited JSON. With `-v 6`
  * or more (src/cli/verbosity.ts) each request is logged to stderr with its status and time, as kubectl does.
+ * Every request (reads, lists, watches, writes, discovery: they all go through `send`) carries our
+ * User-Agent, `kubectl-gitops/<version> (<os>/<arch>)` (src/common/user-agent.ts), as kubectl sends its own.
  */
 import http from 'node:http';
 import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { logAt, REQUEST_LOG_LEVEL } from '../common/index.js';
-import { applyCredentials } from './credentials.js';
+import { logAt, REQUEST_LOG_LEVEL, userAgent } from '../common/index.js';
 import { keepTokenFiles } from './kubeconfig.js';
 import { ApiError } from './errors.js';
 import type { StatusBody } from './errors.js';
@@ -39,8 +40,11 @@ export async function failureOf(
   );
 }
 
+/** Puts a request's credentials (Authorization header, client certificate, TLS settings) on its options. */
+export type Authorize = (opts: https.RequestOptions) => Promise<void>;
+
 export async function send(
-  kc: KubeConfig,
+  authorize: Authorize,
   server: string,
   agent: http.Agent,
   req: RawRequest,
@@ -48,8 +52,11 @@ export async function send(
   const url = new URL(server + req.path);
   for (const [k, v] of Object.entries(req.query ?? {}))
     if (v !== undefined) url.searchParams.set(k, String(v));
-  const opts: https.RequestOptions = { method: req.method, headers: { Accept: 'application/json' } };
-  await applyCredentials(kc, opts);
+  const opts: https.RequestOptions = {
+    method: req.method,
+    headers: { Accept: 'application/json', 'User-Agent': userAgent() },
+  };
+  await authorize(opts);
   opts.agent = agent;
   const payload =
     req.body === undefined ? undefined : typeof req.body === 'string' ? req.body : JSON.stringify(req.body);

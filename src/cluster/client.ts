@@ -2,8 +2,11 @@
  * `KubeClient`: the one door for API traffic of a run. Every request is counted per verb and per
  * group/kind (`counts()`), so benchmarks and summaries can report API calls per refresh.
  *
- * - Auth and TLS come from the kubeconfig (`applyToHTTPSOptions`); HTTP is Node's own http/https with
- *   keep-alive agents (watches get their own agent so long-lived streams never starve short requests).
+ * - Auth and TLS come from the kubeconfig (`applyToHTTPSOptions`), then from `credentialPlugin` when given
+ *   (a cluster Secret's exec provider, dropped on a 401 so the next request asks it again); HTTP is
+ *   Node's own http/https with keep-alive agents (watches get their own agent so long-lived streams never
+ *   starve short requests), through the cluster's `proxy-url` when it has one.
+ * - Every request carries our User-Agent (client-http.ts).
  * - Write options are per call (`WriteOptions`): `dryRun` (`dryRun=All`: the server validates and answers
  *   but stores nothing), `fieldManager` (default the client's), `force` (apply patches) and
  *   `fieldValidation`. One client serves the refresh's server-side diff (dry-run apply as its own manager),
@@ -45,6 +48,15 @@ export interface ClientOptions {
   requestTimeoutMs?: number;
   /** Kube context named in timeout errors. */
   context?: string;
+  /** Credentials laid over the kubeconfig's on every request (a cluster Secret's exec provider). */
+  credentialPlugin?: CredentialPlugin | undefined;
+}
+
+/** A source of per-request credentials that may expire (exec-credential.ts). */
+export interface CredentialPlugin {
+  apply(opts: https.RequestOptions): Promise<void>;
+  /** The server answered 401: forget the credential. */
+  invalidate(): void;
 }
 
 export interface RequestCounts {
@@ -117,6 +129,21 @@ export function resourcePath(info: ResourceInfo, namespace?: string, name?: stri
   return `${base}${ns}/${info.plural}${name ? `/${encodeURIComponent(name)}` : ''}`;
 }
 
+/**
+ * The agent of a client: Node's own (keep-alive per `options`), or, when the cluster has a `proxy-url`,
+ * client-node's proxy agent for it (HTTP CONNECT, or SOCKS for socks5://) with the same options.
+ */
+function makeAgent(kc: KubeConfig, options: http.AgentOptions): http.Agent {
+  const cluster = kc.getCurrentCluster();
+  const https_ = cluster?.server.startsWith('https:') ?? true;
+  if (cluster?.proxyUrl) {
+    // KubeConfig.createAgent is private in its types; it is how client-node itself reaches a proxy.
+    const create = (kc as unknown as { createAgent(c: unknown, o: unknown): http.Agent }).createAgent;
+    return create.call(kc, cluster, { ...options });
+  }
+  return https_ ? new https.Agent(options) : new http.Agent(options);
+}
+
 function describe(info: ResourceInfo, namespace?: string, name?: string): string {
   const kind = groupKind(info);
   if (name) return `${kind} ${namespace ? `${namespace}/` : ''}${name}`;
@@ -133,6 +160,7 @@ export class KubeClient {
   readonly #watchAgent: http.Agent;
   readonly #requestTimeoutMs: number;
   readonly #context: string;
+  readonly #plugin: CredentialPlugin | undefined;
   readonly #counts: RequestCounts = { total: 0, byVerb: {}, byGroupKind: {} };
 
   constructor(kc: KubeConfig, options: ClientOptions = {}) {
@@ -146,9 +174,9 @@ export class KubeClient {
     this.#requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.#context = options.context ?? kc.getCurrentContext();
     this.#retry = { maxRetries: 4, baseDelayMs: 100, maxDelayMs: 5000, ...options.retry };
-    const Agent = this.server.startsWith('https:') ? https.Agent : http.Agent;
-    this.#agent = new Agent({ keepAlive: true, maxSockets: 32 });
-    this.#watchAgent = new Agent({ keepAlive: false });
+    this.#plugin = options.credentialPlugin;
+    this.#agent = makeAgent(kc, { keepAlive: true, maxSockets: 32 });
+    this.#watchAgent = makeAgent(kc, { keepAlive: false });
   }
 
   counts(): RequestCounts {
@@ -363,7 +391,13 @@ export class KubeClient {
    * such before any request names a resource.
    */
   async checkCredentials(): Promise<void> {
-    await applyCredentials(this.#kc, {}, this.#context);
+    await this.#authorize({});
+  }
+
+  #authorize(opts: https.RequestOptions): Promise<void> {
+    const plugin = this.#plugin;
+    const base = applyCredentials(this.#kc, opts, this.#context);
+    return plugin ? base.then(() => plugin.apply(opts)) : base;
   }
 
   #target(
@@ -440,10 +474,17 @@ export class KubeClient {
     };
   }
 
-  #send(req: RawRequest): Promise<http.IncomingMessage> {
+  async #send(req: RawRequest): Promise<http.IncomingMessage> {
     req.signal?.throwIfAborted();
     this.#count(req);
-    return send(this.#kc, this.server, req.verb === 'watch' ? this.#watchAgent : this.#agent, req);
+    const res = await send(
+      (opts) => this.#authorize(opts),
+      this.server,
+      req.verb === 'watch' ? this.#watchAgent : this.#agent,
+      req,
+    );
+    if (res.statusCode === 401) this.#plugin?.invalidate();
+    return res;
   }
 
   #count(req: RawRequest): void {

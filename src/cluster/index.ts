@@ -7,6 +7,9 @@
  *   Kubeconfig precedence: `--kubeconfig` > `KUBECONFIG` > `~/.kube/config`; `--context` overrides the current
  *   context; a destination (`server` or `name`; `https://kubernetes.default.svc` = current context) picks a
  *   context, or fails with "destination <x>: failed to resolve to a kubeconfig context: ...".
+ * - `resolveCluster(kc, destination, clusterSecrets)`: a kubeconfig context first, else an Argo CD cluster
+ *   Secret (`ClusterAccess`, cluster-secret.ts: token, basic auth, TLS, exec providers, proxy, and the
+ *   Secret's namespaces/clusterResources scope); `connect({ access })` reaches it.
  * - `KubeClient`: every request counted per verb and group/kind (`counts()`); writes take per-call
  *   `WriteOptions` (dryRun, fieldManager, force, fieldValidation); reads and 429s retried with backoff;
  *   failures are `ApiError` (code, reason).
@@ -24,9 +27,16 @@ export {
   IN_CLUSTER_NAME,
 } from './kubeconfig.js';
 export type { KubeConfigOptions, Destination } from './kubeconfig.js';
+export { ClusterAccess, ClusterConfigError } from './cluster-secret.js';
+export type { ClusterScope, ClusterSecretFields } from './cluster-secret.js';
+export { ExecCredentialPlugin, EXEC_API_VERSIONS } from './exec-credential.js';
+export type { ExecConfig } from './exec-credential.js';
+export { resolveCluster } from './destination.js';
+export type { ResolvedCluster } from './destination.js';
 export { KubeClient, resourcePath } from './client.js';
 export type {
   ClientOptions,
+  CredentialPlugin,
   DeleteOptions,
   RequestCounts,
   WatchEvent,

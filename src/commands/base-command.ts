@@ -8,6 +8,7 @@ import {
   ExitCode,
   installInterruptHandlers,
   interruptSignal,
+  setClientVersion,
   setVerbosity,
   verbosity,
 } from '../common/index.js';
@@ -43,6 +44,8 @@ export abstract class BaseCommand extends Command {
     // Read before run() so every request of the command is logged; parse errors surface here as in run().
     const { flags } = await this.parse(this.ctor);
     setVerbosity((flags as { v?: number }).v ?? 0);
+    // Every request to a cluster carries `kubectl-gitops/<version> (<os>/<arch>)` (src/common/user-agent.ts).
+    setClientVersion(this.config.version);
   }
 
   /** Aborted on Ctrl-C/SIGTERM: pass it to every engine call that waits. */

@@ -2,6 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import {
   appFlags,
   clientOptionsOf,
+  clusterSecretsOf,
   sourceSelection,
   clusterFlags,
   progressFlags,
@@ -244,6 +245,7 @@ are read at both revisions, so apps the change adds or removes show as added or 
         source,
         kubeconfig: flags.kubeconfig,
         context: flags.context,
+        clusterSecrets: await clusterSecretsOf(flags, (m) => this.warnLine(m)),
         argocdNamespace: flags['argocd-namespace'],
         ...settings,
         projects,

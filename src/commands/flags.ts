@@ -30,13 +30,15 @@ import {
   type ArgoCdSettings,
   type LoadApplicationsOptions,
 } from '../apps/index.js';
-import { ALGORITHMS, appsOnShard, parseAlgorithm } from '../sharding/index.js';
+import { ALGORITHMS, appsOnShard, parseAlgorithm, readClusterSecrets } from '../sharding/index.js';
+import type { ClusterAccess } from '../cluster/index.js';
 import { defaultCacheRoot, type SourceServiceOptions } from '../source/index.js';
 import { setParseCacheDir } from '../util/yaml-docs.js';
 import {
   DEFAULT_ARGOCD_NAMESPACE,
   DEFAULT_TRACKING_METHOD,
   INSTANCE_LABEL,
+  oneLine,
   UsageError,
   type TrackingMethod,
 } from '../common/index.js';
@@ -115,7 +117,7 @@ export const appFlags = {
   }),
   'clusters-file': Flags.string({
     description:
-      'Cluster Secrets (YAML/JSON), as `shards` reads them: for --shard and for ApplicationSet clusters generators. Default: the live Argo CD namespace (none with diff --base: only in-cluster). Repeatable.',
+      'Argo CD cluster Secrets (YAML/JSON), as `shards` reads them: destinations no kube context serves are reached with their credentials; also for --shard and ApplicationSet clusters generators. Default: the live Argo CD namespace with --from-cluster (none with diff --base: only in-cluster). Repeatable.',
     multiple: true,
     helpGroup: SELECT,
   }),
@@ -296,6 +298,36 @@ export async function appsOfShard<T extends Application>(
   });
   for (const w of picked.warnings) onWarning(w);
   return picked.apps;
+}
+
+/**
+ * The cluster Secrets a diff or sync reaches remote destinations with (docs/clusters.md): `--clusters-file`,
+ * else with `--from-cluster` the Secrets labelled argocd.argoproj.io/secret-type=cluster in
+ * `--argocd-namespace`, else none (kubeconfig contexts only). A live namespace whose Secrets cannot be
+ * listed (RBAC) is a warning: the run goes on with kubeconfig contexts, and an app whose destination
+ * needed a Secret says so.
+ */
+export async function clusterSecretsOf(
+  flags: AppFlagValues,
+  onWarning: (message: string) => void,
+): Promise<ClusterAccess[] | undefined> {
+  const files = flags['clusters-file'] ?? [];
+  if (files.length === 0 && !flags['from-cluster']) return undefined;
+  const namespace = flags['argocd-namespace'] ?? DEFAULT_ARGOCD_NAMESPACE;
+  try {
+    const list = await readClusterSecrets({
+      clustersFiles: files,
+      live: { ...liveAccess(flags), namespace },
+    });
+    for (const w of list.warnings) onWarning(w);
+    return list.access;
+  } catch (err) {
+    if (files.length > 0) throw err;
+    onWarning(
+      `cluster Secrets of namespace ${namespace} not read (${oneLine(err)}): only kubeconfig contexts are destinations`,
+    );
+    return undefined;
+  }
 }
 
 /**

@@ -2,6 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import {
   appFlags,
   clientOptionsOf,
+  clusterSecretsOf,
   selectApps,
   sourceSelection,
   clusterFlags,
@@ -185,6 +186,7 @@ interrupted.`;
         source,
         kubeconfig: flags.kubeconfig,
         context: flags.context,
+        clusterSecrets: await clusterSecretsOf(flags, (m) => this.warnLine(m)),
         argocdNamespace: flags['argocd-namespace'],
         ...settings,
         projects,

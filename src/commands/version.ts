@@ -1,8 +1,6 @@
 import { Flags } from '@oclif/core';
+import { goPlatform } from '../common/index.js';
 import { BaseCommand } from './base-command.js';
-
-/** Node's architecture names, as Go's GOARCH spells them (kubectl version prints linux/amd64). */
-const GOARCH: Record<string, string> = { x64: 'amd64', ia32: '386', arm64: 'arm64', arm: 'arm' };
 
 export default class Version extends BaseCommand {
   static override summary = 'Print the version of kubectl-gitops and the runtime it runs on.';
@@ -30,7 +28,7 @@ export default class Version extends BaseCommand {
     const info = {
       version: `v${this.config.version}`,
       node: process.version,
-      platform: `${process.platform}/${GOARCH[process.arch] ?? process.arch}`,
+      platform: goPlatform(),
       standalone: isSea(),
     };
     if (flags.output === 'json') return this.write(JSON.stringify(info, null, 2));

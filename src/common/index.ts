@@ -12,6 +12,8 @@
  * - How a run ends (outcome.ts): `concludeRun` (a run's outcome -> its exit code, or the `RunFailure`
  *   carrying every error of the run, thrown for the launcher to render), `exitCodeOfRun`.
  * - Time: `Clock`, `realClock`, `FakeClock` (tests step time instead of sleeping).
+ * - User-Agent (user-agent.ts): `userAgent()` = `kubectl-gitops/<version> (<os>/<arch>)`, as kubectl's;
+ *   `setClientVersion` (the command sets it once).
  * - Interrupts: `interruptSignal` (aborted on the first SIGINT/SIGTERM; pass it to everything that waits),
  *   `InterruptError`, `installInterruptHandlers`, `handleInterruptInCommand`.
  */
@@ -36,3 +38,4 @@ export {
   interruptHandledByCommand,
 } from './interrupt.js';
 export { REQUEST_LOG_LEVEL, setVerbosity, verbosity, logAt } from './verbosity.js';
+export { setClientVersion, userAgent, goPlatform, USER_AGENT_PRODUCT } from './user-agent.js';

@@ -26,6 +26,11 @@
  *   discovery (created since the discovery cache was written), is added to the live cache (every served
  *   kind not yet watched, as Argo CD's startMissingWatches), so its objects are found as extras too.
  * `kind()` first waits for those changes in flight (`settled()`).
+ * A cluster Secret's scope (`scope`: its `namespaces` and `clusterResources`, gitops-engine
+ * pkg/cache/cluster.go processApi and GetManagedLiveObjs): with namespaces set, namespaced kinds are
+ * listed and watched in each of those namespaces (never cluster-wide: the Secret's credentials may only
+ * reach those), cluster-scoped kinds only when clusterResources is true, and `checkScope` refuses an app
+ * whose targets leave the scope, with Argo CD's messages.
  */
 import type {
   ClusterConnection,
@@ -35,7 +40,13 @@ import type {
   Transform,
 } from '../cluster/index.js';
 import { toResourceInfo } from '../cluster/index.js';
-import type { DiscoveredResource, KindChange, TrackingOptions } from '../cluster/index.js';
+import type {
+  ClusterScope,
+  DiscoveredResource,
+  KindChange,
+  ResourceKey,
+  TrackingOptions,
+} from '../cluster/index.js';
 import { GitopsError, oneLine } from '../common/index.js';
 import { SchemaCatalog, schemaLookup } from '../schema/index.js';
 import type { KnownTypeField, SchemaLookup } from '../schema/index.js';
@@ -46,6 +57,8 @@ export interface ClusterStateOptions {
   conn: ClusterConnection;
   /** Destination namespaces of the apps on this cluster. */
   namespaces: readonly string[];
+  /** A cluster Secret's namespaces/clusterResources (see the header); absent: the whole cluster. */
+  scope?: ClusterScope | undefined;
   tracking: TrackingOptions;
   /** managedFields managers kept on live objects. */
   managers: ReadonlySet<string>;
@@ -127,6 +140,41 @@ export class ClusterState {
     return this.#filter.isExcluded(gk, this.#options.clusterURL ?? this.conn.server);
   }
 
+  /** The Secret's namespaces when it limits the cluster to them (Argo CD's "namespaced mode"). */
+  get #scopedNamespaces(): readonly string[] | undefined {
+    const ns = this.#options.scope?.namespaces;
+    return ns && ns.length > 0 ? ns : undefined;
+  }
+
+  /** Whether the live cache holds this served kind: listable, watchable, not excluded, in scope. */
+  #cacheable(r: DiscoveredResource): boolean {
+    if (!r.verbs.includes('list') || !r.verbs.includes('watch') || this.isExcluded(r)) return false;
+    return r.namespaced || !this.#scopedNamespaces || this.#options.scope?.clusterResources === true;
+  }
+
+  /**
+   * Refuses targets outside a cluster Secret's scope, as gitops-engine's GetManagedLiveObjs (an error
+   * Argo CD reports as the ComparisonError "Failed to load live state: ..." and then never syncs):
+   * `cluster level <Kind> "<name>" can not be managed when in namespaced mode` (cluster-scoped target,
+   * clusterResources not true), `namespace "<ns>" for <Kind> "<name>" is not managed`.
+   */
+  checkScope(targets: ReadonlyArray<{ key: ResourceKey }>): void {
+    const namespaces = this.#scopedNamespaces;
+    if (!namespaces) return;
+    for (const { key } of targets) {
+      let why: string | undefined;
+      if (key.namespace === '' && !this.#options.scope?.clusterResources)
+        why = `cluster level ${key.kind} "${key.name}" can not be managed when in namespaced mode`;
+      else if (key.namespace !== '' && !namespaces.includes(key.namespace))
+        why = `namespace "${key.namespace}" for ${key.kind} "${key.name}" is not managed`;
+      if (why)
+        throw new GitopsError(`failed to load live state: ${why}`, {
+          subject: `cluster ${this.conn.context}`,
+          hint: "the cluster Secret's namespaces (and clusterResources) say what Argo CD may manage there",
+        });
+    }
+  }
+
   /** The synced live cache (started once; later callers share it). */
   ready(signal?: AbortSignal): Promise<LiveStateCache> {
     this.#ready ??= this.#start(signal);
@@ -139,15 +187,15 @@ export class ClusterState {
     let kinds = 0;
     try {
       const all = await this.conn.discovery.resources(signal);
-      const resources = all.filter(
-        (r) => r.preferred && r.verbs.includes('list') && r.verbs.includes('watch') && !this.isExcluded(r),
-      );
+      const resources = all.filter((r) => r.preferred && this.#cacheable(r));
       for (const r of resources) this.#cachedVersions.set(`${r.group}/${r.kind}`, r.version);
       kinds = resources.length;
       emit?.({ type: 'cache-sync-start', cluster, kinds });
+      const scoped = this.#scopedNamespaces;
       const cache = this.conn.liveCache({
         resources,
-        namespaces: [...new Set(this.#options.namespaces)],
+        namespaces: [...new Set(scoped ?? this.#options.namespaces)],
+        ...(scoped ? { namespaceMode: 'per-namespace' as const } : {}),
         tracking: this.#options.tracking,
         transform: keepManagersTransform(this.#options.managers, this.#options.appliers),
         discovery: this.conn.discovery,
@@ -243,14 +291,7 @@ export class ClusterState {
   async #watchMissing(all: DiscoveredResource[], signal?: AbortSignal): Promise<void> {
     const cache = this.#cache;
     if (!cache?.synced || this.#closed) return;
-    const missing = all.filter(
-      (r) =>
-        r.preferred &&
-        r.verbs.includes('list') &&
-        r.verbs.includes('watch') &&
-        !this.isExcluded(r) &&
-        !cache.watches(r),
-    );
+    const missing = all.filter((r) => r.preferred && this.#cacheable(r) && !cache.watches(r));
     if (missing.length === 0) return;
     await cache.addResources(missing.map(toResourceInfo), signal);
     for (const r of missing)

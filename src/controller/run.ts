@@ -2,14 +2,17 @@
  * `Run`: the one-shot refresh loop (Argo CD's application controller, in the foreground, spec §8).
  *
  * 1. Loads the kubeconfig once (a kubeconfig that fails to load rejects the run: it is the one error every
- *    app would share) and resolves each app's destination to a context (src/cluster); apps whose
- *    destination does not resolve get that error, the others go on. Each app is then held to its
- *    AppProject (`projects`; Argo CD's refreshAppConditions): a missing project or a refused app namespace,
- *    repository or destination is that app's error (exit 2, never compared nor synced); apps refused
- *    without a cluster (project, namespace, repository) are not even rendered. Meanwhile the first app of each
- *    refresh worker starts rendering (Git needs no cluster; the first compare of the app takes it).
- * 2. One `ClusterState` per context: one connection and one live cache shared by every app of that
- *    cluster, scoped to their destination namespaces, started by the first app that needs it.
+ *    app would share) and resolves each app's destination to a context, or else to one of
+ *    `clusterSecrets` (Argo CD cluster Secrets; src/cluster destination.ts: a context wins when both
+ *    match); apps whose destination does not resolve get that error, the others go on. Each app is then
+ *    held to its AppProject (`projects`; Argo CD's refreshAppConditions): a missing project or a refused
+ *    app namespace, repository or destination is that app's error (exit 2, never compared nor synced);
+ *    apps refused without a cluster (project, namespace, repository) are not even rendered. Meanwhile the
+ *    first app of each refresh worker starts rendering (Git needs no cluster; the first compare of the
+ *    app takes it).
+ * 2. One `ClusterState` per context (or cluster Secret): one connection and one live cache shared by every
+ *    app of that cluster, scoped to their destination namespaces (a cluster Secret's `namespaces` and
+ *    `clusterResources` narrow it, as Argo CD's cluster cache), started by the first app that needs it.
  * 3. Every app key (`<namespace>/<name>`) goes into the refresh queue (src/queue); `statusProcessors`
  *    workers (default 4) run the refresh processor (`StateManager.reconcile`, reported by `toReport`). With
  *    an operation (sync), the refreshed app goes to the operation queue with its reconciliation, whose
@@ -38,13 +41,15 @@ import {
   OWN_FIELD_MANAGERS,
   oneLine,
 } from '../common/index.js';
-import {
-  connect as defaultConnect,
-  isRetryable,
-  loadKubeConfig,
-  resolveDestination,
+import { connect as defaultConnect, isRetryable, loadKubeConfig, resolveCluster } from '../cluster/index.js';
+import type {
+  ClientOptions,
+  ClusterAccess,
+  ClusterConnection,
+  ClusterScope,
+  ConnectOptions,
+  DiscoveryOptions,
 } from '../cluster/index.js';
-import type { ClientOptions, ClusterConnection, ConnectOptions, DiscoveryOptions } from '../cluster/index.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { RateLimitingQueue } from '../queue/index.js';
 import { ClusterState } from './cluster.js';
@@ -68,6 +73,11 @@ export interface RunOptions extends Omit<StateManagerOptions, 'clusterOf'> {
   /** `--kubeconfig` / `--context` (the context `https://kubernetes.default.svc` means). */
   kubeconfig?: string | undefined;
   context?: string | undefined;
+  /**
+   * Argo CD cluster Secrets (`--from-cluster`, `--clusters-file`): destinations no kubeconfig context
+   * serves are reached with their credentials.
+   */
+  clusterSecrets?: readonly ClusterAccess[] | undefined;
   /** Refresh workers (`--status-processors`). Default 4. */
   statusProcessors?: number;
   /** Operation (sync) workers (`--operation-processors`). Default 2. */
@@ -255,9 +265,13 @@ export class Run {
       });
     const refusedEarly = new Set(o.apps.filter((app) => projectCheck(app).length > 0));
 
-    // Destinations -> contexts -> one ClusterState each.
+    // Destinations -> contexts (or cluster Secrets) -> one ClusterState each. Keyed by the context name,
+    // or "secret <server>" for a cluster Secret (a context may have any name).
     const clusters = new Map<string, Promise<ClusterState>>();
     const contextOf = new Map<Application, string>();
+    const accessOf = new Map<string, ClusterAccess>();
+    /** A context's scope from the cluster Secret for the same cluster (the first app that names one). */
+    const scopeOf = new Map<string, ClusterScope>();
     // Rendering needs no cluster: the renders the refresh workers start with begin while the kubeconfig
     // (and the Kubernetes client library, a few hundred ms to load) loads, so Git runs meanwhile.
     const source = primeRenders(
@@ -303,10 +317,22 @@ export class Run {
         continue;
       }
       try {
-        const context = resolveDestination(kubeConfig, r.app.destination);
+        const resolved = resolveCluster(kubeConfig, r.app.destination, o.clusterSecrets);
+        let context: string;
+        let cluster: AppProjectContext['cluster'];
+        if (resolved.access) {
+          context = `secret ${resolved.access.server}`;
+          accessOf.set(context, resolved.access);
+          r.destination.context = resolved.access.displayName;
+          // Argo CD's Cluster object of a Secret: its server and its name.
+          cluster = { server: resolved.access.server, name: resolved.access.name };
+        } else {
+          context = resolved.context;
+          r.destination.context = context;
+          if (resolved.scope && !scopeOf.has(context)) scopeOf.set(context, resolved.scope);
+          cluster = destinationCluster(kubeConfig, r.app.destination, context);
+        }
         contextOf.set(r.app, context);
-        r.destination.context = context;
-        const cluster = destinationCluster(kubeConfig, r.app.destination, context);
         const conditions = projectCheck(r.app, cluster);
         if (conditions.length > 0) {
           r.error = projectError(r.app, project, conditions);
@@ -334,7 +360,7 @@ export class Run {
         name: r.app.name,
         ...(r.destination.context ? { cluster: r.destination.context } : {}),
       })),
-      clusters: [...new Set(contextOf.values())],
+      clusters: [...new Set([...contextOf.values()].map((key) => accessOf.get(key)?.displayName ?? key))],
     });
     for (const r of reports)
       if (r.error) emit?.({ type: 'app-done', app: r.app.name, error: r.error.message });
@@ -345,9 +371,11 @@ export class Run {
         const namespaces = o.apps
           .filter((a) => contextOf.get(a) === context)
           .map((a) => a.destination.namespace);
+        const access = accessOf.get(context);
         p = (o.connect ?? defaultConnect)({
           kubeConfig,
           destination: app.destination,
+          ...(access ? { access } : {}),
           ...(o.discovery ? { discovery: o.discovery } : {}),
           ...(o.client ? { client: o.client } : {}),
         }).then(
@@ -355,6 +383,7 @@ export class Run {
             new ClusterState({
               conn,
               namespaces,
+              ...(conn.scope || scopeOf.has(context) ? { scope: conn.scope ?? scopeOf.get(context) } : {}),
               tracking: {
                 method: o.trackingMethod ?? DEFAULT_TRACKING_METHOD,
                 ...(o.instanceLabelKey ? { instanceLabelKey: o.instanceLabelKey } : {}),

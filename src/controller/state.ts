@@ -231,6 +231,8 @@ export class StateManager {
     // Live objects: tracked by the app, plus those at the target keys, all through the cache's one read
     // door: from the cache where it holds the kind at the target's version, else one GET at that version.
     const trackedBy = o.trackingMethod === 'label' ? instanceLabelValue(instance) : instance;
+    // A cluster Secret limited to some namespaces refuses targets outside them (ClusterState.checkScope).
+    cluster.checkScope(targets);
     const live = await cache.managedLive(
       trackedBy,
       targets.flatMap((t) =>

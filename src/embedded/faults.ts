@@ -142,6 +142,8 @@ export class RequestStats {
   private readonly pairs = new Map<string, number>();
   private readonly open = new Map<string, number>();
   private readonly peaks = new Map<string, number>();
+  private readonly agents = new Map<string, number>();
+  private readonly userAgentPaths: string[] = [];
 
   get total(): number {
     return this.totalCount;
@@ -159,6 +161,25 @@ export class RequestStats {
     this.resources.set(resource, (this.resources.get(resource) ?? 0) + 1);
     const k = `${verb} ${resource}`;
     this.pairs.set(k, (this.pairs.get(k) ?? 0) + 1);
+  }
+
+  /**
+   * @internal Called for every request that reaches the server (discovery and refused ones included), as
+   * kube-apiserver's audit log records each request's userAgent.
+   */
+  recordUserAgent(userAgent: string, method: string, path: string): void {
+    this.agents.set(userAgent, (this.agents.get(userAgent) ?? 0) + 1);
+    if (this.userAgentPaths.length < 10_000) this.userAgentPaths.push(`${userAgent} ${method} ${path}`);
+  }
+
+  /** Requests per User-Agent header ("" when absent) since the server started. */
+  userAgents(): Map<string, number> {
+    return new Map(this.agents);
+  }
+
+  /** "<user-agent> <METHOD> <path>" of each request (the first 10000), for tests that check every path. */
+  requestsByUserAgent(): string[] {
+    return [...this.userAgentPaths];
   }
 
   /** @internal Called by the router when a request of `verb` starts; returns the call that ends it. */

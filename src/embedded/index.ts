@@ -13,13 +13,22 @@
  * responses for kubectl (`table.ts`); kubectl create's protobuf bodies (`protobuf.ts`); `--data` files
  * (`persist.ts`); fault injection and request counters (`faults.ts`); HTTP routing (`server.ts`).
  *
- * Not implemented: authentication/authorization, admission webhooks, conversion webhooks, CRD validation
+ * Optional: TLS (`tls`: a certificate and key; the URL is then https) and authentication (`auth`, auth.ts:
+ * bearer tokens and basic auth, 401 Unauthorized as kube-apiserver answers), so a test can stand for a
+ * remote cluster reached only with credentials.
+ *
+ * Not implemented: authorization (an authenticated user may do everything), client-certificate
+ * authentication, admission webhooks, conversion webhooks, CRD validation
  * beyond value types, `enum` and `required` (patterns, bounds, lengths, CEL), protobuf beyond the four kinds kubectl's
  * generators post, PartialObjectMetadata responses, consistent snapshots for paged lists, controllers
  * (nothing creates ReplicaSets or Pods, nothing updates status) unless the opt-in workload simulation
  * (`simulate.ts`, `simulateWorkloads`) stands in for them.
  */
 import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
+import { authenticate, sendUnauthorized } from './auth.js';
+import type { EmbeddedAuthOptions } from './auth.js';
 import type { AddressInfo } from 'node:net';
 import { writeFile } from 'node:fs/promises';
 import { ApiCore } from './api.js';
@@ -38,6 +47,7 @@ export type { ErrorRule, StatsSnapshot } from './faults.js';
 export type { KObject } from './types.js';
 export { DEFAULT_SIMULATION_DELAY_MS, SIMULATE_FAIL_ANNOTATION, SIMULATED_NODE } from './simulate.js';
 export type { WorkloadSimulatorOptions } from './simulate.js';
+export type { EmbeddedAuthOptions } from './auth.js';
 
 export interface EmbeddedClusterOptions {
   /** TCP port on 127.0.0.1; 0 or undefined picks a free one. */
@@ -69,6 +79,10 @@ export interface EmbeddedClusterOptions {
    * StatefulSets, DaemonSets and Jobs get Pods and rolled-out status. Off by default.
    */
   simulateWorkloads?: boolean | WorkloadSimulatorOptions;
+  /** Serve HTTPS with this certificate chain and key (PEM); the URL is then https://127.0.0.1:PORT. */
+  tls?: { cert: string | Buffer; key: string | Buffer };
+  /** Require credentials (auth.ts): bearer tokens and/or basic auth; unset: every request is let in. */
+  auth?: EmbeddedAuthOptions;
 }
 
 export interface EmbeddedCluster {
@@ -149,7 +163,31 @@ export async function startEmbeddedCluster(opts: EmbeddedClusterOptions = {}): P
   faults.watchControl = watches;
   let hostPort = '127.0.0.1:0';
   const router = new Router(core, deleter, watches, faults, stats, () => hostPort);
-  const server = createServer((req, res) => void router.handle(req, res));
+  const auth = opts.auth;
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
+    stats.recordUserAgent(
+      String(req.headers['user-agent'] ?? ''),
+      req.method ?? 'GET',
+      (req.url ?? '/').split('?')[0]!,
+    );
+    if (auth && authenticate(req, auth) === undefined) {
+      req.resume();
+      sendUnauthorized(res);
+      return;
+    }
+    void router.handle(req, res);
+  };
+  const server = opts.tls
+    ? createTlsServer(
+        {
+          cert: opts.tls.cert,
+          key: opts.tls.key,
+          // Asked for, never required: a request without one may still bring a token (kube-apiserver).
+          ...(auth?.clientCA ? { ca: auth.clientCA, requestCert: true, rejectUnauthorized: false } : {}),
+        },
+        handler,
+      )
+    : createServer(handler);
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -159,7 +197,7 @@ export async function startEmbeddedCluster(opts: EmbeddedClusterOptions = {}): P
     });
   });
   hostPort = `127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const url = `http://${hostPort}`;
+  const url = `${opts.tls ? 'https' : 'http'}://${hostPort}`;
   let closing: Promise<void> | undefined;
   return {
     url,

@@ -19,9 +19,26 @@ export function stableJson(v: unknown): string {
   return JSON.stringify(v);
 }
 
-/** The real server's default field manager: the User-Agent up to the first "/" (at most 128 chars). */
+/** Go's unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space. */
+const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
+
+/**
+ * The real server's default field manager (apiserver pkg/endpoints/handlers/create.go
+ * `prefixFromUserAgent`): the User-Agent up to the first "/", without the characters Go's
+ * unicode.IsPrint rejects, cut before a character that would pass 128 bytes of UTF-8
+ * (FieldManagerMaxLength). kubectl's `kubectl/v1.32.0 (linux/amd64) ...` gives "kubectl", ours
+ * "kubectl-gitops".
+ */
 export function managerFromUserAgent(ua: string): string {
-  const m = (ua.split('/')[0] ?? '').slice(0, 128);
+  let m = '';
+  let bytes = 0;
+  for (const ch of ua.split('/')[0] ?? '') {
+    if (!PRINTABLE.test(ch)) continue;
+    const size = Buffer.byteLength(ch);
+    if (bytes + size > 128) break;
+    m += ch;
+    bytes += size;
+  }
   return m || 'unknown';
 }
 

@@ -5,7 +5,11 @@
  *   server URL or the cluster name instead (results then differ from Argo CD's; the report says so).
  * - server = data.server (base64) or stringData.server, every trailing "/" removed; required.
  * - shard = data.shard parsed strictly (optional sign, digits only, int64); anything else is "not set".
- * - A Secret whose `config` is not valid JSON is left out, as Argo CD leaves it out.
+ * - A Secret whose `config` is not valid JSON, or not Argo CD's ClusterConfig shape (a field of the wrong
+ *   type), is left out, as Argo CD leaves it out (util/db/cluster.go SecretToCluster fails).
+ * - Each cluster also gets its `ClusterAccess` (src/cluster/cluster-secret.ts: credentials, TLS, exec
+ *   provider, namespaces/clusterResources scope), in `access`, for runs that reach destinations through
+ *   cluster Secrets. Credentials stay in those objects: nothing here prints them.
  * - Secrets labelled with another argocd.argoproj.io/secret-type (repository, repo-creds) are skipped;
  *   unlabelled Secrets in a clusters file are taken as cluster Secrets.
  * - In-cluster: unless disabled, an `in-cluster` entry with an empty ID is added when no Secret has server
@@ -14,6 +18,7 @@
  */
 import { UsageError } from '../common/index.js';
 import { describeSource, type SourcedObject } from '../util/yaml-docs.js';
+import { ClusterAccess } from '../cluster/index.js';
 import { IN_CLUSTER_NAME, IN_CLUSTER_SERVER, type ShardCluster } from './types.js';
 
 export { SECRET_TYPE_LABEL, SKIP_RECONCILE_ANNOTATION } from '../common/index.js';
@@ -41,6 +46,8 @@ export interface ClusterEntry extends ShardCluster {
 
 export interface ClusterList {
   clusters: ClusterEntry[];
+  /** How to reach each Secret's cluster (the in-cluster entry has none), in `clusters` order. */
+  access: ClusterAccess[];
   warnings: string[];
 }
 
@@ -104,8 +111,12 @@ export function clustersFromSecrets(
 ): ClusterList {
   const warnings: string[] = [];
   const byServer = new Map<string, ClusterEntry>();
+  const accessByServer = new Map<string, ClusterAccess>();
   for (const so of objects) {
-    const subject = so.file ? describeSource(so) : `secret ${so.object.metadata?.name ?? '?'}`;
+    const ns = so.object.metadata?.namespace;
+    const subject = so.file
+      ? describeSource(so)
+      : `secret ${ns ? `${ns}/` : ''}${so.object.metadata?.name ?? '?'}`;
     const obj = so.object;
     const secretName = obj.metadata?.name ?? '<unnamed>';
     if (obj.kind !== 'Secret') {
@@ -126,15 +137,21 @@ export function clustersFromSecrets(
       throw new UsageError('has no server (data.server or stringData.server)', { subject: named });
     const server = rawServer.replace(/\/+$/, '');
     const config = strings.get('config');
-    if (config !== undefined) {
-      try {
-        JSON.parse(config);
-      } catch {
-        warnings.push(`${named}: left out: config is not valid JSON (Argo CD ignores such a Secret)`);
-        continue;
-      }
-    }
     const name = strings.get('name') ?? '';
+    let access: ClusterAccess;
+    try {
+      access = new ClusterAccess({
+        server,
+        name,
+        config,
+        namespaces: strings.get('namespaces'),
+        clusterResources: strings.get('clusterResources'),
+        source: subject,
+      });
+    } catch (err) {
+      warnings.push(`${named}: left out: ${(err as Error).message} (Argo CD ignores such a Secret)`);
+      continue;
+    }
     const shardText = strings.get('shard');
     const manualShard = parseManualShard(shardText);
     if (shardText !== undefined && manualShard === undefined) {
@@ -165,7 +182,9 @@ export function clustersFromSecrets(
         `${named}: duplicate server ${server} (also ${previous.source}): the later Secret is used`,
       );
       byServer.delete(server);
+      accessByServer.delete(server);
     }
+    accessByServer.set(server, access);
     byServer.set(server, {
       id,
       server,
@@ -191,5 +210,5 @@ export function clustersFromSecrets(
       idSubstituted: false,
     });
   }
-  return { clusters, warnings };
+  return { clusters, access: [...accessByServer.values()], warnings };
 }
