@@ -12,7 +12,7 @@
 import { UsageError } from '../common/index.js';
 import { adHocApplication, type AdHocAppOptions } from './adhoc.js';
 import { loadClusterApplications, type ApplicationLister } from './cluster.js';
-import { loadApplicationFiles } from './load.js';
+import { readAppFiles, type SourcedAppSet } from './load.js';
 import { selectApplications } from './select.js';
 import type { Application } from './types.js';
 
@@ -21,7 +21,8 @@ export { APPLICATION_API_VERSION, APPLICATION_KIND } from './types.js';
 export { parseApplication, SYNC_OPTIONS, RETRY_DEFAULTS } from './parse.js';
 export { parseDuration } from './duration.js';
 export { parseSelector, selectApplications } from './select.js';
-export { loadApplicationFiles } from './load.js';
+export { loadApplicationFiles, readAppFiles } from './load.js';
+export type { AppFiles, SourcedAppSet } from './load.js';
 export { argoCdStringField } from './string-fields.js';
 export { adHocApplication, IN_CLUSTER_SERVER, type AdHocAppOptions } from './adhoc.js';
 export type { ApplicationLister } from './cluster.js';
@@ -68,6 +69,8 @@ export interface LoadApplicationsOptions {
   selector?: string;
   /** Documents of app files that were skipped (one line per file). */
   onWarning?: (message: string) => void;
+  /** When given, the ApplicationSets of `files` are added to it (found in the same pass as the apps). */
+  appsets?: SourcedAppSet[];
 }
 
 export async function loadApplications(options: LoadApplicationsOptions): Promise<Application[]> {
@@ -79,8 +82,11 @@ export async function loadApplications(options: LoadApplicationsOptions): Promis
     });
   }
   const apps: Application[] = [];
-  if (files.length > 0)
-    apps.push(...(await loadApplicationFiles(files, { onWarning: options.onWarning, requireApps: true })));
+  if (files.length > 0) {
+    const read = await readAppFiles(files, { onWarning: options.onWarning, requireApps: true });
+    apps.push(...read.apps);
+    options.appsets?.push(...read.appsets);
+  }
   if (options.fromCluster) {
     apps.push(
       ...(await loadClusterApplications({

@@ -146,7 +146,7 @@ are read at both revisions, so apps the change adds or removes show as added or 
     );
     const { flags, argv: names } = await this.parse(Diff, argv);
     // The engine loads on demand: every other command's start-up stays free of it.
-    const [{ Run }, { loadIgnoreDifferencesFile }] = await Promise.all([
+    const [{ Run, prepareRun }, { loadIgnoreDifferencesFile }] = await Promise.all([
       import('../controller/index.js'),
       import('../diff/index.js'),
     ]);
@@ -210,6 +210,13 @@ are read at both revisions, so apps the change adds or removes show as added or 
     const fileSettings =
       flags['argocd-cm'] !== undefined ? await runSettings(flags, (m) => this.warnLine(m)) : undefined;
     const source = createSourceService({ ...sourceSelection(flags), signal: this.signal });
+    // The kubeconfig, a connection and discovery start now, while the Application files load (issue 23).
+    const prepared = prepareRun({
+      kubeconfig: flags.kubeconfig,
+      context: flags.context,
+      ...clientOptionsOf(flags),
+    });
+    let ran = false;
     let report: RunReport;
     const treeErrors: GitopsError[] = [];
     try {
@@ -227,7 +234,9 @@ are read at both revisions, so apps the change adds or removes show as added or 
         machineOutput: flags.output !== 'diff',
         quiet: flags.quiet,
       });
+      ran = true;
       report = await new Run({
+        prepared,
         apps,
         source,
         kubeconfig: flags.kubeconfig,
@@ -243,6 +252,7 @@ are read at both revisions, so apps the change adds or removes show as added or 
         onEvent: progress.onEvent,
       }).run();
     } finally {
+      if (!ran) (await prepared.connection)?.close();
       await this.stopProgress();
       await source.close();
     }

@@ -6,8 +6,8 @@
  */
 import { stat } from 'node:fs/promises';
 import { Flags } from '@oclif/core';
-import { loadApplications, selectApplications } from '../apps/index.js';
-import { loadApplicationSetFiles, loadClusterApplicationSets } from '../apps/appset/index.js';
+import { loadApplications, selectApplications, type SourcedAppSet } from '../apps/index.js';
+import { loadClusterApplicationSets } from '../apps/appset/index.js';
 import { buildAppTree, clusterSource, DEFAULT_MAX_DEPTH, type AppTree } from '../preview/index.js';
 import type { SourceService } from '../source/index.js';
 import { appSelection, appsOfShard, liveAccess, withRevisionOverride, type AppFlagValues } from './flags.js';
@@ -59,8 +59,10 @@ export async function selectAppTree(
   const loadOptions = appSelection(flags, []);
   loadOptions.onWarning = options.onWarning;
   delete loadOptions.selector;
+  // The ApplicationSets of the -f files come from the same pass that reads their Applications.
+  const appsets: SourcedAppSet[] = [];
+  loadOptions.appsets = appsets;
   const roots = withRevisionOverride(await loadApplications(loadOptions), flags, options.onWarning);
-  const appsets = await loadApplicationSetFiles(flags['app-file'] ?? []);
   if (flags['from-cluster'])
     appsets.push(
       ...(await loadClusterApplicationSets({

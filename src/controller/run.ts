@@ -53,6 +53,7 @@ import type { RetryStrategy } from '../apps/index.js';
 import type { RenderedApp, SourceService } from '../source/index.js';
 import { knownTypeFieldsOf, overrideIgnoreRules } from '../apps/index.js';
 import { ResourceFilter } from './exclusions.js';
+import type { PreparedRun } from './prepare.js';
 
 export interface RunOptions extends Omit<StateManagerOptions, 'clusterOf'> {
   apps: readonly Application[];
@@ -90,6 +91,11 @@ export interface RunOptions extends Omit<StateManagerOptions, 'clusterOf'> {
   waitForHealth?: boolean;
   /** Retries of failed operations; an app's own spec.syncPolicy.retry is used when this is unset. */
   retry?: RetryStrategy | undefined;
+  /**
+   * Cluster work started while the apps loaded (prepare.ts): the kubeconfig is taken from it, and its
+   * connection by the apps of its context. Replaces `loadKubeConfig`.
+   */
+  prepared?: PreparedRun;
 }
 
 /**
@@ -210,12 +216,14 @@ export class Run {
     // A kubeconfig that does not load fails the whole run (every app would fail the same way).
     let kubeConfig: KubeConfig;
     try {
-      kubeConfig = await (o.loadKubeConfig ?? loadKubeConfig)({
-        kubeconfig: o.kubeconfig,
-        context: o.context,
-      });
+      kubeConfig = await (o.prepared?.kubeConfig ??
+        (o.loadKubeConfig ?? loadKubeConfig)({
+          kubeconfig: o.kubeconfig,
+          context: o.context,
+        }));
     } catch (err) {
       await source.settle();
+      (await o.prepared?.connection)?.close();
       throw err;
     }
     for (const r of reports) {
@@ -238,6 +246,17 @@ export class Run {
     });
     for (const r of reports)
       if (r.error) emit?.({ type: 'app-done', app: r.app.name, error: r.error.message });
+    // The prepared connection: taken by the first cluster connected; one of another context is closed.
+    let preparedConn = o.prepared?.connection;
+    let unused: ClusterConnection | undefined;
+    const takePrepared = (): Promise<ClusterConnection | undefined> | undefined => {
+      const p = preparedConn;
+      preparedConn = undefined;
+      return p;
+    };
+    const putBack = (conn: ClusterConnection | undefined): void => {
+      unused = conn;
+    };
     const clusterOf = (app: Application): Promise<ClusterState> => {
       const context = contextOf.get(app)!;
       let p = clusters.get(context);
@@ -245,12 +264,20 @@ export class Run {
         const namespaces = o.apps
           .filter((a) => contextOf.get(a) === context)
           .map((a) => a.destination.namespace);
-        p = (o.connect ?? defaultConnect)({
-          kubeConfig,
-          destination: app.destination,
-          ...(o.discovery ? { discovery: o.discovery } : {}),
-          ...(o.client ? { client: o.client } : {}),
-        }).then(
+        const fresh = (): Promise<ClusterConnection> =>
+          (o.connect ?? defaultConnect)({
+            kubeConfig,
+            destination: app.destination,
+            ...(o.discovery ? { discovery: o.discovery } : {}),
+            ...(o.client ? { client: o.client } : {}),
+          });
+        // The prepared connection serves its own context, once; anything else connects now.
+        const prepared = takePrepared();
+        p = (
+          prepared
+            ? prepared.then((conn) => (conn?.context === context ? conn : (putBack(conn), fresh())))
+            : fresh()
+        ).then(
           (conn) =>
             new ClusterState({
               conn,
@@ -377,6 +404,8 @@ export class Run {
     await source.settle(); // renders of apps that never reached a refresh (their destination failed)
 
     let requests = 0;
+    (await takePrepared())?.close();
+    unused?.close();
     for (const p of clusters.values()) {
       const state = await p.catch(() => undefined);
       if (!state) continue;
