@@ -77,16 +77,21 @@ export interface LiveCacheOptions extends ScopeOptions {
   pageSize?: number;
   /** Watch reconnect backoff. Default 200 ms doubling to 10 s. */
   backoff?: { initialMs?: number; maxMs?: number };
-  /** Asks the server to end each watch after this long (it is then resumed). Default: server's choice. */
+  /**
+   * Asks the server to end each watch after this long; it is then watched again from the last
+   * resourceVersion, without a list. Default: client-go's reflector's, a random 5 to 10 minutes per watch.
+   */
   watchTimeoutSeconds?: number;
   /**
    * A watch that delivers no event and no BOOKMARK for this long (opening included) is taken as stalled
    * (a server or proxy that keeps the connection open and sends nothing): it is dropped, the scope is
-   * relisted and watched again, with a warning. kube-apiserver sends a BOOKMARK about every minute to
-   * watches that asked for them (allowWatchBookmarks, sent by every watch here; apiserver cacher
-   * bookmarkFrequency), so a healthy quiet watch never reaches it. Default 3 minutes; 0 turns it off.
+   * relisted and watched again, with a warning. kube-apiserver sends no BOOKMARK to a watch that has seen
+   * no event, so silence alone is normal: by default the limit is the watch's timeoutSeconds plus a minute
+   * (the server ends a healthy watch at its timeout first). 0 turns it off.
    */
   watchIdleMs?: number;
+  /** Random number in [0, 1) for the watch timeout's jitter (tests). Default Math.random. */
+  random?: () => number;
   clock?: Clock;
   /** Recovered problems (reconnects, relists). Default: ignored. */
   onWarning?: (message: string) => void;
@@ -113,9 +118,6 @@ export interface LiveCacheStats extends LoopStats {
 
 /** 404s on a scope that discovery contradicts before its kind is dropped anyway (see `#notServed`). */
 export const STRAY_404_LIMIT = 3;
-
-/** Default `watchIdleMs`: three missed kube-apiserver bookmark periods. */
-export const DEFAULT_WATCH_IDLE_MS = 180_000;
 
 export class LiveStateCache {
   readonly #options: LiveCacheOptions;
@@ -152,7 +154,8 @@ export class LiveStateCache {
       pageSize: options.pageSize ?? 500,
       backoff: { initialMs: options.backoff?.initialMs ?? 200, maxMs: options.backoff?.maxMs ?? 10_000 },
       watchTimeoutSeconds: options.watchTimeoutSeconds,
-      watchIdleMs: options.watchIdleMs ?? DEFAULT_WATCH_IDLE_MS,
+      watchIdleMs: options.watchIdleMs,
+      random: options.random ?? Math.random,
       stats: { lists: 0, listPages: 0, relists: 0, watchesOpened: 0, reconnects: 0, watchErrors: 0 },
       onWarning: (scope, message) => warn?.(`${scope.id}: ${message}`),
       onGone: (scope, err) => this.#notServed(scope, err),

@@ -332,4 +332,24 @@ describe('LiveStateCache list and watch loops (fake API)', () => {
     await cache.stopped();
     assert.equal(clock.pendingTimers, 0);
   });
+  it("a quiet watch (no event, no bookmark, as kube-apiserver's) is kept until its timeoutSeconds, then watched again without a list", async () => {
+    const api = new FakeApi();
+    api.put('a', { v: '1' });
+    // Default idle limit: the watch's timeoutSeconds (client-go's 5 to 10 minutes; 300 s with random 0) + 60 s.
+    const { cache, clock, warnings } = setup(api, { watchIdleMs: undefined, random: () => 0 });
+    await cache.start();
+    await until(() => api.openStreams === 1, 'watching');
+    clock.step(299_000); // past the old fixed 180 s idle limit: still healthy
+    await until(() => true, 'turn');
+    assert.deepEqual(api.calls, ['list', 'watch@1']);
+    clock.step(1_000);
+    api.endStreams(); // the server ends the watch at its timeoutSeconds
+    await until(() => api.calls.length === 3 && api.openStreams === 1, 'watching again');
+    assert.deepEqual(api.calls, ['list', 'watch@1', 'watch@1'], 'resumed from its resourceVersion, no list');
+    assert.equal(cache.stats().relists, 0);
+    assert.deepEqual(warnings, []);
+    cache.stop();
+    await cache.stopped();
+    assert.equal(clock.pendingTimers, 0);
+  });
 });
