@@ -34,7 +34,7 @@ const DRIFTED = 10;
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
 
 /** The 10 objects of app `i`, in its namespace. */
-function appObjects(i: number): KubeObject[] {
+export function appObjects(i: number): KubeObject[] {
   const ns = `ns-${i % NAMESPACES}`;
   const p = `app-${i}`;
   const meta = (name: string) => ({ name: `${p}-${name}`, namespace: ns, labels: { app: p } });
@@ -87,7 +87,7 @@ function appObjects(i: number): KubeObject[] {
 }
 
 /** `o` as our render gives it to the cluster: with Argo CD's default tracking-id annotation of app `i`. */
-function tracked(o: KubeObject, i: number): KubeObject {
+export function tracked(o: KubeObject, i: number): KubeObject {
   const group = o.apiVersion!.includes('/') ? o.apiVersion!.split('/')[0] : '';
   const id = `app-${i}:${group}/${o.kind}:${o.metadata!.namespace}/${o.metadata!.name}`;
   return { ...o, metadata: { ...o.metadata, annotations: { 'argocd.argoproj.io/tracking-id': id } } };
@@ -104,6 +104,20 @@ function sortedJson(v: unknown): string {
       .join(',')}}`;
   }
   return JSON.stringify(v);
+}
+
+/** `o` with the last-applied-configuration annotation `kubectl apply` writes. */
+export function lastApplied(o: KubeObject): KubeObject {
+  return {
+    ...o,
+    metadata: {
+      ...o.metadata,
+      annotations: {
+        ...o.metadata!.annotations,
+        'kubectl.kubernetes.io/last-applied-configuration': `${sortedJson(o)}\n`,
+      },
+    },
+  };
 }
 
 async function pool(n: number, width: number, task: (i: number) => Promise<unknown>): Promise<void> {
@@ -181,17 +195,7 @@ spec:
   );
   await pool(all.length, 16, (i) => {
     const o = all[i]!;
-    const annotated = {
-      ...o,
-      metadata: {
-        ...o.metadata,
-        annotations: {
-          ...o.metadata!.annotations,
-          'kubectl.kubernetes.io/last-applied-configuration': `${sortedJson(o)}\n`,
-        },
-      },
-    };
-    return conn.client.create(info.get(o.kind!)!, annotated);
+    return conn.client.create(info.get(o.kind!)!, lastApplied(o));
   });
   // Drift DRIFTED objects spread over the corpus, by another manager: a field Git sets.
   const step = Math.floor(all.length / DRIFTED);
