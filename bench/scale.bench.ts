@@ -15,6 +15,9 @@
  * At the largest size also `diff` of one app (the issue's "one app of 1,000" at 10,000 objects).
  * Targets (issue 23): ratio >= 10x at 1k, >= 25x at 10k, at 30k no lower than at 10k; one app <= 500 ms.
  * The CLI is rebuilt first (`node scripts/build.mjs`), so the figures are of the current sources.
+ * Environment: BENCH_ROUNDS (default 3), BENCH_SCALE_SIZES (e.g. "10000"), BENCH_SCALE_NO_KUBECTL=1 (leave
+ * kubectl out: no ratio), BENCH_SCALE_PROFILE=DIR (one more run of each diff under `--cpu-prof`, written to
+ * DIR/<size>-all and DIR/<size>-one).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -304,12 +307,11 @@ async function size(n: number, rows: BenchRow[], withOneApp: boolean): Promise<n
     const runs: RunResult[] = [];
     for (let r = 0; r < ROUNDS; r++) runs.push(await measure(cluster, launcher, ours, env));
     const found = ourNames(runs[0]!.stdout);
-    const kubectl = await measure(
-      cluster,
-      'kubectl',
-      ['diff', '-f', corpus.manifests, '--kubeconfig', kubeconfig],
-      env,
-    );
+    // BENCH_SCALE_NO_KUBECTL=1 leaves kubectl out (quick runs while working; no ratio then).
+    const kubectlSkipped = process.env['BENCH_SCALE_NO_KUBECTL'] === '1';
+    const kubectl = kubectlSkipped
+      ? { ms: NaN, rssMb: NaN, requests: NaN, stdout: '' }
+      : await measure(cluster, 'kubectl', ['diff', '-f', corpus.manifests, '--kubeconfig', kubeconfig], env);
     const kFound = kubectlNames(kubectl.stdout);
     const ms = median(runs.map((r) => r.ms));
     const ratio = kubectl.ms / ms;
@@ -354,6 +356,27 @@ async function size(n: number, rows: BenchRow[], withOneApp: boolean): Promise<n
         note: `${median(one.map((r) => r.requests))} requests, ${Math.round(median(one.map((r) => r.rssMb)))} MB RSS`,
       });
     }
+    const profiles = process.env['BENCH_SCALE_PROFILE'];
+    if (profiles) {
+      // One more run of each, under the V8 CPU profiler (for the note's "where the time goes").
+      for (const [what, args] of [
+        ['all', ours],
+        ['one', [...ours.slice(0, 3), 'app-7', ...ours.slice(3)]],
+      ] as const) {
+        const profDir = join(profiles, `${n}-${what}`);
+        await measure(
+          cluster,
+          process.execPath,
+          ['--cpu-prof', `--cpu-prof-dir=${profDir}`, launcher, ...args],
+          env,
+        );
+      }
+    }
+    if (kubectlSkipped)
+      rows.splice(
+        rows.findIndex((r) => r.name === `${label}: kubectl diff (wall)`),
+        2,
+      );
     return ratio;
   } finally {
     await cluster.close();

@@ -9,10 +9,12 @@
  *   undefined means all namespaces.
  * - `labelSelector`: sent with every list and watch.
  * - `transform`: applied to each object before it is stored; default drops `metadata.managedFields`.
- * - `namespaceMode`: 'auto' (default) lists and watches a namespaced type per namespace when exactly one
- *   namespace is scoped, else cluster-wide once, filtering namespaces on the client, so requests per sync
- *   stay <= types x namespaces + types; 'per-namespace' and 'cluster' force one way. In 'auto', a
- *   cluster-wide list answered 403 (namespace-scoped RBAC) falls back to per-namespace lists.
+ * - `namespaceMode`: 'auto' (default) lists and watches a namespaced type per namespace when at most
+ *   `PER_NAMESPACE_MAX` (4) namespaces are scoped, else cluster-wide once, filtering namespaces on the
+ *   client: a handful of namespaces in a big cluster never transfers the whole cluster, and many namespaces
+ *   never cost more than 4 lists and watches per type (docs/diff.md "Live cache scope"); 'per-namespace'
+ *   and 'cluster' force one way. In 'auto', a cluster-wide list answered 403 (namespace-scoped RBAC) falls
+ *   back to per-namespace lists.
  * Lists of different scopes run in parallel (`listConcurrency`, default 8), paginated (`pageSize`, 500).
  *
  * Lifecycle: `start(signal)` resolves once every scope has listed (synced) and leaves the watches running
@@ -115,6 +117,12 @@ export interface LiveCacheStats extends LoopStats {
   /** Milliseconds from `start` until every scope had listed. */
   syncMs: number | undefined;
 }
+
+/**
+ * 'auto' namespace mode: up to this many namespaces are listed and watched one by one (a list and a watch
+ * stream per type and namespace); more are listed cluster-wide once per type and filtered on the client.
+ */
+export const PER_NAMESPACE_MAX = 4;
 
 /** 404s on a scope that discovery contradicts before its kind is dropped anyway (see `#notServed`). */
 export const STRAY_404_LIMIT = 3;
@@ -605,7 +613,7 @@ export class LiveStateCache {
     }
     const unique = [...new Set(namespaces)];
     const mode = o.namespaceMode ?? 'auto';
-    if (mode === 'per-namespace' || (mode === 'auto' && unique.length === 1)) {
+    if (mode === 'per-namespace' || (mode === 'auto' && unique.length <= PER_NAMESPACE_MAX)) {
       return unique.map((ns) => ({ ...base, id: `${gk}@${ns}`, namespace: ns, namespaces: undefined }));
     }
     return [{ ...base, id: `${gk}@*`, namespace: undefined, namespaces: new Set(unique) }];

@@ -216,7 +216,7 @@ describe('LiveStateCache list and watch loops (fake API)', () => {
     api.put('a', {}, 'one');
     api.put('b', {}, 'two');
     api.put('c', {}, 'three');
-    const { cache } = setup(api, { namespaces: ['one', 'two'] });
+    const { cache } = setup(api, { namespaces: ['one', 'two'], namespaceMode: 'cluster' });
     await cache.start();
     assert.deepEqual(
       cache
@@ -240,11 +240,11 @@ describe('LiveStateCache list and watch loops (fake API)', () => {
     api.put('a', {}, 'one');
     api.put('b', {}, 'two');
     api.put('c', {}, 'three');
-    const { cache, warnings } = setup(api, { namespaces: ['one', 'two'] });
+    const { cache, warnings } = setup(api, { namespaces: ['one', 'two', 'n3', 'n4', 'n5'] });
     await cache.start();
     assert.deepEqual(
       api.calls.filter((c) => c.startsWith('list')),
-      ['list', 'list ns=one', 'list ns=two'],
+      ['list', 'list ns=one', 'list ns=two', 'list ns=n3', 'list ns=n4', 'list ns=n5'],
     );
     assert.deepEqual(
       cache
@@ -253,7 +253,7 @@ describe('LiveStateCache list and watch loops (fake API)', () => {
         .sort(),
       ['a', 'b'],
     );
-    assert.equal(cache.stats().scopes, 2);
+    assert.equal(cache.stats().scopes, 5);
     assert.match(warnings.join(), /forbidden cluster-wide/);
     cache.stop();
     await cache.stopped();
