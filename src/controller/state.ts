@@ -62,6 +62,7 @@ import type { Target } from './targets.js';
 import { formatViolation } from '../schema/index.js';
 import type { SchemaLookup } from '../schema/index.js';
 import { toReport } from './report.js';
+import { ComparisonMemo } from './memo.js';
 import type {
   AppCondition,
   AppSyncStatus,
@@ -140,6 +141,8 @@ export class StateManager {
   readonly #compare: Pick<CompareInput, 'ignoreAggregatedRoles' | 'ignoreResourceStatusField'>;
   /** argocd-cm `resource.sensitive.mask.annotations`: masked in reports like Secret data. */
   readonly #sensitiveAnnotations: readonly string[];
+  /** Comparisons kept for reuse while nothing they read changes (memo.ts). */
+  readonly #memo = new ComparisonMemo();
 
   constructor(options: StateManagerOptions) {
     this.#source = options.onEvent ? observeRenders(options.source, options.onEvent) : options.source;
@@ -272,9 +275,26 @@ export class StateManager {
     // Argo CD's CompareAppState: a failed health check is a condition, never a failed refresh.
     if (health.error)
       conditions.push({ type: 'ComparisonError', message: `error setting app health: ${health.error}` });
+    // Everything the comparison reads besides the pair: the key of reused comparisons (memo.ts).
+    const scope = JSON.stringify([
+      rules,
+      strategy,
+      o.trackingMethod,
+      o.instanceLabelKey,
+      o.fieldManagers,
+      this.#compare,
+    ]);
     const resources = pairs.map((p, i): ReconciledResource => {
-      const r = this.#compareOne(p, rules, dryRuns.get(p), conditions, instance, strategy, schemas, (gk) =>
-        cluster.droppedReason(gk),
+      const r = this.#compareOne(
+        p,
+        rules,
+        dryRuns.get(p),
+        conditions,
+        instance,
+        strategy,
+        schemas,
+        scope,
+        (gk) => cluster.droppedReason(gk),
       );
       const h = health.resources[i];
       if (h) r.health = { status: h.status, ...(h.message ? { message: h.message } : {}) };
@@ -335,6 +355,7 @@ export class StateManager {
     instance: string,
     strategy: AppDiffOptions,
     schemas: SchemaLookup,
+    scope: string,
     droppedReason: (gk: { group: string; kind: string }) => string | undefined,
   ): ReconciledResource {
     const o = this.#o;
@@ -371,24 +392,30 @@ export class StateManager {
       };
     };
     if (dryRun && 'error' in dryRun) return comparisonError(dryRun.error);
+    // Cheap signals first: a pair compared before, Synced and valid, with the same live resourceVersion,
+    // target and options, is not compared again.
+    const digest = p.target && p.live && !dryRun ? this.#memo.digest(p.target.obj, scope) : undefined;
+    const kept = digest ? this.#memo.get(p.live!, digest, schemas) : undefined;
     let result: ResourceComparison;
-    try {
-      result = compareObjects({
-        target: p.target?.obj ?? null,
-        live: p.live ?? null,
-        ...(dryRun && 'predicted' in dryRun ? { predictedLive: dryRun.predicted } : {}),
-        ignoreDifferences: rules,
-        trackingMethod: o.trackingMethod,
-        instanceLabelKey: o.instanceLabelKey,
-        fieldManagers: o.fieldManagers,
-        ...this.#compare,
-        ...strategy,
-        schemas,
-      });
-    } catch (err) {
-      if (err instanceof ServerSideDiffError) return comparisonError(err.message);
-      throw err;
-    }
+    if (kept) result = kept;
+    else
+      try {
+        result = compareObjects({
+          target: p.target?.obj ?? null,
+          live: p.live ?? null,
+          ...(dryRun && 'predicted' in dryRun ? { predictedLive: dryRun.predicted } : {}),
+          ignoreDifferences: rules,
+          trackingMethod: o.trackingMethod,
+          instanceLabelKey: o.instanceLabelKey,
+          fieldManagers: o.fieldManagers,
+          ...this.#compare,
+          ...strategy,
+          schemas,
+        });
+      } catch (err) {
+        if (err instanceof ServerSideDiffError) return comparisonError(err.message);
+        throw err;
+      }
     const status: ReconciledResource = {
       ...base,
       status: result.status,
@@ -397,7 +424,8 @@ export class StateManager {
       comparison: result,
       outOfSync: result.status !== 'Synced',
     };
-    if (p.target) this.#checkValid(p.target.obj, status, schemas, conditions, label);
+    if (p.target && !kept) this.#checkValid(p.target.obj, status, schemas, conditions, label);
+    if (digest && !kept && status.status === 'Synced') this.#memo.set(p.live!, digest, schemas, result);
     if (p.target && !p.target.served) {
       status.message = `kind ${p.group ? `${p.group}/` : ''}${p.version}/${p.kind} is not served by the cluster`;
       // A kind the live cache dropped during the run (its CRD deleted) says so.
