@@ -9,10 +9,16 @@
  * Only Synced comparisons are kept (the common case; a difference is compared again, which is cheap next
  * to printing it). Server-side diff comparisons are never kept (their input is a dry-run answer). The
  * memo is bounded (`MAX_ENTRIES`): past it, it starts again empty.
+ *
+ * `DryRunMemo`: server-side diff's dry-run answers (the predicted live object), kept per live object while
+ * its uid and resourceVersion and the target's digest are the same: the answer of a dry run is a function of
+ * both (and of the admission chain, which a run does not expect to change), so a second refresh of an
+ * unchanged object sends no request. Failed dry runs are not kept (tried again next time).
  */
 import { createHash } from 'node:crypto';
 import type { KubeObject } from '../cluster/index.js';
 import type { ResourceComparison } from '../diff/index.js';
+import type { DryRunOutcome } from './server-side.js';
 
 /** Entries kept at most (about 100 bytes each, plus the kept comparison). */
 export const MAX_ENTRIES = 200_000;
@@ -62,5 +68,33 @@ export class ComparisonMemo {
 
   get size(): number {
     return this.#entries.size;
+  }
+}
+
+/** Dry-run answers of server-side diff, per live object (see the header). */
+export class DryRunMemo {
+  readonly #entries = new Map<string, { resourceVersion: string; digest: string; outcome: DryRunOutcome }>();
+
+  #digest(target: KubeObject): string {
+    return createHash('sha1').update(JSON.stringify(target)).digest('base64');
+  }
+
+  get(live: KubeObject, target: KubeObject): DryRunOutcome | undefined {
+    const uid = live.metadata?.uid;
+    const e = uid ? this.#entries.get(uid) : undefined;
+    if (!e || e.resourceVersion !== live.metadata?.resourceVersion) return undefined;
+    return e.digest === this.#digest(target) ? e.outcome : undefined;
+  }
+
+  set(live: KubeObject, target: KubeObject, outcome: DryRunOutcome): void {
+    const uid = live.metadata?.uid;
+    const rv = live.metadata?.resourceVersion;
+    if (!uid || !rv) return;
+    if (!('predicted' in outcome)) {
+      this.#entries.delete(uid);
+      return;
+    }
+    if (this.#entries.size >= MAX_ENTRIES && !this.#entries.has(uid)) this.#entries.clear();
+    this.#entries.set(uid, { resourceVersion: rv, digest: this.#digest(target), outcome });
   }
 }

@@ -62,7 +62,7 @@ import type { Target } from './targets.js';
 import { formatViolation } from '../schema/index.js';
 import type { SchemaLookup } from '../schema/index.js';
 import { toReport } from './report.js';
-import { ComparisonMemo } from './memo.js';
+import { ComparisonMemo, DryRunMemo } from './memo.js';
 import type {
   AppCondition,
   AppSyncStatus,
@@ -143,6 +143,8 @@ export class StateManager {
   readonly #sensitiveAnnotations: readonly string[];
   /** Comparisons kept for reuse while nothing they read changes (memo.ts). */
   readonly #memo = new ComparisonMemo();
+  /** Server-side dry-run answers kept while live object and target are unchanged (memo.ts). */
+  readonly #dryRunMemo = new DryRunMemo();
 
   constructor(options: StateManagerOptions) {
     this.#source = options.onEvent ? observeRenders(options.source, options.onEvent) : options.source;
@@ -250,13 +252,24 @@ export class StateManager {
     const dryRuns = new Map<Pair, DryRunOutcome>();
     if (serverSide) {
       const jobs = pairs.filter((p) => p.target?.served && p.live && !p.noStatus);
+      // A pair whose live object and target are unchanged since its last dry run in this process reuses
+      // that answer (memo.ts `DryRunMemo`): no request.
+      const todo: Pair[] = [];
+      for (const p of jobs) {
+        const kept = this.#dryRunMemo.get(p.live!, p.target!.obj);
+        if (kept) dryRuns.set(p, kept);
+        else todo.push(p);
+      }
       const outcomes = await dryRunApply(
         cluster.conn.client,
-        jobs.map((p) => ({ info: p.target!.served!.info, target: p.target!.obj })),
+        todo.map((p) => ({ info: p.target!.served!.info, target: p.target!.obj })),
         o.serverSideConcurrency,
         signal,
       );
-      jobs.forEach((p, i) => dryRuns.set(p, outcomes[i]!));
+      todo.forEach((p, i) => {
+        dryRuns.set(p, outcomes[i]!);
+        this.#dryRunMemo.set(p.live!, p.target!.obj, outcomes[i]!);
+      });
     }
 
     const rules = [...app.ignoreDifferences, ...o.ignoreDifferences, ...this.#overrideRules];
