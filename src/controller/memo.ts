@@ -6,7 +6,8 @@
  * - the target and the options: the same digest of the target's JSON text and the caller's `scope` string
  *   (the app's ignore rules, diff strategy and every setting the comparison reads), and the same schema
  *   lookup object (a CRD created or changed during the run gives the cluster a new one).
- * Only Synced comparisons are kept (the common case; a difference is compared again, which is cheap next
+ * Used by runs that compare apps more than once (`StateManagerOptions.reuseComparisons`: sync). Only
+ * Synced comparisons are kept (the common case; a difference is compared again, which is cheap next
  * to printing it). Server-side diff comparisons are never kept (their input is a dry-run answer). The
  * memo is bounded (`MAX_ENTRIES`): past it, it starts again empty.
  *

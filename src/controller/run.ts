@@ -305,7 +305,8 @@ export class Run {
       }
       return p;
     };
-    const manager = new StateManager({ ...o, source, clusterOf });
+    // A sync compares each app again after its operation: unchanged pairs reuse their comparison.
+    const manager = new StateManager({ reuseComparisons: Boolean(o.operation), ...o, source, clusterOf });
 
     // Two queues, as Argo CD's controller: refresh (compare) and operation (sync), each with its workers.
     // Processors return what happens next; the run ends when every app is finished (the completion

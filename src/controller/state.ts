@@ -96,6 +96,12 @@ export interface StateManagerOptions {
    */
   diffText?: boolean;
   /**
+   * Keep Synced comparisons and server-side dry-run answers for reuse while nothing they read changes
+   * (memo.ts): for runs that compare apps more than once (sync: the refresh after the operation, health
+   * waits). Default false: a one-shot diff compares each pair once and would only pay the memory.
+   */
+  reuseComparisons?: boolean;
+  /**
    * argocd-cm as read (src/apps): health scripts, ignoreDifferences overrides (after the app's and the
    * extra rules), compare options, sensitive annotations. Absent: Argo CD's defaults.
    */
@@ -157,6 +163,7 @@ export class StateManager {
       serverSideDiff: false,
       serverSideConcurrency: 8,
       diffText: true,
+      reuseComparisons: false,
       ...options,
     };
     const settings = options.settings;
@@ -256,7 +263,7 @@ export class StateManager {
       // that answer (memo.ts `DryRunMemo`): no request.
       const todo: Pair[] = [];
       for (const p of jobs) {
-        const kept = this.#dryRunMemo.get(p.live!, p.target!.obj);
+        const kept = o.reuseComparisons ? this.#dryRunMemo.get(p.live!, p.target!.obj) : undefined;
         if (kept) dryRuns.set(p, kept);
         else todo.push(p);
       }
@@ -268,7 +275,7 @@ export class StateManager {
       );
       todo.forEach((p, i) => {
         dryRuns.set(p, outcomes[i]!);
-        this.#dryRunMemo.set(p.live!, p.target!.obj, outcomes[i]!);
+        if (o.reuseComparisons) this.#dryRunMemo.set(p.live!, p.target!.obj, outcomes[i]!);
       });
     }
 
@@ -407,7 +414,10 @@ export class StateManager {
     if (dryRun && 'error' in dryRun) return comparisonError(dryRun.error);
     // Cheap signals first: a pair compared before, Synced and valid, with the same live resourceVersion,
     // target and options, is not compared again.
-    const digest = p.target && p.live && !dryRun ? this.#memo.digest(p.target.obj, scope) : undefined;
+    const digest =
+      o.reuseComparisons && p.target && p.live && !dryRun
+        ? this.#memo.digest(p.target.obj, scope)
+        : undefined;
     const kept = digest ? this.#memo.get(p.live!, digest, schemas) : undefined;
     let result: ResourceComparison;
     if (kept) result = kept;

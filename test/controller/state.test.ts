@@ -171,6 +171,7 @@ describe('controller: health, server-side diff, tracking methods, errors', () =>
       source,
       clusterOf: () => Promise.resolve(state),
       serverSideDiff: true,
+      reuseComparisons: true,
     });
     try {
       const patches = fx.cluster.stats.count('patch');
