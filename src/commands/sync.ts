@@ -122,7 +122,10 @@ rendered or compared (the other apps still run); 130 interrupted.`;
 
   async run(): Promise<void> {
     const { flags, argv: names } = await this.parse(Sync);
-    const [{ Run }, sync] = await Promise.all([import('../controller/index.js'), import('../sync/index.js')]);
+    const [{ Run, prepareRun }, sync] = await Promise.all([
+      import('../controller/index.js'),
+      import('../sync/index.js'),
+    ]);
     const duration = (flag: string, text: string): number => {
       const ms = parseDuration(text);
       if (ms === undefined)
@@ -155,8 +158,21 @@ rendered or compared (the other apps still run); 130 interrupted.`;
     // A bad --argocd-cm file fails before anything is rendered; the live one is read after the apps.
     const fileSettings =
       flags['argocd-cm'] !== undefined ? await runSettings(flags, (m) => this.warnLine(m)) : undefined;
-    const apps = await selectApps(flags, names as string[], 'sync');
-    const settings = fileSettings ?? (await runSettings(flags, (m) => this.warnLine(m)));
+    // The kubeconfig, a connection and discovery start now, while the Application files load (issue 23).
+    const prepared = prepareRun({
+      kubeconfig: flags.kubeconfig,
+      context: flags.context,
+      ...clientOptionsOf(flags),
+    });
+    let apps: Awaited<ReturnType<typeof selectApps>>;
+    let settings: Awaited<ReturnType<typeof runSettings>>;
+    try {
+      apps = await selectApps(flags, names as string[], 'sync');
+      settings = fileSettings ?? (await runSettings(flags, (m) => this.warnLine(m)));
+    } catch (err) {
+      (await prepared.connection)?.close();
+      throw err;
+    }
     // The reason names the flag, so the report says why the operation stopped.
     const timeoutController = new AbortController();
     const timer =
@@ -174,6 +190,7 @@ rendered or compared (the other apps still run); 130 interrupted.`;
     const progress = await this.startProgress('sync', { machineOutput: json, quiet: flags.quiet });
     try {
       report = await new Run({
+        prepared,
         apps,
         source,
         kubeconfig: flags.kubeconfig,

@@ -201,8 +201,15 @@ export class Run {
         ...(o.settings ? overrideIgnoreRules(o.settings) : []),
       ].flatMap((r) => r.managedFieldsManagers ?? []),
     ]);
-    const resourceFilter = new ResourceFilter(o.settings);
-    const knownTypeFields = knownTypeFieldsOf(o.settings);
+    let resourceFilter: ResourceFilter;
+    let knownTypeFields: ReturnType<typeof knownTypeFieldsOf>;
+    try {
+      resourceFilter = new ResourceFilter(o.settings);
+      knownTypeFields = knownTypeFieldsOf(o.settings);
+    } catch (err) {
+      (await o.prepared?.connection)?.close(); // nothing is left running
+      throw err;
+    }
 
     // Destinations -> contexts -> one ClusterState each.
     const clusters = new Map<string, Promise<ClusterState>>();
