@@ -16,7 +16,8 @@
  * Targets (issue 23): ratio >= 10x at 1k, >= 25x at 10k, at 30k no lower than at 10k; one app <= 500 ms.
  * The CLI is rebuilt first (`node scripts/build.mjs`), so the figures are of the current sources.
  * Environment: BENCH_ROUNDS (default 3), BENCH_SCALE_SIZES (e.g. "10000"), BENCH_SCALE_NO_KUBECTL=1 (leave
- * kubectl out: no ratio), BENCH_SCALE_PROFILE=DIR (one more run of each diff under `--cpu-prof`, written to
+ * kubectl out: no ratio), BENCH_SCALE_BASE=DIR (a built checkout of the code before a change: its rounds
+ * alternate with ours on the same corpus, printed as BEFORE rows), BENCH_SCALE_PROFILE=DIR (one more run of each diff under `--cpu-prof`, written to
  * DIR/<size>-all and DIR/<size>-one).
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -226,6 +227,8 @@ spec:
 
 interface RunResult {
   ms: number;
+  /** CPU time (user + system): less disturbed than wall time on a shared machine. */
+  cpuMs: number;
   rssMb: number;
   requests: number;
   stdout: string;
@@ -242,7 +245,7 @@ function measure(
   const before = cluster.stats.snapshot().total;
   const start = process.hrtime.bigint();
   return new Promise((resolve, reject) => {
-    const p = spawn('/usr/bin/time', ['-o', timeFile, '-f', '%M', command, ...args], {
+    const p = spawn('/usr/bin/time', ['-o', timeFile, '-f', '%U %S %M', command, ...args], {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -258,9 +261,20 @@ function measure(
         reject(new Error(`${command} ${args.join(' ')} exited ${code}: ${err.slice(0, 2000)}`));
         return;
       }
-      const maxKb = Number(readFileSync(timeFile, 'utf8').trim().split('\n').at(-1));
+      const [user, sys, maxKb] = readFileSync(timeFile, 'utf8')
+        .trim()
+        .split('\n')
+        .at(-1)!
+        .split(' ')
+        .map(Number);
       rmSync(timeFile, { force: true });
-      resolve({ ms, rssMb: maxKb / 1024, requests: cluster.stats.snapshot().total - before, stdout: out });
+      resolve({
+        ms,
+        cpuMs: (user! + sys!) * 1000,
+        rssMb: maxKb! / 1024,
+        requests: cluster.stats.snapshot().total - before,
+        stdout: out,
+      });
     });
   });
 }
@@ -305,7 +319,16 @@ async function size(n: number, rows: BenchRow[], withOneApp: boolean): Promise<n
     const ours = ['diff', '-f', corpus.appsDir, '-o', 'name', '--kubeconfig', kubeconfig];
     await measure(cluster, launcher, ours, env); // warm-up: manifest and discovery caches
     const runs: RunResult[] = [];
-    for (let r = 0; r < ROUNDS; r++) runs.push(await measure(cluster, launcher, ours, env));
+    // BENCH_SCALE_BASE=DIR: a checkout of the code before a change, built (its bin/kubectl-gitops and dist/):
+    // its rounds alternate with ours over the same corpus, so both see the same machine.
+    const baseDir = process.env['BENCH_SCALE_BASE'];
+    const baseLauncher = baseDir ? join(baseDir, 'bin', 'kubectl-gitops') : undefined;
+    const baseRuns: RunResult[] = [];
+    if (baseLauncher) await measure(cluster, baseLauncher, ours, env);
+    for (let r = 0; r < ROUNDS; r++) {
+      if (baseLauncher) baseRuns.push(await measure(cluster, baseLauncher, ours, env));
+      runs.push(await measure(cluster, launcher, ours, env));
+    }
     const found = ourNames(runs[0]!.stdout);
     // BENCH_SCALE_NO_KUBECTL=1 leaves kubectl out (quick runs while working; no ratio then).
     const kubectlSkipped = process.env['BENCH_SCALE_NO_KUBECTL'] === '1';
@@ -325,6 +348,21 @@ async function size(n: number, rows: BenchRow[], withOneApp: boolean): Promise<n
         unit: 'ms',
         note: `rounds ${runs.map((r) => Math.round(r.ms)).join(', ')}; found ${found.length}/${DRIFTED}${same(found) ? '' : ' WRONG SET'}; seeding ${Math.round(seedMs)} ms`,
       },
+      {
+        name: `${label}: our CPU (user + system)`,
+        value: Math.round(median(runs.map((r) => r.cpuMs))),
+        unit: 'ms',
+      },
+      ...(baseLauncher
+        ? [
+            {
+              name: `${label}: BEFORE (${baseDir}) diff -o name (wall)`,
+              value: Math.round(median(baseRuns.map((r) => r.ms))),
+              unit: 'ms',
+              note: `rounds ${baseRuns.map((r) => Math.round(r.ms)).join(', ')}; CPU ${Math.round(median(baseRuns.map((r) => r.cpuMs)))} ms; ${Math.round(median(baseRuns.map((r) => r.rssMb)))} MB RSS; ${median(baseRuns.map((r) => r.requests))} requests; found ${ourNames(baseRuns[0]!.stdout).length}/${DRIFTED}`,
+            },
+          ]
+        : []),
       {
         name: `${label}: kubectl diff (wall)`,
         value: Math.round(kubectl.ms),
@@ -346,14 +384,25 @@ async function size(n: number, rows: BenchRow[], withOneApp: boolean): Promise<n
     );
     if (withOneApp) {
       const one = [];
-      for (let r = 0; r < ROUNDS; r++)
-        one.push(await measure(cluster, launcher, [...ours.slice(0, 3), 'app-7', ...ours.slice(3)], env));
+      const baseOne = [];
+      const oneArgs = [...ours.slice(0, 3), 'app-7', ...ours.slice(3)];
+      for (let r = 0; r < ROUNDS; r++) {
+        if (baseLauncher) baseOne.push(await measure(cluster, baseLauncher, oneArgs, env));
+        one.push(await measure(cluster, launcher, oneArgs, env));
+      }
+      if (baseLauncher)
+        rows.push({
+          name: `${label}: BEFORE diff of one app of ${n / PER_APP} (wall)`,
+          value: Math.round(median(baseOne.map((r) => r.ms))),
+          unit: 'ms',
+          note: `CPU ${Math.round(median(baseOne.map((r) => r.cpuMs)))} ms`,
+        });
       rows.push({
         name: `${label}: diff of one app of ${n / PER_APP} (wall)`,
         value: Math.round(median(one.map((r) => r.ms))),
         unit: 'ms',
         target: { value: 500, better: 'lower' },
-        note: `${median(one.map((r) => r.requests))} requests, ${Math.round(median(one.map((r) => r.rssMb)))} MB RSS`,
+        note: `CPU ${Math.round(median(one.map((r) => r.cpuMs)))} ms; ${median(one.map((r) => r.requests))} requests, ${Math.round(median(one.map((r) => r.rssMb)))} MB RSS`,
       });
     }
     const profiles = process.env['BENCH_SCALE_PROFILE'];
