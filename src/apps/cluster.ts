@@ -7,10 +7,17 @@
  * namespace that does not exist (an empty list, then 404 on the namespace) are errors naming what is missing:
  * Argo CD is not installed there, and an empty success would hide it.
  * Each Application's origin is "cluster <namespace>/<name>".
+ *
+ * `loadClusterProjects`: the AppProjects of the same namespace, one paged LIST of
+ * `appprojects.argoproj.io/v1alpha1` (an Argo CD controller reads projects from its own namespace only).
+ * No AppProject CRD (404) is an empty list: only the built-in `default` project is then known, and apps
+ * of other projects are refused. Any other failure (RBAC, transport) is an error: a project that cannot
+ * be read is never treated as allow-all.
  */
 import { GitopsError, oneLine } from '../common/index.js';
 import type { KubeObject } from '../util/yaml-docs.js';
 import { parseApplication } from './parse.js';
+import { APP_PROJECT_KIND, parseProject, type AppProject } from './project.js';
 import { ARGOCD_CM, parseArgoCdSettings, type ArgoCdSettings } from './settings.js';
 import type { Application } from './types.js';
 
@@ -159,4 +166,70 @@ export async function readLiveArgoCdSettings(options: {
     throw new GitopsError(`failed to read Argo CD settings: ${oneLine(err)}`, { subject, cause: err });
   }
   return parseArgoCdSettings(cm, subject);
+}
+
+/** Lists AppProject manifests in one namespace. Injected by tests; the default talks to the cluster. */
+export interface ProjectLister {
+  listProjects(namespace: string): Promise<KubeObject[]>;
+}
+
+export async function loadClusterProjects(options: {
+  namespace: string;
+  kubeconfig?: string | undefined;
+  context?: string | undefined;
+  requestTimeoutMs?: number | undefined;
+  lister?: ProjectLister;
+}): Promise<AppProject[]> {
+  let items: KubeObject[];
+  try {
+    const lister = options.lister ?? (await kubeProjectLister(options));
+    items = await lister.listProjects(options.namespace);
+  } catch (err) {
+    const detail = (err as { detail?: unknown } | undefined)?.detail;
+    const why = err instanceof GitopsError && typeof detail === 'string' ? oneLine(detail) : oneLine(err);
+    throw new GitopsError(`failed to list AppProjects: ${why}`, {
+      subject: `namespace ${options.namespace}`,
+      cause: err,
+      ...(err instanceof GitopsError && err.hint ? { hint: err.hint } : {}),
+    });
+  }
+  return items.map((item) => {
+    const manifest: KubeObject = { apiVersion: 'argoproj.io/v1alpha1', kind: APP_PROJECT_KIND, ...item };
+    const name = manifest.metadata?.name ?? '?';
+    return parseProject(manifest, `cluster ${manifest.metadata?.namespace ?? options.namespace}/${name}`);
+  });
+}
+
+/** The default project lister: one LIST through the project's counting client (src/cluster). */
+async function kubeProjectLister(options: {
+  kubeconfig?: string | undefined;
+  context?: string | undefined;
+  requestTimeoutMs?: number | undefined;
+}): Promise<ProjectLister> {
+  const cluster = await import('../cluster/index.js');
+  const info = {
+    group: 'argoproj.io',
+    version: 'v1alpha1',
+    kind: APP_PROJECT_KIND,
+    plural: 'appprojects',
+    namespaced: true,
+    verbs: ['list'],
+  };
+  return {
+    async listProjects(namespace) {
+      const conn = await cluster.connect({
+        kubeconfig: options.kubeconfig,
+        context: options.context,
+        client: clientOptions(options.requestTimeoutMs),
+      });
+      try {
+        return await conn.client.listAll(info, { namespace });
+      } catch (err) {
+        if (cluster.isNotFound(err)) return [];
+        throw err;
+      } finally {
+        conn.close();
+      }
+    },
+  };
 }

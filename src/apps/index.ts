@@ -43,7 +43,35 @@ export type {
   OverrideIgnoreDiff,
   ResourceOverride,
 } from './settings.js';
-export { readLiveArgoCdSettings } from './cluster.js';
+export { readLiveArgoCdSettings, loadClusterProjects } from './cluster.js';
+export {
+  APP_PROJECT_KIND,
+  DEFAULT_PROJECT,
+  DEFAULT_PROJECT_NAME,
+  ProjectSet,
+  loadProjectFiles,
+  parseProject,
+} from './project.js';
+export type {
+  AppProject,
+  GroupKind,
+  NamedGroupKind,
+  OrphanedResourcesSettings,
+  ProjectDestination,
+} from './project.js';
+export {
+  isAppNamespacePermitted,
+  isDestinationPermitted,
+  isGroupKindNamePermitted,
+  isKnownOrphanedResourceExclusion,
+  isResourcePermitted,
+  isSourcePermitted,
+  normalizeGitURL,
+  projectConditions,
+  syncPermissionError,
+  withScopedResources,
+} from './project-rules.js';
+export type { ProjectCluster, ProjectClusters, ProjectCondition, ScopedCluster } from './project-rules.js';
 
 export { DEFAULT_ARGOCD_NAMESPACE } from '../common/index.js';
 import { DEFAULT_ARGOCD_NAMESPACE } from '../common/index.js';

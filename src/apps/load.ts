@@ -7,10 +7,11 @@
  * - One pass (`readAppFiles`): every file is read and parsed once, up to 16 files read at a time, and gives
  *   both its Applications and its ApplicationSets (src/apps/appset expands them).
  * - Documents that are not `Application`s are skipped, so app folders can hold them too, with one warning
- *   per file saying how many and of which kinds; ApplicationSets are not counted as skipped. Every
- *   Application is validated by `parseApplication`.
- * - A path (file or folder, `-` = standard input) holding no Application and no ApplicationSet is an error,
- *   "no Application in PATH", rather than an empty selection.
+ *   per file saying how many and of which kinds; ApplicationSets and AppProjects are not counted
+ *   (src/apps/appset and src/apps/project.ts read them). Every Application is validated by
+ *   `parseApplication`.
+ * - A path (file or folder, `-` = standard input) holding no Application, ApplicationSet or AppProject is
+ *   an error, "no Application in PATH", rather than an empty selection.
  * - Fields Argo CD types as strings keep their text as written (`targetRevision: 1.10` stays "1.10"):
  *   string-fields.ts.
  * - Errors name the file and 1-based document index; a path that does not exist is a UsageError.
@@ -27,7 +28,7 @@ import type { Application } from './types.js';
 const APP_FILE = /\.(ya?ml|json)$/i;
 
 /** Expands files and folders into the list of files to read, in a stable order. */
-export async function listAppFiles(paths: readonly string[]): Promise<string[]> {
+export async function listAppFiles(paths: readonly string[], what = 'Applications'): Promise<string[]> {
   const out: string[] = [];
   for (const path of paths) {
     if (path === '-') {
@@ -41,7 +42,7 @@ export async function listAppFiles(paths: readonly string[]): Promise<string[]> 
       // Only a missing path is "no such file"; permission and other errors say what they are.
       const code = (err as NodeJS.ErrnoException).code;
       const cause = code === 'ENOENT' || code === 'ENOTDIR' ? 'no such file or directory' : oneLine(err);
-      throw new UsageError(`failed to read Applications: ${cause}`, { subject: path, cause: err });
+      throw new UsageError(`failed to read ${what}: ${cause}`, { subject: path, cause: err });
     }
     if (info.isDirectory()) await walk(path, out);
     else out.push(path);
@@ -136,7 +137,8 @@ export async function readAppFiles(
           if (isApplicationSet(sourced.object))
             appsets.push({ manifest: sourced.object, origin: describeSource(sourced) });
           found++;
-        } else skipped.set(kind, (skipped.get(kind) ?? 0) + 1);
+        } else if (kind === 'AppProject') found++;
+        else skipped.set(kind, (skipped.get(kind) ?? 0) + 1);
       }
       const count = [...skipped.values()].reduce((a, b) => a + b, 0);
       if (count > 0)

@@ -5,6 +5,7 @@ import {
   sourceSelection,
   clusterFlags,
   progressFlags,
+  runProjects,
   runSettings,
 } from './flags.js';
 import { selectAppTree, treeFlags } from './tree-flags.js';
@@ -230,6 +231,7 @@ are read at both revisions, so apps the change adds or removes show as added or 
       for (const n of tree.nodes) if (n.error) treeErrors.push(n.error);
       const apps = tree.nodes.filter((n) => !n.error).map((n) => n.app);
       const settings = fileSettings ?? (await runSettings(flags, (m) => this.warnLine(m)));
+      const projects = await runProjects(flags);
       const progress = await this.startProgress('diff', {
         machineOutput: flags.output !== 'diff',
         quiet: flags.quiet,
@@ -243,6 +245,7 @@ are read at both revisions, so apps the change adds or removes show as added or 
         context: flags.context,
         argocdNamespace: flags['argocd-namespace'],
         ...settings,
+        projects,
         ignoreDifferences: extraRules,
         serverSideDiff: flags['server-side-diff'],
         statusProcessors: flags['status-processors'],

@@ -15,6 +15,9 @@ import { stat } from 'node:fs/promises';
 import { Flags } from '@oclif/core';
 import {
   ARGOCD_CM,
+  loadClusterProjects,
+  loadProjectFiles,
+  ProjectSet,
   loadApplications,
   loadArgoCdSettingsFile,
   parseDuration,
@@ -336,10 +339,16 @@ export const clusterFlags = {
     description:
       "Argo CD's settings: an argocd-cm ConfigMap manifest (- for stdin). Default: the live argocd-cm with --from-cluster, else Argo CD's defaults.",
   }),
+  'project-file': Flags.string({
+    description:
+      "AppProject manifests: a YAML/JSON file or a folder (- for stdin). Repeatable. Apps are held to their project's rules as Argo CD holds them (repos, destinations, kinds). AppProjects in -f files and, with --from-cluster, those of --argocd-namespace count too (a file wins over the live one of the same name). Without any, only Argo CD's allow-all `default` project exists and apps of other projects are refused.",
+    multiple: true,
+  }),
 };
 
 /** The values of `clusterFlags` a command reads settings with. */
 export interface SettingsFlagValues extends AppFlagValues {
+  'project-file'?: string[] | undefined;
   'argocd-cm'?: string | undefined;
   'tracking-method'?: string | undefined;
   'instance-label-key'?: string | undefined;
@@ -379,6 +388,27 @@ export async function runSettings(
       DEFAULT_TRACKING_METHOD,
     instanceLabelKey: flags['instance-label-key'] ?? settings?.instanceLabelKey ?? INSTANCE_LABEL,
   };
+}
+
+/**
+ * The AppProjects of a run (src/apps `ProjectSet`): those of `--project-file` (each path must hold one)
+ * and of the `-f` app files, then, with `--from-cluster`, the live ones of `--argocd-namespace` (one LIST)
+ * whose name no file gave. Two different files defining one project name are an error.
+ */
+export async function runProjects(flags: SettingsFlagValues): Promise<ProjectSet> {
+  const projects = new ProjectSet();
+  for (const p of await loadProjectFiles(flags['project-file'] ?? [], { requireProjects: true }))
+    projects.add(p);
+  for (const p of await loadProjectFiles(flags['app-file'] ?? [])) projects.add(p);
+  if (flags['from-cluster']) {
+    const given = new Set(projects.names());
+    const live = await loadClusterProjects({
+      namespace: flags['argocd-namespace'] ?? DEFAULT_ARGOCD_NAMESPACE,
+      ...liveAccess(flags),
+    });
+    for (const p of live) if (!given.has(p.name)) projects.add(p);
+  }
+  return projects;
 }
 
 /** `--quiet`: no progress on stderr (render, diff, sync). Errors and warnings are still printed. */

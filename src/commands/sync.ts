@@ -6,6 +6,7 @@ import {
   sourceSelection,
   clusterFlags,
   progressFlags,
+  runProjects,
   runSettings,
 } from './flags.js';
 import { BaseCommand } from './base-command.js';
@@ -166,9 +167,11 @@ rendered or compared (the other apps still run); 130 interrupted.`;
     });
     let apps: Awaited<ReturnType<typeof selectApps>>;
     let settings: Awaited<ReturnType<typeof runSettings>>;
+    let projects: Awaited<ReturnType<typeof runProjects>>;
     try {
       apps = await selectApps(flags, names as string[], 'sync');
       settings = fileSettings ?? (await runSettings(flags, (m) => this.warnLine(m)));
+      projects = await runProjects(flags);
     } catch (err) {
       (await prepared.connection)?.close();
       throw err;
@@ -197,6 +200,7 @@ rendered or compared (the other apps still run); 130 interrupted.`;
         context: flags.context,
         argocdNamespace: flags['argocd-namespace'],
         ...settings,
+        projects,
         statusProcessors: flags['status-processors'],
         ...clientOptionsOf(flags),
         operationProcessors: flags['operation-processors'],

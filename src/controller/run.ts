@@ -3,7 +3,10 @@
  *
  * 1. Loads the kubeconfig once (a kubeconfig that fails to load rejects the run: it is the one error every
  *    app would share) and resolves each app's destination to a context (src/cluster); apps whose
- *    destination does not resolve get that error, the others go on. Meanwhile the first app of each
+ *    destination does not resolve get that error, the others go on. Each app is then held to its
+ *    AppProject (`projects`; Argo CD's refreshAppConditions): a missing project or a refused app namespace,
+ *    repository or destination is that app's error (exit 2, never compared nor synced); apps refused
+ *    without a cluster (project, namespace, repository) are not even rendered. Meanwhile the first app of each
  *    refresh worker starts rendering (Git needs no cluster; the first compare of the app takes it).
  * 2. One `ClusterState` per context: one connection and one live cache shared by every app of that
  *    cluster, scoped to their destination namespaces, started by the first app that needs it.
@@ -51,7 +54,10 @@ import { UnsettledOperationError } from '../sync/index.js';
 import type { OperationReport } from '../sync/index.js';
 import type { RetryStrategy } from '../apps/index.js';
 import type { RenderedApp, SourceService } from '../source/index.js';
-import { knownTypeFieldsOf, overrideIgnoreRules } from '../apps/index.js';
+import { knownTypeFieldsOf, overrideIgnoreRules, projectConditions, ProjectSet } from '../apps/index.js';
+import type { AppProject, ProjectClusters, ProjectCondition } from '../apps/index.js';
+import { destinationCluster } from './projects.js';
+import type { AppProjectContext } from './projects.js';
 import { ResourceFilter } from './exclusions.js';
 import type { PreparedRun } from './prepare.js';
 
@@ -96,6 +102,14 @@ export interface RunOptions extends Omit<StateManagerOptions, 'clusterOf'> {
    * connection by the apps of its context. Replaces `loadKubeConfig`.
    */
   prepared?: PreparedRun;
+  /**
+   * The AppProjects of the run (src/apps `ProjectSet`). Unset: an empty set, so only Argo CD's built-in
+   * allow-all `default` project is known. An app whose project is missing or refuses it ends with that
+   * condition as its error (exit 2), neither rendered nor compared nor synced.
+   */
+  projects?: ProjectSet | undefined;
+  /** The clusters scoped to each project (permitOnlyProjectScopedClusters); default none. */
+  projectClusters?: ProjectClusters | undefined;
 }
 
 /**
@@ -141,6 +155,24 @@ function appError(app: Application, err: unknown): { message: string; exitCode: 
     message,
     exitCode: err instanceof GitopsError ? err.exitCode : ExitCode.FAILURE,
     ...(hint ? { hint } : {}),
+  };
+}
+
+/**
+ * The app's error for the project's conditions, in Argo CD's words (exit 2): the app is neither compared
+ * nor synced, as Argo CD's refresh stops at them (sync Unknown, health Unknown).
+ */
+function projectError(
+  app: Application,
+  project: AppProject | undefined,
+  conditions: readonly ProjectCondition[],
+): { message: string; exitCode: number; hint: string } {
+  return {
+    message: `app "${app.name}": failed to compare: ${conditions.map((c) => c.message).join('; ')}`,
+    exitCode: ExitCode.FAILURE,
+    hint: project
+      ? `AppProject "${project.name}" (${project.origin}) refuses this app, as Argo CD does (${conditions[0]!.type})`
+      : `pass the AppProject manifest with --project-file or -f, or read the projects of the Argo CD namespace with --from-cluster`,
   };
 }
 
@@ -211,6 +243,16 @@ export class Run {
       throw err;
     }
 
+    // Projects: what the project says without a cluster (missing project, app namespace, source repos)
+    // is known now, so a refused app's repository is never fetched.
+    const projects = o.projects ?? new ProjectSet();
+    const projectCheck = (app: Application, cluster?: AppProjectContext['cluster']): ProjectCondition[] =>
+      projectConditions(app, projects.get(app.project), cluster, {
+        controllerNamespace: argocdNamespace,
+        ...(o.projectClusters ? { projectClusters: o.projectClusters } : {}),
+      });
+    const refusedEarly = new Set(o.apps.filter((app) => projectCheck(app).length > 0));
+
     // Destinations -> contexts -> one ClusterState each.
     const clusters = new Map<string, Promise<ClusterState>>();
     const contextOf = new Map<Application, string>();
@@ -218,7 +260,9 @@ export class Run {
     // (and the Kubernetes client library, a few hundred ms to load) loads, so Git runs meanwhile.
     const source = primeRenders(
       o.source,
-      o.apps.slice(0, Math.max(1, o.statusProcessors ?? DEFAULT_STATUS_PROCESSORS)),
+      o.apps
+        .filter((app) => !refusedEarly.has(app))
+        .slice(0, Math.max(1, o.statusProcessors ?? DEFAULT_STATUS_PROCESSORS)),
     );
     // A kubeconfig that does not load fails the whole run (every app would fail the same way).
     let kubeConfig: KubeConfig;
@@ -233,13 +277,39 @@ export class Run {
       (await o.prepared?.connection)?.close();
       throw err;
     }
+    const projectOf = new Map<Application, AppProjectContext>();
     for (const r of reports) {
+      // Argo CD's refreshAppConditions: the project's conditions stop the app before any comparison. A
+      // missing project or a refused app namespace is the only condition (getAppProj fails first).
+      const project = projects.get(r.app.project);
+      if (project) r.project = project;
+      const early = refusedEarly.has(r.app) ? projectCheck(r.app) : [];
+      if (early.length > 0 && (!project || early[0]!.type === 'UnknownError')) {
+        r.error = projectError(r.app, project, early);
+        continue;
+      }
       try {
         const context = resolveDestination(kubeConfig, r.app.destination);
         contextOf.set(r.app, context);
         r.destination.context = context;
+        const cluster = destinationCluster(kubeConfig, r.app.destination, context);
+        const conditions = projectCheck(r.app, cluster);
+        if (conditions.length > 0) {
+          r.error = projectError(r.app, project, conditions);
+          contextOf.delete(r.app);
+          continue;
+        }
+        projectOf.set(r.app, {
+          project: project!,
+          cluster,
+          ...(o.projectClusters ? { projectClusters: o.projectClusters } : {}),
+        });
       } catch (err) {
-        r.error = appError(r.app, err);
+        // ValidatePermissions reports a destination that does not resolve beside refused sources.
+        r.error =
+          early.length > 0
+            ? projectError(r.app, project, [...early, { type: 'InvalidSpecError', message: oneLine(err) }])
+            : appError(r.app, err);
       }
     }
     const emit = o.onEvent;
@@ -313,7 +383,13 @@ export class Run {
       return p;
     };
     // A sync compares each app again after its operation: unchanged pairs reuse their comparison.
-    const manager = new StateManager({ reuseComparisons: Boolean(o.operation), ...o, source, clusterOf });
+    const manager = new StateManager({
+      reuseComparisons: Boolean(o.operation),
+      ...o,
+      source,
+      clusterOf,
+      projectOf: (app) => projectOf.get(app),
+    });
 
     // Two queues, as Argo CD's controller: refresh (compare) and operation (sync), each with its workers.
     // Processors return what happens next; the run ends when every app is finished (the completion

@@ -18,6 +18,10 @@
  * 5. Compare each pair (src/diff; the app's ignoreDifferences then the extra rules, one array per app),
  *    against a server-side dry run when server-side diff is on (server-side.ts).
  * 6. Health per resource and for the app (src/health `aggregateHealth`).
+ * 7. The app's AppProject (`projectOf`, projects.ts; docs/projects.md): live objects it does not permit are
+ *    dropped before pairing (step 3), rows of kinds it does not permit become Unknown (the app's status
+ *    counts them as compared), orphaned resources are warned about when the project asks, and the
+ *    reconciliation carries the project and its `permission` check for sync's validation step.
  * Reported, never fatal: kinds the cluster does not serve (UnknownKind; the resource is OutOfSync and
  * Missing; a kind dropped during the run, its CRD deleted, says so: cluster.ts), resources whose live object is tracked by another app (SharedResourceWarning; `sharedWith`,
  * the diff shows the tracking change; the resource is never treated as ours), excluded kinds, duplicates,
@@ -35,7 +39,12 @@ import {
 import { OWN_FIELD_MANAGERS } from '../common/index.js';
 import type { JsonMap } from '../common/index.js';
 import type { Application, ArgoCdSettings } from '../apps/index.js';
-import { DEFAULT_COMPARE_SETTINGS, instanceName, overrideIgnoreRules } from '../apps/index.js';
+import {
+  DEFAULT_COMPARE_SETTINGS,
+  instanceName,
+  overrideIgnoreRules,
+  syncPermissionError,
+} from '../apps/index.js';
 import { formatKey, keyOf, owningApp, parseTrackingId, TRACKING_ID_ANNOTATION } from '../cluster/index.js';
 import type { KubeObject, ResourceInfo, TrackingMethod } from '../cluster/index.js';
 import { compareObjects, ServerSideDiffError } from '../diff/index.js';
@@ -63,6 +72,8 @@ import { formatViolation } from '../schema/index.js';
 import type { SchemaLookup } from '../schema/index.js';
 import { toReport } from './report.js';
 import { ComparisonMemo, DryRunMemo } from './memo.js';
+import { markNotPermitted, orphanedResources, permittedLive } from './projects.js';
+import type { AppProjectContext } from './projects.js';
 import type {
   AppCondition,
   AppSyncStatus,
@@ -108,6 +119,8 @@ export interface StateManagerOptions {
   settings?: ArgoCdSettings | undefined;
   /** Observer of the run (progress printers): render and compare events. */
   onEvent?: RunEventHandler | undefined;
+  /** The app's AppProject and destination cluster (projects.ts); undefined: no project rules apply. */
+  projectOf?: ((app: Application) => AppProjectContext | undefined) | undefined;
 }
 
 /** How an app's resources are compared (Argo CD controller/state.go CompareAppState). */
@@ -131,9 +144,12 @@ interface Pair {
 }
 
 export class StateManager {
-  readonly #o: Required<Omit<StateManagerOptions, 'ignoreDifferences' | 'settings' | 'onEvent'>> & {
+  readonly #o: Required<
+    Omit<StateManagerOptions, 'ignoreDifferences' | 'settings' | 'onEvent' | 'projectOf'>
+  > & {
     ignoreDifferences: readonly IgnoreDifference[];
     onEvent?: RunEventHandler | undefined;
+    projectOf?: ((app: Application) => AppProjectContext | undefined) | undefined;
   };
   /** The source, reporting renders to `onEvent` when one is given. */
   readonly #source: SourceService;
@@ -233,6 +249,9 @@ export class StateManager {
       ),
       signal,
     );
+    // The project's limits (Argo CD's CompareAppState): live objects it does not permit are left out.
+    const projectContext = o.projectOf?.(app);
+    if (projectContext) permittedLive(live, projectContext);
 
     const pairs: Pair[] = targets.map((t) => {
       const id = formatKey(t.key);
@@ -341,10 +360,37 @@ export class StateManager {
     // Listed-only rows are never applied or pruned.
     const syncPairs = resources.filter((_, i) => !pairs[i]!.noStatus);
     resources.sort(byKey);
+    // Kinds the project does not permit: their rows are Unknown, the app's status counts them as compared.
+    const notPermitted = projectContext
+      ? markNotPermitted(
+          resources,
+          projectContext.project,
+          (gk) => kinds.get(`${gk.group}/${gk.kind}`)?.namespaced ?? false,
+        )
+      : new Map<ReconciledResource, string>();
+    const statusOf = (r: ReconciledResource): string => notPermitted.get(r) ?? r.status;
+    if (projectContext?.project.orphanedResources?.warn) {
+      const orphans = orphanedResources(cache.all(), {
+        namespace: destNamespace,
+        managed: new Set(resources.map((r) => `${r.group}/${r.kind}/${r.namespace}/${r.name}`)),
+        p: projectContext,
+        trackedBy: (obj) =>
+          owningApp(obj, {
+            method: o.trackingMethod,
+            instanceLabelKey: o.instanceLabelKey,
+            ...(this.#installationId ? { installationId: this.#installationId } : {}),
+          }),
+      });
+      if (orphans.length > 0)
+        conditions.push({
+          type: 'OrphanedResourceWarning',
+          message: `Application has ${orphans.length} orphaned resources`,
+        });
+    }
 
     let sync: AppSyncStatus = 'Synced';
-    if (resources.some((r) => r.status === 'Unknown')) sync = 'Unknown';
-    else if (resources.some((r) => r.status === 'OutOfSync' && !r.ignoreExtraneous)) sync = 'OutOfSync';
+    if (resources.some((r) => statusOf(r) === 'Unknown')) sync = 'Unknown';
+    else if (resources.some((r) => statusOf(r) === 'OutOfSync' && !r.ignoreExtraneous)) sync = 'OutOfSync';
     emit?.({ type: 'compare-done', app: app.name, sync, health: health.status, resources: resources.length });
     return {
       revision: rendered.revision,
@@ -364,6 +410,19 @@ export class StateManager {
       cache,
       client: cluster.conn.client,
       ...(healthOverrides ? { health: { overrides: healthOverrides } } : {}),
+      ...(projectContext
+        ? {
+            project: projectContext.project,
+            permission: (obj: KubeObject, namespaced: boolean) =>
+              syncPermissionError(
+                projectContext.project,
+                keyOf(obj),
+                namespaced,
+                projectContext.cluster,
+                projectContext.projectClusters,
+              ),
+          }
+        : {}),
     };
   }
 

@@ -5,7 +5,7 @@
  * printed) and the report made from it by `toReport` (`ComparisonResult`: plain data, masked, Secret values
  * never appear), the only shape printers and `-o json` receive.
  */
-import type { Application } from '../apps/index.js';
+import type { AppProject, Application } from '../apps/index.js';
 import type { IChange, ReportOptions, ResourceComparison } from '../diff/index.js';
 import type { HealthOptions, HealthStatus } from '../health/index.js';
 import type { KubeClient, KubeObject, LiveStateCache, ResourceInfo } from '../cluster/index.js';
@@ -68,7 +68,9 @@ export type ConditionType =
   | 'ExcludedResourceWarning'
   | 'RenderWarning'
   | 'ComparisonError'
-  | 'InvalidSpecError';
+  | 'InvalidSpecError'
+  | 'UnknownError'
+  | 'OrphanedResourceWarning';
 
 export interface AppCondition {
   type: ConditionType;
@@ -146,12 +148,21 @@ export interface Reconciliation {
   client: KubeClient;
   /** How the refresh judged health (argocd-cm's Lua checks): sync's waits judge the same way. */
   health?: HealthOptions | undefined;
+  /** The app's AppProject (src/apps), as resolved for this run; undefined when the run has no projects. */
+  project?: AppProject | undefined;
+  /**
+   * The project's verdict on writing an object (controller/sync.go validateSyncPermissions): the error
+   * message, or undefined when permitted. Sync runs it on every task before its first write.
+   */
+  permission?: ((obj: KubeObject, namespaced: boolean) => string | undefined) | undefined;
 }
 
 /** One app of a run: a comparison, or the error that prevented it (never both). */
 export interface AppReport {
   app: Application;
   destination: AppDestination;
+  /** The AppProject the app was judged by (absent when its project was not found). */
+  project?: AppProject;
   comparison?: ComparisonResult;
   /** The sync operation's outcome (sync runs only). */
   operation?: OperationReport;

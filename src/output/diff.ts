@@ -45,14 +45,19 @@ export function destinationLabel(app: AppReport): string {
   return `${cluster}${d.context ? ` (context ${d.context})` : ''}, namespace ${d.namespace}`;
 }
 
+/** A row the app's AppProject does not permit (src/controller/projects.ts): sync refuses it. */
+const NOT_PERMITTED = / is not permitted in project /;
+
 function note(r: ResourceStatus): string {
   const notes: string[] = [];
-  if (r.difference === 'missing') notes.push('missing: sync would create it');
+  const refused = r.status === 'Unknown' && NOT_PERMITTED.test(r.message ?? '');
+  if (refused) notes.push(`${r.message}: sync refuses it`);
+  else if (r.difference === 'missing') notes.push('missing: sync would create it');
   if (r.difference === 'extra')
     notes.push(r.requiresPruning ? 'extra: sync with prune would delete it' : 'extra');
   if (r.ignoreExtraneous) notes.push('IgnoreExtraneous');
   if (r.sharedWith) notes.push(`shared with app ${r.sharedWith}`);
-  if (r.status === 'Unknown') notes.push('comparison failed');
+  if (r.status === 'Unknown' && !refused) notes.push('comparison failed');
   return notes.length ? ` (${notes.join('; ')})` : '';
 }
 

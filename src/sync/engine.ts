@@ -4,6 +4,10 @@
  * tasks (status, message, hook phase), so an interrupted or timed-out run still yields a full report.
  *
  * One step, in order:
+ * 0. First step only: the project's permission of every task whose kind is served (Argo CD's
+ *    `WithPermissionValidator`, run by gitops-engine's `getSyncTasks`): any refusal ends the operation
+ *    Failed, "one or more synchronization tasks are not valid: <reasons>", before the dry run, with
+ *    nothing written (the refused tasks SyncFailed with the reason).
  * 1. First step only: a server-side dry run of every task (writes with `dryRun=All`; prunes as dry-run
  *    deletes). Any failure ends the operation Failed, "one or more objects failed to apply (dry run)",
  *    with nothing written. A kind the cluster does not serve fails there unless a CRD of this sync
@@ -78,6 +82,8 @@ export interface EngineOptions {
    * Called synchronously; it must not throw.
    */
   onEvent?: (event: SyncEngineEvent) => void;
+  /** The project's verdict on a task (undefined: permitted), asked for tasks whose kind is served. */
+  permission?: (task: SyncTask) => string | undefined;
 }
 
 export interface TaskState {
@@ -217,6 +223,10 @@ export class SyncEngine {
     );
     const work = this.states.filter((s) => s.phase === 'Pending');
     this.#emit({ type: 'validate-start', tasks: work.length });
+    if (!this.#permitted()) {
+      this.#emit({ type: 'validate-done', failed: this.states.filter((s) => s.phase === 'Failed').length });
+      return false;
+    }
     await Promise.all(
       work.map(async (s) => {
         const kindKey = `${s.task.key.group}/${s.task.key.kind}`;
@@ -250,6 +260,23 @@ export class SyncEngine {
       return false;
     }
     return true;
+  }
+
+  /** Step 0: every task the project refuses fails, and then the operation, before any request. */
+  #permitted(): boolean {
+    const permission = this.#options.permission;
+    if (!permission) return true;
+    const reasons = new Set<string>();
+    for (const s of this.states) {
+      if (!this.#client.served(s.task)) continue;
+      const reason = permission(s.task);
+      if (reason === undefined) continue;
+      reasons.add(reason);
+      this.#set(s, 'Failed', 'SyncFailed', reason);
+    }
+    if (reasons.size === 0) return true;
+    this.#end('Failed', `one or more synchronization tasks are not valid: ${[...reasons].sort().join('; ')}`);
+    return false;
   }
 
   #refresh(): void {

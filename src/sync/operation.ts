@@ -25,6 +25,11 @@ export interface SyncSource {
   client: KubeClient;
   /** How health is judged while waiting on waves and hooks (argocd-cm's Lua checks), as the refresh does. */
   health?: HealthOptions | undefined;
+  /**
+   * The app's AppProject verdict on writing an object of a served kind (undefined: permitted). Every task
+   * is asked before the first request; one refusal fails the operation with nothing written.
+   */
+  permission?: ((obj: KubeObject, namespaced: boolean) => string | undefined) | undefined;
 }
 
 export interface SyncRequest {
@@ -109,8 +114,19 @@ export async function runOperation(
       groups: plannedGroups(plan.tasks),
     });
   }
+  const permission = source.permission;
   const engine = new SyncEngine(plan.tasks, client, {
     dryRun: request.dryRun,
+    ...(permission
+      ? {
+          permission: (task: SyncTask) => {
+            const obj = task.target ?? task.live;
+            const info = kinds.get(`${task.key.group}/${task.key.kind}`);
+            if (!obj || !info) return undefined;
+            return permission(obj, info.namespaced);
+          },
+        }
+      : {}),
     ...(source.health ? { health: source.health } : {}),
     ...(emit ? { onEvent: (e: SyncEngineEvent) => emit({ app: app.name, ...e }) } : {}),
   });

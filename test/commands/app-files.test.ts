@@ -1,6 +1,6 @@
 /**
  * Issue 14, app files: `-f -` reads standard input (piped into a real child process) wherever a file is
- * taken; documents of other kinds are skipped with one warning line per file; a file without an Application
+ * taken; documents of other kinds (AppProjects excepted: they are read) are skipped with one warning line per file; a file without an Application
  * is an error naming it; `targetRevision: 1.10` (unquoted) is the Git tag "1.10", not 1.1.
  */
 import { after, describe, it } from 'node:test';
@@ -35,17 +35,14 @@ ${app}---
 ${cm('a')}---
 ${cm('b')}`;
 
-  it('render -f -: the app from stdin, at tag "1.10"; other kinds skipped with one warning line', async () => {
+  it('render -f -: the app from stdin, at tag "1.10"; other kinds skipped with one warning line (AppProjects are read, not skipped)', async () => {
     const r = await runCli(['render', '-f', '-', '-o', 'yaml'], { input: withOthers, env });
     assert.equal(r.code, 0, r.stderr);
     const names = parseAllDocuments(r.stdout).map(
       (d) => (d.toJS() as { metadata: { name: string } }).metadata.name,
     );
     assert.deepEqual(names, ['at-1.10']);
-    assert.equal(
-      r.stderr,
-      'warning: <stdin>: skipped 3 documents that are not Applications: AppProject, ConfigMap x2\n',
-    );
+    assert.equal(r.stderr, 'warning: <stdin>: skipped 2 documents that are not Applications: ConfigMap x2\n');
   });
 
   it('diff -f -: the app from stdin compared with the cluster (exit 1: differences)', async () => {

@@ -26,3 +26,30 @@ export const APPLICATION_CRD = {
     ],
   },
 } as const;
+
+/** The AppProject CRD (argoproj.io/v1alpha1), enough for the API server to serve AppProjects. */
+export const APP_PROJECT_CRD = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'appprojects.argoproj.io' },
+  spec: {
+    group: 'argoproj.io',
+    scope: 'Namespaced',
+    names: {
+      plural: 'appprojects',
+      singular: 'appproject',
+      kind: 'AppProject',
+      listKind: 'AppProjectList',
+      shortNames: ['appproj', 'appprojs'],
+    },
+    versions: [
+      {
+        name: 'v1alpha1',
+        served: true,
+        storage: true,
+        subresources: { status: {} },
+        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+      },
+    ],
+  },
+} as const;

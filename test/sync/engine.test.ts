@@ -4,7 +4,7 @@ import { SyncEngine } from '../../src/sync/engine.js';
 import { planSync } from '../../src/sync/plan.js';
 import type { PlanResource } from '../../src/sync/plan.js';
 import type { KubeObject } from '../../src/common/index.js';
-import type { SyncEngineEvent } from '../../src/sync/types.js';
+import type { SyncEngineEvent, SyncTask } from '../../src/sync/types.js';
 import { FakeSyncClient, completeJob } from './fake-client.js';
 
 function obj(kind: string, name: string, ann: Record<string, string> = {}): KubeObject {
@@ -24,7 +24,12 @@ const hook = (name: string, type: string, extra: Record<string, string> = {}) =>
 function engineFor(
   resources: PlanResource[],
   client: FakeSyncClient,
-  options: { prune?: boolean; dryRun?: boolean; onEvent?: (e: SyncEngineEvent) => void } = {},
+  options: {
+    prune?: boolean;
+    dryRun?: boolean;
+    onEvent?: (e: SyncEngineEvent) => void;
+    permission?: (task: SyncTask) => string | undefined;
+  } = {},
 ) {
   const plan = planSync({
     app: 'demo',
@@ -38,12 +43,43 @@ function engineFor(
   return new SyncEngine(plan.tasks, client, {
     dryRun: options.dryRun ?? false,
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+    ...(options.permission ? { permission: options.permission } : {}),
   });
 }
 const targets = (...objs: KubeObject[]): PlanResource[] => objs.map((o) => ({ target: o, outOfSync: true }));
 const writes = (c: FakeSyncClient) => c.log.filter((l) => !l.startsWith('dry-run'));
 
 describe('sync engine', () => {
+  it("the project's refusal of any task (hooks and prunes too) fails the operation before the dry run", async () => {
+    const client = new FakeSyncClient();
+    client.objects.set('/ConfigMap/demo/old', obj('ConfigMap', 'old'));
+    const engine = engineFor(
+      [
+        ...targets(obj('Deployment', 'web'), hook('migrate', 'PreSync'), obj('Widget', 'w')),
+        { live: obj('ConfigMap', 'old'), outOfSync: true },
+      ],
+      client,
+      {
+        permission: (t) =>
+          t.key.kind === 'Job' || t.key.kind === 'ConfigMap'
+            ? `resource ${t.key.group}:${t.key.kind} is not permitted in project team`
+            : undefined,
+      },
+    );
+    client.unserved.add('Widget');
+    const result = await engine.run(new AbortController().signal);
+    assert.equal(result.phase, 'Failed');
+    assert.equal(
+      result.message,
+      'one or more synchronization tasks are not valid: resource :ConfigMap is not permitted in project team; resource batch:Job is not permitted in project team',
+    );
+    assert.deepEqual(client.log, [], 'no dry run, no write');
+    assert.deepEqual(
+      result.resources.filter((r) => r.status === 'SyncFailed').map((r) => r.kind),
+      ['Job', 'ConfigMap'],
+    );
+  });
+
   it('validates every task before the first write, then applies in plan order', async () => {
     const client = new FakeSyncClient();
     client.onWrite = (o) => completeJob(o);
