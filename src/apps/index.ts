@@ -13,6 +13,7 @@ import { UsageError } from '../common/index.js';
 import { adHocApplication, type AdHocAppOptions } from './adhoc.js';
 import { loadClusterApplications, type ApplicationLister } from './cluster.js';
 import { readAppFiles, type SourcedAppSet } from './load.js';
+import type { SourcedObject } from '../util/yaml-docs.js';
 import { selectApplications } from './select.js';
 import type { Application } from './types.js';
 
@@ -99,6 +100,8 @@ export interface LoadApplicationsOptions {
   onWarning?: (message: string) => void;
   /** When given, the ApplicationSets of `files` are added to it (found in the same pass as the apps). */
   appsets?: SourcedAppSet[];
+  /** When given, the AppProject documents of `files` are added to it (same pass; `parseProject` them). */
+  projectDocs?: SourcedObject[];
 }
 
 export async function loadApplications(options: LoadApplicationsOptions): Promise<Application[]> {
@@ -114,6 +117,7 @@ export async function loadApplications(options: LoadApplicationsOptions): Promis
     const read = await readAppFiles(files, { onWarning: options.onWarning, requireApps: true });
     apps.push(...read.apps);
     options.appsets?.push(...read.appsets);
+    options.projectDocs?.push(...read.projects);
   }
   if (options.fromCluster) {
     apps.push(

@@ -19,7 +19,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { oneLine, UsageError } from '../common/index.js';
-import { describeSource, readKubeObjects, type KubeObject } from '../util/yaml-docs.js';
+import { describeSource, readKubeObjects, type KubeObject, type SourcedObject } from '../util/yaml-docs.js';
 import { isApplicationSet } from './appset/expand.js';
 import { parseApplication } from './parse.js';
 import { argoCdStringField } from './string-fields.js';
@@ -75,6 +75,8 @@ export interface SourcedAppSet {
 export interface AppFiles {
   apps: Application[];
   appsets: SourcedAppSet[];
+  /** AppProject documents as read (src/apps/project.ts `parseProject` validates them). */
+  projects: SourcedObject[];
 }
 
 /** Files read at once: reads overlap while earlier files parse (parsing is synchronous). */
@@ -116,6 +118,7 @@ export async function readAppFiles(
   const onWarning = options.onWarning;
   const apps: Application[] = [];
   const appsets: SourcedAppSet[] = [];
+  const projects: SourcedObject[] = [];
   const listed = await Promise.all(paths.map((path) => listAppFiles([path])));
   const files = listed.flat();
   const read = await readAll(files, READ_CONCURRENCY, (file) => readKubeObjects(file, argoCdStringField));
@@ -137,8 +140,10 @@ export async function readAppFiles(
           if (isApplicationSet(sourced.object))
             appsets.push({ manifest: sourced.object, origin: describeSource(sourced) });
           found++;
-        } else if (kind === 'AppProject') found++;
-        else skipped.set(kind, (skipped.get(kind) ?? 0) + 1);
+        } else if (kind === 'AppProject') {
+          projects.push(sourced);
+          found++;
+        } else skipped.set(kind, (skipped.get(kind) ?? 0) + 1);
       }
       const count = [...skipped.values()].reduce((a, b) => a + b, 0);
       if (count > 0)
@@ -154,7 +159,7 @@ export async function readAppFiles(
       );
     }
   });
-  return { apps, appsets };
+  return { apps, appsets, projects };
 }
 
 /** The Applications of `paths` (`readAppFiles`'s apps). */

@@ -12,6 +12,7 @@ import { selectAppTree, treeFlags } from './tree-flags.js';
 import { BaseCommand } from './base-command.js';
 import { UsageError } from '../common/index.js';
 import type { GitopsError } from '../common/index.js';
+import type { SourcedObject } from '../util/yaml-docs.js';
 import type { RunReport } from '../controller/index.js';
 import type { IgnoreDifference } from '../diff/index.js';
 import { hasDifferences } from '../output/diff.js';
@@ -221,17 +222,20 @@ are read at both revisions, so apps the change adds or removes show as added or 
     let report: RunReport;
     const treeErrors: GitopsError[] = [];
     try {
+      // AppProjects of the -f files come from the same pass that reads their Applications.
+      const projectDocs: SourcedObject[] = [];
       const tree = await selectAppTree(flags, names as string[], 'diff', {
         service: source,
         recursive: flags.recursive ?? false,
         renderAll: false,
         liveClusters: true,
         onWarning: (m) => this.warnLine(m),
+        projectDocs,
       });
       for (const n of tree.nodes) if (n.error) treeErrors.push(n.error);
       const apps = tree.nodes.filter((n) => !n.error).map((n) => n.app);
       const settings = fileSettings ?? (await runSettings(flags, (m) => this.warnLine(m)));
-      const projects = await runProjects(flags);
+      const projects = await runProjects(flags, projectDocs);
       const progress = await this.startProgress('diff', {
         machineOutput: flags.output !== 'diff',
         quiet: flags.quiet,

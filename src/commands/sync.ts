@@ -12,6 +12,7 @@ import {
 import { BaseCommand } from './base-command.js';
 import { DEFAULT_OPERATION_PROCESSORS, UsageError } from '../common/index.js';
 import { parseDuration } from '../apps/index.js';
+import type { SourcedObject } from '../util/yaml-docs.js';
 import type { RunReport } from '../controller/index.js';
 import { syncJson, syncText } from '../output/sync.js';
 import { createSourceService } from '../source/index.js';
@@ -169,9 +170,11 @@ rendered or compared (the other apps still run); 130 interrupted.`;
     let settings: Awaited<ReturnType<typeof runSettings>>;
     let projects: Awaited<ReturnType<typeof runProjects>>;
     try {
-      apps = await selectApps(flags, names as string[], 'sync');
+      // AppProjects of the -f files come from the same pass that reads their Applications.
+      const projectDocs: SourcedObject[] = [];
+      apps = await selectApps(flags, names as string[], 'sync', undefined, projectDocs);
       settings = fileSettings ?? (await runSettings(flags, (m) => this.warnLine(m)));
-      projects = await runProjects(flags);
+      projects = await runProjects(flags, projectDocs);
     } catch (err) {
       (await prepared.connection)?.close();
       throw err;

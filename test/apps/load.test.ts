@@ -386,9 +386,19 @@ ${SOURCE.replace(/^/gm, '    ').trimEnd()}
       Array.from({ length: 40 }, (_, i) => `set-${String(i).padStart(2, '0')}`),
     );
     assert.equal(appsets[3]!.origin, `${join(dir, 'apps', 'f03.yaml')} (document 2)`);
+    write(
+      dir,
+      'apps/zz-project.yaml',
+      'apiVersion: argoproj.io/v1alpha1\nkind: AppProject\nmetadata: {name: team}\n',
+    );
     const read = await readAppFiles([join(dir, 'apps')]);
     assert.equal(read.apps.length, 40);
     assert.equal(read.appsets.length, 40);
+    assert.deepEqual(
+      read.projects.map((p) => [p.object.metadata?.name, p.file]),
+      [['team', join(dir, 'apps', 'zz-project.yaml')]],
+      'AppProjects from the same pass',
+    );
   });
 
   it('reports the first bad file in file order, whichever read finished first', async () => {
