@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 import { existsSync, readdirSync } from 'node:fs';
 
-// Modules with a door (src/<m>/index.ts): code outside them imports only the door (README "Architecture";
+// Modules with a door (src/<m>/index.ts): code outside them imports only the door (docs/architecture.md;
 // test/architecture.test.ts checks the same over the import graph, plus layers and circles).
 const doors = readdirSync('src', { withFileTypes: true })
   .filter((e) => e.isDirectory() && existsSync(`src/${e.name}/index.ts`))

@@ -1,5 +1,5 @@
 /**
- * The layout rules of README "Architecture", checked over the import graph of src/:
+ * The layout rules of docs/architecture.md, checked over the import graph of src/:
  * - each module imports only modules of a lower layer (so no arrow points up and no module circle exists);
  * - no circle of runtime imports between files (`import type` is erased and does not count);
  * - outside a module, only its door (`index.ts`) is imported, where it has one.
@@ -79,7 +79,7 @@ describe('architecture', () => {
     assert.deepEqual(
       modules.filter((m) => LAYERS[m] === undefined),
       [],
-      'add new modules to LAYERS here and to README "Architecture"',
+      'add new modules to LAYERS here and to docs/architecture.md',
     );
   });
 

@@ -73,6 +73,8 @@ export {
   withScopedResources,
 } from './project-rules.js';
 export type { ProjectCluster, ProjectClusters, ProjectCondition, ScopedCluster } from './project-rules.js';
+export { loadRepositoryFiles, readLiveRepositories } from './repositories.js';
+export type { RepositorySourceObject, LiveRepositoriesOptions } from './repositories.js';
 
 export { DEFAULT_ARGOCD_NAMESPACE } from '../common/index.js';
 import { DEFAULT_ARGOCD_NAMESPACE } from '../common/index.js';

@@ -102,7 +102,7 @@ export function inClusterEnabled(data: Readonly<Record<string, unknown>>): boole
   return data['cluster.inClusterEnabled'] !== 'false';
 }
 
-/** Every key this tool reads (README and docs list the same). */
+/** Every key this tool reads (docs/usage/argocd-cm.md and docs/argocd-cm.md list the same). */
 export const ARGOCD_CM_KEYS: readonly string[] = [
   TRACKING_METHOD_KEY,
   INSTANCE_LABEL_KEY,

@@ -20,7 +20,7 @@ import type { DiffFormat } from '../output/diff.js';
 import { DIFF_FORMATS, renderDiffReport } from '../output/diff-format.js';
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../output/diff-markdown.js';
 import { useColor } from '../output/color.js';
-import { createSourceService } from '../source/index.js';
+import { createSourceService, type SourceServiceOptions } from '../source/index.js';
 import { previewHasDifferences, renderPreview } from '../output/preview.js';
 import { prose } from './prose.js';
 
@@ -192,7 +192,12 @@ are read at both revisions, so apps the change adds or removes show as added or 
           onWarning: (m) => this.warnLine(m),
         }),
         ignoreDifferences: extraRules,
-        source: { hardRefresh: flags['hard-refresh'], signal: this.signal },
+        source: {
+          hardRefresh: flags['hard-refresh'],
+          signal: this.signal,
+          // Private repositories of the apps' sources (--repositories-file): docs/repositories.md.
+          ...repositoriesOf(sourceSelection(flags, (m) => this.warnLine(m))),
+        },
         onWarning: (m) => this.warnLine(m),
       });
       const text = renderPreview(preview, flags.output as DiffFormat, {
@@ -211,7 +216,10 @@ are read at both revisions, so apps the change adds or removes show as added or 
     // A bad --argocd-cm file fails before anything is rendered; the live one is read after the apps.
     const fileSettings =
       flags['argocd-cm'] !== undefined ? await runSettings(flags, (m) => this.warnLine(m)) : undefined;
-    const source = createSourceService({ ...sourceSelection(flags), signal: this.signal });
+    const source = createSourceService({
+      ...sourceSelection(flags, (m) => this.warnLine(m)),
+      signal: this.signal,
+    });
     // The kubeconfig, a connection and discovery start now, while the Application files load (issue 23).
     const prepared = prepareRun({
       kubeconfig: flags.kubeconfig,
@@ -276,4 +284,9 @@ are read at both revisions, so apps the change adds or removes show as added or 
       differences: flags['exit-code'] && hasDifferences(report),
     });
   }
+}
+
+/** The repository credentials part of the source options (for `diff --base`). */
+function repositoriesOf(options: SourceServiceOptions): Pick<SourceServiceOptions, 'repositories'> {
+  return options.repositories ? { repositories: options.repositories } : {};
 }

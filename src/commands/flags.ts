@@ -21,7 +21,9 @@ import {
   ProjectSet,
   loadApplications,
   loadArgoCdSettingsFile,
+  loadRepositoryFiles,
   parseDuration,
+  readLiveRepositories,
   readLiveArgoCdSettings,
   selectApplications,
   type Application,
@@ -105,6 +107,12 @@ export const appFlags = {
     description: 'Ignore cached manifests and render again.',
     helpGroup: SELECT,
   }),
+  'repositories-file': Flags.string({
+    description:
+      "Argo CD repository Secrets (secret-type repository / repo-creds) and argocd-ssh-known-hosts-cm as YAML/JSON: Git and Helm credentials. Default: the live Argo CD namespace's with --from-cluster (files are read first). Repeatable. See docs/repositories.md.",
+    multiple: true,
+    helpGroup: SELECT,
+  }),
   'clusters-file': Flags.string({
     description:
       'Cluster Secrets (YAML/JSON), as `shards` reads them: for --shard and for ApplicationSet clusters generators. Default: the live Argo CD namespace (none with diff --base: only in-cluster). Repeatable.',
@@ -146,6 +154,7 @@ export interface AppFlagValues {
   name?: string | undefined;
   local?: string | undefined;
   'hard-refresh'?: boolean | undefined;
+  'repositories-file'?: string[] | undefined;
   'clusters-file'?: string[] | undefined;
   shard?: number | undefined;
   replicas?: number | undefined;
@@ -229,11 +238,26 @@ export function appSelection(flags: AppFlagValues, names: readonly string[]): Lo
   return options;
 }
 
-export function sourceSelection(flags: AppFlagValues): SourceServiceOptions {
+export function sourceSelection(
+  flags: AppFlagValues,
+  onWarning: (message: string) => void = (m) => process.stderr.write(`warning: ${m}\n`),
+): SourceServiceOptions {
+  const files = flags['repositories-file'] ?? [];
+  const live = flags['from-cluster'] ?? false;
+  const namespace = flags['argocd-namespace'] ?? 'argocd';
   return {
-    argocdNamespace: flags['argocd-namespace'] ?? 'argocd',
+    argocdNamespace: namespace,
     hardRefresh: flags['hard-refresh'] ?? false,
     ...(flags.local ? { local: flags.local } : {}),
+    ...(files.length > 0 || live
+      ? {
+          // Read once, on the first Git or Helm repository use (docs/repositories.md).
+          repositories: async () => [
+            ...(await loadRepositoryFiles(files, onWarning)),
+            ...(live ? await readLiveRepositories({ namespace, ...liveAccess(flags), onWarning }) : []),
+          ],
+        }
+      : {}),
   };
 }
 

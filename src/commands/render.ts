@@ -100,7 +100,10 @@ Exit codes: 0 all apps rendered; 2 bad input or an app failed to render (the err
     const { flags, argv } = await this.parse(Render);
     const format = flags.output as RenderFormat;
     const appsetsOnly = flags['appsets-only'];
-    const service = createSourceService({ ...sourceSelection(flags), signal: this.signal });
+    const service = createSourceService({
+      ...sourceSelection(flags, (m) => this.warnLine(m)),
+      signal: this.signal,
+    });
     let tree: AppTree;
     // Progress of the renders (a TTY display on stderr; stdout is the manifests alone).
     const progress = await this.startProgress('render', {

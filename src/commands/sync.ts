@@ -189,7 +189,7 @@ rendered or compared (the other apps still run); 130 interrupted.`;
     const timeout = timer ? timeoutController.signal : undefined;
     const signal = timeout ? AbortSignal.any([this.signal, timeout]) : this.signal;
     const json = flags.output === 'json';
-    const source = createSourceService({ ...sourceSelection(flags), signal });
+    const source = createSourceService({ ...sourceSelection(flags, (m) => this.warnLine(m)), signal });
     let report: RunReport;
     /** Read as the run ends, not after the teardown: a run done in time is not "timed out" by it. */
     let timedOut = false;

@@ -75,7 +75,7 @@ export { ServerSideDiffError } from './webhook.js';
 export { BUILT_IN_GROUPS, LAST_APPLIED_ANNOTATION, mergeKeyFor } from './rules.js';
 export { isMap, deepEqual, sortKeys } from './paths.js';
 export { canonicalQuantity, formatQuantity, parseQuantity } from '../schema/index.js';
-export { diffLines, toYaml, unifiedDiff } from './unified.js';
+export { toYaml, unifiedDiff } from './unified.js';
 export type { UnifiedOptions } from './unified.js';
 export type { JqProgram } from './jq.js';
 export type { CompiledIgnore, ResourceIdentity } from './ignore.js';

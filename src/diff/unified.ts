@@ -1,20 +1,23 @@
 /**
  * Unified diff text, like `diff -u` / `kubectl diff`: old (live) lines as "-", new (Git) lines as "+".
  *
- * - Line diff: Myers' O(ND) greedy algorithm after trimming the common prefix and suffix; when the edit
- *   distance exceeds MAX_EDITS the middle is reported as one replaced block (still a correct diff).
- * - Hunks: `@@ -l,s +l,s @@` with `context` unchanged lines around changes (default 3); adjacent hunks
- *   whose context would overlap are joined. Empty ranges print as `l,0` with l the line before (GNU diff).
+ * - Line diff and hunks: jsdiff's `structuredPatch` (the `diff` package: Myers' O(ND) algorithm, hunks with
+ *   `context` unchanged lines around changes, default 3, hunks whose context would overlap joined). When the
+ *   edit distance exceeds MAX_EDITS, jsdiff gives up and the lines between the common prefix and suffix are
+ *   reported as one replaced block (still a correct diff, found in linear time).
+ * - Headers and hunk ranges are written here, as GNU diff writes them (what `kubectl diff` shows): labels
+ *   unquoted, `@@ -l,s +l,s @@` with a count of 1 left out (`-l`), an empty range as `l,0` with l the line
+ *   before. jsdiff's own `formatPatch` quotes labels with spaces and always prints the count.
+ * - A missing final newline is not a difference (both texts are compared as lines).
  * - YAML rendering: map keys sorted, no line folding, list items at their key's indentation (as kubectl
  *   prints), so equal objects print equal text.
  */
+import { structuredPatch, type StructuredPatchHunk } from 'diff';
 import { stringify } from 'yaml';
 import { sortKeys } from './paths.js';
 import type { Json } from './types.js';
 
 export const MAX_EDITS = 2000;
-
-export type Op = { op: ' ' | '-' | '+'; line: string };
 
 /** YAML text of an object ("" for null): sorted keys, no folding. */
 export function toYaml(obj: Json | null | undefined): string {
@@ -30,68 +33,33 @@ function splitLines(text: string): string[] {
   return lines;
 }
 
-/** The edit script turning `a` into `b`. */
-export function diffLines(a: readonly string[], b: readonly string[]): Op[] {
+/** Text of whole lines, each ending in "\n" (so jsdiff never adds "\ No newline at end of file"). */
+function asLines(text: string): string {
+  return text === '' || text.endsWith('\n') ? text : `${text}\n`;
+}
+
+/**
+ * The one hunk of a diff too long for Myers within MAX_EDITS: common prefix and suffix kept as context,
+ * the middle removed and added as one block.
+ */
+function replacedBlock(a: readonly string[], b: readonly string[], context: number): StructuredPatchHunk {
   let pre = 0;
   while (pre < a.length && pre < b.length && a[pre] === b[pre]) pre++;
   let suf = 0;
   while (suf < a.length - pre && suf < b.length - pre && a[a.length - 1 - suf] === b[b.length - 1 - suf])
     suf++;
-  const ops: Op[] = a.slice(0, pre).map((line) => ({ op: ' ', line }));
-  ops.push(...myers(a.slice(pre, a.length - suf), b.slice(pre, b.length - suf)));
-  ops.push(...a.slice(a.length - suf).map((line): Op => ({ op: ' ', line })));
-  return ops;
-}
-
-function myers(a: readonly string[], b: readonly string[]): Op[] {
-  const n = a.length;
-  const m = b.length;
-  const max = Math.min(n + m, MAX_EDITS);
-  const offset = max + 1;
-  const v = new Int32Array(2 * max + 3);
-  const trace: Int32Array[] = [];
-  for (let d = 0; d <= max; d++) {
-    // Keep only the diagonals step d reads (k-1..k+1 for |k| <= d): memory O(D^2), bounded by MAX_EDITS.
-    trace.push(v.slice(offset - d - 1, offset + d + 2));
-    for (let k = -d; k <= d; k += 2) {
-      const down = k === -d || (k !== d && v[offset + k - 1]! < v[offset + k + 1]!);
-      let x = down ? v[offset + k + 1]! : v[offset + k - 1]! + 1;
-      let y = x - k;
-      while (x < n && y < m && a[x] === b[y]) {
-        x++;
-        y++;
-      }
-      v[offset + k] = x;
-      if (x >= n && y >= m) return backtrack(trace, a, b, d);
-    }
-  }
-  return [...a.map((line): Op => ({ op: '-', line })), ...b.map((line): Op => ({ op: '+', line }))];
-}
-
-function backtrack(trace: Int32Array[], a: readonly string[], b: readonly string[], dEnd: number): Op[] {
-  const ops: Op[] = [];
-  let x = a.length;
-  let y = b.length;
-  for (let d = dEnd; d > 0; d--) {
-    const v = trace[d]!;
-    const at = (k: number): number => v[k + d + 1]!;
-    const k = x - y;
-    const down = k === -d || (k !== d && at(k - 1) < at(k + 1));
-    const prevK = down ? k + 1 : k - 1;
-    const prevX = at(prevK);
-    const prevY = prevX - prevK;
-    while (x > prevX && y > prevY) {
-      ops.push({ op: ' ', line: a[--x]! });
-      y--;
-    }
-    if (down) ops.push({ op: '+', line: b[--y]! });
-    else ops.push({ op: '-', line: a[--x]! });
-  }
-  while (x > 0 && y > 0) {
-    ops.push({ op: ' ', line: a[--x]! });
-    y--;
-  }
-  return ops.reverse();
+  const before = a.slice(Math.max(0, pre - context), pre);
+  const after = a.slice(a.length - suf, a.length - suf + Math.min(suf, context));
+  const lines = [
+    ...before.map((l) => ` ${l}`),
+    ...a.slice(pre, a.length - suf).map((l) => `-${l}`),
+    ...b.slice(pre, b.length - suf).map((l) => `+${l}`),
+    ...after.map((l) => ` ${l}`),
+  ];
+  const oldLines = before.length + (a.length - suf - pre) + after.length;
+  const newLines = before.length + (b.length - suf - pre) + after.length;
+  const start = pre - before.length + 1;
+  return { oldStart: start, oldLines, newStart: start, newLines, lines };
 }
 
 function range(start: number, count: number): string {
@@ -109,36 +77,18 @@ export interface UnifiedOptions {
 /** Unified diff of two texts; "" when they are equal. */
 export function unifiedDiff(oldText: string, newText: string, options: UnifiedOptions = {}): string {
   const context = options.context ?? 3;
-  const ops = diffLines(splitLines(oldText), splitLines(newText));
-  const changes = ops.map((o, i) => (o.op === ' ' ? -1 : i)).filter((i) => i >= 0);
-  if (changes.length === 0) return '';
+  const oldLines = asLines(oldText);
+  const newLines = asLines(newText);
+  if (oldLines === newLines) return '';
+  const patch = structuredPatch('', '', oldLines, newLines, undefined, undefined, {
+    context,
+    maxEditLength: MAX_EDITS,
+  });
+  const hunks = patch ? patch.hunks : [replacedBlock(splitLines(oldLines), splitLines(newLines), context)];
+  if (hunks.length === 0) return '';
   const out = [`--- ${options.oldLabel ?? 'live'}`, `+++ ${options.newLabel ?? 'target'}`];
-  // Group changed op indexes into hunks.
-  const hunks: Array<[number, number]> = [];
-  for (const i of changes) {
-    const last = hunks[hunks.length - 1];
-    if (last && i - last[1] <= 2 * context + 1) last[1] = i;
-    else hunks.push([i, i]);
-  }
-  // Line numbers before each op.
-  const oldNo: number[] = [];
-  const newNo: number[] = [];
-  let o = 1;
-  let n = 1;
-  for (const op of ops) {
-    oldNo.push(o);
-    newNo.push(n);
-    if (op.op !== '+') o++;
-    if (op.op !== '-') n++;
-  }
-  for (const [first, last] of hunks) {
-    const from = Math.max(0, first - context);
-    const to = Math.min(ops.length - 1, last + context);
-    const slice = ops.slice(from, to + 1);
-    const oldCount = slice.filter((x) => x.op !== '+').length;
-    const newCount = slice.filter((x) => x.op !== '-').length;
-    out.push(`@@ -${range(oldNo[from]!, oldCount)} +${range(newNo[from]!, newCount)} @@`);
-    for (const x of slice) out.push(`${x.op}${x.line}`);
+  for (const h of hunks) {
+    out.push(`@@ -${range(h.oldStart, h.oldLines)} +${range(h.newStart, h.newLines)} @@`, ...h.lines);
   }
   return out.join('\n') + '\n';
 }

@@ -4,7 +4,7 @@
  * `-o json|yaml` document. Markdown lives in diff-markdown.ts. Everything printed comes from the
  * controller's RunReport, which is already masked: no printer sees a Secret value.
  *
- * JSON/YAML shape (documented in the README; change it only compatibly):
+ * JSON/YAML shape (documented in docs/usage/diff.md; change it only compatibly):
  *   {"apps": [{"name", "namespace", "destination": {"server"|"name", "namespace", "context"},
  *     "revision", "sync", "health", "healthMessage"?, "conditions": [{"type", "message"}], "error"?,
  *     "resources": [{"group", "version", "kind", "namespace", "name", "status", "difference", "health",

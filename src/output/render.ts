@@ -1,6 +1,6 @@
 /**
  * Printers for `kubectl gitops render`: multi-document YAML with a comment header per app, or JSON
- * `{"apps": [{"name", "source", "sources"?, "revision", "objects"}]}` (documented in the README).
+ * `{"apps": [{"name", "source", "sources"?, "revision", "objects"}]}` (documented in docs/usage/render.md).
  */
 import { stringify } from 'yaml';
 import { YAML_OUT } from './structured.js';

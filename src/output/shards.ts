@@ -1,6 +1,6 @@
 /**
  * Printers for `kubectl gitops shards`: the human table and the stable JSON/YAML document.
- * The JSON shape is documented in the README ("shards -o json"); change it only compatibly.
+ * The JSON shape is documented in docs/usage/shards.md ("shards -o json"); change it only compatibly.
  */
 import type { Algorithm, AlgorithmSummary, ClusterRow, ShardsReport } from '../sharding/index.js';
 import { renderStructured, type StructuredFormat } from './structured.js';

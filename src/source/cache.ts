@@ -9,9 +9,23 @@
  * Location: `<cacheRoot>/manifests/<2 hex>/<key>.json`; written atomically (temp file + rename).
  * A corrupt or unreadable entry is a miss and is rewritten by the next `put`, never an error; write
  * failures are ignored too (the cache is an optimisation).
+ *
+ * Secrets at rest: entries hold rendered objects, Secrets included. Every directory of the cache is created
+ * mode 0700 and every file 0600 (explicit modes, whatever the umask). `secureCacheRoot` runs once per root
+ * and process: it creates the root 0700 and, when the root was not 0700 yet (a cache written by an older
+ * version), fixes the modes of everything under `manifests/` and of the `git/` directory and its mirrors
+ * (whose own files are then unreachable by others). No credential is ever part of a key, a path or an entry.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { KubeObject } from '../util/yaml-docs.js';
@@ -23,6 +37,47 @@ const FORMAT = 1;
 export function defaultCacheRoot(env: Record<string, string | undefined> = process.env): string {
   const xdg = env['XDG_CACHE_HOME'];
   return join(xdg && xdg.startsWith('/') ? xdg : join(homedir(), '.cache'), 'kubectl-gitops');
+}
+
+export const DIR_MODE = 0o700;
+export const FILE_MODE = 0o600;
+
+const secured = new Set<string>();
+
+function fixModes(dir: string, depth: number): void {
+  chmodSync(dir, DIR_MODE);
+  if (depth === 0) return;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) fixModes(path, depth - 1);
+    else if (entry.isFile()) chmodSync(path, FILE_MODE);
+  }
+}
+
+/**
+ * Creates `root` mode 0700, and fixes the modes of a cache left world-readable by an older version (see
+ * the header). Once per root per process; failures (a read-only cache) are ignored like write failures.
+ */
+export function secureCacheRoot(root: string): void {
+  if (secured.has(root)) return;
+  secured.add(root);
+  try {
+    mkdirSync(root, { recursive: true, mode: DIR_MODE });
+    if ((statSync(root).mode & 0o777) === DIR_MODE) return;
+    chmodSync(root, DIR_MODE);
+    for (const [sub, depth] of [
+      ['manifests', 2],
+      ['git', 1],
+    ] as const) {
+      try {
+        fixModes(join(root, sub), depth);
+      } catch {
+        // absent
+      }
+    }
+  } catch {
+    // The cache is an optimisation: a read-only home only costs speed.
+  }
 }
 
 export interface CacheEntry {
@@ -48,7 +103,9 @@ export interface ManifestCacheOptions {
 export class ManifestCache {
   readonly stats = { hits: 0, misses: 0, writes: 0 };
 
-  constructor(private readonly options: ManifestCacheOptions) {}
+  constructor(private readonly options: ManifestCacheOptions) {
+    secureCacheRoot(options.root);
+  }
 
   path(key: string): string {
     return join(this.options.root, 'manifests', key.slice(0, 2), `${key}.json`);
@@ -85,8 +142,8 @@ export class ManifestCache {
     const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
     try {
       // Synchronously, as get(): three fs/promises round trips cost more than the write itself.
-      mkdirSync(dirname(path), { recursive: true });
-      writeFileSync(tmp, JSON.stringify({ format: FORMAT, ...entry }));
+      mkdirSync(dirname(path), { recursive: true, mode: DIR_MODE });
+      writeFileSync(tmp, JSON.stringify({ format: FORMAT, ...entry }), { mode: FILE_MODE });
       renameSync(tmp, path);
       this.stats.writes++;
     } catch {

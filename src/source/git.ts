@@ -14,13 +14,23 @@
  *   a fetch; anything else is a `RevisionNotFoundError` naming repository and revision.
  * - A repository is fetched at most once (concurrent callers wait on the same fetch), and only when a
  *   needed commit is missing from the mirror. A commit still missing after the fetch is fetched by SHA.
- * - Messages never contain credentials (`redactURL`).
+ * - Credentials (`RepoAuth`, from repository Secrets: git-auth.ts) reach git through its environment only,
+ *   for the commands that talk to the remote (ls-remote, fetch); refs and fetches are remembered per
+ *   (repository, credentials) so an app never rides on another project's credentials, and fetches into
+ *   one mirror run one at a time.
+ * - Messages never contain credentials: URLs are redacted (`redactURL`) and every secret value of the
+ *   credentials in use is scrubbed from git's stderr; "terminal prompts disabled" (git found no
+ *   credential) becomes "authentication required: no credentials matched this URL" (Argo CD's
+ *   humanizeAuthPromptError).
+ * - The mirror's config holds no URL and no credential (no remote is configured); mirrors are created
+ *   with `--shared=0600` (owner-only files).
  */
 import { exists } from '../util/fs.js';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GitopsError, oneLine } from '../common/index.js';
 import { execProcess, type Exec, type ExecOptions } from './exec.js';
+import { scrub, type GitEnv } from './git-auth.js';
 import { redactURL, repoDirName } from './url.js';
 
 export const FULL_SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i;
@@ -56,11 +66,23 @@ export class RevisionNotFoundError extends GitopsError {
   }
 }
 
+/** The credentials of one repository for git: `id` tells credentials apart (no secret in it). */
+export interface RepoAuth {
+  id: string;
+  environ(): Promise<GitEnv>;
+}
+
+const NO_AUTH: RepoAuth = { id: '', environ: () => Promise.resolve({ env: {}, secrets: [] }) };
+
 interface RepoState {
   url: string;
   mirror: string;
-  refs?: Promise<Map<string, string>>;
-  fetch?: Promise<void>;
+  /** ls-remote results per credentials id. */
+  refs: Map<string, Promise<Map<string, string>>>;
+  /** Fetches per credentials id. */
+  fetches: Map<string, Promise<void>>;
+  /** The tail of the chain of fetches into this mirror (one at a time). */
+  lock: Promise<unknown>;
   fetched: boolean;
   checkouts: Map<string, Promise<string>>;
 }
@@ -79,12 +101,16 @@ export class GitRepos {
   }
 
   /** The commit SHA `revision` names in `url` right now. */
-  async resolveRevision(url: string, revision: string): Promise<string> {
+  async resolveRevision(url: string, revision: string, auth: RepoAuth = NO_AUTH): Promise<string> {
     const rev = revision.trim() || 'HEAD';
     if (FULL_SHA.test(rev)) return rev.toLowerCase();
     const repo = this.repo(url);
-    repo.refs ??= this.lsRemote(repo);
-    const refs = await repo.refs;
+    let pending = repo.refs.get(auth.id);
+    if (!pending) {
+      pending = this.lsRemote(repo, auth);
+      repo.refs.set(auth.id, pending);
+    }
+    const refs = await pending;
     const candidates = rev.startsWith('refs/')
       ? [`${rev}^{}`, rev]
       : [rev, `refs/heads/${rev}`, `refs/tags/${rev}^{}`, `refs/tags/${rev}`];
@@ -93,7 +119,7 @@ export class GitRepos {
       if (sha) return sha;
     }
     if (SHORT_SHA.test(rev)) {
-      await this.fetchOnce(repo);
+      await this.fetchOnce(repo, auth);
       const out = await this.run(
         ['--git-dir', repo.mirror, 'rev-parse', '--verify', '--quiet', `${rev}^{commit}`],
         {
@@ -106,11 +132,11 @@ export class GitRepos {
   }
 
   /** A directory holding the tree of commit `sha` (shared by every caller asking for the same commit). */
-  checkout(url: string, sha: string): Promise<string> {
+  checkout(url: string, sha: string, auth: RepoAuth = NO_AUTH): Promise<string> {
     const repo = this.repo(url);
     let dir = repo.checkouts.get(sha);
     if (!dir) {
-      dir = this.doCheckout(repo, sha);
+      dir = this.doCheckout(repo, sha, auth);
       repo.checkouts.set(sha, dir);
     }
     return dir;
@@ -124,6 +150,9 @@ export class GitRepos {
       repo = {
         url,
         mirror: join(this.options.cacheDir, `${name}.git`),
+        refs: new Map(),
+        fetches: new Map(),
+        lock: Promise.resolve(),
         fetched: false,
         checkouts: new Map(),
       };
@@ -132,9 +161,13 @@ export class GitRepos {
     return repo;
   }
 
-  private async lsRemote(repo: RepoState): Promise<Map<string, string>> {
+  private async lsRemote(repo: RepoState, auth: RepoAuth): Promise<Map<string, string>> {
     this.stats.lsRemotes++;
-    const out = (await this.run(['ls-remote', '--', repo.url], { verb: 'list the refs of', url: repo.url }))!;
+    const out = (await this.run(['ls-remote', '--', repo.url], {
+      verb: 'list the refs of',
+      url: repo.url,
+      auth,
+    }))!;
     const refs = new Map<string, string>();
     for (const line of out.split('\n')) {
       const [sha, name] = line.split('\t');
@@ -143,11 +176,20 @@ export class GitRepos {
     return refs;
   }
 
-  private fetchOnce(repo: RepoState): Promise<void> {
-    repo.fetch ??= (async () => {
+  /** Runs `task` after every fetch into `repo`'s mirror started before it. */
+  private serial<T>(repo: RepoState, task: () => Promise<T>): Promise<T> {
+    const next = repo.lock.then(task, task);
+    repo.lock = next.catch(() => undefined);
+    return next;
+  }
+
+  private fetchOnce(repo: RepoState, auth: RepoAuth): Promise<void> {
+    let pending = repo.fetches.get(auth.id);
+    if (pending) return pending;
+    pending = this.serial(repo, async () => {
       if (!(await exists(join(repo.mirror, 'HEAD')))) {
-        await mkdir(this.options.cacheDir, { recursive: true });
-        await this.run(['init', '--bare', '--quiet', repo.mirror]);
+        await mkdir(this.options.cacheDir, { recursive: true, mode: 0o700 });
+        await this.run(['init', '--bare', '--quiet', '--shared=0600', repo.mirror]);
       }
       const key = redactURL(repo.url);
       this.stats.fetches[key] = (this.stats.fetches[key] ?? 0) + 1;
@@ -163,11 +205,12 @@ export class GitRepos {
           '--',
           repo.url,
         ].concat(['+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*']),
-        { verb: 'fetch', url: repo.url },
+        { verb: 'fetch', url: repo.url, auth },
       );
       repo.fetched = true;
-    })();
-    return repo.fetch;
+    });
+    repo.fetches.set(auth.id, pending);
+    return pending;
   }
 
   private async hasCommit(repo: RepoState, sha: string): Promise<boolean> {
@@ -178,8 +221,8 @@ export class GitRepos {
     return out !== undefined;
   }
 
-  private async doCheckout(repo: RepoState, sha: string): Promise<string> {
-    if (!repo.fetched && !(await this.hasCommit(repo, sha))) await this.fetchOnce(repo);
+  private async doCheckout(repo: RepoState, sha: string, auth: RepoAuth): Promise<string> {
+    if (!repo.fetched && !(await this.hasCommit(repo, sha))) await this.fetchOnce(repo, auth);
     const dir = join(this.options.workDir, repoDirName(repo.url), sha);
     await mkdir(dir, { recursive: true });
     const args = [
@@ -199,9 +242,12 @@ export class GitRepos {
       const ok = await this.run(args, { env, allowFailure: true });
       if (ok !== undefined) return dir;
       // Not on any fetched branch or tag (e.g. a commit only reachable from a pull-request ref): ask for it.
-      const fetched = await this.run(['--git-dir', repo.mirror, 'fetch', '--quiet', '--', repo.url, sha], {
-        allowFailure: true,
-      });
+      const fetched = await this.serial(repo, () =>
+        this.run(['--git-dir', repo.mirror, 'fetch', '--quiet', '--', repo.url, sha], {
+          allowFailure: true,
+          auth,
+        }),
+      );
       if (fetched === undefined) throw new RevisionNotFoundError(repo.url, sha);
       await this.run(args, { env, verb: `check out ${sha} of`, url: repo.url });
       return dir;
@@ -213,17 +259,40 @@ export class GitRepos {
   /** Runs git; returns stdout, or undefined on failure when `allowFailure`. */
   private async run(
     args: string[],
-    opts: { allowFailure?: boolean; verb?: string; url?: string; env?: Record<string, string> } = {},
+    opts: {
+      allowFailure?: boolean;
+      verb?: string;
+      url?: string;
+      env?: Record<string, string>;
+      auth?: RepoAuth;
+    } = {},
   ): Promise<string | undefined> {
+    const what = `${opts.verb ?? 'run git on'}${opts.url ? ` ${redactURL(opts.url)}` : ''}`.trim();
+    let creds: GitEnv = { env: {}, secrets: [] };
+    if (opts.auth) {
+      try {
+        creds = await opts.auth.environ();
+      } catch (err) {
+        // The credentials could not be prepared (GitHub App token, temp files): name the repository.
+        throw new GitopsError(`failed to ${what}: ${oneLine(err)}`);
+      }
+    }
     this.stats.processes++;
-    const execOptions: ExecOptions = { timeoutMs: this.timeoutMs, ...(opts.env ? { env: opts.env } : {}) };
+    const env = { ...opts.env, ...creds.env };
+    const execOptions: ExecOptions = {
+      timeoutMs: this.timeoutMs,
+      ...(Object.keys(env).length ? { env } : {}),
+    };
     if (this.options.signal) execOptions.signal = this.options.signal;
     try {
       return (await this.exec(this.git, args, execOptions)).stdout;
     } catch (err) {
       if (opts.allowFailure) return undefined;
-      const what = `${opts.verb ?? 'run git on'}${opts.url ? ` ${redactURL(opts.url)}` : ''}`;
-      throw new GitopsError(`failed to ${what.trim()}: ${oneLine(err)}`, { cause: err });
+      let why = scrub(oneLine(err), creds.secrets);
+      if (why.includes('terminal prompts disabled'))
+        why = `authentication required: no credentials matched this URL (${why})`;
+      // The cause keeps git's raw stderr, which may echo secrets: it is not chained.
+      throw new GitopsError(`failed to ${what}: ${why}`);
     }
   }
 }

@@ -12,6 +12,13 @@
  * Failures are `SourceError`s naming the app, the file (relative to the repository root, or the repository)
  * and the reason; their exit code is 2. `close()` removes the run's checkouts and temp copies.
  *
+ * Credentials (docs/repositories.md): `repositories` loads Argo CD's repository Secrets, credential
+ * templates and argocd-ssh-known-hosts-cm once per run (repositories.ts); each Git source gets the
+ * credentials Argo CD would use for (repoURL, app project), passed to git through its environment only
+ * (git-auth.ts), and a Helm-repository chart gets them through a private helm repository config file.
+ * Credentials are never part of a cache key, a path or a message. `close()` also removes the private
+ * directory holding key files.
+ *
  * Child processes: renderers run at most `concurrency` at a time (default: CPU count, at least 2) with
  * `renderTimeoutMs` each (default 90 s, Argo CD's exec timeout); git runs at most 8 at a time.
  */
@@ -24,7 +31,15 @@ import { ExitCode, GitopsError, oneLine } from '../common/index.js';
 import type { KubeObject } from '../util/yaml-docs.js';
 import { cacheKey, defaultCacheRoot, ManifestCache } from './cache.js';
 import { DEFAULT_TIMEOUT_MS, execProcess, Limiter, which, type Exec } from './exec.js';
-import { GitRepos, type GitStats } from './git.js';
+import { GitRepos, type GitStats, type RepoAuth } from './git.js';
+import { GitAuth, type GitAuthOptions, type GitEnv } from './git-auth.js';
+import {
+  credentialsId,
+  RepositoryStore,
+  type RepoCredentials,
+  type RepositoryObject,
+} from './repositories.js';
+import type { HelmRepoAuth } from './render/types.js';
 import {
   RenderError,
   renderSource,
@@ -41,6 +56,13 @@ export { execProcess } from './exec.js';
 export { TRACKING_ANNOTATION, trackingId, resourceKey, groupOf } from './tracking.js';
 export { OfflineScope, placeInDestination } from './scope.js';
 export type { GitStats } from './git.js';
+export {
+  RepositoryStore,
+  isRepositoryObject,
+  SECRET_TYPE_LABEL,
+  SSH_KNOWN_HOSTS_CM,
+} from './repositories.js';
+export type { RepositoryObject, RepoCredentials } from './repositories.js';
 export type { SourceType } from './render/index.js';
 
 export interface SourceServiceOptions {
@@ -65,6 +87,13 @@ export interface SourceServiceOptions {
   exec?: Exec;
   /** PATH used to find kustomize/kubectl/helm/jsonnet (default process.env.PATH). */
   path?: string;
+  /**
+   * Argo CD's repository Secrets, `repo-creds` templates and argocd-ssh-known-hosts-cm (`--repositories-file`
+   * and/or the live namespace with `--from-cluster`); called once, on the first Git or Helm repository use.
+   */
+  repositories?: () => Promise<RepositoryObject[]>;
+  /** GitHub App token HTTP and the private temp dir (tests). */
+  gitAuth?: GitAuthOptions;
 }
 
 export interface RenderedSource {
@@ -186,6 +215,8 @@ class Service implements SourceService {
   private readonly paths = new Map<string, Promise<string | undefined>>();
   private renders = 0;
   private tempCount = 0;
+  private store: Promise<{ store: RepositoryStore; auth: GitAuth }> | undefined;
+  private readonly environs = new Map<string, Promise<GitEnv>>();
 
   constructor(private readonly options: SourceServiceOptions) {
     this.cacheRoot = options.cacheRoot ?? defaultCacheRoot();
@@ -257,7 +288,11 @@ class Service implements SourceService {
         try {
           if (this.localDir(s)) return 'local';
           if (s.chart) return s.targetRevision;
-          return await this.git.resolveRevision(s.repoURL, s.targetRevision);
+          return await this.git.resolveRevision(
+            s.repoURL,
+            s.targetRevision,
+            await this.auth(s.repoURL, app.project),
+          );
         } catch (err) {
           return fail(err, s);
         }
@@ -348,7 +383,10 @@ class Service implements SourceService {
         };
     }
     const root =
-      local ?? (source.chart ? this.gitWorkDir : await this.git.checkout(source.repoURL, revision));
+      local ??
+      (source.chart
+        ? this.gitWorkDir
+        : await this.git.checkout(source.repoURL, revision, await this.auth(source.repoURL, app.project)));
     const refRoots = new Map<string, string>();
     for (const r of new Set(usedRefs)) {
       const ref = refs.get(r);
@@ -356,12 +394,26 @@ class Service implements SourceService {
       const refLocal = this.localDir(ref.source);
       refRoots.set(
         r,
-        refLocal ? resolve(refLocal) : await this.git.checkout(ref.source.repoURL, ref.revision),
+        refLocal
+          ? resolve(refLocal)
+          : await this.git.checkout(
+              ref.source.repoURL,
+              ref.revision,
+              await this.auth(ref.source.repoURL, app.project),
+            ),
       );
     }
     this.renders++;
+    const helmRepo = source.chart && !local ? await this.helmAuth(source.repoURL, app.project) : undefined;
     const result = await renderSource(
-      { appName: app.name, destNamespace: app.destination.namespace, source, root, refRoots },
+      {
+        appName: app.name,
+        destNamespace: app.destination.namespace,
+        source,
+        root,
+        refRoots,
+        ...(helmRepo ? { helmRepository: helmRepo } : {}),
+      },
       this.tools,
     );
     if (key) {
@@ -385,11 +437,86 @@ class Service implements SourceService {
   async checkoutTree(repoURL: string, revision: string): Promise<string> {
     const local = this.localDir({ repoURL });
     if (local) return resolve(local);
-    const sha = await this.git.resolveRevision(repoURL, revision);
-    return this.git.checkout(repoURL, sha);
+    // ApplicationSet generators read with the ApplicationSet controller's credentials: no project.
+    const auth = await this.auth(repoURL, '');
+    const sha = await this.git.resolveRevision(repoURL, revision, auth);
+    return this.git.checkout(repoURL, sha, auth);
+  }
+
+  /** The run's repositories (loaded once) and the private-file writer for their credentials. */
+  private repositories(): Promise<{ store: RepositoryStore; auth: GitAuth }> {
+    this.store ??= (async () => {
+      let store: RepositoryStore;
+      try {
+        store = new RepositoryStore(this.options.repositories ? await this.options.repositories() : []);
+      } catch (err) {
+        // Every app needing a repository fails the same way: say what failed, once per app.
+        throw new GitopsError(`failed to read repository credentials: ${oneLine(err)}`, { cause: err });
+      }
+      return { store, auth: new GitAuth(store.knownHosts, this.options.gitAuth) };
+    })();
+    return this.store;
+  }
+
+  /** The settings Argo CD uses for `repoURL` in `project`, or undefined (none given / none match). */
+  private async credentials(repoURL: string, project: string): Promise<RepoCredentials | undefined> {
+    if (!this.options.repositories) return undefined;
+    return (await this.repositories()).store.lookup(repoURL, project);
+  }
+
+  /** The git credentials of `repoURL` for an app of `project` (undefined: git's own configuration). */
+  private async auth(repoURL: string, project: string): Promise<RepoAuth | undefined> {
+    const creds = await this.credentials(repoURL, project);
+    if (!creds) return undefined;
+    const { auth } = await this.repositories();
+    const id = credentialsId(creds);
+    return {
+      id,
+      environ: () => {
+        // GitHub App tokens expire: ask every time (github-app.ts caches them until expiry).
+        if (creds.githubAppPrivateKey && !creds.password && !creds.bearerToken && !creds.sshPrivateKey)
+          return auth.environ(creds);
+        let env = this.environs.get(id);
+        if (!env) {
+          env = auth.environ(creds);
+          this.environs.set(id, env);
+          env.catch(() => this.environs.delete(id));
+        }
+        return env;
+      },
+    };
+  }
+
+  /** A private helm repository config holding `repoURL`'s credentials, when a Secret gives any. */
+  private async helmAuth(repoURL: string, project: string): Promise<HelmRepoAuth | undefined> {
+    const creds = await this.credentials(repoURL, project);
+    if (!creds || !(creds.username || creds.password || creds.tlsClientCertData || creds.insecure))
+      return undefined;
+    const { auth } = await this.repositories();
+    const name = `repo-${this.tempCount++}`;
+    const entry: Record<string, unknown> = { name, url: repoURL, pass_credentials_all: false };
+    if (creds.username) entry['username'] = creds.username;
+    if (creds.password) entry['password'] = creds.password;
+    if (creds.tlsClientCertData) {
+      entry['certFile'] = await auth.writePrivate('helm-tls.crt', creds.tlsClientCertData);
+      entry['keyFile'] = await auth.writePrivate('helm-tls.key', creds.tlsClientCertKey);
+    }
+    if (creds.insecure) entry['insecure_skip_tls_verify'] = true;
+    const config = await auth.writePrivate(
+      'helm-repositories.yaml',
+      JSON.stringify({ apiVersion: '', generated: '0001-01-01T00:00:00Z', repositories: [entry] }),
+    );
+    const cache = join(await auth.privateDir(), `${name}-cache`);
+    return {
+      name,
+      repositoryConfig: config,
+      repositoryCache: cache,
+      secrets: [creds.password, creds.tlsClientCertKey].filter((v) => v.length > 0),
+    };
   }
 
   async close(): Promise<void> {
+    if (this.store) await (await this.store.catch(() => undefined))?.auth.close();
     await rm(await this.work, { recursive: true, force: true });
     await rm(this.gitWorkDir, { recursive: true, force: true });
   }

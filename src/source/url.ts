@@ -38,23 +38,5 @@ export function repoDirName(url: string): string {
   return `${readable || 'repo'}-${hash}`;
 }
 
-const SSH_URL = /^(ssh:\/\/)?([^/:]*?)@[^@]+$/;
-
-/**
- * A repository URL normalised for comparison as Argo CD's `git.NormalizeGitURL` does (util/git/git.go):
- * trimmed and lower-cased; scp-like SSH URLs (`git@host:org/repo`) take "/" for their first ":"; a
- * trailing ".git" is dropped; an `ssh://` prefix is removed. So `git@github.com:Org/Repo.git` and
- * `ssh://git@github.com/org/repo` are the same repository (but https and SSH forms are not).
- */
-export function normalizeGitURL(url: string): string {
-  let repo = url.trim().toLowerCase();
-  if (SSH_URL.test(repo) && !repo.startsWith('ssh://')) repo = `ssh://${repo.replace(':', '/')}`;
-  repo = repo.replace(/\.git$/, '');
-  try {
-    // URL parsing only validates here; Go's url.String() keeps the text as written for these forms.
-    if (/^[a-z][a-z0-9+.-]*:\/\//.test(repo)) new URL(repo);
-  } catch {
-    return url;
-  }
-  return repo.replace(/^ssh:\/\//, '');
-}
+// How Argo CD compares repository URLs (`git.NormalizeGitURL`) is a project rule first: one copy, in src/apps.
+export { normalizeGitURL } from '../apps/index.js';

@@ -1,6 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { compareResource, diffLines, toYaml, unifiedDiff } from '../../src/diff/index.js';
+import { applyPatch } from 'diff';
+import { compareResource, toYaml, unifiedDiff } from '../../src/diff/index.js';
+import { MAX_EDITS } from '../../src/diff/unified.js';
 import { container, deploymentLive, deploymentTarget } from './fixtures.js';
 import type { Any } from './fixtures.js';
 
@@ -81,28 +83,66 @@ describe('unified diff: golden text', () => {
   });
 });
 
-describe('line diff (Myers)', () => {
-  it('every edit script replays both sides and is minimal on known cases', () => {
+describe('unified diff: hunks (jsdiff underneath)', () => {
+  const rnd = (() => {
     let seed = 7;
-    const rnd = (): number => {
+    return (): number => {
       seed = (seed * 1103515245 + 12345) & 0x7fffffff;
       return seed / 0x7fffffff;
     };
+  })();
+  const text = (): string =>
+    Array.from({ length: Math.floor(rnd() * 15) }, () => 'abc'[Math.floor(rnd() * 3)]!).join('\n');
+
+  it('every diff applies: the hunks, headers and GNU-style ranges turn the old text into the new one', () => {
     for (let t = 0; t < 500; t++) {
-      const a = Array.from({ length: Math.floor(rnd() * 15) }, () => 'abc'[Math.floor(rnd() * 3)]!);
-      const b = Array.from({ length: Math.floor(rnd() * 15) }, () => 'abc'[Math.floor(rnd() * 3)]!);
-      const ops = diffLines(a, b);
-      assert.deepEqual(
-        ops.filter((o) => o.op !== '+').map((o) => o.line),
-        a,
-      );
-      assert.deepEqual(
-        ops.filter((o) => o.op !== '-').map((o) => o.line),
-        b,
+      const a = text();
+      const b = text();
+      const patch = unifiedDiff(a, b, { context: t % 4 });
+      const norm = (s: string): string => (s === '' || s.endsWith('\n') ? s : `${s}\n`);
+      if (norm(a) === norm(b)) {
+        assert.equal(patch, '');
+        continue;
+      }
+      assert.equal(
+        applyPatch(norm(a), patch),
+        norm(b),
+        `patch of ${JSON.stringify(a)} -> ${JSON.stringify(b)}`,
       );
     }
-    // ABCABBA -> CBABAC has edit distance 5 (Myers' paper example).
-    const ops = diffLines([...'ABCABBA'], [...'CBABAC']);
-    assert.equal(ops.filter((o) => o.op !== ' ').length, 5);
+  });
+
+  it("minimal on known cases: ABCABBA -> CBABAC has edit distance 5 (Myers' paper example)", () => {
+    const patch = unifiedDiff([...'ABCABBA'].join('\n'), [...'CBABAC'].join('\n'));
+    assert.equal(patch.split('\n').filter((l) => /^[-+][A-C]$/.test(l)).length, 5);
+  });
+
+  it('a single changed line is `@@ -l +l @@` (no count of 1), as GNU diff and kubectl diff print it', () => {
+    assert.equal(
+      unifiedDiff('a\nb\nc\n', 'a\nB\nc\n', { context: 0 }),
+      '--- live\n+++ target\n@@ -2 +2 @@\n-b\n+B\n',
+    );
+    assert.equal(
+      unifiedDiff('a\nc\n', 'a\nb\nc\n', { context: 0 }),
+      '--- live\n+++ target\n@@ -1,0 +2 @@\n+b\n',
+    );
+  });
+
+  it('a missing final newline is no difference', () => {
+    assert.equal(unifiedDiff('a\nb', 'a\nb\n'), '');
+  });
+
+  it(`past ${MAX_EDITS} edits the middle is one replaced block between the common prefix and suffix`, () => {
+    const n = MAX_EDITS + 10;
+    const a = ['head1', 'head2', ...Array.from({ length: n }, (_, i) => `a${i}`), 'tail'].join('\n');
+    const b = ['head1', 'head2', ...Array.from({ length: n }, (_, i) => `b${i}`), 'tail'].join('\n');
+    const patch = unifiedDiff(a, b, { context: 1 });
+    const lines = patch.split('\n');
+    assert.equal(lines[2], `@@ -2,${n + 2} +2,${n + 2} @@`);
+    assert.equal(lines[3], ' head2');
+    assert.equal(lines[4], '-a0');
+    assert.equal(lines[4 + n], '+b0');
+    assert.equal(lines[4 + 2 * n], ' tail');
+    assert.equal(applyPatch(`${a}\n`, patch), `${b}\n`);
   });
 });

@@ -149,55 +149,6 @@ describe('helm sources', () => {
   );
 });
 
-const jsonnetInstalled = Boolean(await which('jsonnet'));
-
-describe('jsonnet files in directory sources', () => {
-  const JSONNET = {
-    'app/main.jsonnet':
-      'function(prefix="x") [{apiVersion: "v1", kind: "ConfigMap", metadata: {name: prefix + "-" + std.extVar("env")}}]\n',
-    'app/plain.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: plain\n',
-  };
-  const directory = {
-    recurse: false,
-    include: '',
-    exclude: '',
-    jsonnet: {
-      extVars: [{ name: 'env', value: 'prod', code: false }],
-      tlas: [{ name: 'prefix', value: 'cfg', code: false }],
-      libs: [],
-    },
-  };
-
-  it('without jsonnet on PATH the error says jsonnet is not installed', async () => {
-    const root = tree(JSONNET);
-    const req = {
-      ...request(root, undefined),
-      source: { repoURL: 'u', path: 'app', targetRevision: 'HEAD', directory },
-    };
-    await assert.rejects(
-      renderSource(req, tools(tempDir())),
-      /failed to render app\/main\.jsonnet: jsonnet is not installed/,
-    );
-  });
-
-  it(
-    'evaluates .jsonnet with extVars and TLAs',
-    { skip: jsonnetInstalled ? false : 'skipped: jsonnet not installed' },
-    async () => {
-      const root = tree(JSONNET);
-      const req = {
-        ...request(root, undefined),
-        source: { repoURL: 'u', path: 'app', targetRevision: 'HEAD', directory },
-      };
-      const r = await renderSource(req, tools());
-      assert.deepEqual(
-        r.objects.map((o) => o.metadata?.name),
-        ['cfg-prod', 'plain'],
-      );
-    },
-  );
-});
-
 describe('helm chart dependencies', () => {
   it('runs helm dependency build in a copy when dependencies are not vendored', async () => {
     const bin = tempDir();

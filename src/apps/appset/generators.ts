@@ -14,36 +14,23 @@
  *   and `merge` (`mergeKeys`; later generators override the first's matching sets).
  * Unsupported generators (scmProvider, pullRequest, clusterDecisionResource, plugin) are errors naming
  * them. Output order is stable: directories and files sorted, clusters by name.
+ *
+ * Layout: this file runs a generator entry (list, clusters, matrix, merge, selectors); generators/git.ts is
+ * the git generator, generators/params.ts what they share, generators/mergo.ts the template merge rules.
  */
-import { readdir, readFile } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
-import { minimatch } from 'minimatch';
 import { parseAllDocuments } from 'yaml';
-import { posixDir, renderString, renderTree, sanitizeName, TemplateError, type Params } from './template.js';
+import type { Params } from './template.js';
+import { renderString, renderTree, sanitizeName, TemplateError } from './template.js';
+import { gitParams } from './generators/git.js';
+import { deepMerge } from './generators/mergo.js';
+import type { Json, GeneratorContext } from './generators/params.js';
+import { isMap, appendValues, flattenForSelector, labelSelector } from './generators/params.js';
 
-/** A cluster as the clusters generator sees it (from cluster Secrets, see src/sharding). */
-export interface AppSetCluster {
-  name: string;
-  server: string;
-  project?: string;
-  labels: Record<string, string>;
-  annotations: Record<string, string>;
-  /** The synthesised in-cluster entry (no Secret). */
-  inCluster?: boolean;
-}
-
-export interface GeneratorContext {
-  goTemplate: boolean;
-  goTemplateOptions: readonly string[];
-  /** Cluster Secrets (only called when a clusters generator is used). */
-  clusters(): Promise<AppSetCluster[]>;
-  /** A directory holding the tree of `repoURL` at `revision` (the revision being rendered). */
-  checkout(repoURL: string, revision: string): Promise<string>;
-}
-
-type Json = Record<string, unknown>;
-
-const isMap = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+export type { AppSetCluster, GeneratorContext } from './generators/params.js';
+export { labelSelector } from './generators/params.js';
+export { goPathMatch } from './generators/git.js';
+export { deepMerge, mergeGeneratorTemplate } from './generators/mergo.js';
+export { renderTree };
 
 const UNSUPPORTED = ['scmProvider', 'pullRequest', 'clusterDecisionResource', 'plugin'];
 
@@ -108,19 +95,6 @@ function listParams(list: Json, ctx: GeneratorContext, where: string): Params[] 
   return out;
 }
 
-/** `values` of a generator, rendered with each set's params (Argo CD appendTemplatedValues). */
-function appendValues(values: unknown, params: Params, ctx: GeneratorContext, where: string): void {
-  if (values === undefined || values === null) return;
-  if (!isMap(values)) throw new TemplateError(`${where}.values: must be a map of strings`);
-  const rendered: Record<string, string> = {};
-  for (const [k, v] of Object.entries(values)) {
-    rendered[k] = renderString(String(v), params, ctx.goTemplate, ctx.goTemplateOptions);
-  }
-  if (ctx.goTemplate)
-    params['values'] = { ...(isMap(params['values']) ? params['values'] : {}), ...rendered };
-  else for (const [k, v] of Object.entries(rendered)) params[`values.${k}`] = v;
-}
-
 async function clusterParams(spec: Json, ctx: GeneratorContext, where: string): Promise<Params[]> {
   const selector = spec['selector'];
   const hasSelector =
@@ -154,186 +128,6 @@ async function clusterParams(spec: Json, ctx: GeneratorContext, where: string): 
   }
   return spec['flatList'] === true ? [{ clusters: out }] : out;
 }
-
-async function gitParams(spec: Json, ctx: GeneratorContext, where: string): Promise<Params[]> {
-  const repoURL = spec['repoURL'];
-  if (typeof repoURL !== 'string' || repoURL === '')
-    throw new TemplateError(`${where}.git.repoURL: is required`);
-  const given = spec['revision'];
-  // A string in Argo CD's type: the CRD refuses `revision: 1.10` unquoted (YAML reads the number 1.1),
-  // so that is an error naming the field, never a silent HEAD.
-  if (given !== undefined && given !== null && typeof given !== 'string')
-    throw new TemplateError(
-      `${where}.git.revision: must be a string, got ${JSON.stringify(given)} (quote it in YAML)`,
-    );
-  const revision = typeof given === 'string' && given !== '' ? given : 'HEAD';
-  const prefix = typeof spec['pathParamPrefix'] === 'string' ? spec['pathParamPrefix'] : '';
-  const root = await ctx.checkout(repoURL, revision);
-  const items = (key: string): { path: string; exclude: boolean }[] => {
-    const raw = spec[key];
-    if (raw === undefined) return [];
-    if (!Array.isArray(raw)) throw new TemplateError(`${where}.git.${key}: must be a list`);
-    return raw.map((r, i) => {
-      if (!isMap(r) || typeof r['path'] !== 'string')
-        throw new TemplateError(`${where}.git.${key}[${i}].path: is required`);
-      return { path: r['path'], exclude: r['exclude'] === true };
-    });
-  };
-  const directories = items('directories');
-  const files = items('files');
-  if (directories.length === 0 && files.length === 0)
-    throw new TemplateError(`${where}.git: needs directories or files`);
-  const all = await listTree(root);
-  const out: Params[] = [];
-  if (directories.length > 0) {
-    const dirs = all.dirs.filter((d) => {
-      let include = false;
-      for (const r of directories) {
-        if (!goPathMatch(r.path, d)) continue;
-        if (r.exclude) return false;
-        include = true;
-      }
-      return include;
-    });
-    for (const dir of dirs.sort()) {
-      const params: Params = {};
-      const segments = dir.split('/');
-      if (ctx.goTemplate) {
-        const p = { path: dir, basename: base(dir), basenameNormalized: sanitizeName(base(dir)), segments };
-        if (prefix) params[prefix] = { path: p };
-        else params['path'] = p;
-      } else {
-        const name = prefix ? `${prefix}.path` : 'path';
-        params[name] = dir;
-        params[`${name}.basename`] = base(dir);
-        params[`${name}.basenameNormalized`] = sanitizeName(base(dir));
-        segments.forEach((s, i) => s !== '' && (params[`${name}[${i}]`] = s));
-      }
-      appendValues(spec['values'], params, ctx, `${where}.git`);
-      out.push(params);
-    }
-  }
-  if (files.length > 0) {
-    const chosen = new Set<string>();
-    for (const r of files.filter((f) => !f.exclude))
-      for (const f of all.files) if (minimatch(f, r.path, { dot: true })) chosen.add(f);
-    for (const r of files.filter((f) => f.exclude))
-      for (const f of [...chosen]) if (minimatch(f, r.path, { dot: true })) chosen.delete(f);
-    for (const file of [...chosen].sort()) {
-      const text = await readFile(join(root, file), 'utf8');
-      let objects: Json[];
-      try {
-        const docs = parseAllDocuments(text);
-        const value = (Array.isArray(docs) ? docs[0] : docs)?.toJS() as unknown;
-        objects =
-          value === undefined || value === null
-            ? [{}]
-            : Array.isArray(value)
-              ? value.filter(isMap)
-              : isMap(value)
-                ? [value]
-                : [];
-        if (!Array.isArray(value) && !isMap(value) && value !== undefined && value !== null)
-          throw new Error('not an object or a list');
-      } catch (err) {
-        throw new TemplateError(
-          `${where}.git.files: failed to parse ${file} from ${repoURL}: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
-        );
-      }
-      for (const obj of objects) {
-        const dir = posixDir(file);
-        const filename = base(file);
-        const params: Params = {};
-        if (ctx.goTemplate) {
-          Object.assign(params, obj);
-          const p = {
-            path: dir,
-            basename: base(dir),
-            filename,
-            basenameNormalized: sanitizeName(base(dir)),
-            filenameNormalized: sanitizeName(filename),
-            segments: dir.split('/'),
-          };
-          if (prefix) params[prefix] = { path: p };
-          else params['path'] = p;
-        } else {
-          for (const [k, v] of Object.entries(flatten(obj))) params[k] = v;
-          const name = prefix ? `${prefix}.path` : 'path';
-          params[name] = dir;
-          params[`${name}.basename`] = base(dir);
-          params[`${name}.filename`] = filename;
-          params[`${name}.basenameNormalized`] = sanitizeName(base(dir));
-          params[`${name}.filenameNormalized`] = sanitizeName(filename);
-          dir.split('/').forEach((s, i) => s !== '' && (params[`${name}[${i}]`] = s));
-        }
-        appendValues(spec['values'], params, ctx, `${where}.git`);
-        out.push(params);
-      }
-    }
-  }
-  return out;
-}
-
-function base(p: string): string {
-  const t = p.replace(/\/+$/, '');
-  return t === '' ? '.' : t.slice(t.lastIndexOf('/') + 1);
-}
-
-/** Flattens nested maps and lists with dots (`a.b`, `list.0`), values printed as Go's %v. */
-function flatten(obj: Json, prefix = '', out: Record<string, string> = {}): Record<string, string> {
-  for (const [k, v] of Object.entries(obj)) {
-    const key = prefix ? `${prefix}.${k}` : k;
-    if (isMap(v)) flatten(v, key, out);
-    else if (Array.isArray(v))
-      v.forEach((x, i) => (isMap(x) ? flatten(x, `${key}.${i}`, out) : (out[`${key}.${i}`] = goValue(x))));
-    else out[key] = goValue(v);
-  }
-  return out;
-}
-
-const goValue = (v: unknown): string => (v === null || v === undefined ? '<nil>' : String(v));
-
-/** Every directory and file of a checkout, relative with "/", `.git` and dot-directories excluded. */
-async function listTree(root: string): Promise<{ dirs: string[]; files: string[] }> {
-  const dirs: string[] = [];
-  const files: string[] = [];
-  const walk = async (dir: string): Promise<void> => {
-    const entries = await readdir(dir, { withFileTypes: true });
-    for (const e of entries) {
-      const path = join(dir, e.name);
-      const rel = relative(root, path).split(sep).join('/');
-      if (e.isDirectory()) {
-        if (e.name === '.git') continue;
-        dirs.push(rel);
-        await walk(path);
-      } else files.push(rel);
-    }
-  };
-  await walk(root);
-  return { dirs, files };
-}
-
-/** Go's path.Match: `*` and `?` do not cross "/", `[...]` classes, `\` escapes. */
-export function goPathMatch(pattern: string, name: string): boolean {
-  let re = '^';
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i]!;
-    if (c === '*') re += '[^/]*';
-    else if (c === '?') re += '[^/]';
-    else if (c === '[') {
-      const j = pattern.indexOf(']', i + 1);
-      if (j < 0) return false;
-      let cls = pattern.slice(i + 1, j);
-      if (cls.startsWith('^')) cls = `^${cls.slice(1)}`;
-      re += `[${cls.replace(/\\/g, '\\\\')}]`;
-      i = j;
-    } else if (c === '\\' && i + 1 < pattern.length) re += escapeRe(pattern[++i]!);
-    else re += escapeRe(c);
-  }
-  return new RegExp(`${re}$`).test(name);
-}
-
-const escapeRe = (c: string): string => c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
 async function matrixParams(spec: Json, ctx: GeneratorContext, where: string): Promise<Params[]> {
   const gens = spec['generators'];
@@ -430,93 +224,3 @@ function interpolateGenerator(gen: Json, params: Params, ctx: GeneratorContext):
   };
   return walk(gen, '') as Json;
 }
-
-/**
- * Fields of an Application template that are pointers in Argo CD's Go types: set to false or 0 they are
- * not empty, so a generator's own template keeps them (SyncPolicyAutomated.Enabled *bool,
- * ApplicationSpec.RevisionHistoryLimit *int64, Backoff.Factor *int64).
- */
-const POINTER_FIELDS = new Set(['enabled', 'revisionHistoryLimit', 'factor']);
-
-/** Go's zero value as mergo's isEmptyValue sees a template field: false, 0, "", null, an empty list or map. */
-function isGoEmpty(key: string, v: unknown): boolean {
-  if (v === undefined || v === null || v === '') return true;
-  if (Array.isArray(v)) return v.length === 0;
-  if (isMap(v)) return Object.keys(v).length === 0;
-  if (POINTER_FIELDS.has(key)) return false;
-  return v === false || v === 0;
-}
-
-/**
- * Argo CD's mergeGeneratorTemplate: `mergo.Merge(generator's own template, the set's template)` without
- * override, so the generator's template wins where it sets a value, and every field it leaves empty in
- * Go's sense (false, 0, "", an empty list; nested structs and maps field by field) is filled from the
- * set's template. `automated: {prune: false}` in a generator's template over `prune: true` in the set's
- * gives true, as in Argo CD.
- */
-export function mergeGeneratorTemplate(own: Json, setTemplate: Json): Json {
-  const out: Json = { ...own };
-  for (const [k, v] of Object.entries(setTemplate)) {
-    const cur = out[k];
-    if (isMap(cur) && isMap(v)) out[k] = mergeGeneratorTemplate(cur, v);
-    else if (isGoEmpty(k, cur)) out[k] = v;
-  }
-  return out;
-}
-
-/** mergo.Merge(dst, src, WithOverride): maps merged deeply, src's non-empty values win. */
-export function deepMerge(dst: Json, src: Json): Json {
-  const out: Json = { ...dst };
-  for (const [k, v] of Object.entries(src)) {
-    const cur = out[k];
-    if (isMap(cur) && isMap(v)) out[k] = deepMerge(cur, v);
-    else if (v !== undefined && v !== null && v !== '') out[k] = v;
-    else if (!(k in out)) out[k] = v;
-  }
-  return out;
-}
-
-function flattenForSelector(p: Params, goTemplate: boolean): Record<string, string> {
-  if (!goTemplate) return Object.fromEntries(Object.entries(p).map(([k, v]) => [k, String(v)]));
-  return flatten(p);
-}
-
-/** A metav1.LabelSelector (matchLabels, matchExpressions In/NotIn/Exists/DoesNotExist) as a predicate. */
-export function labelSelector(sel: unknown, where: string): (labels: Record<string, string>) => boolean {
-  if (sel === undefined || sel === null) return () => true;
-  if (!isMap(sel)) throw new TemplateError(`${where}: must be a label selector`);
-  const reqs: ((l: Record<string, string>) => boolean)[] = [];
-  if (sel['matchLabels'] !== undefined) {
-    if (!isMap(sel['matchLabels'])) throw new TemplateError(`${where}.matchLabels: must be a map`);
-    for (const [k, v] of Object.entries(sel['matchLabels'])) reqs.push((l) => l[k] === String(v));
-  }
-  const exprs = sel['matchExpressions'] ?? [];
-  if (!Array.isArray(exprs)) throw new TemplateError(`${where}.matchExpressions: must be a list`);
-  exprs.forEach((e, i) => {
-    if (!isMap(e) || typeof e['key'] !== 'string')
-      throw new TemplateError(`${where}.matchExpressions[${i}]: needs key and operator`);
-    const key = e['key'];
-    const values = new Set((Array.isArray(e['values']) ? e['values'] : []).map(String));
-    switch (e['operator']) {
-      case 'In':
-        reqs.push((l) => l[key] !== undefined && values.has(l[key]));
-        break;
-      case 'NotIn':
-        reqs.push((l) => l[key] === undefined || !values.has(l[key]));
-        break;
-      case 'Exists':
-        reqs.push((l) => key in l);
-        break;
-      case 'DoesNotExist':
-        reqs.push((l) => !(key in l));
-        break;
-      default:
-        throw new TemplateError(
-          `${where}.matchExpressions[${i}]: unknown operator "${String(e['operator'])}"`,
-        );
-    }
-  });
-  return (l) => reqs.every((r) => r(l));
-}
-
-export { renderTree };

@@ -11,12 +11,17 @@
  * repository. A chart that declares dependencies (Chart.yaml `dependencies`, or requirements.yaml) but has
  * no `charts/` directory gets `helm dependency build` first, in a temporary copy of the repository.
  * Without the binary: "helm is not installed".
+ * A chart whose Helm repository has credentials (a repository Secret, `req.helmRepository`) is read through a
+ * private helm repository config instead of `--repo`: `helm repo update <name>` then
+ * `helm template <name>/<chart>`, both with `--repository-config`/`--repository-cache`, so no username or
+ * password is ever on a command line (docs/repositories.md); helm's messages are scrubbed of them.
  */
 import { exists } from '../../util/fs.js';
 import { cp, readFile, writeFile } from 'node:fs/promises';
 import { basename, join, normalize, relative, sep } from 'node:path';
 import { parse } from 'yaml';
 import type { HelmOptions } from '../../apps/index.js';
+import { scrub } from '../git-auth.js';
 import { ObjectsError, parseObjects } from './objects.js';
 import { RenderError, type RenderRequest, type RenderResult, type RenderTools } from './types.js';
 
@@ -68,7 +73,18 @@ export async function helmArgs(
 ): Promise<string[]> {
   const h = req.source.helm ?? DEFAULT_HELM;
   const args = ['template'];
+  const repo = req.helmRepository;
   if (chartDir) args.push(chartDir);
+  else if (repo)
+    args.push(
+      `${repo.name}/${req.source.chart!}`,
+      '--version',
+      req.source.targetRevision,
+      '--repository-config',
+      repo.repositoryConfig,
+      '--repository-cache',
+      repo.repositoryCache,
+    );
   else args.push(req.source.chart!, '--repo', req.source.repoURL, '--version', req.source.targetRevision);
   args.push('--name-template', h.releaseName ?? req.appName);
   const namespace = h.namespace ?? req.destNamespace;
@@ -132,11 +148,29 @@ export async function renderHelm(
     }
     args[1] = built;
   }
+  const repo = chartDir ? undefined : req.helmRepository;
+  const clean = (err: unknown) => scrub((err as Error).message, repo?.secrets ?? []);
+  if (repo) {
+    const update = [
+      'repo',
+      'update',
+      repo.name,
+      '--repository-config',
+      repo.repositoryConfig,
+      '--repository-cache',
+      repo.repositoryCache,
+    ];
+    try {
+      await tools.exec(helm, update, run);
+    } catch (err) {
+      throw new RenderError(where, `failed to read the index of ${req.source.repoURL}: ${clean(err)}`);
+    }
+  }
   let stdout: string;
   try {
     ({ stdout } = await tools.exec(helm, args, { ...(chartDir ? { cwd: chartDir } : {}), ...run }));
   } catch (err) {
-    throw new RenderError(where, (err as Error).message);
+    throw new RenderError(where, clean(err));
   }
   try {
     return { type: 'Helm', tool: 'helm', objects: parseObjects(stdout), warnings: [] };

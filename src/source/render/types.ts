@@ -15,6 +15,21 @@ export interface RenderRequest {
   root: string;
   /** `ref` name -> checkout root of that source, for `$ref/...` Helm value files. */
   refRoots: ReadonlyMap<string, string>;
+  /** A chart from a Helm repository that a repository Secret gives credentials for. */
+  helmRepository?: HelmRepoAuth;
+}
+
+/**
+ * Credentials of a Helm repository, never on helm's command line: a private (0600) helm repository config
+ * file holding one entry `name` (url, username, password, certFile/keyFile, insecure_skip_tls_verify), and a
+ * private repository cache directory.
+ */
+export interface HelmRepoAuth {
+  name: string;
+  repositoryConfig: string;
+  repositoryCache: string;
+  /** Values to scrub from helm's messages. */
+  secrets: string[];
 }
 
 export interface RenderResult {
