@@ -2,7 +2,7 @@
  * `npm run bench`: runs every bench/*.bench.ts (or those named on the command line, e.g.
  * `npm run bench -- sharding`) and prints their figures. Each file default-exports an async function
  * returning rows of figures; targets are printed beside the figures, never asserted (benchmarks inform,
- * tests decide). Set BENCH_JSON=1 to print the rows as JSON instead.
+ * tests decide). Options (e.g. `npm run bench -- scale --large`) are left for the benches to read. Set BENCH_JSON=1 to print the rows as JSON instead.
  */
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -13,7 +13,8 @@ import type { Bench, BenchRow } from './util.js';
 export type { Bench, BenchRow };
 
 const here = dirname(fileURLToPath(import.meta.url));
-const only = process.argv.slice(2);
+// Arguments starting with '-' are options of the benches themselves (e.g. `scale --large`).
+const only = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const files = readdirSync(here)
   .filter((f) => f.endsWith('.bench.ts'))
   .filter((f) => only.length === 0 || only.some((o) => f.startsWith(o)))

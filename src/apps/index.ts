@@ -12,7 +12,8 @@
 import { UsageError } from '../common/index.js';
 import { adHocApplication, type AdHocAppOptions } from './adhoc.js';
 import { loadClusterApplications, type ApplicationLister } from './cluster.js';
-import { loadApplicationFiles } from './load.js';
+import { readAppFiles, type SourcedAppSet } from './load.js';
+import type { SourcedObject } from '../util/yaml-docs.js';
 import { selectApplications } from './select.js';
 import type { Application } from './types.js';
 
@@ -45,7 +46,8 @@ export { parseCron, nextAfter } from './cron.js';
 export type { CronSchedule } from './cron.js';
 export { loadTimeZone } from './time-zone.js';
 export { parseSelector, selectApplications } from './select.js';
-export { loadApplicationFiles } from './load.js';
+export { loadApplicationFiles, readAppFiles } from './load.js';
+export type { AppFiles, SourcedAppSet } from './load.js';
 export { argoCdStringField } from './string-fields.js';
 export { adHocApplication, IN_CLUSTER_SERVER, type AdHocAppOptions } from './adhoc.js';
 export type { ApplicationLister } from './cluster.js';
@@ -122,6 +124,10 @@ export interface LoadApplicationsOptions {
   selector?: string;
   /** Documents of app files that were skipped (one line per file). */
   onWarning?: (message: string) => void;
+  /** When given, the ApplicationSets of `files` are added to it (found in the same pass as the apps). */
+  appsets?: SourcedAppSet[];
+  /** When given, the AppProject documents of `files` are added to it (same pass; `parseProject` them). */
+  projectDocs?: SourcedObject[];
 }
 
 export async function loadApplications(options: LoadApplicationsOptions): Promise<Application[]> {
@@ -133,8 +139,12 @@ export async function loadApplications(options: LoadApplicationsOptions): Promis
     });
   }
   const apps: Application[] = [];
-  if (files.length > 0)
-    apps.push(...(await loadApplicationFiles(files, { onWarning: options.onWarning, requireApps: true })));
+  if (files.length > 0) {
+    const read = await readAppFiles(files, { onWarning: options.onWarning, requireApps: true });
+    apps.push(...read.apps);
+    options.appsets?.push(...read.appsets);
+    options.projectDocs?.push(...read.projects);
+  }
   if (options.fromCluster) {
     apps.push(
       ...(await loadClusterApplications({

@@ -38,6 +38,22 @@ export interface Scope {
  */
 export const WATCH_LOST = { attempts: 3, ms: 10_000 };
 
+/**
+ * Watch timeouts as client-go's reflector sets them (tools/cache/reflector.go: `minWatchTimeout` 5 min,
+ * `timeoutSeconds = minWatchTimeout * (1 + rand)`): each watch asks the server to end it after 5 to 10
+ * minutes, the jitter spreading the re-watches of many kinds. A watch that ends so is resumed from the last
+ * resourceVersion seen, never relisted: a real API server sends no BOOKMARK to a watch that has seen no
+ * event, so silence alone says nothing about a watch's health.
+ */
+export const MIN_WATCH_TIMEOUT_SECONDS = 300;
+/** How long past its own timeoutSeconds a silent watch may stay open before it counts as stalled. */
+export const WATCH_TIMEOUT_GRACE_MS = 60_000;
+
+/** timeoutSeconds of the next watch: the configured one, or client-go's random 5 to 10 minutes. */
+export function watchTimeoutOf(ctx: Pick<LoopContext, 'watchTimeoutSeconds' | 'random'>): number {
+  return ctx.watchTimeoutSeconds ?? Math.floor(MIN_WATCH_TIMEOUT_SECONDS * (1 + ctx.random()));
+}
+
 export interface LoopStats {
   lists: number;
   listPages: number;
@@ -53,9 +69,16 @@ export interface LoopContext {
   clock: Clock;
   pageSize: number;
   backoff: { initialMs: number; maxMs: number };
+  /** timeoutSeconds of every watch; undefined: client-go's, a random 5 to 10 minutes per watch. */
   watchTimeoutSeconds: number | undefined;
-  /** A watch with no event and no BOOKMARK for this long is stalled: it is dropped and the scope relisted. */
-  watchIdleMs: number;
+  /**
+   * A watch with no event and no BOOKMARK for this long is stalled: it is dropped and the scope relisted.
+   * undefined: the watch's timeoutSeconds plus `WATCH_TIMEOUT_GRACE_MS` (a healthy quiet watch is ended by
+   * the server at its timeout first); 0: off.
+   */
+  watchIdleMs: number | undefined;
+  /** Random number in [0, 1) (the watch timeout's jitter); injected by tests. */
+  random: () => number;
   stats: LoopStats;
   /** Reports a problem that the loops recover from (reconnects, relists). */
   onWarning: (scope: Scope, message: string) => void;

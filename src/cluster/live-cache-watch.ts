@@ -1,14 +1,17 @@
 /**
  * The watch half of the live cache: one loop per scope that keeps the store current until aborted.
  *
- * - Resumes from the last seen resourceVersion (list, event or BOOKMARK), so a dropped connection or a
- *   server-side timeout loses no events.
+ * - Every watch asks the server to end it after `timeoutSeconds` (default client-go's random 5 to 10
+ *   minutes, live-cache-scope.ts `watchTimeoutOf`), then the loop watches again from the last seen
+ *   resourceVersion (list, event or BOOKMARK): a dropped connection or a server-side timeout loses no
+ *   events and costs no list. A quiet kind's watch is healthy: only 410, an error or a stall relists.
  * - `410 Gone` (at open, or as an ERROR event) means the resourceVersion is too old: relist the scope
  *   (deleting what vanished meanwhile) and watch from the new list.
  * - Other failures reconnect after an exponential backoff (initial..max, reset once a connection delivered
- *   events). A stream that ends cleanly (server timeout, dropped connection) reconnects at once, unless the
- *   previous one also ended without delivering anything: then it backs off too, so a server that keeps
- *   closing watches is not hammered.
+ *   events). A stream that ends cleanly (server timeout, dropped connection) reconnects at once, unless it
+ *   and the previous one both ended early (before their timeoutSeconds and within `WATCH_LOST.ms`) without
+ *   delivering anything: then it backs off too, so a server that keeps closing watches is not hammered (a
+ *   quiet watch that lasted its timeout is not that).
  * - `404 Not Found` (at open, as an ERROR event, or on a relist) means the kind is no longer served (its
  *   CRD deleted: kube-apiserver ends the kind's watches when it tears down its storage, and answers 404
  *   for its paths from then on): the loop ends and reports it (`ctx.onGone`), as gitops-engine's
@@ -18,15 +21,15 @@
  *   next watch that delivers an event or BOOKMARK clears it (with a warning that it is back). A stream
  *   that ends within `WATCH_LOST.ms` having delivered nothing counts as a failed attempt. The first failure of a row is
  *   reported, the ones between it and the loss are not, so a dead server does not flood the terminal.
- * - A watch that delivers nothing (no event, no BOOKMARK) for `watchIdleMs`, opening included, is stalled
- *   (a server or proxy holding the connection open without a word): it is dropped with a warning and the
- *   scope goes through the 410 path (relist, then watch from the new list), so nothing missed meanwhile
- *   stays missed.
+ * - A watch that delivers nothing (no event, no BOOKMARK) for `watchIdleMs` (default: its timeoutSeconds
+ *   plus a minute), opening included, is stalled (a server or proxy holding the connection open without a
+ *   word past the timeout it was asked for): it is dropped with a warning and the scope goes through the 410
+ *   path (relist, then watch from the new list), so nothing missed meanwhile stays missed.
  */
 import { ApiError, isGone, isNotFound } from './errors.js';
 import { listScope } from './live-cache-list.js';
 import { inScope } from './live-cache-scope.js';
-import { WATCH_LOST } from './live-cache-scope.js';
+import { WATCH_LOST, WATCH_TIMEOUT_GRACE_MS, watchTimeoutOf } from './live-cache-scope.js';
 import type { LoopContext, Scope } from './live-cache-scope.js';
 import { sleep } from './sleep.js';
 import { oneLine } from '../common/index.js';
@@ -60,14 +63,16 @@ export async function watchScope(ctx: LoopContext, scope: Scope, signal: AbortSi
   };
   while (!signal.aborted) {
     let delivered = false;
-    const idle = idleTimer(ctx, signal);
+    const timeoutSeconds = watchTimeoutOf(ctx);
+    const idleMs = ctx.watchIdleMs ?? timeoutSeconds * 1000 + WATCH_TIMEOUT_GRACE_MS;
+    const idle = idleTimer(ctx, idleMs, signal);
     const started = ctx.clock.now();
     try {
       const events = await ctx.client.watch(scope.info, {
         namespace: scope.namespace,
         labelSelector: scope.labelSelector,
         resourceVersion: scope.resourceVersion,
-        timeoutSeconds: ctx.watchTimeoutSeconds,
+        timeoutSeconds,
         signal: idle.signal,
       });
       ctx.stats.watchesOpened++;
@@ -95,10 +100,13 @@ export async function watchScope(ctx: LoopContext, scope: Scope, signal: AbortSi
       // A stream that ended at once with nothing delivered (a server or proxy that accepts watches and
       // closes them) counts towards the loss too, without a warning of its own. A quiet stream that lasted
       // (an idle-timeout cut) does not.
-      if (!delivered && ctx.clock.now() - started < WATCH_LOST.ms)
-        failed('watch ended at once without an event', started, true);
-      if (delivered || quietEnds++ === 0) {
-        if (delivered) quietEnds = 0;
+      // Lasted: the server ended it at the timeout asked for (or it lived long enough not to be a refusal).
+      const elapsed = ctx.clock.now() - started;
+      const lasted = elapsed >= Math.min(timeoutSeconds * 1000, WATCH_LOST.ms);
+      if (!delivered && !lasted) failed('watch ended at once without an event', started, true);
+      // A quiet watch that lasted (its timeoutSeconds ended it) is healthy: watched again at once.
+      if (delivered || lasted || quietEnds++ === 0) {
+        if (delivered || lasted) quietEnds = 0;
         failures = 0;
         continue;
       }
@@ -115,7 +123,7 @@ export async function watchScope(ctx: LoopContext, scope: Scope, signal: AbortSi
         ctx.onWarning(
           scope,
           stalled
-            ? `watch stalled: no event or bookmark for ${ctx.watchIdleMs / 1000}s; relisting`
+            ? `watch stalled: no event or bookmark for ${idleMs / 1000}s; relisting`
             : 'watch resourceVersion expired (410 Gone); relisting',
         );
         try {
@@ -149,12 +157,12 @@ export async function watchScope(ctx: LoopContext, scope: Scope, signal: AbortSi
   }
 }
 
-/** The idle limit of one watch: its signal aborts when `reset` was not called for `ctx.watchIdleMs`. */
+/** The idle limit of one watch: its signal aborts when `reset` was not called for `ms` (0: never). */
 function idleTimer(
   ctx: LoopContext,
+  ms: number,
   signal: AbortSignal,
 ): { signal: AbortSignal; reset(): void; stop(): void; fired(): boolean } {
-  const ms = ctx.watchIdleMs;
   if (!(ms > 0)) return { signal, reset: () => undefined, stop: () => undefined, fired: () => false };
   const idle = new AbortController();
   let handle = ctx.clock.setTimeout(() => idle.abort(new Error('watch idle')), ms);

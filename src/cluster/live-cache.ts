@@ -9,10 +9,12 @@
  *   undefined means all namespaces.
  * - `labelSelector`: sent with every list and watch.
  * - `transform`: applied to each object before it is stored; default drops `metadata.managedFields`.
- * - `namespaceMode`: 'auto' (default) lists and watches a namespaced type per namespace when exactly one
- *   namespace is scoped, else cluster-wide once, filtering namespaces on the client, so requests per sync
- *   stay <= types x namespaces + types; 'per-namespace' and 'cluster' force one way. In 'auto', a
- *   cluster-wide list answered 403 (namespace-scoped RBAC) falls back to per-namespace lists.
+ * - `namespaceMode`: 'auto' (default) lists and watches a namespaced type per namespace when at most
+ *   `PER_NAMESPACE_MAX` (4) namespaces are scoped, else cluster-wide once, filtering namespaces on the
+ *   client: a handful of namespaces in a big cluster never transfers the whole cluster, and many namespaces
+ *   never cost more than 4 lists and watches per type (docs/diff.md "Live cache scope"); 'per-namespace'
+ *   and 'cluster' force one way. In 'auto', a cluster-wide list answered 403 (namespace-scoped RBAC) falls
+ *   back to per-namespace lists.
  * Lists of different scopes run in parallel (`listConcurrency`, default 8), paginated (`pageSize`, 500).
  *
  * Lifecycle: `start(signal)` resolves once every scope has listed (synced) and leaves the watches running
@@ -77,16 +79,21 @@ export interface LiveCacheOptions extends ScopeOptions {
   pageSize?: number;
   /** Watch reconnect backoff. Default 200 ms doubling to 10 s. */
   backoff?: { initialMs?: number; maxMs?: number };
-  /** Asks the server to end each watch after this long (it is then resumed). Default: server's choice. */
+  /**
+   * Asks the server to end each watch after this long; it is then watched again from the last
+   * resourceVersion, without a list. Default: client-go's reflector's, a random 5 to 10 minutes per watch.
+   */
   watchTimeoutSeconds?: number;
   /**
    * A watch that delivers no event and no BOOKMARK for this long (opening included) is taken as stalled
    * (a server or proxy that keeps the connection open and sends nothing): it is dropped, the scope is
-   * relisted and watched again, with a warning. kube-apiserver sends a BOOKMARK about every minute to
-   * watches that asked for them (allowWatchBookmarks, sent by every watch here; apiserver cacher
-   * bookmarkFrequency), so a healthy quiet watch never reaches it. Default 3 minutes; 0 turns it off.
+   * relisted and watched again, with a warning. kube-apiserver sends no BOOKMARK to a watch that has seen
+   * no event, so silence alone is normal: by default the limit is the watch's timeoutSeconds plus a minute
+   * (the server ends a healthy watch at its timeout first). 0 turns it off.
    */
   watchIdleMs?: number;
+  /** Random number in [0, 1) for the watch timeout's jitter (tests). Default Math.random. */
+  random?: () => number;
   clock?: Clock;
   /** Recovered problems (reconnects, relists). Default: ignored. */
   onWarning?: (message: string) => void;
@@ -111,11 +118,14 @@ export interface LiveCacheStats extends LoopStats {
   syncMs: number | undefined;
 }
 
+/**
+ * 'auto' namespace mode: up to this many namespaces are listed and watched one by one (a list and a watch
+ * stream per type and namespace); more are listed cluster-wide once per type and filtered on the client.
+ */
+export const PER_NAMESPACE_MAX = 4;
+
 /** 404s on a scope that discovery contradicts before its kind is dropped anyway (see `#notServed`). */
 export const STRAY_404_LIMIT = 3;
-
-/** Default `watchIdleMs`: three missed kube-apiserver bookmark periods. */
-export const DEFAULT_WATCH_IDLE_MS = 180_000;
 
 export class LiveStateCache {
   readonly #options: LiveCacheOptions;
@@ -152,7 +162,8 @@ export class LiveStateCache {
       pageSize: options.pageSize ?? 500,
       backoff: { initialMs: options.backoff?.initialMs ?? 200, maxMs: options.backoff?.maxMs ?? 10_000 },
       watchTimeoutSeconds: options.watchTimeoutSeconds,
-      watchIdleMs: options.watchIdleMs ?? DEFAULT_WATCH_IDLE_MS,
+      watchIdleMs: options.watchIdleMs,
+      random: options.random ?? Math.random,
       stats: { lists: 0, listPages: 0, relists: 0, watchesOpened: 0, reconnects: 0, watchErrors: 0 },
       onWarning: (scope, message) => warn?.(`${scope.id}: ${message}`),
       onGone: (scope, err) => this.#notServed(scope, err),
@@ -602,7 +613,7 @@ export class LiveStateCache {
     }
     const unique = [...new Set(namespaces)];
     const mode = o.namespaceMode ?? 'auto';
-    if (mode === 'per-namespace' || (mode === 'auto' && unique.length === 1)) {
+    if (mode === 'per-namespace' || (mode === 'auto' && unique.length <= PER_NAMESPACE_MAX)) {
       return unique.map((ns) => ({ ...base, id: `${gk}@${ns}`, namespace: ns, namespaces: undefined }));
     }
     return [{ ...base, id: `${gk}@*`, namespace: undefined, namespaces: new Set(unique) }];

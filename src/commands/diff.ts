@@ -14,6 +14,7 @@ import { selectAppTree, treeFlags } from './tree-flags.js';
 import { BaseCommand } from './base-command.js';
 import { UsageError } from '../common/index.js';
 import type { GitopsError } from '../common/index.js';
+import type { SourcedObject } from '../util/yaml-docs.js';
 import type { RunReport } from '../controller/index.js';
 import type { IgnoreDifference } from '../diff/index.js';
 import { hasDifferences } from '../output/diff.js';
@@ -149,7 +150,7 @@ are read at both revisions, so apps the change adds or removes show as added or 
     );
     const { flags, argv: names } = await this.parse(Diff, argv);
     // The engine loads on demand: every other command's start-up stays free of it.
-    const [{ Run }, { loadIgnoreDifferencesFile }] = await Promise.all([
+    const [{ Run, prepareRun }, { loadIgnoreDifferencesFile }] = await Promise.all([
       import('../controller/index.js'),
       import('../diff/index.js'),
     ]);
@@ -222,25 +223,37 @@ are read at both revisions, so apps the change adds or removes show as added or 
       ...sourceSelection(flags, (m) => this.warnLine(m)),
       signal: this.signal,
     });
+    // The kubeconfig, a connection and discovery start now, while the Application files load (issue 23).
+    const prepared = prepareRun({
+      kubeconfig: flags.kubeconfig,
+      context: flags.context,
+      ...clientOptionsOf(flags),
+    });
+    let ran = false;
     let report: RunReport;
     const treeErrors: GitopsError[] = [];
     try {
+      // AppProjects of the -f files come from the same pass that reads their Applications.
+      const projectDocs: SourcedObject[] = [];
       const tree = await selectAppTree(flags, names as string[], 'diff', {
         service: source,
         recursive: flags.recursive ?? false,
         renderAll: false,
         liveClusters: true,
         onWarning: (m) => this.warnLine(m),
+        projectDocs,
       });
       for (const n of tree.nodes) if (n.error) treeErrors.push(n.error);
       const apps = tree.nodes.filter((n) => !n.error).map((n) => n.app);
       const settings = fileSettings ?? (await runSettings(flags, (m) => this.warnLine(m)));
-      const projects = await runProjects(flags);
+      const projects = await runProjects(flags, projectDocs);
       const progress = await this.startProgress('diff', {
         machineOutput: flags.output !== 'diff',
         quiet: flags.quiet,
       });
+      ran = true;
       report = await new Run({
+        prepared,
         apps,
         source,
         kubeconfig: flags.kubeconfig,
@@ -258,6 +271,7 @@ are read at both revisions, so apps the change adds or removes show as added or 
         onEvent: progress.onEvent,
       }).run();
     } finally {
+      if (!ran) (await prepared.connection)?.close();
       await this.stopProgress();
       await source.close();
     }

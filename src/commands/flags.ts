@@ -18,6 +18,7 @@ import {
   ARGOCD_CM,
   loadClusterProjects,
   loadProjectFiles,
+  parseProject,
   ProjectSet,
   loadApplications,
   loadArgoCdSettingsFile,
@@ -33,7 +34,7 @@ import {
 import { ALGORITHMS, appsOnShard, parseAlgorithm, readClusterSecrets } from '../sharding/index.js';
 import type { ClusterAccess } from '../cluster/index.js';
 import { defaultCacheRoot, type SourceServiceOptions } from '../source/index.js';
-import { setParseCacheDir } from '../util/yaml-docs.js';
+import { describeSource, setParseCacheDir, type SourcedObject } from '../util/yaml-docs.js';
 import {
   DEFAULT_ARGOCD_NAMESPACE,
   DEFAULT_TRACKING_METHOD,
@@ -360,12 +361,13 @@ export async function selectApps(
   names: readonly string[],
   command: string,
   onWarning: (message: string) => void = (m) => process.stderr.write(`warning: ${m}\n`),
+  projectDocs?: SourcedObject[],
 ): Promise<Application[]> {
   if (flags.local && !(await stat(flags.local).catch(() => undefined))?.isDirectory()) {
     throw new UsageError('failed to read: no such directory', { subject: `--local ${flags.local}` });
   }
   // With --shard, every loaded app counts for consistent-hashing, whatever names or -l keep.
-  const fleetOptions = { ...appSelection(flags, []), onWarning };
+  const fleetOptions = { ...appSelection(flags, []), onWarning, ...(projectDocs ? { projectDocs } : {}) };
   delete fleetOptions.selector;
   const fleet = flags.shard === undefined ? undefined : await loadApplications(fleetOptions);
   const apps = fleet
@@ -373,7 +375,11 @@ export async function selectApps(
         names,
         ...(flags.selector !== undefined ? { selector: flags.selector } : {}),
       })
-    : await loadApplications({ ...appSelection(flags, names), onWarning });
+    : await loadApplications({
+        ...appSelection(flags, names),
+        onWarning,
+        ...(projectDocs ? { projectDocs } : {}),
+      });
   const overridden = withRevisionOverride(apps, flags, onWarning);
   if (overridden.length === 0)
     throw new UsageError('failed to select Applications: none matched', { subject: command });
@@ -461,12 +467,20 @@ export async function runSettings(
  * The AppProjects of a run (src/apps `ProjectSet`): those of `--project-file` (each path must hold one)
  * and of the `-f` app files, then, with `--from-cluster`, the live ones of `--argocd-namespace` (one LIST)
  * whose name no file gave. Two different files defining one project name are an error.
+ * `appFileProjects`: the AppProject documents the app loading already read from the `-f` files (one pass,
+ * issue 23; `LoadApplicationsOptions.projectDocs`); without it the `-f` files are read here.
  */
-export async function runProjects(flags: SettingsFlagValues): Promise<ProjectSet> {
+export async function runProjects(
+  flags: SettingsFlagValues,
+  appFileProjects?: readonly SourcedObject[],
+): Promise<ProjectSet> {
   const projects = new ProjectSet();
   for (const p of await loadProjectFiles(flags['project-file'] ?? [], { requireProjects: true }))
     projects.add(p);
-  for (const p of await loadProjectFiles(flags['app-file'] ?? [])) projects.add(p);
+  const fromAppFiles = appFileProjects
+    ? appFileProjects.map((s) => parseProject(s.object, describeSource(s)))
+    : await loadProjectFiles(flags['app-file'] ?? []);
+  for (const p of fromAppFiles) projects.add(p);
   if (flags['from-cluster']) {
     const given = new Set(projects.names());
     const live = await loadClusterProjects({

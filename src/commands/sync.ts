@@ -14,6 +14,7 @@ import {
 import { BaseCommand } from './base-command.js';
 import { DEFAULT_OPERATION_PROCESSORS, UsageError } from '../common/index.js';
 import { parseDuration } from '../apps/index.js';
+import type { SourcedObject } from '../util/yaml-docs.js';
 import type { RunReport } from '../controller/index.js';
 import { syncJson, syncText } from '../output/sync.js';
 import { createSourceService } from '../source/index.js';
@@ -128,7 +129,10 @@ interrupted.`;
 
   async run(): Promise<void> {
     const { flags, argv: names } = await this.parse(Sync);
-    const [{ Run }, sync] = await Promise.all([import('../controller/index.js'), import('../sync/index.js')]);
+    const [{ Run, prepareRun }, sync] = await Promise.all([
+      import('../controller/index.js'),
+      import('../sync/index.js'),
+    ]);
     const duration = (flag: string, text: string): number => {
       const ms = parseDuration(text);
       if (ms === undefined)
@@ -162,9 +166,25 @@ interrupted.`;
     const fileSettings =
       flags['argocd-cm'] !== undefined ? await runSettings(flags, (m) => this.warnLine(m)) : undefined;
     useParseCache();
-    const apps = await selectApps(flags, names as string[], 'sync');
-    const settings = fileSettings ?? (await runSettings(flags, (m) => this.warnLine(m)));
-    const projects = await runProjects(flags);
+    // The kubeconfig, a connection and discovery start now, while the Application files load (issue 23).
+    const prepared = prepareRun({
+      kubeconfig: flags.kubeconfig,
+      context: flags.context,
+      ...clientOptionsOf(flags),
+    });
+    let apps: Awaited<ReturnType<typeof selectApps>>;
+    let settings: Awaited<ReturnType<typeof runSettings>>;
+    let projects: Awaited<ReturnType<typeof runProjects>>;
+    try {
+      // AppProjects of the -f files come from the same pass that reads their Applications.
+      const projectDocs: SourcedObject[] = [];
+      apps = await selectApps(flags, names as string[], 'sync', undefined, projectDocs);
+      settings = fileSettings ?? (await runSettings(flags, (m) => this.warnLine(m)));
+      projects = await runProjects(flags, projectDocs);
+    } catch (err) {
+      (await prepared.connection)?.close();
+      throw err;
+    }
     // The reason names the flag, so the report says why the operation stopped.
     const timeoutController = new AbortController();
     const timer =
@@ -182,6 +202,7 @@ interrupted.`;
     const progress = await this.startProgress('sync', { machineOutput: json, quiet: flags.quiet });
     try {
       report = await new Run({
+        prepared,
         apps,
         source,
         kubeconfig: flags.kubeconfig,

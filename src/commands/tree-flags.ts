@@ -6,12 +6,13 @@
  */
 import { stat } from 'node:fs/promises';
 import { Flags } from '@oclif/core';
-import { loadApplications, selectApplications } from '../apps/index.js';
-import { loadApplicationSetFiles, loadClusterApplicationSets } from '../apps/appset/index.js';
+import { loadApplications, selectApplications, type SourcedAppSet } from '../apps/index.js';
+import { loadClusterApplicationSets } from '../apps/appset/index.js';
 import { buildAppTree, clusterSource, DEFAULT_MAX_DEPTH, type AppTree } from '../preview/index.js';
 import type { SourceService } from '../source/index.js';
 import { appSelection, appsOfShard, liveAccess, withRevisionOverride, type AppFlagValues } from './flags.js';
 import { UsageError } from '../common/index.js';
+import type { SourcedObject } from '../util/yaml-docs.js';
 
 const TREE = 'APP TREE';
 
@@ -44,6 +45,8 @@ export interface SelectTreeOptions {
   /** Read cluster Secrets from the live namespace when no --clusters-file is given. */
   liveClusters: boolean;
   onWarning: (message: string) => void;
+  /** When given, the AppProject documents of the `-f` files are added to it (read in the same pass). */
+  projectDocs?: SourcedObject[];
 }
 
 export async function selectAppTree(
@@ -59,8 +62,11 @@ export async function selectAppTree(
   const loadOptions = appSelection(flags, []);
   loadOptions.onWarning = options.onWarning;
   delete loadOptions.selector;
+  // The ApplicationSets of the -f files come from the same pass that reads their Applications.
+  const appsets: SourcedAppSet[] = [];
+  loadOptions.appsets = appsets;
+  if (options.projectDocs) loadOptions.projectDocs = options.projectDocs;
   const roots = withRevisionOverride(await loadApplications(loadOptions), flags, options.onWarning);
-  const appsets = await loadApplicationSetFiles(flags['app-file'] ?? []);
   if (flags['from-cluster'])
     appsets.push(
       ...(await loadClusterApplicationSets({

@@ -4,7 +4,7 @@
  *
  * Live cache scope: every served kind with list+watch verbs, at its preferred version, except the
  * exclusions (exclusions.ts, from argocd-cm when read), in the destination namespaces of the run's apps on this cluster (plus every
- * cluster-scoped object). So requests per run are kinds (x namespaces when there is one namespace), never
+ * cluster-scoped object). So requests per run are kinds (x namespaces when there are at most 4), never
  * per resource. Objects outside those namespaces are fetched by key when a target names them (one GET
  * each); extra (prune-candidate) resources are only found inside the scope.
  * Transform: `metadata.managedFields` is cut down to the entries of the managers the comparison reads (our

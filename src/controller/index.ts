@@ -36,6 +36,8 @@
  *   server-side diff. Never one request per resource otherwise.
  */
 export { Run } from './run.js';
+export { prepareRun } from './prepare.js';
+export type { PreparedRun, PrepareOptions } from './prepare.js';
 export type { RunOptions } from './run.js';
 export { HOOK_PRUNING_NOTE, StateManager } from './state.js';
 export { OWN_FIELD_MANAGERS } from '../common/index.js';

@@ -28,7 +28,8 @@ export function toReport(reconciliation: Reconciliation): ComparisonResult {
       ...(r.note ? { note: r.note } : {}),
       changes: [],
     };
-    if (r.comparison) {
+    // An unchanged resource has no changes and no diff text: its pair is neither copied nor masked.
+    if (r.comparison && r.comparison.difference !== 'none') {
       const reported = reportComparison(r.comparison, reportOptions);
       row.changes = reported.changes;
       if (reported.diffText) row.diffText = reported.diffText;

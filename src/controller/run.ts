@@ -67,6 +67,7 @@ import { destinationCluster } from './projects.js';
 import type { AppProjectContext } from './projects.js';
 import { ResourceFilter } from './exclusions.js';
 import { appWindowsVerdict, type AppWindowsVerdict } from './windows.js';
+import type { PreparedRun } from './prepare.js';
 
 export interface RunOptions extends Omit<StateManagerOptions, 'clusterOf'> {
   apps: readonly Application[];
@@ -109,6 +110,11 @@ export interface RunOptions extends Omit<StateManagerOptions, 'clusterOf'> {
   waitForHealth?: boolean;
   /** Retries of failed operations; an app's own spec.syncPolicy.retry is used when this is unset. */
   retry?: RetryStrategy | undefined;
+  /**
+   * Cluster work started while the apps loaded (prepare.ts): the kubeconfig is taken from it, and its
+   * connection by the apps of its context. Replaces `loadKubeConfig`.
+   */
+  prepared?: PreparedRun;
   /**
    * The AppProjects of the run (src/apps `ProjectSet`). Unset: an empty set, so only Argo CD's built-in
    * allow-all `default` project is known. An app whose project is missing or refuses it ends with that
@@ -252,8 +258,15 @@ export class Run {
         ...(o.settings ? overrideIgnoreRules(o.settings) : []),
       ].flatMap((r) => r.managedFieldsManagers ?? []),
     ]);
-    const resourceFilter = new ResourceFilter(o.settings);
-    const knownTypeFields = knownTypeFieldsOf(o.settings);
+    let resourceFilter: ResourceFilter;
+    let knownTypeFields: ReturnType<typeof knownTypeFieldsOf>;
+    try {
+      resourceFilter = new ResourceFilter(o.settings);
+      knownTypeFields = knownTypeFieldsOf(o.settings);
+    } catch (err) {
+      (await o.prepared?.connection)?.close(); // nothing is left running
+      throw err;
+    }
 
     // Projects: what the project says without a cluster (missing project, app namespace, source repos)
     // is known now, so a refused app's repository is never fetched.
@@ -283,12 +296,14 @@ export class Run {
     // A kubeconfig that does not load fails the whole run (every app would fail the same way).
     let kubeConfig: KubeConfig;
     try {
-      kubeConfig = await (o.loadKubeConfig ?? loadKubeConfig)({
-        kubeconfig: o.kubeconfig,
-        context: o.context,
-      });
+      kubeConfig = await (o.prepared?.kubeConfig ??
+        (o.loadKubeConfig ?? loadKubeConfig)({
+          kubeconfig: o.kubeconfig,
+          context: o.context,
+        }));
     } catch (err) {
       await source.settle();
+      (await o.prepared?.connection)?.close();
       throw err;
     }
     const projectOf = new Map<Application, AppProjectContext>();
@@ -364,6 +379,17 @@ export class Run {
     });
     for (const r of reports)
       if (r.error) emit?.({ type: 'app-done', app: r.app.name, error: r.error.message });
+    // The prepared connection: taken by the first cluster connected; one of another context is closed.
+    let preparedConn = o.prepared?.connection;
+    let unused: ClusterConnection | undefined;
+    const takePrepared = (): Promise<ClusterConnection | undefined> | undefined => {
+      const p = preparedConn;
+      preparedConn = undefined;
+      return p;
+    };
+    const putBack = (conn: ClusterConnection | undefined): void => {
+      unused = conn;
+    };
     const clusterOf = (app: Application): Promise<ClusterState> => {
       const context = contextOf.get(app)!;
       let p = clusters.get(context);
@@ -372,13 +398,22 @@ export class Run {
           .filter((a) => contextOf.get(a) === context)
           .map((a) => a.destination.namespace);
         const access = accessOf.get(context);
-        p = (o.connect ?? defaultConnect)({
-          kubeConfig,
-          destination: app.destination,
-          ...(access ? { access } : {}),
-          ...(o.discovery ? { discovery: o.discovery } : {}),
-          ...(o.client ? { client: o.client } : {}),
-        }).then(
+        const fresh = (): Promise<ClusterConnection> =>
+          (o.connect ?? defaultConnect)({
+            kubeConfig,
+            destination: app.destination,
+            ...(access ? { access } : {}),
+            ...(o.discovery ? { discovery: o.discovery } : {}),
+            ...(o.client ? { client: o.client } : {}),
+          });
+        // The prepared connection serves its own context, once, when no cluster Secret adds its access or
+        // scope to that context; anything else connects now.
+        const prepared = access ? undefined : takePrepared();
+        p = (
+          prepared
+            ? prepared.then((conn) => (conn?.context === context ? conn : (putBack(conn), fresh())))
+            : fresh()
+        ).then(
           (conn) =>
             new ClusterState({
               conn,
@@ -407,7 +442,14 @@ export class Run {
       }
       return p;
     };
-    const manager = new StateManager({ ...o, source, clusterOf, projectOf: (app) => projectOf.get(app) });
+    // A sync compares each app again after its operation: unchanged pairs reuse their comparison.
+    const manager = new StateManager({
+      reuseComparisons: Boolean(o.operation),
+      ...o,
+      source,
+      clusterOf,
+      projectOf: (app) => projectOf.get(app),
+    });
 
     // Two queues, as Argo CD's controller: refresh (compare) and operation (sync), each with its workers.
     // Processors return what happens next; the run ends when every app is finished (the completion
@@ -509,6 +551,8 @@ export class Run {
     await source.settle(); // renders of apps that never reached a refresh (their destination failed)
 
     let requests = 0;
+    (await takePrepared())?.close();
+    unused?.close();
     for (const p of clusters.values()) {
       const state = await p.catch(() => undefined);
       if (!state) continue;

@@ -72,6 +72,7 @@ import type { Target } from './targets.js';
 import { formatViolation } from '../schema/index.js';
 import type { SchemaLookup } from '../schema/index.js';
 import { toReport } from './report.js';
+import { ComparisonMemo, DryRunMemo } from './memo.js';
 import { markNotPermitted, orphanedResources, permittedLive } from './projects.js';
 import type { AppProjectContext } from './projects.js';
 import type {
@@ -110,6 +111,12 @@ export interface StateManagerOptions {
    * (only `diff` does), so it passes false and skips rendering YAML for every resource it creates.
    */
   diffText?: boolean;
+  /**
+   * Keep Synced comparisons and server-side dry-run answers for reuse while nothing they read changes
+   * (memo.ts): for runs that compare apps more than once (sync: the refresh after the operation, health
+   * waits). Default false: a one-shot diff compares each pair once and would only pay the memory.
+   */
+  reuseComparisons?: boolean;
   /**
    * argocd-cm as read (src/apps): health scripts, ignoreDifferences overrides (after the app's and the
    * extra rules), compare options, sensitive annotations. Absent: Argo CD's defaults.
@@ -161,6 +168,10 @@ export class StateManager {
   readonly #compare: Pick<CompareInput, 'ignoreAggregatedRoles' | 'ignoreResourceStatusField'>;
   /** argocd-cm `resource.sensitive.mask.annotations`: masked in reports like Secret data. */
   readonly #sensitiveAnnotations: readonly string[];
+  /** Comparisons kept for reuse while nothing they read changes (memo.ts). */
+  readonly #memo = new ComparisonMemo();
+  /** Server-side dry-run answers kept while live object and target are unchanged (memo.ts). */
+  readonly #dryRunMemo = new DryRunMemo();
 
   constructor(options: StateManagerOptions) {
     this.#source = options.onEvent ? observeRenders(options.source, options.onEvent) : options.source;
@@ -173,6 +184,7 @@ export class StateManager {
       serverSideDiff: false,
       serverSideConcurrency: 8,
       diffText: true,
+      reuseComparisons: false,
       ...options,
     };
     const settings = options.settings;
@@ -273,13 +285,24 @@ export class StateManager {
     const dryRuns = new Map<Pair, DryRunOutcome>();
     if (serverSide) {
       const jobs = pairs.filter((p) => p.target?.served && p.live && !p.noStatus);
+      // A pair whose live object and target are unchanged since its last dry run in this process reuses
+      // that answer (memo.ts `DryRunMemo`): no request.
+      const todo: Pair[] = [];
+      for (const p of jobs) {
+        const kept = o.reuseComparisons ? this.#dryRunMemo.get(p.live!, p.target!.obj) : undefined;
+        if (kept) dryRuns.set(p, kept);
+        else todo.push(p);
+      }
       const outcomes = await dryRunApply(
         cluster.conn.client,
-        jobs.map((p) => ({ info: p.target!.served!.info, target: p.target!.obj })),
+        todo.map((p) => ({ info: p.target!.served!.info, target: p.target!.obj })),
         o.serverSideConcurrency,
         signal,
       );
-      jobs.forEach((p, i) => dryRuns.set(p, outcomes[i]!));
+      todo.forEach((p, i) => {
+        dryRuns.set(p, outcomes[i]!);
+        if (o.reuseComparisons) this.#dryRunMemo.set(p.live!, p.target!.obj, outcomes[i]!);
+      });
     }
 
     const rules = [...app.ignoreDifferences, ...o.ignoreDifferences, ...this.#overrideRules];
@@ -298,9 +321,26 @@ export class StateManager {
     // Argo CD's CompareAppState: a failed health check is a condition, never a failed refresh.
     if (health.error)
       conditions.push({ type: 'ComparisonError', message: `error setting app health: ${health.error}` });
+    // Everything the comparison reads besides the pair: the key of reused comparisons (memo.ts).
+    const scope = JSON.stringify([
+      rules,
+      strategy,
+      o.trackingMethod,
+      o.instanceLabelKey,
+      o.fieldManagers,
+      this.#compare,
+    ]);
     const resources = pairs.map((p, i): ReconciledResource => {
-      const r = this.#compareOne(p, rules, dryRuns.get(p), conditions, instance, strategy, schemas, (gk) =>
-        cluster.droppedReason(gk),
+      const r = this.#compareOne(
+        p,
+        rules,
+        dryRuns.get(p),
+        conditions,
+        instance,
+        strategy,
+        schemas,
+        scope,
+        (gk) => cluster.droppedReason(gk),
       );
       const h = health.resources[i];
       if (h) r.health = { status: h.status, ...(h.message ? { message: h.message } : {}) };
@@ -401,6 +441,7 @@ export class StateManager {
     instance: string,
     strategy: AppDiffOptions,
     schemas: SchemaLookup,
+    scope: string,
     droppedReason: (gk: { group: string; kind: string }) => string | undefined,
   ): ReconciledResource {
     const o = this.#o;
@@ -441,24 +482,33 @@ export class StateManager {
       };
     };
     if (dryRun && 'error' in dryRun) return comparisonError(dryRun.error);
+    // Cheap signals first: a pair compared before, Synced and valid, with the same live resourceVersion,
+    // target and options, is not compared again.
+    const digest =
+      o.reuseComparisons && p.target && p.live && !dryRun
+        ? this.#memo.digest(p.target.obj, scope)
+        : undefined;
+    const kept = digest ? this.#memo.get(p.live!, digest, schemas) : undefined;
     let result: ResourceComparison;
-    try {
-      result = compareObjects({
-        target: p.target?.obj ?? null,
-        live: p.live ?? null,
-        ...(dryRun && 'predicted' in dryRun ? { predictedLive: dryRun.predicted } : {}),
-        ignoreDifferences: rules,
-        trackingMethod: o.trackingMethod,
-        instanceLabelKey: o.instanceLabelKey,
-        fieldManagers: o.fieldManagers,
-        ...this.#compare,
-        ...strategy,
-        schemas,
-      });
-    } catch (err) {
-      if (err instanceof ServerSideDiffError) return comparisonError(err.message);
-      throw err;
-    }
+    if (kept) result = kept;
+    else
+      try {
+        result = compareObjects({
+          target: p.target?.obj ?? null,
+          live: p.live ?? null,
+          ...(dryRun && 'predicted' in dryRun ? { predictedLive: dryRun.predicted } : {}),
+          ignoreDifferences: rules,
+          trackingMethod: o.trackingMethod,
+          instanceLabelKey: o.instanceLabelKey,
+          fieldManagers: o.fieldManagers,
+          ...this.#compare,
+          ...strategy,
+          schemas,
+        });
+      } catch (err) {
+        if (err instanceof ServerSideDiffError) return comparisonError(err.message);
+        throw err;
+      }
     const status: ReconciledResource = {
       ...base,
       status: result.status,
@@ -468,7 +518,8 @@ export class StateManager {
       outOfSync: result.status !== 'Synced',
       ...(result.note ? { note: result.note } : {}),
     };
-    if (p.target) this.#checkValid(p.target.obj, status, schemas, conditions, label);
+    if (p.target && !kept) this.#checkValid(p.target.obj, status, schemas, conditions, label);
+    if (digest && !kept && status.status === 'Synced') this.#memo.set(p.live!, digest, schemas, result);
     if (p.target && !p.target.served) {
       status.message = `kind ${p.group ? `${p.group}/` : ''}${p.version}/${p.kind} is not served by the cluster`;
       // A kind the live cache dropped during the run (its CRD deleted) says so.

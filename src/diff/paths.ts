@@ -11,8 +11,25 @@ export function isMap(value: unknown): value is JsonMap {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * Deep copy of a JSON value (plain maps, lists, scalars), by hand: several times faster than
+ * `structuredClone` on the small objects compared here (no serialization, no transfer bookkeeping).
+ */
 export function clone<T>(value: T): T {
-  return structuredClone(value);
+  return copyJson(value as unknown) as T;
+}
+
+function copyJson(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    const out = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = copyJson(value[i]);
+    return out;
+  }
+  const out: Record<string, unknown> = {};
+  for (const k in value)
+    if (Object.hasOwn(value, k)) out[k] = copyJson((value as Record<string, unknown>)[k]);
+  return out;
 }
 
 /** Deep equality of JSON values (map key order ignored, list order significant). */

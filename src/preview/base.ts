@@ -22,9 +22,9 @@
 import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { loadApplicationFiles, selectApplications } from '../apps/index.js';
+import { readAppFiles, selectApplications } from '../apps/index.js';
 import type { Application, ApplicationSource } from '../apps/index.js';
-import { loadApplicationSetFiles, type AppSetCluster } from '../apps/appset/index.js';
+import type { AppSetCluster } from '../apps/appset/index.js';
 import { GitopsError, oneLine, UsageError } from '../common/index.js';
 import type { AppDestination, ResourceStatus } from '../controller/index.js';
 import { compareResource, type IgnoreDifference } from '../diff/index.js';
@@ -236,8 +236,9 @@ async function readSide(
   let apps: Application[];
   let appsets;
   try {
-    apps = (await loadApplicationFiles(paths)).map((a) => ({ ...a, origin: rename(a.origin) }));
-    appsets = (await loadApplicationSetFiles(paths)).map((s) => ({ ...s, origin: rename(s.origin) }));
+    const read = await readAppFiles(paths);
+    apps = read.apps.map((a) => ({ ...a, origin: rename(a.origin) }));
+    appsets = read.appsets.map((s) => ({ ...s, origin: rename(s.origin) }));
   } catch (err) {
     if (err instanceof GitopsError && err.message.includes(side.tree + sep)) {
       throw new GitopsError(`${err.message.split(side.tree + sep).join('')} (at ${side.label})`, {

@@ -195,16 +195,52 @@ class CatalogKindSchema implements KindSchema {
     return this.catalog.factsOf(this.field(path));
   }
 
+  /** Per definition reference: whether a value of a schema node can hold a field of that definition. */
+  private readonly reach = new Map<string, Map<Schema, boolean>>();
+
+  /**
+   * Whether a value of schema `s` can hold, at any depth, a field whose schema is `ref`: lets `valuesOf` skip
+   * whole subtrees (metadata, managedFields, a ConfigMap's data) that cannot. Memoized per schema node; a
+   * node met again while it is being decided (a recursive definition) counts as "can".
+   */
+  private reaches(s: Schema | undefined, ref: string): boolean {
+    if (!s) return false;
+    if (s['$ref'] === ref) return true;
+    let memo = this.reach.get(ref);
+    if (!memo) this.reach.set(ref, (memo = new Map()));
+    const known = memo.get(s);
+    if (known !== undefined) return known;
+    memo.set(s, true);
+    const r = this.catalog.resolve(s);
+    let result = false;
+    if (r) {
+      const props = r['properties'];
+      const children: unknown[] = [
+        ...(props && typeof props === 'object' ? Object.values(props) : []),
+        r['additionalProperties'],
+        r['items'],
+      ];
+      result = children.some(
+        (c) => typeof c === 'object' && c !== null && !Array.isArray(c) && this.reaches(c as Schema, ref),
+      );
+    }
+    memo.set(s, result);
+    return result;
+  }
+
   valuesOf(obj: JsonMap, name: string, fn: (parent: JsonMap | Json[], key: string | number) => void): void {
     const ref = `#/definitions/${name}`;
     const known = this.known;
     const catalog = this.catalog;
+    // Subtrees whose schema cannot hold the definition are not walked (known type fields: always walked).
+    const skip = (field: Schema | undefined): boolean => known.size === 0 && !this.reaches(field, ref);
+    if (skip(this.root)) return;
     const visit = (value: Json, field: Schema | undefined, plain: string[]): void => {
       if (Array.isArray(value)) {
         const items = catalog.items(field);
         value.forEach((el, i) => {
           if (items?.['$ref'] === ref) fn(value, i);
-          else if (items && (isMap(el) || Array.isArray(el))) visit(el, items, plain);
+          else if (items && (isMap(el) || Array.isArray(el)) && !skip(items)) visit(el, items, plain);
         });
         return;
       }
@@ -217,7 +253,7 @@ class CatalogKindSchema implements KindSchema {
         if (typed) sub = Array.isArray(v) ? { ...catalog.resolve(sub), type: 'array', items: typed } : typed;
         if (!sub) continue;
         if (sub['$ref'] === ref) fn(value, k);
-        else if (isMap(v) || Array.isArray(v)) visit(v, sub, path);
+        else if ((isMap(v) || Array.isArray(v)) && !skip(sub)) visit(v, sub, path);
       }
     };
     visit(obj, this.root, []);

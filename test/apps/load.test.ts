@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { loadApplications, parseDuration } from '../../src/apps/index.js';
+import { loadApplications, parseDuration, readAppFiles, type SourcedAppSet } from '../../src/apps/index.js';
 import { UsageError } from '../../src/common/index.js';
 import { tempDir } from '../support/git.js';
 
@@ -353,5 +353,64 @@ describe('loadApplications: unreadable paths', () => {
     assert.ok(err instanceof UsageError);
     assert.doesNotMatch(err.message, /no such file/);
     assert.match(err.message, /failed to read Applications: ENAMETOOLONG/);
+  });
+});
+
+describe('one pass over app files (readAppFiles)', () => {
+  const APPSET = (name: string) => `apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: ${name}}
+spec:
+  generators: [{list: {elements: [{n: a}]}}]
+  template:
+    metadata: {name: '{{n}}'}
+    spec:
+      project: default
+${SOURCE.replace(/^/gm, '    ').trimEnd()}
+`;
+
+  it('gives Applications and ApplicationSets of many files in file then document order', async () => {
+    const dir = tempDir();
+    for (let i = 0; i < 40; i++) {
+      const n = String(i).padStart(2, '0');
+      write(dir, `apps/f${n}.yaml`, `${APP(`app-${n}`, SOURCE)}---\n${APPSET(`set-${n}`)}`);
+    }
+    const appsets: SourcedAppSet[] = [];
+    const apps = await loadApplications({ files: [join(dir, 'apps')], appsets });
+    assert.deepEqual(
+      apps.map((a) => a.name),
+      Array.from({ length: 40 }, (_, i) => `app-${String(i).padStart(2, '0')}`),
+    );
+    assert.deepEqual(
+      appsets.map((s) => s.manifest.metadata?.name),
+      Array.from({ length: 40 }, (_, i) => `set-${String(i).padStart(2, '0')}`),
+    );
+    assert.equal(appsets[3]!.origin, `${join(dir, 'apps', 'f03.yaml')} (document 2)`);
+    write(
+      dir,
+      'apps/zz-project.yaml',
+      'apiVersion: argoproj.io/v1alpha1\nkind: AppProject\nmetadata: {name: team}\n',
+    );
+    const read = await readAppFiles([join(dir, 'apps')]);
+    assert.equal(read.apps.length, 40);
+    assert.equal(read.appsets.length, 40);
+    assert.deepEqual(
+      read.projects.map((p) => [p.object.metadata?.name, p.file]),
+      [['team', join(dir, 'apps', 'zz-project.yaml')]],
+      'AppProjects from the same pass',
+    );
+  });
+
+  it('reports the first bad file in file order, whichever read finished first', async () => {
+    const dir = tempDir();
+    for (let i = 0; i < 30; i++) write(dir, `apps/f${String(i).padStart(2, '0')}.yaml`, APP(`a${i}`, SOURCE));
+    write(dir, 'apps/f05.yaml', 'kind: [unclosed\n');
+    write(dir, 'apps/f20.yaml', APP('bad', '  project: 7\n'));
+    const err = await readAppFiles([join(dir, 'apps')]).then(
+      () => assert.fail('expected an error'),
+      (e: unknown) => e,
+    );
+    assert.ok(err instanceof UsageError);
+    assert.ok(err.message.startsWith(`${join(dir, 'apps', 'f05.yaml')} (document 1)`), err.message);
   });
 });

@@ -150,11 +150,11 @@ describe('live state cache against the embedded API server', () => {
     await cache.stopped();
   });
 
-  it('uses one list and one watch per kind for several namespaces, and one each per namespace in per-namespace mode', async () => {
+  it('uses one list and one watch per kind for 5+ namespaces, and one each per namespace for up to 4', async () => {
     conn.client.resetCounts();
     const wide = conn.liveCache({
       resources: [configMaps, namespaces],
-      namespaces: ['alpha', 'beta', 'gamma'],
+      namespaces: ['alpha', 'beta', 'gamma', 'delta', 'epsilon'],
     });
     await wide.start();
     await until(() => (conn.client.counts().byVerb['watch'] ?? 0) === 2, 'watches open');
@@ -163,10 +163,10 @@ describe('live state cache against the embedded API server', () => {
     await wide.stopped();
 
     conn.client.resetCounts();
+    // A handful of namespaces: 'auto' asks per namespace.
     const per = conn.liveCache({
       resources: [configMaps],
       namespaces: ['alpha', 'beta', 'gamma'],
-      namespaceMode: 'per-namespace',
     });
     await per.start();
     await until(() => (conn.client.counts().byVerb['watch'] ?? 0) === 3, 'watches open');

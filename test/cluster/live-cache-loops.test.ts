@@ -216,7 +216,7 @@ describe('LiveStateCache list and watch loops (fake API)', () => {
     api.put('a', {}, 'one');
     api.put('b', {}, 'two');
     api.put('c', {}, 'three');
-    const { cache } = setup(api, { namespaces: ['one', 'two'] });
+    const { cache } = setup(api, { namespaces: ['one', 'two'], namespaceMode: 'cluster' });
     await cache.start();
     assert.deepEqual(
       cache
@@ -240,11 +240,11 @@ describe('LiveStateCache list and watch loops (fake API)', () => {
     api.put('a', {}, 'one');
     api.put('b', {}, 'two');
     api.put('c', {}, 'three');
-    const { cache, warnings } = setup(api, { namespaces: ['one', 'two'] });
+    const { cache, warnings } = setup(api, { namespaces: ['one', 'two', 'n3', 'n4', 'n5'] });
     await cache.start();
     assert.deepEqual(
       api.calls.filter((c) => c.startsWith('list')),
-      ['list', 'list ns=one', 'list ns=two'],
+      ['list', 'list ns=one', 'list ns=two', 'list ns=n3', 'list ns=n4', 'list ns=n5'],
     );
     assert.deepEqual(
       cache
@@ -253,7 +253,7 @@ describe('LiveStateCache list and watch loops (fake API)', () => {
         .sort(),
       ['a', 'b'],
     );
-    assert.equal(cache.stats().scopes, 2);
+    assert.equal(cache.stats().scopes, 5);
     assert.match(warnings.join(), /forbidden cluster-wide/);
     cache.stop();
     await cache.stopped();
@@ -328,6 +328,26 @@ describe('LiveStateCache list and watch loops (fake API)', () => {
     assert.deepEqual(api.calls, ['list', 'watch@1', 'list', 'list continue=2', 'watch@3']);
     assert.deepEqual(warnings, ['/ConfigMap@*: watch stalled: no event or bookmark for 60s; relisting']);
     assert.equal(cache.stats().relists, 1);
+    cache.stop();
+    await cache.stopped();
+    assert.equal(clock.pendingTimers, 0);
+  });
+  it("a quiet watch (no event, no bookmark, as kube-apiserver's) is kept until its timeoutSeconds, then watched again without a list", async () => {
+    const api = new FakeApi();
+    api.put('a', { v: '1' });
+    // Default idle limit: the watch's timeoutSeconds (client-go's 5 to 10 minutes; 300 s with random 0) + 60 s.
+    const { cache, clock, warnings } = setup(api, { watchIdleMs: undefined, random: () => 0 });
+    await cache.start();
+    await until(() => api.openStreams === 1, 'watching');
+    clock.step(299_000); // past the old fixed 180 s idle limit: still healthy
+    await until(() => true, 'turn');
+    assert.deepEqual(api.calls, ['list', 'watch@1']);
+    clock.step(1_000);
+    api.endStreams(); // the server ends the watch at its timeoutSeconds
+    await until(() => api.calls.length === 3 && api.openStreams === 1, 'watching again');
+    assert.deepEqual(api.calls, ['list', 'watch@1', 'watch@1'], 'resumed from its resourceVersion, no list');
+    assert.equal(cache.stats().relists, 0);
+    assert.deepEqual(warnings, []);
     cache.stop();
     await cache.stopped();
     assert.equal(clock.pendingTimers, 0);

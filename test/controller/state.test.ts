@@ -158,6 +158,62 @@ describe('controller: health, server-side diff, tracking methods, errors', () =>
     );
   });
 
+  it('server-side diff: a second refresh in the same process sends no dry run for unchanged objects', async () => {
+    const app = application('ssd', repo.url, 'ssd', { namespace: 'ssd' });
+    const state = new ClusterState({
+      conn: await connectAs(fx),
+      namespaces: ['ssd'],
+      tracking: {},
+      managers: new Set(OWN_FIELD_MANAGERS),
+    });
+    const source = createSourceService({ cacheRoot });
+    const manager = new StateManager({
+      source,
+      clusterOf: () => Promise.resolve(state),
+      serverSideDiff: true,
+      reuseComparisons: true,
+    });
+    try {
+      const patches = fx.cluster.stats.count('patch');
+      const first = await manager.compare(app);
+      assert.equal(fx.cluster.stats.count('patch') - patches, 2, 'one dry run per resource');
+      const again = await manager.compare(app);
+      assert.equal(fx.cluster.stats.count('patch') - patches, 2, 'no dry run for unchanged objects');
+      assert.deepEqual(
+        again.resources.map((r) => [r.kind, r.status, r.diffText]),
+        first.resources.map((r) => [r.kind, r.status, r.diffText]),
+      );
+      // A live object written since is dry-run again, and its new state is what is compared.
+      const cache = await state.ready();
+      const key = {
+        group: '',
+        kind: 'ConfigMap',
+        namespace: 'ssd',
+        name: first.resources.find((r) => r.kind === 'ConfigMap')!.name,
+      };
+      const before = cache.get(key)!.metadata!.resourceVersion;
+      const seen = cache.waitFor(key, (o) => o?.metadata?.resourceVersion !== before);
+      await api(
+        fx.cluster,
+        'PATCH',
+        `/api/v1/namespaces/ssd/configmaps/${key.name}`,
+        { metadata: { labels: { touched: 'yes' } } },
+        'application/merge-patch+json',
+      );
+      await seen;
+      const third = await manager.compare(app);
+      assert.equal(
+        fx.cluster.stats.count('patch') - patches,
+        4,
+        'the written one only (plus the label patch)',
+      );
+      assert.equal(third.resources.find((r) => r.kind === 'ConfigMap')!.status, 'Synced');
+    } finally {
+      await state.close();
+      await source.close();
+    }
+  });
+
   it('server-side diff forces conflicts (as gitops-engine): a field another manager owns gives OutOfSync or Synced, not Unknown', async () => {
     repo.commit({
       'ssdc/deploy.yaml': deployment('web', { replicas: 2 }),

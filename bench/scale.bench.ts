@@ -1,0 +1,461 @@
+/**
+ * Scale benchmark (issue 23): the built CLI's `kubectl gitops diff -o name` against one `kubectl diff` over the
+ * same rendered manifests, in the same run, on the embedded API server, at 1,000 and 10,000 objects (and 30,000
+ * with `npm run bench -- scale --large`).
+ *
+ * Corpus: N/10 Applications (one file each, in one directory) x 10 objects (6 ConfigMaps, a ServiceAccount, a
+ * Secret, a Service, a Deployment) over 20 namespaces, sources in one local Git repository (file://). Every
+ * object is created with the `kubectl.kubernetes.io/last-applied-configuration` annotation `kubectl apply` would
+ * write (so `kubectl diff` sends no dry-run PATCH for an unchanged object, as after a real `kubectl apply`), then
+ * 10 objects are drifted by another field manager. Both tools must find exactly those 10.
+ *
+ * Printed per size: our wall (median of BENCH_ROUNDS runs, default 3, after one warm-up that fills the manifest
+ * and discovery caches), kubectl's wall (one run: it is the slow side), the ratio, our peak RSS (GNU time) and
+ * the API requests each made (embedded server's counters). At 1,000 objects also `diff` of one app of 100.
+ * At the largest size also `diff` of one app (the issue's "one app of 1,000" at 10,000 objects).
+ * Targets (issue 23): ratio >= 10x at 1k, >= 25x at 10k, at 30k no lower than at 10k; one app <= 500 ms.
+ * The CLI is rebuilt first (`node scripts/build.mjs`), so the figures are of the current sources.
+ * Environment: BENCH_ROUNDS (default 3), BENCH_SCALE_SIZES (e.g. "10000"), BENCH_SCALE_NO_KUBECTL=1 (leave
+ * kubectl out: no ratio), BENCH_SCALE_BASE=DIR (a built checkout of the code before a change: its rounds
+ * alternate with ours on the same corpus, printed as BEFORE rows), BENCH_SCALE_PROFILE=DIR (one more run of each diff under `--cpu-prof`, written to
+ * DIR/<size>-all and DIR/<size>-one).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { stringify } from 'yaml';
+import { launcher, repoRoot } from '../test/support/paths.js';
+import type { KubeObject } from '../src/cluster/index.js';
+import { connect } from '../src/cluster/index.js';
+import { startEmbeddedCluster, type EmbeddedCluster } from '../src/embedded/index.js';
+import { median, type BenchRow } from './util.js';
+
+const PER_APP = 10;
+const NAMESPACES = 20;
+const DRIFTED = 10;
+const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
+
+/** The 10 objects of app `i`, in its namespace. */
+export function appObjects(i: number): KubeObject[] {
+  const ns = `ns-${i % NAMESPACES}`;
+  const p = `app-${i}`;
+  const meta = (name: string) => ({ name: `${p}-${name}`, namespace: ns, labels: { app: p } });
+  const objs: KubeObject[] = [];
+  for (let c = 0; c < 6; c++) {
+    objs.push({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: meta(`cm-${c}`),
+      data: { key: `value-${i}-${c}`, mode: 'prod', 'app.properties': `a=${i}\nb=${c}\n` },
+    } as KubeObject);
+  }
+  objs.push({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: meta('sa') } as KubeObject);
+  objs.push({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: meta('secret'),
+    type: 'Opaque',
+    data: { password: Buffer.from(`pw-${i}`).toString('base64') },
+  } as KubeObject);
+  objs.push({
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: meta('web'),
+    spec: { selector: { app: p }, ports: [{ port: 80, targetPort: 8080, protocol: 'TCP' }] },
+  } as KubeObject);
+  objs.push({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: meta('web'),
+    spec: {
+      replicas: 2,
+      selector: { matchLabels: { app: p } },
+      template: {
+        metadata: { labels: { app: p } },
+        spec: {
+          containers: [
+            {
+              name: 'web',
+              image: 'nginx:1.25',
+              ports: [{ containerPort: 80 }],
+              resources: { limits: { cpu: '500m', memory: '256Mi' } },
+            },
+          ],
+        },
+      },
+    },
+  } as KubeObject);
+  return objs;
+}
+
+/** `o` as our render gives it to the cluster: with Argo CD's default tracking-id annotation of app `i`. */
+export function tracked(o: KubeObject, i: number): KubeObject {
+  const group = o.apiVersion!.includes('/') ? o.apiVersion!.split('/')[0] : '';
+  const id = `app-${i}:${group}/${o.kind}:${o.metadata!.namespace}/${o.metadata!.name}`;
+  return { ...o, metadata: { ...o.metadata, annotations: { 'argocd.argoproj.io/tracking-id': id } } };
+}
+
+/** JSON with keys sorted at every level, as Go's encoding/json writes a map (kubectl's annotation). */
+function sortedJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(sortedJson).join(',')}]`;
+  if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${sortedJson(o[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+/** `o` with the last-applied-configuration annotation `kubectl apply` writes. */
+export function lastApplied(o: KubeObject): KubeObject {
+  return {
+    ...o,
+    metadata: {
+      ...o.metadata,
+      annotations: {
+        ...o.metadata!.annotations,
+        'kubectl.kubernetes.io/last-applied-configuration': `${sortedJson(o)}\n`,
+      },
+    },
+  };
+}
+
+async function pool(n: number, width: number, task: (i: number) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      for (let i = next++; i < n; i = next++) await task(i);
+    }),
+  );
+}
+
+interface Corpus {
+  appsDir: string;
+  manifests: string;
+  objects: number;
+  drifted: string[];
+}
+
+async function seed(cluster: EmbeddedCluster, kubeconfig: string, dir: string, n: number): Promise<Corpus> {
+  const apps = n / PER_APP;
+  const repo = join(dir, 'repo');
+  const appsDir = join(dir, 'apps');
+  mkdirSync(appsDir, { recursive: true });
+  const repoURL = pathToFileURL(repo).href;
+  const all: KubeObject[] = [];
+  for (let i = 0; i < apps; i++) {
+    const objs = appObjects(i);
+    all.push(...objs.map((o) => tracked(o, i)));
+    mkdirSync(join(repo, 'apps', `app-${i}`), { recursive: true });
+    // Git holds them without a namespace (the Application's destination sets it), as a real repository would.
+    writeFileSync(
+      join(repo, 'apps', `app-${i}`, 'all.yaml'),
+      objs.map((o) => stringify({ ...o, metadata: { ...o.metadata, namespace: undefined } })).join('---\n'),
+    );
+    writeFileSync(
+      join(appsDir, `app-${i}.yaml`),
+      `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: app-${i}, namespace: argocd}
+spec:
+  project: default
+  source: {repoURL: ${repoURL}, path: apps/app-${i}, targetRevision: main}
+  destination: {server: https://kubernetes.default.svc, namespace: ns-${i % NAMESPACES}}
+`,
+    );
+  }
+  const git = (...args: string[]) =>
+    spawnSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.com', ...args], { cwd: repo });
+  git('init', '-q', '-b', 'main');
+  git('add', '-A');
+  git('commit', '-qm', 'bench');
+  const manifests = join(dir, 'rendered.yaml');
+  writeFileSync(manifests, all.map((o) => stringify(o)).join('---\n'));
+
+  const conn = await connect({
+    kubeconfig,
+    discovery: { cacheDir: join(dir, 'seed-discovery') },
+    client: { fieldManager: 'kubectl-client-side-apply' },
+  });
+  const other = await connect({
+    kubeconfig,
+    discovery: { cacheDir: join(dir, 'seed-discovery') },
+    client: { fieldManager: 'kubectl-edit' },
+  });
+  const info = new Map<string, Awaited<ReturnType<typeof conn.discovery.resolve>>>();
+  for (const o of [{ apiVersion: 'v1', kind: 'Namespace' }, ...all.slice(0, PER_APP)]) {
+    info.set(o.kind!, await conn.discovery.resolveApiVersionKind(o.apiVersion!, o.kind!));
+  }
+  await pool(NAMESPACES, 8, (i) =>
+    conn.client.create(info.get('Namespace')!, {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: `ns-${i}` },
+    }),
+  );
+  await pool(all.length, 16, (i) => {
+    const o = all[i]!;
+    return conn.client.create(info.get(o.kind!)!, lastApplied(o));
+  });
+  // Drift DRIFTED objects spread over the corpus, by another manager: a field Git sets.
+  const step = Math.floor(all.length / DRIFTED);
+  const drifted: string[] = [];
+  for (let d = 0; d < DRIFTED; d++) {
+    const o = all[d * step + (d % PER_APP)]!;
+    const patch =
+      o.kind === 'Deployment'
+        ? { spec: { replicas: 7 } }
+        : o.kind === 'Service'
+          ? { spec: { ports: [{ port: 80, targetPort: 9090, protocol: 'TCP' }] } }
+          : o.kind === 'Secret'
+            ? { data: { password: Buffer.from('drifted').toString('base64') } }
+            : o.kind === 'ServiceAccount'
+              ? { metadata: { labels: { app: 'drifted' } } }
+              : { data: { mode: 'drifted' } };
+    await other.client.patch(info.get(o.kind!)!, o.metadata!.namespace!, o.metadata!.name!, patch, 'merge');
+    drifted.push(`${o.kind}/${o.metadata!.namespace}/${o.metadata!.name}`);
+  }
+  conn.close();
+  other.close();
+  void cluster;
+  return { appsDir, manifests, objects: all.length, drifted: drifted.sort() };
+}
+
+interface RunResult {
+  ms: number;
+  /** CPU time (user + system): less disturbed than wall time on a shared machine. */
+  cpuMs: number;
+  rssMb: number;
+  requests: number;
+  stdout: string;
+}
+
+/** Runs a command under GNU time; wall time, peak RSS, and the API requests the server saw meanwhile. */
+function measure(
+  cluster: EmbeddedCluster,
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<RunResult> {
+  const timeFile = join(tmpdir(), `scale-bench-time-${process.pid}`);
+  const before = cluster.stats.snapshot().total;
+  const start = process.hrtime.bigint();
+  return new Promise((resolve, reject) => {
+    const p = spawn('/usr/bin/time', ['-o', timeFile, '-f', '%U %S %M', command, ...args], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    p.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    p.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    p.on('error', reject);
+    p.on('close', (code) => {
+      const ms = Number(process.hrtime.bigint() - start) / 1e6;
+      // Both tools exit 1 when they found differences.
+      if (code !== 0 && code !== 1) {
+        reject(new Error(`${command} ${args.join(' ')} exited ${code}: ${err.slice(0, 2000)}`));
+        return;
+      }
+      const [user, sys, maxKb] = readFileSync(timeFile, 'utf8')
+        .trim()
+        .split('\n')
+        .at(-1)!
+        .split(' ')
+        .map(Number);
+      rmSync(timeFile, { force: true });
+      resolve({
+        ms,
+        cpuMs: (user! + sys!) * 1000,
+        rssMb: maxKb! / 1024,
+        requests: cluster.stats.snapshot().total - before,
+        stdout: out,
+      });
+    });
+  });
+}
+
+/** "app-3:apps/Deployment:ns-3/app-3-web" -> "Deployment/ns-3/app-3-web" */
+const ourNames = (stdout: string): string[] =>
+  stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => {
+      const [, gk, nsName] = l.split(':') as [string, string, string];
+      return `${gk.split('/')[1]}/${nsName}`;
+    })
+    .sort();
+
+/** Objects `kubectl diff` (diff -u -N over kind.group.namespace.name files) reports as changed. */
+const kubectlNames = (stdout: string): string[] =>
+  stdout
+    .split('\n')
+    .filter((l) => l.startsWith('diff -u -N '))
+    .map((l) => {
+      const file = l.split(' ').at(-1)!.split('/').at(-1)!;
+      const parts = file.split('.');
+      // <apiVersion with . for />.<Kind>.<namespace>.<name>: v1.ConfigMap.ns-1.app-1-cm-0, apps.v1.Deployment...
+      const name = parts.at(-1)!;
+      const ns = parts.at(-2)!;
+      const kind = parts.at(-3)!;
+      return `${kind}/${ns}/${name}`;
+    })
+    .sort();
+
+async function size(n: number, rows: BenchRow[], withOneApp: boolean): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'gitops-scale-bench-'));
+  const cluster = await startEmbeddedCluster({ namespaces: ['default', 'argocd'] });
+  try {
+    const kubeconfig = join(dir, 'kubeconfig');
+    await cluster.writeKubeconfig(kubeconfig);
+    const t0 = performance.now();
+    const corpus = await seed(cluster, kubeconfig, dir, n);
+    const seedMs = performance.now() - t0;
+    const env = { ...process.env, XDG_CACHE_HOME: join(dir, 'cache'), NO_COLOR: '1' };
+    const ours = ['diff', '-f', corpus.appsDir, '-o', 'name', '--kubeconfig', kubeconfig];
+    await measure(cluster, launcher, ours, env); // warm-up: manifest and discovery caches
+    const runs: RunResult[] = [];
+    // BENCH_SCALE_BASE=DIR: a checkout of the code before a change, built (its bin/kubectl-gitops and dist/):
+    // its rounds alternate with ours over the same corpus, so both see the same machine.
+    const baseDir = process.env['BENCH_SCALE_BASE'];
+    const baseLauncher = baseDir ? join(baseDir, 'bin', 'kubectl-gitops') : undefined;
+    const baseRuns: RunResult[] = [];
+    if (baseLauncher) await measure(cluster, baseLauncher, ours, env);
+    for (let r = 0; r < ROUNDS; r++) {
+      if (baseLauncher) baseRuns.push(await measure(cluster, baseLauncher, ours, env));
+      runs.push(await measure(cluster, launcher, ours, env));
+    }
+    const found = ourNames(runs[0]!.stdout);
+    // BENCH_SCALE_NO_KUBECTL=1 leaves kubectl out (quick runs while working; no ratio then).
+    const kubectlSkipped = process.env['BENCH_SCALE_NO_KUBECTL'] === '1';
+    const kubectl = kubectlSkipped
+      ? { ms: NaN, rssMb: NaN, requests: NaN, stdout: '' }
+      : await measure(cluster, 'kubectl', ['diff', '-f', corpus.manifests, '--kubeconfig', kubeconfig], env);
+    const kFound = kubectlNames(kubectl.stdout);
+    const ms = median(runs.map((r) => r.ms));
+    const ratio = kubectl.ms / ms;
+    const label = `${n.toLocaleString('en')} objects`;
+    const same = (a: string[]) =>
+      a.length === corpus.drifted.length && a.every((x, i) => x === corpus.drifted[i]);
+    rows.push(
+      {
+        name: `${label}: kubectl gitops diff -o name (wall)`,
+        value: Math.round(ms),
+        unit: 'ms',
+        note: `rounds ${runs.map((r) => Math.round(r.ms)).join(', ')}; found ${found.length}/${DRIFTED}${same(found) ? '' : ' WRONG SET'}; seeding ${Math.round(seedMs)} ms`,
+      },
+      {
+        name: `${label}: our CPU (user + system)`,
+        value: Math.round(median(runs.map((r) => r.cpuMs))),
+        unit: 'ms',
+      },
+      ...(baseLauncher
+        ? [
+            {
+              name: `${label}: BEFORE (${baseDir}) diff -o name (wall)`,
+              value: Math.round(median(baseRuns.map((r) => r.ms))),
+              unit: 'ms',
+              note: `rounds ${baseRuns.map((r) => Math.round(r.ms)).join(', ')}; CPU ${Math.round(median(baseRuns.map((r) => r.cpuMs)))} ms; ${Math.round(median(baseRuns.map((r) => r.rssMb)))} MB RSS; ${median(baseRuns.map((r) => r.requests))} requests; found ${ourNames(baseRuns[0]!.stdout).length}/${DRIFTED}`,
+            },
+          ]
+        : []),
+      {
+        name: `${label}: kubectl diff (wall)`,
+        value: Math.round(kubectl.ms),
+        unit: 'ms',
+        note: `found ${kFound.length}/${DRIFTED}${same(kFound) ? '' : ' WRONG SET'}; ${kubectl.requests} requests, ${Math.round(kubectl.rssMb)} MB RSS`,
+      },
+      {
+        name: `${label}: ratio kubectl / ours`,
+        value: Math.round(ratio * 10) / 10,
+        unit: 'x',
+        target: { value: n <= 1000 ? 10 : 25, better: 'higher' },
+      },
+      {
+        name: `${label}: our peak RSS`,
+        value: Math.round(median(runs.map((r) => r.rssMb))),
+        unit: 'MB',
+      },
+      { name: `${label}: our API requests`, value: median(runs.map((r) => r.requests)), unit: 'requests' },
+    );
+    if (withOneApp) {
+      const one = [];
+      const baseOne = [];
+      const oneArgs = [...ours.slice(0, 3), 'app-7', ...ours.slice(3)];
+      for (let r = 0; r < ROUNDS; r++) {
+        if (baseLauncher) baseOne.push(await measure(cluster, baseLauncher, oneArgs, env));
+        one.push(await measure(cluster, launcher, oneArgs, env));
+      }
+      if (baseLauncher)
+        rows.push({
+          name: `${label}: BEFORE diff of one app of ${n / PER_APP} (wall)`,
+          value: Math.round(median(baseOne.map((r) => r.ms))),
+          unit: 'ms',
+          note: `CPU ${Math.round(median(baseOne.map((r) => r.cpuMs)))} ms`,
+        });
+      rows.push({
+        name: `${label}: diff of one app of ${n / PER_APP} (wall)`,
+        value: Math.round(median(one.map((r) => r.ms))),
+        unit: 'ms',
+        target: { value: 500, better: 'lower' },
+        note: `CPU ${Math.round(median(one.map((r) => r.cpuMs)))} ms; ${median(one.map((r) => r.requests))} requests, ${Math.round(median(one.map((r) => r.rssMb)))} MB RSS`,
+      });
+    }
+    const profiles = process.env['BENCH_SCALE_PROFILE'];
+    if (profiles) {
+      // One more run of each, under the V8 CPU profiler (for the note's "where the time goes").
+      for (const [what, args] of [
+        ['all', ours],
+        ['one', [...ours.slice(0, 3), 'app-7', ...ours.slice(3)]],
+      ] as const) {
+        const profDir = join(profiles, `${n}-${what}`);
+        await measure(
+          cluster,
+          process.execPath,
+          ['--cpu-prof', `--cpu-prof-dir=${profDir}`, launcher, ...args],
+          env,
+        );
+      }
+    }
+    if (kubectlSkipped)
+      rows.splice(
+        rows.findIndex((r) => r.name === `${label}: kubectl diff (wall)`),
+        2,
+      );
+    return ratio;
+  } finally {
+    await cluster.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export default async function scaleBench(): Promise<BenchRow[]> {
+  const large = process.argv.includes('--large');
+  const build = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs')], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+  });
+  if (build.status !== 0) throw new Error(`build failed: ${build.stderr}`);
+  const sizes = (process.env['BENCH_SCALE_SIZES'] ?? (large ? '1000,10000,30000' : '1000,10000'))
+    .split(',')
+    .map(Number);
+  const rows: BenchRow[] = [];
+  const ratios: number[] = [];
+  for (const n of sizes) {
+    process.stderr.write(`scale: ${n} objects...\n`);
+    ratios.push(await size(n, rows, n === 10000 || n === sizes.at(-1)));
+  }
+  if (sizes.includes(30000) && sizes.includes(10000)) {
+    rows.push({
+      name: 'ratio at 30,000 / ratio at 10,000',
+      value: Math.round((ratios[sizes.indexOf(30000)]! / ratios[sizes.indexOf(10000)]!) * 100) / 100,
+      unit: 'x',
+      target: { value: 1, better: 'higher' },
+    });
+  }
+  return rows;
+}
