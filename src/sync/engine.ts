@@ -6,27 +6,23 @@
  * One step, in order:
  * 0. First step only: the project's permission of every task whose kind is served (Argo CD's
  *    `WithPermissionValidator`, run by gitops-engine's `getSyncTasks`): any refusal ends the operation
- *    Failed, "one or more synchronization tasks are not valid: <reasons>", before the dry run, with
- *    nothing written (the refused tasks SyncFailed with the reason).
- * 1. First step only: a server-side dry run of every task (writes with `dryRun=All`; prunes as dry-run
- *    deletes). Any failure ends the operation Failed, "one or more objects failed to apply (dry run)",
- *    with nothing written. A kind the cluster does not serve fails there unless a CRD of this sync
- *    defines it or `SkipDryRunOnMissingResource=true`. With `dryRun` the operation ends here, Succeeded.
- * 2. Running tasks are refreshed from the live state: hooks Healthy (or without health) = Succeeded,
- *    Degraded/Unknown = Failed, else Running; resources Healthy (or without health) = Succeeded,
- *    Degraded = Failed, else Running; prunes Succeeded once the object is gone. A running non-prune task
- *    whose live object vanished fails.
+ *    Failed before the dry run, with nothing written (validate.ts).
+ * 1. First step only: a server-side dry run of every task; any failure ends the operation Failed with
+ *    nothing written (validate.ts). With `dryRun` the operation ends here, Succeeded.
+ * 2. Running tasks are refreshed from the live state (waiting.ts `refresh`: health decides hooks and
+ *    resources; prunes succeed once the object is gone; a vanished or unfollowable object fails).
  * 3. Wait while a hook runs, or while anything runs in a multi-step sync (more than one phase/wave).
- * 4. Completed hooks lose the `argocd.argoproj.io/hook-finalizer`. After a failure: `HookFailed` hooks
- *    are deleted, SyncFail hooks run (and are waited for), the operation ends Failed.
+ * 4. Completed hooks lose the `argocd.argoproj.io/hook-finalizer` (hooks.ts). After a failure: `HookFailed`
+ *    hooks are deleted, SyncFail hooks run (and are waited for), the operation ends Failed.
  * 5. Nothing pending: `HookSucceeded` hooks are deleted and the operation ends Succeeded.
- * 6. The first pending (phase, wave) group runs: prunes in parallel; hooks of the group that still exist
- *    from an earlier sync lose the hook finalizer (so they can go), those with `BeforeHookCreation` are
- *    deleted first (the step then waits for them to go);
- *    then applies, consecutive tasks of one kind in parallel, kinds one after another. New hooks get the
- *    hook finalizer. If this was the last group and it held no hook, the operation ends Succeeded
- *    (resources may still become healthy later, as in Argo CD).
- * `run()` repeats steps. A step that asks to wait is first re-evaluated from the live state at once: when
+ * 6. The first pending (phase, wave) group runs (groups.ts): prunes in parallel; hooks of the group that
+ *    still exist from an earlier sync lose the hook finalizer (so they can go), those with
+ *    `BeforeHookCreation` are deleted first (the step then waits for them to go); then applies,
+ *    consecutive tasks of one kind in parallel, kinds one after another. New hooks get the hook
+ *    finalizer. If this was the last group and it held no hook, the operation ends Succeeded (resources
+ *    may still become healthy later, as in Argo CD).
+ * `run()` repeats steps under the waiting rule (waiting.ts): never wait for an event that a no-op step
+ * does not produce. A step that asks to wait is first re-evaluated from the live state at once: when
  * nothing is left that can still change (no running hook or task whose live object has not reached its end,
  * no replaced hook still there) the next step starts without waiting, so a step that wrote nothing, or
  * whose objects are already in the state it waits for, never waits for an event that will not come (Argo
@@ -35,89 +31,14 @@
  * and then re-evaluates (after `client.reread` of what the live cache cannot show): an event missed or
  * never sent delays a sync by at most one interval. An aborted signal stops starting tasks, lets in-flight
  * requests finish and ends the operation Failed with the reason, the tasks not run staying without a status.
- */
-import { getResourceHealth } from '../health/index.js';
-import type { HealthOptions, HealthStatus, Unstructured } from '../health/index.js';
-import type { KubeObject } from '../common/index.js';
-import { HOOK_FINALIZER, hasOption } from './annotations.js';
-import { isMultiStep } from './order.js';
-import { formatResourceKey } from './plan.js';
-import type {
-  OperationPhase,
-  ResultCode,
-  SyncEngineEvent,
-  SyncTask,
-  TaskPhase,
-  TaskRef,
-  TaskResult,
-} from './types.js';
-
-/** What the engine needs from a cluster. Implementations count and retry requests; the engine does not. */
-export interface SyncClient {
-  /** Server-side dry run of the write the task would make (or the delete for a prune). */
-  dryRun(task: SyncTask): Promise<void>;
-  /** Writes the task's target; returns false when nothing had to change (no request was sent). */
-  apply(task: SyncTask): Promise<boolean>;
-  /** Deletes the task's live object with the propagation policy. */
-  delete(task: SyncTask, propagation: 'foreground' | 'background' | 'orphan'): Promise<void>;
-  /** Removes the hook finalizer from a live hook. */
-  removeFinalizer(task: SyncTask, live: KubeObject): Promise<void>;
-  /** The current live object of a task (from the watched live state), undefined when absent. */
-  live(task: SyncTask): KubeObject | undefined;
-  /** A counter of live-state changes seen so far (watch events, including our own writes). */
-  generation(): number;
-  /** Resolves once the generation exceeds `after` (at once if it already does) or the signal aborts. */
-  changed(after: number, signal: AbortSignal): Promise<void>;
-  /** True when the cluster serves the task's kind. */
-  served(task: SyncTask): boolean;
-  /**
-   * Reads again, from the server, the live objects of `tasks` that the watched live state cannot show
-   * (kinds it does not watch), so `live()` is current. Called before a re-evaluation on the interval.
-   */
-  reread?(tasks: readonly SyncTask[], signal: AbortSignal): Promise<void>;
-  /**
-   * Why the task's live state cannot be followed now (its watch is lost), or undefined. A task waiting
-   * on it fails with this reason rather than waiting for a change that cannot arrive.
-   */
-  lost?(task: SyncTask): string | undefined;
-}
-
-/** Thrown by `SyncClient.dryRun` when the cluster does not serve the kind. */
-export class UnknownKindError extends Error {}
-
-export interface EngineOptions {
-  dryRun?: boolean;
-  /** Passed to `getResourceHealth` (argocd-cm's user health checks). */
-  health?: HealthOptions;
-  /**
-   * Observer of the run (progress printers): every validation, group, task change and the end, as data.
-   * Called synchronously; it must not throw.
-   */
-  onEvent?: (event: SyncEngineEvent) => void;
-  /**
-   * The longest a waiting run goes without re-evaluating from the live state when no change is seen
-   * (default `RECHECK_MS`): a bound, not a pace; changes end the wait at once.
-   */
-  recheckMs?: number;
-  /** The project's verdict on a task (undefined: permitted), asked for tasks whose kind is served. */
-  permission?: (task: SyncTask) => string | undefined;
-}
-
-/** Default `EngineOptions.recheckMs`. */
-export const RECHECK_MS = 1000;
-
-export interface TaskState {
-  task: SyncTask;
-  phase: TaskPhase;
-  status: ResultCode | '';
-  message: string;
-}
-
-export interface OperationResult {
-  phase: OperationPhase;
-  message: string;
-  resources: TaskResult[];
-}
+ */ import { isMultiStep } from './order.js';
+import { describe, statusOf, taskRef } from './engine-types.js';
+import type { EngineOptions, EngineRun, OperationResult, SyncClient, TaskState } from './engine-types.js';
+import { runGroup, applyTasks } from './groups.js';
+import { deleteHooks, releaseCompletedHooks } from './hooks.js';
+import { validate } from './validate.js';
+import { blocked, changedOrInterval, refresh, replacedStillThere } from './waiting.js';
+import type { OperationPhase, ResultCode, SyncEngineEvent, SyncTask, TaskPhase } from './types.js';
 
 export class SyncEngine {
   readonly states: TaskState[];
@@ -126,10 +47,10 @@ export class SyncEngine {
   readonly #client: SyncClient;
   readonly #options: EngineOptions;
   readonly #multiStep: boolean;
+  /** This run as the engine's parts (validate.ts, groups.ts, hooks.ts, waiting.ts) act on it. */
+  readonly #run: EngineRun;
   #validated = false;
   #failed = false;
-  /** Hooks of the current group deleted for `BeforeHookCreation`: the group waits until they are gone. */
-  #replacing: TaskState[] = [];
   /** The group started last and not yet reported done (progress events). */
   #group: { syncPhase: SyncTask['phase']; syncWave: number; states: TaskState[] } | undefined;
 
@@ -143,6 +64,16 @@ export class SyncEngine {
     this.#client = client;
     this.#options = options;
     this.#multiStep = isMultiStep(tasks.filter((t) => t.phase !== 'SyncFail'));
+    this.#run = {
+      states: this.states,
+      client,
+      options,
+      replacing: [],
+      set: (s, phase, status, message) => this.#set(s, phase, status, message),
+      end: (phase, message) => this.#end(phase, message),
+      emit: (event) => this.#emit(event),
+      openGroup: (states) => this.#openGroup(states),
+    };
   }
 
   get done(): boolean {
@@ -160,9 +91,14 @@ export class SyncEngine {
       const generation = this.#client.generation();
       const wait = await this.step(signal);
       if (!wait || this.done || signal.aborted || !this.#waiting()) continue;
-      if ((await this.#changedOrInterval(generation, signal)) === 'interval' && !signal.aborted) {
+      if (
+        (await changedOrInterval(this.#client, generation, signal, this.#options.recheckMs)) === 'interval' &&
+        !signal.aborted
+      ) {
         await this.#client.reread?.(
-          this.states.filter((s) => s.phase === 'Running' || this.#replacing.includes(s)).map((s) => s.task),
+          this.states
+            .filter((s) => s.phase === 'Running' || this.#run.replacing.includes(s))
+            .map((s) => s.task),
           signal,
         );
       }
@@ -177,35 +113,9 @@ export class SyncEngine {
    */
   #waiting(): boolean {
     if (this.done) return false;
-    this.#refresh();
+    refresh(this.#run);
     this.#closeGroup(false);
-    return this.#blocked() || this.#replacing.some((s) => this.#client.live(s.task) !== undefined);
-  }
-
-  /** Running tasks the next group must wait for: any hook, or anything in a multi-step sync. */
-  #blocked(): boolean {
-    const running = this.states.filter((s) => s.phase === 'Running');
-    return running.some((s) => s.task.hookType) || (this.#multiStep && running.length > 0);
-  }
-
-  /** Resolves on the next live-state change after `generation`, or after `recheckMs`, or on abort. */
-  async #changedOrInterval(generation: number, signal: AbortSignal): Promise<'change' | 'interval'> {
-    const stop = new AbortController();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const interval = new Promise<'interval'>((resolve) => {
-      timer = setTimeout(() => resolve('interval'), this.#options.recheckMs ?? RECHECK_MS);
-    });
-    try {
-      return await Promise.race([
-        this.#client
-          .changed(generation, AbortSignal.any([signal, stop.signal]))
-          .then(() => 'change' as const),
-        interval,
-      ]);
-    } finally {
-      clearTimeout(timer);
-      stop.abort();
-    }
+    return blocked(this.states, this.#multiStep) || replacedStillThere(this.#run);
   }
 
   result(): OperationResult {
@@ -234,7 +144,7 @@ export class SyncEngine {
   async step(signal: AbortSignal): Promise<boolean> {
     if (!this.#validated) {
       this.#validated = true;
-      if (!(await this.#validate())) return false;
+      if (!(await validate(this.#run))) return false;
       if (this.#options.dryRun) {
         for (const s of this.states)
           if (s.phase === 'Pending') this.#set(s, 'Succeeded', statusOf(s.task), 'dry run');
@@ -242,22 +152,22 @@ export class SyncEngine {
         return false;
       }
     }
-    this.#refresh();
+    refresh(this.#run);
     this.#closeGroup(false);
-    if (this.#blocked()) return true;
+    if (blocked(this.states, this.#multiStep)) return true;
 
-    await this.#releaseCompletedHooks();
+    await releaseCompletedHooks(this.#run);
     if (this.#failed || this.states.some((s) => s.phase === 'Failed')) return this.#afterFailure(signal);
 
     const pending = this.states.filter((s) => s.phase === 'Pending' && s.task.phase !== 'SyncFail');
     if (pending.length === 0) {
-      await this.#deleteHooks('HookSucceeded', 'Succeeded');
+      await deleteHooks(this.#run, 'HookSucceeded', 'Succeeded');
       this.#end('Succeeded', 'successfully synced (all tasks run)');
       return false;
     }
     const first = pending[0]!.task;
     const group = pending.filter((s) => s.task.phase === first.phase && s.task.wave === first.wave);
-    const waitForHooks = await this.#runGroup(group, signal);
+    const waitForHooks = await runGroup(this.#run, group, signal);
     if (waitForHooks) return true;
     if (this.states.some((s) => s.phase === 'Failed')) return false;
     const last = group.length === pending.length;
@@ -265,148 +175,21 @@ export class SyncEngine {
       for (const s of group)
         if (s.phase === 'Running' && s.task.target) this.#set(s, 'Succeeded', s.status, s.message);
       // Hooks of earlier phases that succeeded go now too (Argo CD deletes them on this path as well).
-      await this.#deleteHooks('HookSucceeded', 'Succeeded');
+      await deleteHooks(this.#run, 'HookSucceeded', 'Succeeded');
       this.#end('Succeeded', 'successfully synced (all tasks run)');
       return false;
     }
     return true;
   }
 
-  async #validate(): Promise<boolean> {
-    const crdKinds = new Set(
-      this.states
-        .filter((s) => s.task.key.kind === 'CustomResourceDefinition' && s.task.target)
-        .map((s) => {
-          const spec = s.task.target!['spec'] as { group?: string; names?: { kind?: string } } | undefined;
-          return `${spec?.group ?? ''}/${spec?.names?.kind ?? ''}`;
-        }),
-    );
-    const createdNamespaces = new Set(
-      this.states
-        .filter(
-          (s) => s.task.key.kind === 'Namespace' && s.task.key.group === '' && s.task.action === 'create',
-        )
-        .map((s) => s.task.key.name),
-    );
-    const work = this.states.filter((s) => s.phase === 'Pending');
-    this.#emit({ type: 'validate-start', tasks: work.length });
-    if (!this.#permitted()) {
-      this.#emit({ type: 'validate-done', failed: this.states.filter((s) => s.phase === 'Failed').length });
-      return false;
-    }
-    await Promise.all(
-      work.map(async (s) => {
-        const kindKey = `${s.task.key.group}/${s.task.key.kind}`;
-        if (!this.#client.served(s.task)) {
-          if (crdKinds.has(kindKey) || hasOption(s.task.options, 'SkipDryRunOnMissingResource')) return;
-          this.#set(
-            s,
-            'Failed',
-            statusOf(s.task) === 'Pruned' ? 'Pruned' : 'SyncFailed',
-            `the server could not find the requested resource (${kindKey})`,
-          );
-          return;
-        }
-        try {
-          await this.#client.dryRun(s.task);
-        } catch (err) {
-          if (
-            err instanceof UnknownKindError &&
-            (crdKinds.has(kindKey) || hasOption(s.task.options, 'SkipDryRunOnMissingResource'))
-          )
-            return;
-          // The namespace this sync creates does not exist yet: the server cannot judge the object there.
-          if (isNotFoundError(err) && createdNamespaces.has(s.task.key.namespace)) return;
-          this.#set(s, 'Failed', 'SyncFailed', messageOf(err));
-        }
-      }),
-    );
-    this.#emit({ type: 'validate-done', failed: this.states.filter((s) => s.phase === 'Failed').length });
-    if (this.states.some((s) => s.phase === 'Failed')) {
-      this.#end('Failed', 'one or more objects failed to apply (dry run)');
-      return false;
-    }
-    return true;
-  }
-
-  /** Step 0: every task the project refuses fails, and then the operation, before any request. */
-  #permitted(): boolean {
-    const permission = this.#options.permission;
-    if (!permission) return true;
-    const reasons = new Set<string>();
-    for (const s of this.states) {
-      if (!this.#client.served(s.task)) continue;
-      const reason = permission(s.task);
-      if (reason === undefined) continue;
-      reasons.add(reason);
-      this.#set(s, 'Failed', 'SyncFailed', reason);
-    }
-    if (reasons.size === 0) return true;
-    this.#end('Failed', `one or more synchronization tasks are not valid: ${[...reasons].sort().join('; ')}`);
-    return false;
-  }
-
-  #refresh(): void {
-    for (const s of this.states) {
-      if (s.phase !== 'Running') continue;
-      const live = this.#client.live(s.task);
-      if (s.task.target === undefined) {
-        if (live === undefined) this.#set(s, 'Succeeded', 'Pruned', 'pruned');
-        else this.#failIfLost(s);
-        continue;
-      }
-      if (live === undefined) {
-        this.#set(s, 'Failed', 'SyncFailed', 'the object was deleted while the sync waited for it');
-        continue;
-      }
-      const health = healthOf(live, this.#options.health);
-      if (s.task.hookType) {
-        if (health === undefined || health === 'Healthy') this.#set(s, 'Succeeded', 'Synced', s.message);
-        else if (health === 'Degraded' || health === 'Unknown')
-          this.#set(s, 'Failed', 'SyncFailed', healthMessage(live, this.#options.health) || `hook ${health}`);
-      } else if (health === undefined || health === 'Healthy') this.#set(s, 'Succeeded', 'Synced', s.message);
-      else if (health === 'Degraded')
-        this.#set(
-          s,
-          'Failed',
-          'SyncFailed',
-          healthMessage(live, this.#options.health) || 'resource is Degraded',
-        );
-      if (s.phase === 'Running') this.#failIfLost(s);
-    }
-  }
-
-  /** A running task whose live state cannot be followed (its watch is lost) fails: no change would come. */
-  #failIfLost(s: TaskState): void {
-    const lost = this.#client.lost?.(s.task);
-    if (lost !== undefined)
-      this.#set(s, 'Failed', s.status || 'SyncFailed', `cannot follow the live state: ${lost}`);
-  }
-
-  async #releaseCompletedHooks(): Promise<void> {
-    await Promise.all(
-      this.states
-        .filter((s) => s.task.hookType && (s.phase === 'Succeeded' || s.phase === 'Failed'))
-        .map(async (s) => {
-          const live = this.#client.live(s.task);
-          if (
-            live?.metadata?.['finalizers'] &&
-            (live.metadata['finalizers'] as string[]).includes(HOOK_FINALIZER)
-          ) {
-            await this.#client.removeFinalizer(s.task, live);
-          }
-        }),
-    );
-  }
-
   async #afterFailure(signal: AbortSignal): Promise<boolean> {
     if (!this.#failed) {
       this.#failed = true;
-      await this.#deleteHooks('HookFailed', 'Failed');
+      await deleteHooks(this.#run, 'HookFailed', 'Failed');
       const syncFail = this.states.filter((s) => s.task.phase === 'SyncFail' && s.phase === 'Pending');
       if (syncFail.length > 0 && !signal.aborted) {
         this.#openGroup(syncFail);
-        await this.#apply(syncFail, signal);
+        await applyTasks(this.#run, syncFail, signal);
         return true;
       }
     }
@@ -417,92 +200,6 @@ export class SyncEngine {
       `one or more tasks failed: ${failed.map((s) => `${describe(s.task)}: ${s.message}`).join('; ')}`,
     );
     return false;
-  }
-
-  async #deleteHooks(policy: 'HookSucceeded' | 'HookFailed', phase: TaskPhase): Promise<void> {
-    await Promise.all(
-      this.states
-        .filter((s) => s.task.hookType && s.phase === phase && s.task.deletePolicies.includes(policy))
-        .filter((s) => this.#client.live(s.task) !== undefined)
-        .map((s) => this.#client.delete(s.task, 'background')),
-    );
-  }
-
-  /** Runs one (phase, wave) group; returns true when it must wait for replaced hooks to go first. */
-  async #runGroup(group: TaskState[], signal: AbortSignal): Promise<boolean> {
-    this.#openGroup(group);
-    const prunes = group.filter((s) => s.task.target === undefined);
-    await Promise.all(
-      prunes.map(async (s) => {
-        try {
-          await this.#client.delete(s.task, propagationOf(s.task));
-          this.#set(s, 'Running', 'Pruned', 'pruned');
-        } catch (err) {
-          this.#set(s, 'Failed', 'SyncFailed', messageOf(err));
-        }
-      }),
-    );
-    // Hooks left by an earlier sync may still carry the hook finalizer (that sync was interrupted): it is
-    // removed first, or the delete below would leave them terminating for good (Argo CD's runTasks does
-    // the same "to make sure the operation is idempotent").
-    const existing = group.filter((s) => s.task.hookType && s.task.target && this.#client.live(s.task));
-    try {
-      await Promise.all(
-        existing
-          .filter((s) => finalizersOf(this.#client.live(s.task)).includes(HOOK_FINALIZER))
-          .map((s) => this.#client.removeFinalizer(s.task, this.#client.live(s.task)!)),
-      );
-    } catch (err) {
-      for (const s of existing)
-        this.#set(s, 'Failed', 'SyncFailed', `failed to remove hook finalizer: ${messageOf(err)}`);
-      return false;
-    }
-    const replaced = existing.filter(
-      (s) => s.task.deletePolicies.includes('BeforeHookCreation') && this.#client.live(s.task),
-    );
-    this.#replacing = replaced;
-    if (replaced.length > 0) {
-      const alive = replaced.filter((s) => !this.#client.live(s.task)?.metadata?.deletionTimestamp);
-      await Promise.all(alive.map((s) => this.#client.delete(s.task, 'background')));
-      return true;
-    }
-    await this.#apply(
-      group.filter((s) => s.task.target !== undefined),
-      signal,
-    );
-    return false;
-  }
-
-  /** Applies tasks in order: consecutive tasks of one kind at once, kinds one after another. */
-  async #apply(tasks: TaskState[], signal: AbortSignal): Promise<void> {
-    let i = 0;
-    while (i < tasks.length) {
-      if (signal.aborted) return;
-      const kind = tasks[i]!.task.key.kind;
-      let j = i;
-      while (j < tasks.length && tasks[j]!.task.key.kind === kind) j++;
-      await Promise.all(tasks.slice(i, j).map((s) => this.#applyOne(s)));
-      if (tasks.slice(i, j).some((s) => s.phase === 'Failed')) return;
-      i = j;
-    }
-  }
-
-  async #applyOne(s: TaskState): Promise<void> {
-    try {
-      if (s.task.hookType) addFinalizer(s.task.target!);
-      const changed = await this.#client.apply(s.task);
-      const verb =
-        s.task.action === 'create'
-          ? 'created'
-          : s.task.action === 'replace'
-            ? 'replaced'
-            : changed
-              ? 'configured'
-              : 'unchanged';
-      this.#set(s, 'Running', 'Synced', `${s.task.key.kind.toLowerCase()}/${s.task.key.name} ${verb}`);
-    } catch (err) {
-      this.#set(s, 'Failed', 'SyncFailed', messageOf(err));
-    }
   }
 
   #set(s: TaskState, phase: TaskPhase, status: ResultCode | '', message: string): void {
@@ -560,68 +257,6 @@ export class SyncEngine {
     const pending = this.states.filter((s) => s.phase === 'Pending').length;
     return `${running.length > 0 ? `; still running: ${running.join(', ')}` : ''}${pending > 0 ? `; ${pending} task(s) not started` : ''}`;
   }
-}
-
-function isNotFoundError(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 404;
-}
-
-function statusOf(task: SyncTask): ResultCode {
-  return task.target === undefined ? 'Pruned' : 'Synced';
-}
-
-function propagationOf(task: SyncTask): 'foreground' | 'background' | 'orphan' {
-  const value = task.options['PrunePropagationPolicy']?.toLowerCase();
-  return value === 'background' || value === 'orphan' ? value : 'foreground';
-}
-
-function finalizersOf(obj: KubeObject | undefined): string[] {
-  const list = obj?.metadata?.['finalizers'];
-  return Array.isArray(list) ? (list as string[]) : [];
-}
-
-function addFinalizer(obj: KubeObject): void {
-  const metadata = (obj.metadata ??= {});
-  const list = Array.isArray(metadata['finalizers']) ? (metadata['finalizers'] as string[]) : [];
-  if (!list.includes(HOOK_FINALIZER)) metadata['finalizers'] = [...list, HOOK_FINALIZER];
-}
-
-function healthOf(live: KubeObject, options?: HealthOptions): HealthStatus | undefined {
-  try {
-    return getResourceHealth(live as Unstructured, options)?.status;
-  } catch {
-    return 'Unknown';
-  }
-}
-
-function healthMessage(live: KubeObject, options?: HealthOptions): string {
-  try {
-    return getResourceHealth(live as Unstructured, options)?.message ?? '';
-  } catch {
-    return '';
-  }
-}
-
-/** A task as progress events name it. */
-export function taskRef(task: SyncTask): TaskRef {
-  return {
-    id: task.id,
-    syncPhase: task.phase,
-    syncWave: task.wave,
-    group: task.key.group,
-    kind: task.key.kind,
-    namespace: task.key.namespace,
-    name: task.key.name,
-    hookType: task.hookType ?? '',
-  };
-}
-
-export function describe(task: SyncTask): string {
-  return formatResourceKey(task.key);
-}
-
-function messageOf(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).replace(/\s*\n\s*/g, ' ').trim();
 }
 
 function reasonOf(signal: AbortSignal): string {

@@ -23,8 +23,9 @@ export { formatResourceKey, hookName, keyOfObject, parseResourceFilter, planSync
 export type { PlanInput, PlanResource, ResourceFilter, SyncPlan } from './plan.js';
 export { LAST_APPLIED_ANNOTATION, applyPatch, lastApplied, withLastApplied } from './patch.js';
 export type { ApplyPatch, PatchType } from './patch.js';
-export { SyncEngine, UnknownKindError, taskRef } from './engine.js';
-export type { EngineOptions, OperationResult, SyncClient, TaskState } from './engine.js';
+export { SyncEngine } from './engine.js';
+export { UnknownKindError, taskRef } from './engine-types.js';
+export type { EngineOptions, OperationResult, SyncClient, TaskState } from './engine-types.js';
 export { ClusterSyncClient, SYNC_FIELD_MANAGER } from './cluster-client.js';
 export type { ClusterSyncClientOptions } from './cluster-client.js';
 export { UnsettledOperationError, runOperation } from './operation.js';

@@ -7,7 +7,8 @@ import type { KubeClient, KubeObject, LiveStateCache, ResourceInfo } from '../cl
 import { isNotFound } from '../cluster/index.js';
 import type { HealthOptions } from '../health/index.js';
 import { ClusterSyncClient } from './cluster-client.js';
-import { SyncEngine, taskRef } from './engine.js';
+import { SyncEngine } from './engine.js';
+import { taskRef } from './engine-types.js';
 import { planSync } from './plan.js';
 import type { ResourceFilter, PlanResource } from './plan.js';
 import type { OperationReport, PlannedGroup, SyncEngineEvent, SyncEvent, SyncTask } from './types.js';

@@ -1,6 +1,6 @@
 /** An in-memory SyncClient for engine tests: a map of live objects, a write log, injectable failures. */
-import { UnknownKindError } from '../../src/sync/engine.js';
-import type { SyncClient } from '../../src/sync/engine.js';
+import { UnknownKindError } from '../../src/sync/engine-types.js';
+import type { SyncClient } from '../../src/sync/engine-types.js';
 import { formatResourceKey } from '../../src/sync/plan.js';
 import type { SyncTask } from '../../src/sync/types.js';
 import type { KubeObject } from '../../src/common/index.js';

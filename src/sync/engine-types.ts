@@ -1,0 +1,124 @@
+/**
+ * The engine's contract and vocabulary: what it needs from a cluster (`SyncClient`), its options, the
+ * state it keeps per task (`TaskState`) and its result, plus `EngineRun`, the view of one run that the
+ * engine's parts (validate.ts, groups.ts, hooks.ts, waiting.ts) act on. Every change to a task goes
+ * through `EngineRun.set`, so each one is reported as a progress event; nothing here does I/O.
+ */
+import type { HealthOptions } from '../health/index.js';
+import type { KubeObject } from '../common/index.js';
+import { formatResourceKey } from './plan.js';
+import type {
+  OperationPhase,
+  ResultCode,
+  SyncEngineEvent,
+  SyncTask,
+  TaskPhase,
+  TaskRef,
+  TaskResult,
+} from './types.js';
+
+/** What the engine needs from a cluster. Implementations count and retry requests; the engine does not. */
+export interface SyncClient {
+  /** Server-side dry run of the write the task would make (or the delete for a prune). */
+  dryRun(task: SyncTask): Promise<void>;
+  /** Writes the task's target; returns false when nothing had to change (no request was sent). */
+  apply(task: SyncTask): Promise<boolean>;
+  /** Deletes the task's live object with the propagation policy. */
+  delete(task: SyncTask, propagation: 'foreground' | 'background' | 'orphan'): Promise<void>;
+  /** Removes the hook finalizer from a live hook. */
+  removeFinalizer(task: SyncTask, live: KubeObject): Promise<void>;
+  /** The current live object of a task (from the watched live state), undefined when absent. */
+  live(task: SyncTask): KubeObject | undefined;
+  /** A counter of live-state changes seen so far (watch events, including our own writes). */
+  generation(): number;
+  /** Resolves once the generation exceeds `after` (at once if it already does) or the signal aborts. */
+  changed(after: number, signal: AbortSignal): Promise<void>;
+  /** True when the cluster serves the task's kind. */
+  served(task: SyncTask): boolean;
+  /**
+   * Reads again, from the server, the live objects of `tasks` that the watched live state cannot show
+   * (kinds it does not watch), so `live()` is current. Called before a re-evaluation on the interval.
+   */
+  reread?(tasks: readonly SyncTask[], signal: AbortSignal): Promise<void>;
+  /**
+   * Why the task's live state cannot be followed now (its watch is lost), or undefined. A task waiting
+   * on it fails with this reason rather than waiting for a change that cannot arrive.
+   */
+  lost?(task: SyncTask): string | undefined;
+}
+
+/** Thrown by `SyncClient.dryRun` when the cluster does not serve the kind. */
+export class UnknownKindError extends Error {}
+
+export interface EngineOptions {
+  dryRun?: boolean;
+  /** Passed to `getResourceHealth` (argocd-cm's user health checks). */
+  health?: HealthOptions;
+  /**
+   * Observer of the run (progress printers): every validation, group, task change and the end, as data.
+   * Called synchronously; it must not throw.
+   */
+  onEvent?: (event: SyncEngineEvent) => void;
+  /**
+   * The longest a waiting run goes without re-evaluating from the live state when no change is seen
+   * (default `RECHECK_MS`): a bound, not a pace; changes end the wait at once.
+   */
+  recheckMs?: number;
+  /** The project's verdict on a task (undefined: permitted), asked for tasks whose kind is served. */
+  permission?: (task: SyncTask) => string | undefined;
+}
+
+export interface TaskState {
+  task: SyncTask;
+  phase: TaskPhase;
+  status: ResultCode | '';
+  message: string;
+}
+
+export interface OperationResult {
+  phase: OperationPhase;
+  message: string;
+  resources: TaskResult[];
+}
+
+/** One run as the engine's parts see it; the engine (engine.ts) owns it and implements its methods. */
+export interface EngineRun {
+  readonly states: TaskState[];
+  readonly client: SyncClient;
+  readonly options: EngineOptions;
+  /** Hooks of the current group deleted for `BeforeHookCreation`: the group waits until they are gone. */
+  replacing: TaskState[];
+  /** Changes a task's state and reports it. */
+  set(s: TaskState, phase: TaskPhase, status: ResultCode | '', message: string): void;
+  /** Ends the operation (reporting the open group done). */
+  end(phase: OperationPhase, message: string): void;
+  emit(event: SyncEngineEvent): void;
+  /** Reports a group's start once (a group whose replaced hooks must go first runs over two steps). */
+  openGroup(states: TaskState[]): void;
+}
+
+/** A task as progress events name it. */
+export function taskRef(task: SyncTask): TaskRef {
+  return {
+    id: task.id,
+    syncPhase: task.phase,
+    syncWave: task.wave,
+    group: task.key.group,
+    kind: task.key.kind,
+    namespace: task.key.namespace,
+    name: task.key.name,
+    hookType: task.hookType ?? '',
+  };
+}
+
+export function describe(task: SyncTask): string {
+  return formatResourceKey(task.key);
+}
+
+export function statusOf(task: SyncTask): ResultCode {
+  return task.target === undefined ? 'Pruned' : 'Synced';
+}
+
+export function messageOf(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).replace(/\s*\n\s*/g, ' ').trim();
+}

@@ -1,0 +1,102 @@
+/**
+ * The group runner: one (phase, wave) group of the plan, run in one step (gitops-engine sync_context.go
+ * `runTasks`). Order, and what each part guarantees:
+ * 1. Prunes, in parallel, with the task's `PrunePropagationPolicy` (default foreground); a prune is
+ *    Running until the object is gone.
+ * 2. Hooks of the group that still exist from an earlier sync lose the hook finalizer first (that sync was
+ *    interrupted; otherwise the delete below would leave them terminating for good), and those with
+ *    `BeforeHookCreation` are deleted: the group then returns "wait", and the step machine runs it again
+ *    once they are gone (`EngineRun.replacing`). A failed finalizer removal fails those hooks.
+ * 3. Applies: consecutive tasks of one kind at once, kinds one after another; a kind with a failure stops
+ *    the rest, and an aborted signal stops starting new ones. New hooks get the hook finalizer. An applied
+ *    task is Running ("created", "replaced", "configured", or "unchanged" when nothing was sent).
+ */
+import { HOOK_FINALIZER } from './annotations.js';
+import { messageOf } from './engine-types.js';
+import type { EngineRun, TaskState } from './engine-types.js';
+import { addFinalizer, finalizersOf } from './hooks.js';
+import type { SyncTask } from './types.js';
+
+/** Runs one (phase, wave) group; returns true when it must wait for replaced hooks to go first. */
+export async function runGroup(run: EngineRun, group: TaskState[], signal: AbortSignal): Promise<boolean> {
+  const client = run.client;
+  run.openGroup(group);
+  const prunes = group.filter((s) => s.task.target === undefined);
+  await Promise.all(
+    prunes.map(async (s) => {
+      try {
+        await client.delete(s.task, propagationOf(s.task));
+        run.set(s, 'Running', 'Pruned', 'pruned');
+      } catch (err) {
+        run.set(s, 'Failed', 'SyncFailed', messageOf(err));
+      }
+    }),
+  );
+  // Hooks left by an earlier sync may still carry the hook finalizer (that sync was interrupted): it is
+  // removed first, or the delete below would leave them terminating for good (Argo CD's runTasks does
+  // the same "to make sure the operation is idempotent").
+  const existing = group.filter((s) => s.task.hookType && s.task.target && client.live(s.task));
+  try {
+    await Promise.all(
+      existing
+        .filter((s) => finalizersOf(client.live(s.task)).includes(HOOK_FINALIZER))
+        .map((s) => client.removeFinalizer(s.task, client.live(s.task)!)),
+    );
+  } catch (err) {
+    for (const s of existing)
+      run.set(s, 'Failed', 'SyncFailed', `failed to remove hook finalizer: ${messageOf(err)}`);
+    return false;
+  }
+  const replaced = existing.filter(
+    (s) => s.task.deletePolicies.includes('BeforeHookCreation') && client.live(s.task),
+  );
+  run.replacing = replaced;
+  if (replaced.length > 0) {
+    const alive = replaced.filter((s) => !client.live(s.task)?.metadata?.deletionTimestamp);
+    await Promise.all(alive.map((s) => client.delete(s.task, 'background')));
+    return true;
+  }
+  await applyTasks(
+    run,
+    group.filter((s) => s.task.target !== undefined),
+    signal,
+  );
+  return false;
+}
+
+/** Applies tasks in order: consecutive tasks of one kind at once, kinds one after another. */
+export async function applyTasks(run: EngineRun, tasks: TaskState[], signal: AbortSignal): Promise<void> {
+  let i = 0;
+  while (i < tasks.length) {
+    if (signal.aborted) return;
+    const kind = tasks[i]!.task.key.kind;
+    let j = i;
+    while (j < tasks.length && tasks[j]!.task.key.kind === kind) j++;
+    await Promise.all(tasks.slice(i, j).map((s) => applyOne(run, s)));
+    if (tasks.slice(i, j).some((s) => s.phase === 'Failed')) return;
+    i = j;
+  }
+}
+
+async function applyOne(run: EngineRun, s: TaskState): Promise<void> {
+  try {
+    if (s.task.hookType) addFinalizer(s.task.target!);
+    const changed = await run.client.apply(s.task);
+    const verb =
+      s.task.action === 'create'
+        ? 'created'
+        : s.task.action === 'replace'
+          ? 'replaced'
+          : changed
+            ? 'configured'
+            : 'unchanged';
+    run.set(s, 'Running', 'Synced', `${s.task.key.kind.toLowerCase()}/${s.task.key.name} ${verb}`);
+  } catch (err) {
+    run.set(s, 'Failed', 'SyncFailed', messageOf(err));
+  }
+}
+
+function propagationOf(task: SyncTask): 'foreground' | 'background' | 'orphan' {
+  const value = task.options['PrunePropagationPolicy']?.toLowerCase();
+  return value === 'background' || value === 'orphan' ? value : 'foreground';
+}

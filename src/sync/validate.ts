@@ -1,0 +1,93 @@
+/**
+ * The engine's first step, before any write (gitops-engine sync_context.go `getSyncTasks` and the dry run
+ * of `Sync`). In order:
+ * 0. The project's permission of every task whose kind is served (Argo CD's `WithPermissionValidator`):
+ *    any refusal ends the operation Failed, "one or more synchronization tasks are not valid: <reasons>",
+ *    before the dry run, with nothing written (the refused tasks SyncFailed with the reason).
+ * 1. A server-side dry run of every pending task (writes with `dryRun=All`; prunes as dry-run deletes), in
+ *    parallel. Any failure ends the operation Failed, "one or more objects failed to apply (dry run)",
+ *    with nothing written. A kind the cluster does not serve fails there unless a CRD of this sync defines
+ *    it or `SkipDryRunOnMissingResource=true`; a 404 for an object in a Namespace this sync creates is
+ *    accepted (the server cannot judge it there yet).
+ * Progress: `validate-start` before, `validate-done` (with the failed count) after, whatever the outcome.
+ */
+import { hasOption } from './annotations.js';
+import { UnknownKindError, messageOf, statusOf } from './engine-types.js';
+import type { EngineRun } from './engine-types.js';
+
+/** Steps 0 and 1; false when the operation ended Failed. */
+export async function validate(run: EngineRun): Promise<boolean> {
+  const crdKinds = new Set(
+    run.states
+      .filter((s) => s.task.key.kind === 'CustomResourceDefinition' && s.task.target)
+      .map((s) => {
+        const spec = s.task.target!['spec'] as { group?: string; names?: { kind?: string } } | undefined;
+        return `${spec?.group ?? ''}/${spec?.names?.kind ?? ''}`;
+      }),
+  );
+  const createdNamespaces = new Set(
+    run.states
+      .filter((s) => s.task.key.kind === 'Namespace' && s.task.key.group === '' && s.task.action === 'create')
+      .map((s) => s.task.key.name),
+  );
+  const work = run.states.filter((s) => s.phase === 'Pending');
+  run.emit({ type: 'validate-start', tasks: work.length });
+  if (!permitted(run)) {
+    run.emit({ type: 'validate-done', failed: run.states.filter((s) => s.phase === 'Failed').length });
+    return false;
+  }
+  await Promise.all(
+    work.map(async (s) => {
+      const kindKey = `${s.task.key.group}/${s.task.key.kind}`;
+      if (!run.client.served(s.task)) {
+        if (crdKinds.has(kindKey) || hasOption(s.task.options, 'SkipDryRunOnMissingResource')) return;
+        run.set(
+          s,
+          'Failed',
+          statusOf(s.task) === 'Pruned' ? 'Pruned' : 'SyncFailed',
+          `the server could not find the requested resource (${kindKey})`,
+        );
+        return;
+      }
+      try {
+        await run.client.dryRun(s.task);
+      } catch (err) {
+        if (
+          err instanceof UnknownKindError &&
+          (crdKinds.has(kindKey) || hasOption(s.task.options, 'SkipDryRunOnMissingResource'))
+        )
+          return;
+        // The namespace this sync creates does not exist yet: the server cannot judge the object there.
+        if (isNotFoundError(err) && createdNamespaces.has(s.task.key.namespace)) return;
+        run.set(s, 'Failed', 'SyncFailed', messageOf(err));
+      }
+    }),
+  );
+  run.emit({ type: 'validate-done', failed: run.states.filter((s) => s.phase === 'Failed').length });
+  if (run.states.some((s) => s.phase === 'Failed')) {
+    run.end('Failed', 'one or more objects failed to apply (dry run)');
+    return false;
+  }
+  return true;
+}
+
+/** Step 0: every task the project refuses fails, and then the operation, before any request. */
+function permitted(run: EngineRun): boolean {
+  const permission = run.options.permission;
+  if (!permission) return true;
+  const reasons = new Set<string>();
+  for (const s of run.states) {
+    if (!run.client.served(s.task)) continue;
+    const reason = permission(s.task);
+    if (reason === undefined) continue;
+    reasons.add(reason);
+    run.set(s, 'Failed', 'SyncFailed', reason);
+  }
+  if (reasons.size === 0) return true;
+  run.end('Failed', `one or more synchronization tasks are not valid: ${[...reasons].sort().join('; ')}`);
+  return false;
+}
+
+function isNotFoundError(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 404;
+}

@@ -1,0 +1,109 @@
+/**
+ * The engine's waiting rule and the live-state re-evaluation it rests on.
+ *
+ * The rule: never wait for an event that a no-op step does not produce. A step that asks to wait is first
+ * re-evaluated from the live state at once (`refresh`, then `blocked` / `replacedStillThere`): when nothing
+ * is left that can still change (no running hook or task whose live object has not reached its end, no
+ * replaced hook still there) the next step starts without waiting, so a step that wrote nothing, or whose
+ * objects are already in the state it waits for, never waits for an event that will not come (Argo CD's
+ * `SyncContext.Sync` re-evaluates every task from the live state on each call and waits for no event).
+ * Otherwise the run waits for the next live-state change (`client.changed`) or `recheckMs`, whichever is
+ * first (`changedOrInterval`), and then re-evaluates (after `client.reread` of what the live cache cannot
+ * show): an event missed or never sent delays a sync by at most one interval. A task whose live state
+ * cannot be followed (its watch is lost) fails instead of waiting for a change that cannot arrive.
+ *
+ * Re-evaluation (`refresh`) of running tasks: hooks Healthy (or without health) = Succeeded,
+ * Degraded/Unknown = Failed, else Running; resources Healthy (or without health) = Succeeded, Degraded =
+ * Failed, else Running; prunes Succeeded once the object is gone. A running non-prune task whose live
+ * object vanished fails.
+ */
+import { getResourceHealth } from '../health/index.js';
+import type { HealthOptions, HealthStatus, Unstructured } from '../health/index.js';
+import type { KubeObject } from '../common/index.js';
+import type { EngineRun, SyncClient, TaskState } from './engine-types.js';
+
+/** Default `EngineOptions.recheckMs`. */
+export const RECHECK_MS = 1000;
+
+/** Re-evaluates every running task from the live state (rules in the header). */
+export function refresh(run: EngineRun): void {
+  for (const s of run.states) {
+    if (s.phase !== 'Running') continue;
+    const live = run.client.live(s.task);
+    if (s.task.target === undefined) {
+      if (live === undefined) run.set(s, 'Succeeded', 'Pruned', 'pruned');
+      else failIfLost(run, s);
+      continue;
+    }
+    if (live === undefined) {
+      run.set(s, 'Failed', 'SyncFailed', 'the object was deleted while the sync waited for it');
+      continue;
+    }
+    const health = healthOf(live, run.options.health);
+    if (s.task.hookType) {
+      if (health === undefined || health === 'Healthy') run.set(s, 'Succeeded', 'Synced', s.message);
+      else if (health === 'Degraded' || health === 'Unknown')
+        run.set(s, 'Failed', 'SyncFailed', healthMessage(live, run.options.health) || `hook ${health}`);
+    } else if (health === undefined || health === 'Healthy') run.set(s, 'Succeeded', 'Synced', s.message);
+    else if (health === 'Degraded')
+      run.set(s, 'Failed', 'SyncFailed', healthMessage(live, run.options.health) || 'resource is Degraded');
+    if (s.phase === 'Running') failIfLost(run, s);
+  }
+}
+
+/** A running task whose live state cannot be followed (its watch is lost) fails: no change would come. */
+function failIfLost(run: EngineRun, s: TaskState): void {
+  const lost = run.client.lost?.(s.task);
+  if (lost !== undefined)
+    run.set(s, 'Failed', s.status || 'SyncFailed', `cannot follow the live state: ${lost}`);
+}
+
+/** Running tasks the next group must wait for: any hook, or anything in a multi-step sync. */
+export function blocked(states: readonly TaskState[], multiStep: boolean): boolean {
+  const running = states.filter((s) => s.phase === 'Running');
+  return running.some((s) => s.task.hookType) || (multiStep && running.length > 0);
+}
+
+/** Whether a hook replaced by `BeforeHookCreation` is still there (the group waits until it is gone). */
+export function replacedStillThere(run: EngineRun): boolean {
+  return run.replacing.some((s) => run.client.live(s.task) !== undefined);
+}
+
+/** Resolves on the next live-state change after `generation`, or after `recheckMs`, or on abort. */
+export async function changedOrInterval(
+  client: SyncClient,
+  generation: number,
+  signal: AbortSignal,
+  recheckMs: number = RECHECK_MS,
+): Promise<'change' | 'interval'> {
+  const stop = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const interval = new Promise<'interval'>((resolve) => {
+    timer = setTimeout(() => resolve('interval'), recheckMs);
+  });
+  try {
+    return await Promise.race([
+      client.changed(generation, AbortSignal.any([signal, stop.signal])).then(() => 'change' as const),
+      interval,
+    ]);
+  } finally {
+    clearTimeout(timer);
+    stop.abort();
+  }
+}
+
+function healthOf(live: KubeObject, options?: HealthOptions): HealthStatus | undefined {
+  try {
+    return getResourceHealth(live as Unstructured, options)?.status;
+  } catch {
+    return 'Unknown';
+  }
+}
+
+function healthMessage(live: KubeObject, options?: HealthOptions): string {
+  try {
+    return getResourceHealth(live as Unstructured, options)?.message ?? '';
+  } catch {
+    return '';
+  }
+}
