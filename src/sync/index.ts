@@ -7,6 +7,14 @@
  * - order.ts holds the phase and kind-rank tables; annotations.ts the annotation and sync-option names.
  * - patch.ts computes client-side apply's three-way patch locally; an empty patch means no request.
  * - engine.ts runs a plan against a `SyncClient` as a resumable step machine whose outcomes are data.
+ *   Its parts: engine-types.ts (the `SyncClient` contract, options, task state), validate.ts (permission
+ *   and dry run before any write), groups.ts (one (phase, wave) group: prunes, earlier hooks, applies),
+ *   hooks.ts (hook finalizers and deletion), waiting.ts (the waiting rule: never wait for an event a
+ *   no-op step does not produce; re-evaluate from the live state).
+ * - cluster-client.ts is the `SyncClient` of a real cluster: its writes per sync option; live-view.ts the
+ *   waits on live state (our writes over the live cache, settled, Force=true's delete); requests.ts how
+ *   one request is made (kind path, body, write options, retries).
+ * - operation.ts runs one app's sync operation: plan, engine, cluster client, settle.
  */
 export * from './types.js';
 export {
@@ -26,7 +34,8 @@ export type { ApplyPatch, PatchType } from './patch.js';
 export { SyncEngine } from './engine.js';
 export { UnknownKindError, taskRef } from './engine-types.js';
 export type { EngineOptions, OperationResult, SyncClient, TaskState } from './engine-types.js';
-export { ClusterSyncClient, SYNC_FIELD_MANAGER } from './cluster-client.js';
+export { ClusterSyncClient } from './cluster-client.js';
+export { SYNC_FIELD_MANAGER } from './requests.js';
 export type { ClusterSyncClientOptions } from './cluster-client.js';
 export { UnsettledOperationError, runOperation } from './operation.js';
 export type { SyncApp, SyncRequest, SyncSource } from './operation.js';
