@@ -64,6 +64,7 @@ import type { RenderedApp, SourceService } from '../source/index.js';
 import { knownTypeFieldsOf, overrideIgnoreRules, projectConditions, ProjectSet } from '../apps/index.js';
 import type { AppProject, ProjectClusters, ProjectCondition } from '../apps/index.js';
 import { destinationCluster } from './projects.js';
+import { inClusterRefusal, scopeProjects } from './scoped.js';
 import type { AppProjectContext } from './projects.js';
 import { ResourceFilter } from './exclusions.js';
 import { appWindowsVerdict, type AppWindowsVerdict } from './windows.js';
@@ -270,11 +271,23 @@ export class Run {
 
     // Projects: what the project says without a cluster (missing project, app namespace, source repos)
     // is known now, so a refused app's repository is never fetched.
-    const projects = o.projects ?? new ProjectSet();
+    // Each project as Argo CD's GetAppProjectByName gives it: extended by the cluster and repository
+    // Secrets scoped to it (src/controller/scoped.ts).
+    const scoped = await scopeProjects(
+      o.projects ?? new ProjectSet(),
+      o.apps.map((app) => app.project),
+      {
+        clusterSecrets: o.clusterSecrets,
+        projectRepositories: o.source.projectRepositories?.bind(o.source),
+        onWarning: o.onWarning,
+      },
+    );
+    const projects = scoped.projects;
+    const projectClusters = o.projectClusters ?? scoped.projectClusters;
     const projectCheck = (app: Application, cluster?: AppProjectContext['cluster']): ProjectCondition[] =>
       projectConditions(app, projects.get(app.project), cluster, {
         controllerNamespace: argocdNamespace,
-        ...(o.projectClusters ? { projectClusters: o.projectClusters } : {}),
+        projectClusters,
       });
     const refusedEarly = new Set(o.apps.filter((app) => projectCheck(app).length > 0));
 
@@ -347,6 +360,8 @@ export class Run {
           if (resolved.scope && !scopeOf.has(context)) scopeOf.set(context, resolved.scope);
           cluster = destinationCluster(kubeConfig, r.app.destination, context);
         }
+        const disabled = inClusterRefusal(r.app.destination, cluster, o.settings?.inClusterEnabled !== false);
+        if (disabled) throw disabled;
         contextOf.set(r.app, context);
         const conditions = projectCheck(r.app, cluster);
         if (conditions.length > 0) {
@@ -357,7 +372,7 @@ export class Run {
         projectOf.set(r.app, {
           project: project!,
           cluster,
-          ...(o.projectClusters ? { projectClusters: o.projectClusters } : {}),
+          projectClusters,
         });
         judgeWindows(r);
       } catch (err) {
