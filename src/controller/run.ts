@@ -345,6 +345,9 @@ export class Run {
         continue;
       }
       try {
+        const inClusterOn = o.settings?.inClusterEnabled !== false;
+        const refusedFirst = inClusterRefusal(r.app.destination, undefined, inClusterOn, o.clusterSecrets);
+        if (refusedFirst) throw refusedFirst;
         const resolved = resolveCluster(kubeConfig, r.app.destination, o.clusterSecrets);
         let context: string;
         let cluster: AppProjectContext['cluster'];
@@ -360,7 +363,7 @@ export class Run {
           if (resolved.scope && !scopeOf.has(context)) scopeOf.set(context, resolved.scope);
           cluster = destinationCluster(kubeConfig, r.app.destination, context);
         }
-        const disabled = inClusterRefusal(r.app.destination, cluster, o.settings?.inClusterEnabled !== false);
+        const disabled = inClusterRefusal(r.app.destination, cluster, inClusterOn, o.clusterSecrets);
         if (disabled) throw disabled;
         contextOf.set(r.app, context);
         const conditions = projectCheck(r.app, cluster);

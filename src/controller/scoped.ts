@@ -18,6 +18,7 @@ import { IN_CLUSTER_SERVER, ProjectSet, withScopedResources } from '../apps/inde
 import type { Application, ProjectCluster, ProjectClusters } from '../apps/index.js';
 import type { ClusterAccess } from '../cluster/index.js';
 import { GitopsError, oneLine } from '../common/index.js';
+import { IN_CLUSTER_NAME } from './projects.js';
 
 export interface ScopeProjectsOptions {
   /** The run's cluster Secrets (their `project` field). */
@@ -78,19 +79,32 @@ export async function scopeProjects(
 export class ClusterDisabledError extends GitopsError {}
 
 /**
- * Argo CD's error when `cluster.inClusterEnabled` is "false" and the destination resolved to the
- * in-cluster server (`cluster` is that Argo CD Cluster object's server and name); undefined otherwise.
+ * Argo CD's error when `cluster.inClusterEnabled` is "false" and the destination is the in-cluster
+ * server; undefined otherwise. Before resolution (`cluster` undefined): a `server` that is the in-cluster
+ * URL, or the name `in-cluster` that no cluster Secret gives another server. After resolution: `cluster`
+ * (the Argo CD Cluster object's server and name) on the in-cluster server, e.g. a Secret's name for it.
  */
 export function inClusterRefusal(
   dest: Application['destination'],
-  cluster: ProjectCluster,
+  cluster: ProjectCluster | undefined,
   inClusterEnabled: boolean,
+  clusterSecrets: readonly ClusterAccess[] = [],
 ): ClusterDisabledError | undefined {
-  if (inClusterEnabled || cluster.server !== IN_CLUSTER_SERVER) return undefined;
+  // Both name and server: GetDestinationServer's own error comes first (resolveCluster gives it).
+  if (inClusterEnabled || (dest.name && dest.server)) return undefined;
+  const server = dest.server ? dest.server.replace(/\/+$/, '') : undefined;
+  let refused: boolean;
+  if (cluster) refused = cluster.server === IN_CLUSTER_SERVER;
+  else if (server !== undefined) refused = server === IN_CLUSTER_SERVER;
+  else
+    refused =
+      dest.name === IN_CLUSTER_NAME &&
+      !clusterSecrets.some((c) => c.name === IN_CLUSTER_NAME && c.server !== IN_CLUSTER_SERVER);
+  if (!refused) return undefined;
   const message = dest.server
     ? `error getting cluster by server "${dest.server}": rpc error: code = NotFound desc = cluster "${IN_CLUSTER_SERVER}" is disabled`
     : `there are no clusters with this name: ${dest.name ?? ''}`;
   return new ClusterDisabledError(message, {
-    hint: `argocd-cm cluster.inClusterEnabled is "false": Argo CD deploys nowhere on ${IN_CLUSTER_SERVER}`,
+    hint: `argocd-cm cluster.inClusterEnabled is "false": Argo CD deploys nothing to ${IN_CLUSTER_SERVER}`,
   });
 }
