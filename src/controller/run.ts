@@ -5,9 +5,11 @@
  *    app would share) and resolves each app's destination to a context, or else to one of
  *    `clusterSecrets` (Argo CD cluster Secrets; src/cluster destination.ts: a context wins when both
  *    match); apps whose destination does not resolve get that error, the others go on. Each app is then
- *    held to its AppProject (`projects`; Argo CD's refreshAppConditions): a missing project or a refused
+ *    held to its AppProject (`projects`, extended by the cluster and repository Secrets scoped to it:
+ *    src/controller/scoped.ts; Argo CD's refreshAppConditions): a missing project or a refused
  *    app namespace, repository or destination is that app's error (exit 2, never compared nor synced);
- *    apps refused without a cluster (project, namespace, repository) are not even rendered. Meanwhile the
+ *    apps refused without a cluster (project, namespace, repository) are not even rendered. With argocd-cm
+ *    `cluster.inClusterEnabled: "false"` an in-cluster destination is that app's error too. Meanwhile the
  *    first app of each refresh worker starts rendering (Git needs no cluster; the first compare of the
  *    app takes it).
  * 2. One `ClusterState` per context (or cluster Secret): one connection and one live cache shared by every
@@ -122,7 +124,10 @@ export interface RunOptions extends Omit<StateManagerOptions, 'clusterOf'> {
    * condition as its error (exit 2), neither rendered nor compared nor synced.
    */
   projects?: ProjectSet | undefined;
-  /** The clusters scoped to each project (permitOnlyProjectScopedClusters); default none. */
+  /**
+   * The clusters scoped to each project (permitOnlyProjectScopedClusters); default: the `clusterSecrets`
+   * whose `project` names it (src/controller/scoped.ts, which also extends each project).
+   */
   projectClusters?: ProjectClusters | undefined;
   /** The wall clock AppProject sync windows are judged at (default: the system clock). */
   wallClock?: () => Date;
