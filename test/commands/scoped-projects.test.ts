@@ -14,11 +14,12 @@ import assert from 'node:assert/strict';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import type { ClusterConnection, KubeObject } from '../../src/cluster/index.js';
+import type { ClusterConnection, KubeObject, ResourceInfo } from '../../src/cluster/index.js';
 import { runCli } from '../support/cli.js';
 import type { CliResult } from '../support/cli.js';
 import { useEmbeddedCluster } from '../support/embedded.js';
 import type { EmbeddedFixture } from '../support/embedded.js';
+import { APP_PROJECT_CRD, APPLICATION_CRD } from '../support/argocd.js';
 import { cm, TestRepo, tempDir } from '../support/git.js';
 import { repoRoot } from '../support/paths.js';
 import { connectAs, createNamespaces } from '../controller/setup.js';
@@ -213,5 +214,70 @@ describe('project-scoped clusters and repositories; cluster.inClusterEnabled (CL
     const on = await cli(['sync', '-f', byServer, '--clusters-file', clusters, '-o', 'json']);
     assert.equal(on.code, 0, on.stderr);
     assert.deepEqual(await configMapsOf(conn), ['web']);
+  });
+
+  it('--from-cluster: the live cluster and repository Secrets scope the live AppProject', async () => {
+    const crd: ResourceInfo = {
+      group: 'apiextensions.k8s.io',
+      version: 'v1',
+      kind: 'CustomResourceDefinition',
+      plural: 'customresourcedefinitions',
+      namespaced: false,
+      verbs: ['create'],
+    };
+    await conn.client.create(crd, APPLICATION_CRD as unknown as KubeObject);
+    await conn.client.create(crd, APP_PROJECT_CRD as unknown as KubeObject);
+    await createNamespaces(conn, ['argocd']);
+    await conn.discovery.refresh();
+    const appInfo = await conn.discovery.resolve({ group: 'argoproj.io', kind: 'Application' });
+    const projInfo = await conn.discovery.resolve({ group: 'argoproj.io', kind: 'AppProject' });
+    const secretInfo = await conn.discovery.resolve({ group: '', kind: 'Secret' });
+    await conn.client.create(
+      projInfo,
+      appProject('live', {
+        sourceRepos: ['https://example.com/only/*'],
+        destinations: [{ server: '*', namespace: '*' }],
+        permitOnlyProjectScopedClusters: true,
+      }),
+    );
+    await conn.client.create(
+      secretInfo,
+      secret('live-remote', 'cluster', {
+        name: 'live-remote',
+        server: remote.cluster.url,
+        project: 'live',
+        namespaces: 'team-a',
+        config: JSON.stringify({ tlsClientConfig: { insecure: false } }),
+      }),
+    );
+    await conn.client.create(
+      secretInfo,
+      secret('live-repo', 'repository', { url: repo.url, project: 'live' }),
+    );
+    await conn.client.create(
+      appInfo,
+      app('live-remote-web', 'live', repo.url, { name: 'live-remote', namespace: 'team-a' }),
+    );
+    await conn.client.create(
+      appInfo,
+      app('live-local-web', 'live', repo.url, { server: IN_CLUSTER, namespace: 'team-a' }),
+    );
+    await remoteConn.client.delete(
+      { group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true, verbs: [] },
+      'team-a',
+      'web',
+    );
+
+    local.cluster.stats.reset();
+    const r = await cli(['sync', '--from-cluster', 'live-remote-web', 'live-local-web', '-o', 'json']);
+    assert.equal(r.code, 2, r.stderr);
+    const report = JSON.parse(r.stdout) as JsonReport;
+    assert.equal(report.apps.find((a) => a.name === 'live-remote-web')?.phase, 'Succeeded', r.stdout);
+    assert.match(
+      r.stderr,
+      /app "live-local-web": failed to compare: application destination server 'https:\/\/kubernetes\.default\.svc' and namespace 'team-a' do not match any of the allowed destinations in project 'live'/,
+    );
+    assert.deepEqual(await configMapsOf(remoteConn), ['web']);
+    assert.equal(writes(local), 0, 'nothing written in-cluster');
   });
 });
