@@ -80,6 +80,11 @@ export interface ArgoCdSettings {
   inclusions?: FilteredResource[];
   compare: CompareSettings;
   sensitiveAnnotations: string[];
+  /**
+   * `cluster.inClusterEnabled`: false only when the key is exactly "false" (absent = true): apps on the
+   * in-cluster server then fail as Argo CD's GetCluster ("cluster ... is disabled"); src/controller/scoped.ts.
+   */
+  inClusterEnabled?: boolean;
   /** Values read but not fully honoured (the caller prints them as warnings). */
   warnings: string[];
 }
@@ -92,6 +97,7 @@ const EXCLUSIONS_KEY = 'resource.exclusions';
 const INCLUSIONS_KEY = 'resource.inclusions';
 const COMPARE_OPTIONS_KEY = 'resource.compareoptions';
 const SENSITIVE_ANNOTATIONS_KEY = 'resource.sensitive.mask.annotations';
+const IN_CLUSTER_ENABLED_KEY = 'cluster.inClusterEnabled';
 
 /**
  * argocd-cm `cluster.inClusterEnabled`: on unless exactly "false" (argo-cd util/settings/settings.go
@@ -99,7 +105,7 @@ const SENSITIVE_ANNOTATIONS_KEY = 'resource.sensitive.mask.annotations';
  * data alone, so that an argocd-cm whose other keys this tool rejects still gives `shards` its answer.
  */
 export function inClusterEnabled(data: Readonly<Record<string, unknown>>): boolean {
-  return data['cluster.inClusterEnabled'] !== 'false';
+  return data[IN_CLUSTER_ENABLED_KEY] !== 'false';
 }
 
 /** Every key this tool reads (docs/usage/argocd-cm.md and docs/argocd-cm.md list the same). */
@@ -113,6 +119,7 @@ export const ARGOCD_CM_KEYS: readonly string[] = [
   INCLUSIONS_KEY,
   COMPARE_OPTIONS_KEY,
   SENSITIVE_ANNOTATIONS_KEY,
+  IN_CLUSTER_ENABLED_KEY,
 ];
 
 /** `GetDefaultDiffOptions`: status ignored for all kinds, aggregated roles compared. */
@@ -371,6 +378,7 @@ export function parseArgoCdSettings(cm: KubeObject, origin: string): ArgoCdSetti
   }
   const labelKey = data[INSTANCE_LABEL_KEY];
   if (labelKey) settings.instanceLabelKey = labelKey;
+  if (!inClusterEnabled(data)) settings.inClusterEnabled = false;
   const installationId = data[INSTALLATION_ID_KEY];
   if (installationId) settings.installationId = installationId;
   if (data[EXCLUSIONS_KEY] !== undefined)

@@ -38,6 +38,8 @@ export interface ClusterSecretFields {
   config?: string | undefined;
   namespaces?: string | undefined;
   clusterResources?: string | undefined;
+  /** The Secret's `project` (a project-scoped cluster; Argo CD's Cluster.Project). */
+  project?: string | undefined;
   /** "secret argocd/my-cluster" or "clusters.yaml (document 2)". */
   source: string;
 }
@@ -82,6 +84,8 @@ export class ClusterAccess {
   readonly name: string;
   readonly source: string;
   readonly scope: ClusterScope;
+  /** The Secret's `project` ("" when it has none): the cluster is scoped to that AppProject. */
+  readonly project: string;
   readonly #config: ClusterConfig;
 
   /** Throws an Error saying which field is wrong (never its value) when `config` is not Argo CD's shape. */
@@ -89,6 +93,7 @@ export class ClusterAccess {
     this.server = fields.server.replace(/\/+$/, '');
     this.name = fields.name;
     this.source = fields.source;
+    this.project = fields.project ?? '';
     this.#config = parseClusterConfig(fields.config);
     this.scope = {
       namespaces: (fields.namespaces ?? '')

@@ -5,9 +5,11 @@
  *    app would share) and resolves each app's destination to a context, or else to one of
  *    `clusterSecrets` (Argo CD cluster Secrets; src/cluster destination.ts: a context wins when both
  *    match); apps whose destination does not resolve get that error, the others go on. Each app is then
- *    held to its AppProject (`projects`; Argo CD's refreshAppConditions): a missing project or a refused
+ *    held to its AppProject (`projects`, extended by the cluster and repository Secrets scoped to it:
+ *    src/controller/scoped.ts; Argo CD's refreshAppConditions): a missing project or a refused
  *    app namespace, repository or destination is that app's error (exit 2, never compared nor synced);
- *    apps refused without a cluster (project, namespace, repository) are not even rendered. Meanwhile the
+ *    apps refused without a cluster (project, namespace, repository) are not even rendered. With argocd-cm
+ *    `cluster.inClusterEnabled: "false"` an in-cluster destination is that app's error too. Meanwhile the
  *    first app of each refresh worker starts rendering (Git needs no cluster; the first compare of the
  *    app takes it).
  * 2. One `ClusterState` per context (or cluster Secret): one connection and one live cache shared by every
@@ -64,6 +66,7 @@ import type { RenderedApp, SourceService } from '../source/index.js';
 import { knownTypeFieldsOf, overrideIgnoreRules, projectConditions, ProjectSet } from '../apps/index.js';
 import type { AppProject, ProjectClusters, ProjectCondition } from '../apps/index.js';
 import { destinationCluster } from './projects.js';
+import { inClusterRefusal, scopeProjects } from './scoped.js';
 import type { AppProjectContext } from './projects.js';
 import { ResourceFilter } from './exclusions.js';
 import { appWindowsVerdict, type AppWindowsVerdict } from './windows.js';
@@ -121,7 +124,10 @@ export interface RunOptions extends Omit<StateManagerOptions, 'clusterOf'> {
    * condition as its error (exit 2), neither rendered nor compared nor synced.
    */
   projects?: ProjectSet | undefined;
-  /** The clusters scoped to each project (permitOnlyProjectScopedClusters); default none. */
+  /**
+   * The clusters scoped to each project (permitOnlyProjectScopedClusters); default: the `clusterSecrets`
+   * whose `project` names it (src/controller/scoped.ts, which also extends each project).
+   */
   projectClusters?: ProjectClusters | undefined;
   /** The wall clock AppProject sync windows are judged at (default: the system clock). */
   wallClock?: () => Date;
@@ -270,11 +276,23 @@ export class Run {
 
     // Projects: what the project says without a cluster (missing project, app namespace, source repos)
     // is known now, so a refused app's repository is never fetched.
-    const projects = o.projects ?? new ProjectSet();
+    // Each project as Argo CD's GetAppProjectByName gives it: extended by the cluster and repository
+    // Secrets scoped to it (src/controller/scoped.ts).
+    const scoped = await scopeProjects(
+      o.projects ?? new ProjectSet(),
+      o.apps.map((app) => app.project),
+      {
+        clusterSecrets: o.clusterSecrets,
+        projectRepositories: o.source.projectRepositories?.bind(o.source),
+        onWarning: o.onWarning,
+      },
+    );
+    const projects = scoped.projects;
+    const projectClusters = o.projectClusters ?? scoped.projectClusters;
     const projectCheck = (app: Application, cluster?: AppProjectContext['cluster']): ProjectCondition[] =>
       projectConditions(app, projects.get(app.project), cluster, {
         controllerNamespace: argocdNamespace,
-        ...(o.projectClusters ? { projectClusters: o.projectClusters } : {}),
+        projectClusters,
       });
     const refusedEarly = new Set(o.apps.filter((app) => projectCheck(app).length > 0));
 
@@ -332,6 +350,9 @@ export class Run {
         continue;
       }
       try {
+        const inClusterOn = o.settings?.inClusterEnabled !== false;
+        const refusedFirst = inClusterRefusal(r.app.destination, undefined, inClusterOn, o.clusterSecrets);
+        if (refusedFirst) throw refusedFirst;
         const resolved = resolveCluster(kubeConfig, r.app.destination, o.clusterSecrets);
         let context: string;
         let cluster: AppProjectContext['cluster'];
@@ -347,6 +368,8 @@ export class Run {
           if (resolved.scope && !scopeOf.has(context)) scopeOf.set(context, resolved.scope);
           cluster = destinationCluster(kubeConfig, r.app.destination, context);
         }
+        const disabled = inClusterRefusal(r.app.destination, cluster, inClusterOn, o.clusterSecrets);
+        if (disabled) throw disabled;
         contextOf.set(r.app, context);
         const conditions = projectCheck(r.app, cluster);
         if (conditions.length > 0) {
@@ -357,7 +380,7 @@ export class Run {
         projectOf.set(r.app, {
           project: project!,
           cluster,
-          ...(o.projectClusters ? { projectClusters: o.projectClusters } : {}),
+          projectClusters,
         });
         judgeWindows(r);
       } catch (err) {

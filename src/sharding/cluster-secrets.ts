@@ -146,6 +146,7 @@ export function clustersFromSecrets(
         config,
         namespaces: strings.get('namespaces'),
         clusterResources: strings.get('clusterResources'),
+        project: strings.get('project'),
         source: subject,
       });
     } catch (err) {

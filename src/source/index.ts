@@ -132,6 +132,11 @@ export interface SourceService {
    * directory under `local`/`localRepos`): what ApplicationSet git generators read. Read-only.
    */
   checkoutTree(repoURL: string, revision: string): Promise<string>;
+  /**
+   * The repository URLs that repository Secrets scope to `project` (Argo CD's GetProjectRepositories);
+   * absent or [] without repository Secrets.
+   */
+  projectRepositories?(project: string): Promise<string[]>;
   readonly stats: SourceStats;
   close(): Promise<void>;
 }
@@ -164,6 +169,7 @@ export function observeRenders(service: SourceService, onEvent: (event: RenderEv
       }
     },
     checkoutTree: (repoURL, revision) => service.checkoutTree(repoURL, revision),
+    projectRepositories: async (project) => (await service.projectRepositories?.(project)) ?? [],
     get stats() {
       return service.stats;
     },
@@ -456,6 +462,15 @@ class Service implements SourceService {
       return { store, auth: new GitAuth(store.knownHosts, this.options.gitAuth) };
     })();
     return this.store;
+  }
+
+  /**
+   * The repository URLs scoped to `project` by repository Secrets (they extend its sourceRepos, as Argo
+   * CD's GetAppProjectByName); none without repository Secrets. Rejects when the Secrets do not load.
+   */
+  async projectRepositories(project: string): Promise<string[]> {
+    if (!this.options.repositories) return [];
+    return (await this.repositories()).store.projectRepositories(project);
   }
 
   /** The settings Argo CD uses for `repoURL` in `project`, or undefined (none given / none match). */

@@ -192,6 +192,14 @@ export class RepositoryStore {
   }
 
   /**
+   * The URLs of the repository Secrets scoped to `project` (db.GetProjectRepositories: `repository`
+   * Secrets whose `project` is the name; credential templates never are), in Secret order.
+   */
+  projectRepositories(project: string): string[] {
+    return this.repositories.filter((r) => r.project !== '' && r.project === project).map((r) => r.url);
+  }
+
+  /**
    * The settings and credentials Argo CD uses for `url` in `project` (db.GetRepository), or undefined when
    * neither a repository Secret nor a template matches.
    */
