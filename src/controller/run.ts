@@ -1,29 +1,29 @@
 /**
  * `Run`: the one-shot refresh loop (Argo CD's application controller, in the foreground, spec §8).
  *
- * 1. Loads the kubeconfig once (a kubeconfig that fails to load rejects the run: it is the one error every
- *    app would share) and resolves each app's destination to a context, or else to one of
- *    `clusterSecrets` (Argo CD cluster Secrets; src/cluster destination.ts: a context wins when both
- *    match); apps whose destination does not resolve get that error, the others go on. Each app is then
- *    held to its AppProject (`projects`; Argo CD's refreshAppConditions): a missing project or a refused
- *    app namespace, repository or destination is that app's error (exit 2, never compared nor synced);
- *    apps refused without a cluster (project, namespace, repository) are not even rendered. Meanwhile the
- *    first app of each refresh worker starts rendering (Git needs no cluster; the first compare of the
- *    app takes it).
- * 2. One `ClusterState` per context (or cluster Secret): one connection and one live cache shared by every
- *    app of that cluster, scoped to their destination namespaces (a cluster Secret's `namespaces` and
- *    `clusterResources` narrow it, as Argo CD's cluster cache), started by the first app that needs it.
- * 3. Every app key (`<namespace>/<name>`) goes into the refresh queue (src/queue); `statusProcessors`
- *    workers (default 4) run the refresh processor (`StateManager.reconcile`, reported by `toReport`). With
- *    an operation (sync), the refreshed app goes to the operation queue with its reconciliation, whose
- *    `operationProcessors` workers (default 2) run it while other apps keep refreshing; then the app is
- *    refreshed again for its final state, and a Failed operation with retries left comes back to the
- *    refresh queue after its backoff. Processors return what
- *    comes next, as controller-runtime reconcilers do; a transient failure (5xx, 429, transport) is retried
- *    through the queue with per-app rate limiting (`MAX_TRANSIENT_RETRIES`), any other failure is recorded
- *    on that app, never hiding the others. Before each operation the app's AppProject sync windows are
- *    judged at `wallClock()` (windows.ts; a CLI sync is manual): a refused sync is that app's error
- *    (exit 2) and never starts, unless `syncWindows: 'report'` (dry run).
+ * 1. (destinations.ts) Loads the kubeconfig once (a kubeconfig that fails to load rejects the run: it is the
+ *    one error every app would share) and resolves each app's destination to a context, or else to one of
+ *    `clusterSecrets` (Argo CD cluster Secrets; src/cluster destination.ts: a context wins when both match);
+ *    apps whose destination does not resolve get that error, the others go on. Each app is then held to its
+ *    AppProject (`projects`; Argo CD's refreshAppConditions): a missing project or a refused app namespace,
+ *    repository or destination is that app's error (exit 2, never compared nor synced); apps refused without
+ *    a cluster (project, namespace, repository) are not even rendered. Meanwhile the first app of each
+ *    refresh worker starts rendering (Git needs no cluster; the first compare of the app takes it).
+ * 2. (destinations.ts `ClusterPool`) One `ClusterState` per context (or cluster Secret): one connection and
+ *    one live cache shared by every app of that cluster, scoped to their destination namespaces (a cluster
+ *    Secret's `namespaces` and `clusterResources` narrow it, as Argo CD's cluster cache), started by the
+ *    first app that needs it.
+ * 3. (processors.ts, health-wait.ts) Every app key (`<namespace>/<name>`) goes into the refresh queue
+ *    (src/queue); `statusProcessors` workers (default 4) run the refresh processor (`StateManager.reconcile`,
+ *    reported by `toReport`). With an operation (sync), the refreshed app goes to the operation queue with
+ *    its reconciliation, whose `operationProcessors` workers (default 2) run it while other apps keep
+ *    refreshing; then the app is refreshed again for its final state, and a Failed operation with retries
+ *    left comes back to the refresh queue after its backoff. Processors return what comes next, as
+ *    controller-runtime reconcilers do; a transient failure (5xx, 429, transport) is retried through the
+ *    queue with per-app rate limiting (`MAX_TRANSIENT_RETRIES`), any other failure is recorded on that app,
+ *    never hiding the others. Before each operation the app's AppProject sync windows are judged at
+ *    `wallClock()` (windows.ts; a CLI sync is manual): a refused sync is that app's error (exit 2) and never
+ *    starts, unless `syncWindows: 'report'` (dry run).
  * 4. The run ends when every app is finished (the completion predicate), or when `signal` aborts: apps not
  *    finished then carry an "interrupted" error and `interrupted` is true. Caches are stopped, connections
  *    closed.
