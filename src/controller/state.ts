@@ -6,27 +6,29 @@
  * 1. Render the desired state (src/source) while the cluster's shared live cache syncs (cluster.ts).
  * 2. Normalize targets (targets.ts): hooks set aside, namespaces defaulted via discovery, tracking stamped,
  *    the managed namespace added.
- * 3. Live = the cache's objects tracked by this app (no ownerReferences) plus the live object at each
- *    target key, even untracked (`LiveStateCache.managedLive`, the one read door: a target whose apiVersion
- *    is not the one cached is read there by one GET at its own version, reads in parallel). A kind the
- *    cluster does not serve has no live object.
- * 4. Pair by key; leftover live objects are extra (prune candidates) unless they are hooks, ignored hook
- *    objects, or their tracking-id names another key (not self-referenced: copied annotations): those,
+ * 3. Live (live.ts `selectPairs`) = the cache's objects tracked by this app (no ownerReferences) plus the
+ *    live object at each target key, even untracked (`LiveStateCache.managedLive`, the one read door: a
+ *    target whose apiVersion is not the one cached is read there by one GET at its own version, reads in
+ *    parallel). A kind the cluster does not serve has no live object.
+ * 4. Pair by key (live.ts); leftover live objects are extra (prune candidates) unless they are hooks, ignored
+ *    hook objects, or their tracking-id names another key (not self-referenced: copied annotations): those,
  *    and `hook: Skip` targets, are listed with status '' (live hooks flagged `hook`), not compared, never
- *    applied or pruned, as Argo CD's CompareAppState lists them; their health counts as Argo CD counts it
- *    (a copied-id object's does, a hook's and a Skip target's do not). `requiresPruning` is Argo CD's
- *    (no target, live, self-referenced): a live hook has it too, with a `note` (argo-cd#16895).
- * 5. Compare each pair (src/diff; the app's ignoreDifferences then the extra rules, one array per app),
- *    against a server-side dry run when server-side diff is on (server-side.ts).
+ *    applied or pruned, as Argo CD's CompareAppState lists them; their health counts as Argo CD counts it (a
+ *    copied-id object's does, a hook's and a Skip target's do not). `requiresPruning` is Argo CD's (no
+ *    target, live, self-referenced): a live hook has it too, with a `note` (argo-cd#16895).
+ * 5. Compare each pair (compare.ts `compareOne`: src/diff; the app's ignoreDifferences then the extra rules,
+ *    one array per app), against a server-side dry run when server-side diff is on (compare.ts `dryRunPairs`,
+ *    server-side.ts).
  * 6. Health per resource and for the app (src/health `aggregateHealth`).
- * 7. The app's AppProject (`projectOf`, projects.ts; docs/projects.md): live objects it does not permit are
- *    dropped before pairing (step 3), rows of kinds it does not permit become Unknown (the app's status
- *    counts them as compared), orphaned resources are warned about when the project asks, and the
- *    reconciliation carries the project and its `permission` check for sync's validation step.
+ * 7. The app's AppProject (`projectOf`, projects.ts, live.ts `projectStatus`; docs/projects.md): live objects
+ *    it does not permit are dropped before pairing (step 3), rows of kinds it does not permit become Unknown
+ *    (the app's status counts them as compared), orphaned resources are warned about when the project asks,
+ *    and the reconciliation carries the project and its `permission` check for sync's validation step.
  * Reported, never fatal: kinds the cluster does not serve (UnknownKind; the resource is OutOfSync and
- * Missing; a kind dropped during the run, its CRD deleted, says so: cluster.ts), resources whose live object is tracked by another app (SharedResourceWarning; `sharedWith`,
- * the diff shows the tracking change; the resource is never treated as ours), excluded kinds, duplicates,
- * failed dry runs (the resource and the app become Unknown, ComparisonError).
+ * Missing; a kind dropped during the run, its CRD deleted, says so: cluster.ts), resources whose live object
+ * is tracked by another app (SharedResourceWarning; `sharedWith`, the diff shows the tracking change; the
+ * resource is never treated as ours), excluded kinds, duplicates, failed dry runs (the resource and the app
+ * become Unknown, ComparisonError).
  * Throws (the app's error) when rendering fails, the cluster is unreachable, or an ignoreDifferences rule
  * is invalid. App sync: Unknown if any resource is Unknown, else OutOfSync if any resource is OutOfSync
  * (extra resources marked IgnoreExtraneous excepted), else Synced.
@@ -38,7 +40,6 @@ import {
   SyncOption,
 } from '../common/index.js';
 import { OWN_FIELD_MANAGERS } from '../common/index.js';
-import type { JsonMap } from '../common/index.js';
 import type { Application, ArgoCdSettings } from '../apps/index.js';
 import {
   DEFAULT_COMPARE_SETTINGS,
@@ -46,20 +47,17 @@ import {
   overrideIgnoreRules,
   syncPermissionError,
 } from '../apps/index.js';
-import { formatKey, keyOf, owningApp, parseTrackingId, TRACKING_ID_ANNOTATION } from '../cluster/index.js';
-import type { KubeObject, ResourceInfo, TrackingMethod } from '../cluster/index.js';
-import { compareObjects, ServerSideDiffError } from '../diff/index.js';
-import type { CompareInput, IgnoreDifference, ResourceComparison } from '../diff/index.js';
-import { aggregateHealth, HealthOverrides, isHook, isIgnored } from '../health/index.js';
+import { keyOf } from '../cluster/index.js';
+import type { KubeObject, TrackingMethod } from '../cluster/index.js';
+import type { IgnoreDifference } from '../diff/index.js';
+import { aggregateHealth, HealthOverrides } from '../health/index.js';
 import { observeRenders } from '../source/index.js';
 import type { SourceService } from '../source/index.js';
 import type { ClusterState } from './cluster.js';
-import {
-  appIncludesMutationWebhook,
-  appServerSideDiff,
-  COMPARE_OPTIONS_ANNOTATION,
-  dryRunApply,
-} from './server-side.js';
+import { compareOne, dryRunPairs } from './compare.js';
+import type { AppDiffOptions, CompareContext, Pair } from './compare.js';
+import { byKey, kindsOf, projectStatus, selectPairs } from './live.js';
+import { appIncludesMutationWebhook, appServerSideDiff } from './server-side.js';
 import type { DryRunOutcome } from './server-side.js';
 import {
   instanceLabelValue,
@@ -68,15 +66,10 @@ import {
   withManagedNamespace,
   withTracking,
 } from './targets.js';
-import type { Target } from './targets.js';
-import { formatViolation } from '../schema/index.js';
-import type { SchemaLookup } from '../schema/index.js';
 import { toReport } from './report.js';
 import { ComparisonMemo, DryRunMemo } from './memo.js';
-import { markNotPermitted, orphanedResources, permittedLive } from './projects.js';
 import type { AppProjectContext } from './projects.js';
 import type {
-  AppCondition,
   AppSyncStatus,
   ComparisonResult,
   ReconciledResource,
@@ -84,9 +77,7 @@ import type {
   RunEventHandler,
 } from './types.js';
 
-/** The note on a live hook listed with `requiresPruning` (Argo CD's verdict; no sync prunes a hook). */
-export const HOOK_PRUNING_NOTE =
-  'requiresPruning as Argo CD reports a live hook, but no sync prunes hooks: their delete policies remove them (argo-cd#16895)';
+export { HOOK_PRUNING_NOTE } from './compare.js';
 
 export interface StateManagerOptions {
   source: SourceService;
@@ -128,26 +119,6 @@ export interface StateManagerOptions {
   projectOf?: ((app: Application) => AppProjectContext | undefined) | undefined;
 }
 
-/** How an app's resources are compared (Argo CD controller/state.go CompareAppState). */
-interface AppDiffOptions {
-  /** The app syncs with ServerSideApply=true: structured-merge diff. */
-  structuredMergeDiff: boolean;
-  /** compare-options IncludeMutationWebhook=true: server-side diff keeps webhook changes. */
-  includeMutationWebhook: boolean;
-}
-
-interface Pair {
-  target?: Target;
-  live?: KubeObject;
-  /** Listed with no sync status (Argo CD's CompareAppState): a Skip target, a live hook or ignored hook object, or a copied tracking id. */
-  noStatus?: boolean;
-  group: string;
-  version: string;
-  kind: string;
-  namespace: string;
-  name: string;
-}
-
 export class StateManager {
   readonly #o: Required<
     Omit<StateManagerOptions, 'ignoreDifferences' | 'settings' | 'onEvent' | 'projectOf'>
@@ -163,13 +134,10 @@ export class StateManager {
   #healthOverrides: Promise<HealthOverrides | undefined> | undefined;
   readonly #healthScripts: ReadonlyArray<readonly [string, { script: string; useOpenLibs: boolean }]>;
   readonly #overrideRules: readonly IgnoreDifference[];
-  /** argocd-cm `installationID` ('' or absent: none). */
-  readonly #installationId: string | undefined;
-  readonly #compare: Pick<CompareInput, 'ignoreAggregatedRoles' | 'ignoreResourceStatusField'>;
+  /** What every comparison shares (compare.ts): options, argocd-cm's installation id and compare options. */
+  readonly #ctx: CompareContext;
   /** argocd-cm `resource.sensitive.mask.annotations`: masked in reports like Secret data. */
   readonly #sensitiveAnnotations: readonly string[];
-  /** Comparisons kept for reuse while nothing they read changes (memo.ts). */
-  readonly #memo = new ComparisonMemo();
   /** Server-side dry-run answers kept while live object and target are unchanged (memo.ts). */
   readonly #dryRunMemo = new DryRunMemo();
 
@@ -192,11 +160,19 @@ export class StateManager {
       .filter(([, o]) => o.healthLua !== '')
       .map(([key, o]) => [key, { script: o.healthLua, useOpenLibs: o.useOpenLibs }] as const);
     this.#overrideRules = settings ? overrideIgnoreRules(settings) : [];
-    this.#installationId = settings?.installationId || undefined;
     const compare = settings?.compare ?? DEFAULT_COMPARE_SETTINGS;
-    this.#compare = {
-      ignoreAggregatedRoles: compare.ignoreAggregatedRoles,
-      ignoreResourceStatusField: compare.ignoreResourceStatusField,
+    this.#ctx = {
+      trackingMethod: this.#o.trackingMethod,
+      instanceLabelKey: this.#o.instanceLabelKey,
+      fieldManagers: this.#o.fieldManagers,
+      reuseComparisons: this.#o.reuseComparisons,
+      installationId: settings?.installationId || undefined,
+      compare: {
+        ignoreAggregatedRoles: compare.ignoreAggregatedRoles,
+        ignoreResourceStatusField: compare.ignoreResourceStatusField,
+      },
+      // Comparisons kept for reuse while nothing they read changes (memo.ts).
+      memo: new ComparisonMemo(),
     };
     this.#sensitiveAnnotations = settings?.sensitiveAnnotations ?? [];
   }
@@ -229,7 +205,7 @@ export class StateManager {
       instance,
       trackingMethod: o.trackingMethod,
       instanceLabelKey: o.instanceLabelKey,
-      installationId: this.#installationId,
+      installationId: this.#ctx.installationId,
       cluster,
       signal,
     });
@@ -241,69 +217,30 @@ export class StateManager {
     }
 
     // Live objects: tracked by the app, plus those at the target keys, all through the cache's one read
-    // door: from the cache where it holds the kind at the target's version, else one GET at that version.
+    // door (live.ts), less those the project does not permit, paired with the targets by key.
     const trackedBy = o.trackingMethod === 'label' ? instanceLabelValue(instance) : instance;
-    // A cluster Secret limited to some namespaces refuses targets outside them (ClusterState.checkScope).
-    cluster.checkScope(targets);
-    const live = await cache.managedLive(
-      trackedBy,
-      targets.flatMap((t) =>
-        !t.served
-          ? []
-          : t.served.servedAtVersion && cluster.cachedVersion(t.key) === t.version
-            ? [{ key: t.key }]
-            : [{ key: t.key, info: t.served.info }],
-      ),
-      signal,
-    );
-    // The project's limits (Argo CD's CompareAppState): live objects it does not permit are left out.
     const projectContext = o.projectOf?.(app);
-    if (projectContext) permittedLive(live, projectContext);
-
-    const pairs: Pair[] = targets.map((t) => {
-      const id = formatKey(t.key);
-      const obj = t.served ? live.get(id) : undefined;
-      live.delete(id);
-      return {
-        target: t,
-        ...(obj ? { live: obj } : {}),
-        ...t.key,
-        version: t.version,
-        ...(t.skip ? { noStatus: true } : {}),
-      };
+    const pairs: Pair[] = await selectPairs({
+      cluster,
+      cache,
+      targets,
+      trackedBy,
+      projectContext,
+      trackingMethod: o.trackingMethod,
+      signal,
     });
-    // Leftover live objects: extras (prune candidates), except hooks, ignored hook objects and objects
-    // whose tracking id names another object (copied annotations), which are listed with no status.
-    for (const obj of live.values()) {
-      const version = (obj.apiVersion ?? '').split('/').pop() ?? '';
-      const noStatus = isHook(obj) || isIgnored(obj) || !this.#selfReferenced(obj);
-      pairs.push({ live: obj, ...keyOf(obj), version, ...(noStatus ? { noStatus } : {}) });
-    }
 
     // Server-side dry runs (pairs with a live object and a served kind).
     const serverSide = appServerSideDiff(app.annotations) ?? o.serverSideDiff;
-    const dryRuns = new Map<Pair, DryRunOutcome>();
-    if (serverSide) {
-      const jobs = pairs.filter((p) => p.target?.served && p.live && !p.noStatus);
-      // A pair whose live object and target are unchanged since its last dry run in this process reuses
-      // that answer (memo.ts `DryRunMemo`): no request.
-      const todo: Pair[] = [];
-      for (const p of jobs) {
-        const kept = o.reuseComparisons ? this.#dryRunMemo.get(p.live!, p.target!.obj) : undefined;
-        if (kept) dryRuns.set(p, kept);
-        else todo.push(p);
-      }
-      const outcomes = await dryRunApply(
-        cluster.conn.client,
-        todo.map((p) => ({ info: p.target!.served!.info, target: p.target!.obj })),
-        o.serverSideConcurrency,
-        signal,
-      );
-      todo.forEach((p, i) => {
-        dryRuns.set(p, outcomes[i]!);
-        if (o.reuseComparisons) this.#dryRunMemo.set(p.live!, p.target!.obj, outcomes[i]!);
-      });
-    }
+    const dryRuns = serverSide
+      ? await dryRunPairs(pairs, {
+          client: cluster.conn.client,
+          concurrency: o.serverSideConcurrency,
+          reuseComparisons: o.reuseComparisons,
+          memo: this.#dryRunMemo,
+          signal,
+        })
+      : new Map<Pair, DryRunOutcome>();
 
     const rules = [...app.ignoreDifferences, ...o.ignoreDifferences, ...this.#overrideRules];
     // controller/state.go: apps that sync with server-side apply are compared with structured-merge diff.
@@ -328,10 +265,11 @@ export class StateManager {
       o.trackingMethod,
       o.instanceLabelKey,
       o.fieldManagers,
-      this.#compare,
+      this.#ctx.compare,
     ]);
     const resources = pairs.map((p, i): ReconciledResource => {
-      const r = this.#compareOne(
+      const r = compareOne(
+        this.#ctx,
         p,
         rules,
         dryRuns.get(p),
@@ -351,49 +289,30 @@ export class StateManager {
       instance,
       trackingMethod: o.trackingMethod,
       instanceLabelKey: o.instanceLabelKey,
-      installationId: this.#installationId,
+      installationId: this.#ctx.installationId,
     };
     const hooks = await prepareHooks(rendered.objects, { ...targetOptions, cluster, signal });
-    const kinds = new Map<string, ResourceInfo | undefined>();
-    for (const t of [...targets, ...hooks]) kinds.set(`${t.key.group}/${t.key.kind}`, t.served?.info);
-    const liveHooks = new Map<string, KubeObject>();
-    for (const p of pairs) {
-      if (p.live && !p.target) {
-        const served = await cluster.kind({ group: p.group, version: p.version, kind: p.kind }, signal);
-        kinds.set(`${p.group}/${p.kind}`, served?.info);
-      }
-    }
-    for (const obj of cache.byApp(trackedBy)) if (isHook(obj)) liveHooks.set(formatKey(keyOf(obj)), obj);
+    const { kinds, liveHooks } = await kindsOf({
+      cluster,
+      cache,
+      targets: [...targets, ...hooks],
+      pairs,
+      trackedBy,
+      signal,
+    });
     // Listed-only rows are never applied or pruned.
     const syncPairs = resources.filter((_, i) => !pairs[i]!.noStatus);
     resources.sort(byKey);
-    // Kinds the project does not permit: their rows are Unknown, the app's status counts them as compared.
-    const notPermitted = projectContext
-      ? markNotPermitted(
-          resources,
-          projectContext.project,
-          (gk) => kinds.get(`${gk.group}/${gk.kind}`)?.namespaced ?? false,
-        )
-      : new Map<ReconciledResource, string>();
-    const statusOf = (r: ReconciledResource): string => notPermitted.get(r) ?? r.status;
-    if (projectContext?.project.orphanedResources?.warn) {
-      const orphans = orphanedResources(cache.all(), {
-        namespace: destNamespace,
-        managed: new Set(resources.map((r) => `${r.group}/${r.kind}/${r.namespace}/${r.name}`)),
-        p: projectContext,
-        trackedBy: (obj) =>
-          owningApp(obj, {
-            method: o.trackingMethod,
-            instanceLabelKey: o.instanceLabelKey,
-            ...(this.#installationId ? { installationId: this.#installationId } : {}),
-          }),
-      });
-      if (orphans.length > 0)
-        conditions.push({
-          type: 'OrphanedResourceWarning',
-          message: `Application has ${orphans.length} orphaned resources`,
-        });
-    }
+    // The project's verdict: rows of kinds it does not permit are Unknown, orphaned resources warned of.
+    const statusOf = projectStatus(resources, conditions, {
+      projectContext,
+      kinds,
+      cache,
+      destNamespace,
+      trackingMethod: o.trackingMethod,
+      instanceLabelKey: o.instanceLabelKey,
+      installationId: this.#ctx.installationId,
+    });
 
     let sync: AppSyncStatus = 'Synced';
     if (resources.some((r) => statusOf(r) === 'Unknown')) sync = 'Unknown';
@@ -432,171 +351,6 @@ export class StateManager {
         : {}),
     };
   }
-
-  #compareOne(
-    p: Pair,
-    rules: readonly IgnoreDifference[],
-    dryRun: DryRunOutcome | undefined,
-    conditions: AppCondition[],
-    instance: string,
-    strategy: AppDiffOptions,
-    schemas: SchemaLookup,
-    scope: string,
-    droppedReason: (gk: { group: string; kind: string }) => string | undefined,
-  ): ReconciledResource {
-    const o = this.#o;
-    const base = {
-      group: p.group,
-      version: p.version,
-      kind: p.kind,
-      namespace: p.namespace,
-      name: p.name,
-      ...(p.target ? { target: p.target.obj } : {}),
-      ...(p.live ? { live: p.live } : {}),
-    };
-    if (p.noStatus) {
-      const hook = p.live !== undefined && isHook(p.live);
-      // Argo CD's RequiresPruning is "no target, live, self-referenced", whatever the object is: a live
-      // hook (every live hook: hooks are never targets) gets it, though a sync never prunes hooks.
-      const requiresPruning = !p.target && p.live !== undefined && this.#selfReferenced(p.live);
-      return {
-        ...base,
-        status: '',
-        difference: 'none',
-        requiresPruning,
-        ...(hook ? { hook } : {}),
-        ...(hook && requiresPruning ? { note: HOOK_PRUNING_NOTE } : {}),
-        outOfSync: true,
-      };
-    }
-    const label = `${p.group ? `${p.group}/` : ''}${p.kind} ${p.namespace ? `${p.namespace}/` : ''}${p.name}`;
-    const comparisonError = (message: string): ReconciledResource => {
-      conditions.push({ type: 'ComparisonError', message: `${label}: ${message}` });
-      return {
-        ...base,
-        status: 'Unknown',
-        difference: 'none',
-        requiresPruning: false,
-        message,
-        outOfSync: true,
-      };
-    };
-    if (dryRun && 'error' in dryRun) return comparisonError(dryRun.error);
-    // Cheap signals first: a pair compared before, Synced and valid, with the same live resourceVersion,
-    // target and options, is not compared again.
-    const digest =
-      o.reuseComparisons && p.target && p.live && !dryRun
-        ? this.#memo.digest(p.target.obj, scope)
-        : undefined;
-    const kept = digest ? this.#memo.get(p.live!, digest, schemas) : undefined;
-    let result: ResourceComparison;
-    if (kept) result = kept;
-    else
-      try {
-        result = compareObjects({
-          target: p.target?.obj ?? null,
-          live: p.live ?? null,
-          ...(dryRun && 'predicted' in dryRun ? { predictedLive: dryRun.predicted } : {}),
-          ignoreDifferences: rules,
-          trackingMethod: o.trackingMethod,
-          instanceLabelKey: o.instanceLabelKey,
-          fieldManagers: o.fieldManagers,
-          ...this.#compare,
-          ...strategy,
-          schemas,
-        });
-      } catch (err) {
-        if (err instanceof ServerSideDiffError) return comparisonError(err.message);
-        throw err;
-      }
-    const status: ReconciledResource = {
-      ...base,
-      status: result.status,
-      difference: result.difference,
-      requiresPruning: !p.target && Boolean(p.live),
-      comparison: result,
-      outOfSync: result.status !== 'Synced',
-      ...(result.note ? { note: result.note } : {}),
-    };
-    if (p.target && !kept) this.#checkValid(p.target.obj, status, schemas, conditions, label);
-    if (digest && !kept && status.status === 'Synced') this.#memo.set(p.live!, digest, schemas, result);
-    if (p.target && !p.target.served) {
-      status.message = `kind ${p.group ? `${p.group}/` : ''}${p.version}/${p.kind} is not served by the cluster`;
-      // A kind the live cache dropped during the run (its CRD deleted) says so.
-      const dropped = droppedReason(p);
-      if (dropped) status.message += ` (dropped from the live cache: ${dropped})`;
-      conditions.push({ type: 'UnknownKind', message: `${label}: ${status.message}` });
-    }
-    if (p.target && p.live) {
-      const owner = owningApp(p.live, {
-        method: o.trackingMethod,
-        instanceLabelKey: o.instanceLabelKey,
-        ...(this.#installationId ? { installationId: this.#installationId } : {}),
-      });
-      const self = o.trackingMethod === 'label' ? instanceLabelValue(instance) : instance;
-      if (owner && owner !== self) {
-        status.sharedWith = owner;
-        status.message = `live object is tracked by app "${owner}"`;
-        conditions.push({
-          type: 'SharedResourceWarning',
-          message: `${label} is part of applications ${instance} and ${owner}`,
-        });
-      }
-    }
-    if (!p.target && p.live) {
-      const compareOptions = p.live.metadata?.annotations?.[COMPARE_OPTIONS_ANNOTATION] ?? '';
-      if (compareOptions.split(',').some((s) => s.trim() === 'IgnoreExtraneous'))
-        status.ignoreExtraneous = true;
-    }
-    return status;
-  }
-
-  /**
-   * A target the API server would reject (src/schema `validateObject`: value types, Secret data that is
-   * not base64, names, labels; CRD schemas for custom resources) is never Synced: it is OutOfSync, its
-   * message names each field as the server would, and a ComparisonError condition says the same (the
-   * condition Argo CD reports when its server-side diff's dry run is refused). Sync then fails at its dry
-   * run, before anything is written.
-   */
-  #checkValid(
-    target: KubeObject,
-    status: ReconciledResource,
-    schemas: SchemaLookup,
-    conditions: AppCondition[],
-    label: string,
-  ): void {
-    const violations = schemas.validate(target as unknown as JsonMap);
-    if (violations.length === 0) return;
-    const lines = violations.map(formatViolation);
-    const message = lines.length === 1 ? lines[0]! : `[${lines.join(', ')}]`;
-    status.status = 'OutOfSync';
-    status.outOfSync = true;
-    if (status.difference === 'none') status.difference = 'modified';
-    status.message = `invalid: ${message}`;
-    conditions.push({ type: 'ComparisonError', message: `${label}: ${message}` });
-  }
-
-  /** Spec §2.5: a live object whose tracking-id names another key carries a copied annotation. */
-  #selfReferenced(obj: KubeObject): boolean {
-    if (this.#o.trackingMethod === 'label') return true;
-    const raw = obj.metadata?.annotations?.[TRACKING_ID_ANNOTATION];
-    const id = raw === undefined ? undefined : parseTrackingId(raw);
-    if (!id) return true;
-    const k = keyOf(obj);
-    return (
-      id.group === k.group &&
-      id.kind === k.kind &&
-      id.name === k.name &&
-      (k.namespace === '' || id.namespace === k.namespace)
-    );
-  }
-}
-
-function byKey(a: ReconciledResource, b: ReconciledResource): number {
-  for (const f of ['group', 'kind', 'namespace', 'name'] as const) {
-    if (a[f] !== b[f]) return a[f] < b[f] ? -1 : 1;
-  }
-  return 0;
 }
 
 /** `Promise.all` that waits for every promise to settle, then rejects with the first failure (in order). */

@@ -1,7 +1,7 @@
 /**
  * One app's sync operation over a reconciliation: plan (plan.ts), then the engine (engine.ts) over the
  * cluster (cluster-client.ts), then wait until the live cache has seen every write, so the refresh that
- * follows reports the final state. Retries of a failed operation are the controller's (run.ts).
+ * follows reports the final state. Retries of a failed operation are the controller's (processors.ts).
  */
 import type { KubeClient, KubeObject, LiveStateCache, ResourceInfo } from '../cluster/index.js';
 import { isNotFound } from '../cluster/index.js';

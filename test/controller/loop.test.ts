@@ -1,5 +1,5 @@
 /**
- * The controller loop (src/controller/run.ts): refresh and operation processors on their own queues.
+ * The controller loop (src/controller/run.ts, processors.ts): refresh and operation processors on their own queues.
  * A transient failure of one app is retried through the queue with backoff, a permanent one is that app's
  * error at once; an operation runs on the operation queue while other apps keep refreshing; the run ends
  * when every app is finished. The first renders start while the kubeconfig loads (they need no cluster).
