@@ -4,17 +4,9 @@
  * the objects indexed by resource key (group/kind/namespace/name) and by owning app (resource tracking,
  * see tracking.ts).
  *
- * Scope (options, defaults filled in `resolveOptions`; a per-group/kind override wins over the global value):
- * - `namespaces`: namespaced types are cached in these namespaces only (cluster-scoped types everywhere);
- *   undefined means all namespaces.
- * - `labelSelector`: sent with every list and watch.
- * - `transform`: applied to each object before it is stored; default drops `metadata.managedFields`.
- * - `namespaceMode`: 'auto' (default) lists and watches a namespaced type per namespace when at most
- *   `PER_NAMESPACE_MAX` (4) namespaces are scoped, else cluster-wide once, filtering namespaces on the
- *   client: a handful of namespaces in a big cluster never transfers the whole cluster, and many namespaces
- *   never cost more than 4 lists and watches per type (docs/diff.md "Live cache scope"); 'per-namespace'
- *   and 'cluster' force one way. In 'auto', a cluster-wide list answered 403 (namespace-scoped RBAC) falls
- *   back to per-namespace lists.
+ * Scope: `namespaces`, `labelSelector`, `transform`, per-kind overrides and `namespaceMode` (per namespace
+ * or cluster-wide) are live-cache-options.ts; a cluster-wide list answered 403 (namespace-scoped RBAC)
+ * in 'auto' mode falls back to per-namespace lists (`#addScopes`).
  * Lists of different scopes run in parallel (`listConcurrency`, default 8), paginated (`pageSize`, 500).
  *
  * Lifecycle: `start(signal)` resolves once every scope has listed (synced) and leaves the watches running
@@ -26,80 +18,31 @@
  * objects leave the store with DELETED events); when it still does, the scope is listed and watched again
  * (`#notServed`). Every other kind goes on; it never fails `start`. `onKindChange` subscribers hear of
  * kinds added and dropped; `kindsSettled()` resolves once those discovery refreshes are done. Subscribers (`onEvent`) see every change
- * (the initial list as ADDED) synchronously; `waitFor` resolves when an object satisfies a predicate.
- * `managedLive(app, targets)` answers "which live objects does this app manage" for the comparison.
+ * (the initial list as ADDED) synchronously; `waitFor` resolves when an object satisfies a predicate
+ * (live-cache-wait.ts). `managedLive(app, targets)` answers "which live objects does this app manage" for
+ * the comparison (live-cache-managed.ts). The list and watch loops are live-cache-list.ts and
+ * live-cache-watch.ts, the store live-cache-store.ts.
  */
 import { setMaxListeners } from 'node:events';
 import { ApiError } from './errors.js';
 import { listScope } from './live-cache-list.js';
+import { managedLive } from './live-cache-managed.js';
+import type { ManagedTarget } from './live-cache-managed.js';
+import { scopesFor, transformFor } from './live-cache-options.js';
+import type { LiveCacheOptions } from './live-cache-options.js';
 import type { LoopContext, LoopStats, Scope } from './live-cache-scope.js';
 import { LiveStore } from './live-cache-store.js';
-import type { CacheEvent, CacheEventHandler } from './live-cache-store.js';
+import type { CacheEventHandler } from './live-cache-store.js';
+import { raceAbort, waitForObject } from './live-cache-wait.js';
 import { watchScope } from './live-cache-watch.js';
 import { sleep } from './sleep.js';
 import { owningApp } from './tracking.js';
-import type { TrackingOptions } from './tracking.js';
-import { defaultTransform, identityTransform } from './transform.js';
-import type { Transform } from './transform.js';
-import { formatKey, groupKind, keyOf } from './types.js';
+import { formatKey, groupKind } from './types.js';
 import type { KubeObject, ResourceInfo, ResourceKey } from './types.js';
-import type { KubeClient } from './client.js';
 import type { Discovery } from './discovery.js';
 import { isNotFound } from './errors.js';
-import { abortReason, realClock } from '../queue/index.js';
+import { realClock } from '../queue/index.js';
 import { oneLine } from '../common/index.js';
-import type { Clock } from '../queue/index.js';
-
-/** A target of `managedLive`; `info` forces one GET at that version (the cache holds the kind at another). */
-export interface ManagedTarget {
-  key: ResourceKey;
-  info?: ResourceInfo | undefined;
-}
-
-/** Direct reads of `managedLive` in flight at once (the client's keep-alive agent allows 32 sockets). */
-export const MANAGED_LIVE_READS = 8;
-export interface ScopeOptions {
-  namespaces?: string[] | undefined;
-  labelSelector?: string | undefined;
-  /** false stores objects unchanged. */
-  transform?: Transform | false;
-}
-
-export interface LiveCacheOptions extends ScopeOptions {
-  client: KubeClient;
-  /** Resource types to cache (from discovery); types without list+watch verbs are skipped. */
-  resources: ResourceInfo[];
-  /** Resolves kinds `managedLive` must fetch directly (not cached). */
-  discovery?: Discovery;
-  /** Overrides keyed "group/Kind" ("/ConfigMap" for core). */
-  byGroupKind?: Record<string, ScopeOptions>;
-  namespaceMode?: 'auto' | 'per-namespace' | 'cluster';
-  tracking?: TrackingOptions;
-  listConcurrency?: number;
-  pageSize?: number;
-  /** Watch reconnect backoff. Default 200 ms doubling to 10 s. */
-  backoff?: { initialMs?: number; maxMs?: number };
-  /**
-   * Asks the server to end each watch after this long; it is then watched again from the last
-   * resourceVersion, without a list. Default: client-go's reflector's, a random 5 to 10 minutes per watch.
-   */
-  watchTimeoutSeconds?: number;
-  /**
-   * A watch that delivers no event and no BOOKMARK for this long (opening included) is taken as stalled
-   * (a server or proxy that keeps the connection open and sends nothing): it is dropped, the scope is
-   * relisted and watched again, with a warning. kube-apiserver sends no BOOKMARK to a watch that has seen
-   * no event, so silence alone is normal: by default the limit is the watch's timeoutSeconds plus a minute
-   * (the server ends a healthy watch at its timeout first). 0 turns it off.
-   */
-  watchIdleMs?: number;
-  /** Random number in [0, 1) for the watch timeout's jitter (tests). Default Math.random. */
-  random?: () => number;
-  clock?: Clock;
-  /** Recovered problems (reconnects, relists). Default: ignored. */
-  onWarning?: (message: string) => void;
-  /** Progress of `start`: called after each initial list (`listed` of `scopes`), for progress printers. */
-  onSyncProgress?: (listed: number, scopes: number) => void;
-}
 
 /** A kind the cache started or stopped holding after `start`. */
 export interface KindChange {
@@ -117,12 +60,6 @@ export interface LiveCacheStats extends LoopStats {
   /** Milliseconds from `start` until every scope had listed. */
   syncMs: number | undefined;
 }
-
-/**
- * 'auto' namespace mode: up to this many namespaces are listed and watched one by one (a list and a watch
- * stream per type and namespace); more are listed cluster-wide once per type and filtered on the client.
- */
-export const PER_NAMESPACE_MAX = 4;
 
 /** 404s on a scope that discovery contradicts before its kind is dropped anyway (see `#notServed`). */
 export const STRAY_404_LIMIT = 3;
@@ -419,59 +356,24 @@ export class LiveStateCache {
   }
 
   /**
-   * The live objects an app manages (gitops-engine `GetManagedLiveObjs`, spec §2.3), keyed by `formatKey`:
-   * every cached object without ownerReferences whose tracking names `app`, plus the live object of each
-   * target key even if untracked. This is the one place a comparison reads live state:
-   * - a target the cache covers comes from the cache;
-   * - a target the cache does not cover (kind resolved by `discovery`), or one that must be read at another
-   *   version than the cached one (`info` given: the target's own apiVersion), is fetched with one GET,
-   *   at most `MANAGED_LIVE_READS` in flight, never one awaited after another; the answer replaces what
-   *   the cache held for that key, and a 404 removes it.
-   * A kind the server does not serve, or a 404, means "absent" (not an error).
+   * The live objects an app manages, keyed by `formatKey` (live-cache-managed.ts): its tracked objects
+   * without ownerReferences plus each target's live object, read directly where the cache cannot answer.
    */
-  async managedLive(
+  managedLive(
     app: string,
     targets: ReadonlyArray<ResourceKey | ManagedTarget>,
     signal?: AbortSignal,
   ): Promise<Map<string, KubeObject>> {
-    const result = new Map<string, KubeObject>();
-    for (const obj of this.byApp(app)) {
-      if (!obj.metadata?.ownerReferences?.length) result.set(formatKey(keyOf(obj)), obj);
-    }
-    const reads: ManagedTarget[] = [];
-    for (const t of targets) {
-      const target: ManagedTarget = 'key' in t ? t : { key: t };
-      const id = formatKey(target.key);
-      if (target.info === undefined && (result.has(id) || this.covers(target.key))) {
-        const obj = result.get(id) ?? this.get(target.key);
-        if (obj) result.set(id, obj);
-        continue;
-      }
-      reads.push(target);
-    }
-    let next = 0;
-    const reader = async (): Promise<void> => {
-      for (let i = next++; i < reads.length; i = next++) {
-        const { key, info: given } = reads[i]!;
-        const id = formatKey(key);
-        const info = given ?? (await this.#options.discovery?.lookup(key, signal));
-        if (!info) continue;
-        try {
-          const obj = await this.#options.client.get(
-            info,
-            info.namespaced ? key.namespace : '',
-            key.name,
-            signal,
-          );
-          result.set(id, this.#transformFor(info)(obj));
-        } catch (err) {
-          if (!isNotFound(err)) throw err;
-          result.delete(id);
-        }
-      }
+    const o = this.#options;
+    const source = {
+      byApp: (name: string) => this.byApp(name),
+      covers: (key: ResourceKey) => this.covers(key),
+      get: (key: ResourceKey) => this.get(key),
+      client: o.client,
+      discovery: o.discovery,
+      transformFor: (gk: { group: string; kind: string }) => transformFor(o, gk),
     };
-    await Promise.all(Array.from({ length: Math.min(MANAGED_LIVE_READS, reads.length) }, reader));
-    return result;
+    return managedLive(source, app, targets, signal);
   }
 
   onEvent(handler: CacheEventHandler): () => void {
@@ -487,41 +389,7 @@ export class LiveStateCache {
     predicate: (obj: KubeObject | undefined) => boolean,
     signal?: AbortSignal,
   ): Promise<KubeObject | undefined> {
-    const now = this.get(key);
-    try {
-      if (predicate(now)) return Promise.resolve(now);
-    } catch (err) {
-      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
-    }
-    if (signal?.aborted) return Promise.reject(abortReason(signal));
-    const id = formatKey(key);
-    return new Promise((resolve, reject) => {
-      const settle = (): void => {
-        unsubscribe();
-        signal?.removeEventListener('abort', onAbort);
-      };
-      const onAbort = (): void => {
-        settle();
-        reject(abortReason(signal!));
-      };
-      const unsubscribe = this.onEvent((e: CacheEvent) => {
-        if (formatKey(e.key) !== id) return;
-        const current = e.type === 'DELETED' ? undefined : e.object;
-        let done: boolean;
-        try {
-          done = predicate(current);
-        } catch (err) {
-          // The wait that depends on this predicate fails with its error (the store never sees it).
-          settle();
-          reject(err instanceof Error ? err : new Error(String(err)));
-          return;
-        }
-        if (!done) return;
-        settle();
-        resolve(current);
-      });
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
+    return waitForObject(this, key, predicate, signal);
   }
 
   stats(): LiveCacheStats {
@@ -543,7 +411,7 @@ export class LiveStateCache {
     resources: ResourceInfo[],
     onListed?: (listed: number, scopes: number) => void,
   ): Promise<void> {
-    const scopes = resources.flatMap((r) => this.#scopesFor(r));
+    const scopes = resources.flatMap((r) => scopesFor(this.#options, r));
     let listed = 0;
     for (const s of scopes) this.#scopes.set(s.id, s);
     const stopped = this.#abort.signal;
@@ -592,49 +460,4 @@ export class LiveStateCache {
     await Promise.all(Array.from({ length: n }, lister));
     await this.kindsSettled();
   }
-
-  #transformFor(gk: { group: string; kind: string }): Transform {
-    const override = this.#options.byGroupKind?.[groupKind(gk)] ?? {};
-    const t = 'transform' in override ? override.transform : this.#options.transform;
-    return t === false ? identityTransform : (t ?? defaultTransform);
-  }
-
-  #scopesFor(info: ResourceInfo): Scope[] {
-    if (!info.verbs.includes('list') || !info.verbs.includes('watch')) return [];
-    const gk = groupKind(info);
-    const o = this.#options;
-    const override = o.byGroupKind?.[gk] ?? {};
-    const namespaces = 'namespaces' in override ? override.namespaces : o.namespaces;
-    const labelSelector = 'labelSelector' in override ? override.labelSelector : o.labelSelector;
-    const transform = this.#transformFor(info);
-    const base = { info, labelSelector, transform, resourceVersion: '' };
-    if (!info.namespaced || namespaces === undefined) {
-      return [{ ...base, id: `${gk}@*`, namespace: undefined, namespaces: undefined }];
-    }
-    const unique = [...new Set(namespaces)];
-    const mode = o.namespaceMode ?? 'auto';
-    if (mode === 'per-namespace' || (mode === 'auto' && unique.length <= PER_NAMESPACE_MAX)) {
-      return unique.map((ns) => ({ ...base, id: `${gk}@${ns}`, namespace: ns, namespaces: undefined }));
-    }
-    return [{ ...base, id: `${gk}@*`, namespace: undefined, namespaces: new Set(unique) }];
-  }
-}
-
-function raceAbort<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(abortReason(signal));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(abortReason(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
 }
