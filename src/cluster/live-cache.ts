@@ -12,19 +12,20 @@
  * Lifecycle: `start(signal)` resolves once every scope has listed (synced) and leaves the watches running
  * until `stop()` or the signal aborts; it rejects if an initial list fails. `addResources` adds types
  * later (a CRD created mid-run) and resolves when they are synced.
- * Kinds that go away (gitops-engine pkg/cache/cluster.go): a 404 Not Found on a kind's list or watch
- * refreshes `discovery` (memory and disk); when it no longer serves the kind at that version (its CRD
- * deleted, or a stale discovery cache named it), the kind is dropped (`dropKind`: its watches stop, its
- * objects leave the store with DELETED events); when it still does, the scope is listed and watched again
- * (`#notServed`). Every other kind goes on; it never fails `start`. `onKindChange` subscribers hear of
- * kinds added and dropped; `kindsSettled()` resolves once those discovery refreshes are done. Subscribers (`onEvent`) see every change
- * (the initial list as ADDED) synchronously; `waitFor` resolves when an object satisfies a predicate
- * (live-cache-wait.ts). `managedLive(app, targets)` answers "which live objects does this app manage" for
- * the comparison (live-cache-managed.ts). The list and watch loops are live-cache-list.ts and
- * live-cache-watch.ts, the store live-cache-store.ts.
+ * Kinds that go away (live-cache-kinds.ts): a 404 Not Found on a kind's list or watch refreshes
+ * `discovery`; when it no longer serves the kind at that version, the kind is dropped (`dropKind`: its
+ * watches stop, its objects leave the store with DELETED events); when it still does, the scope is listed
+ * and watched again. Every other kind goes on; it never fails `start`. `onKindChange` subscribers hear of
+ * kinds added and dropped; `kindsSettled()` resolves once those discovery refreshes are done.
+ * Subscribers (`onEvent`) see every change (the initial list as ADDED) synchronously; `waitFor` resolves
+ * when an object satisfies a predicate (live-cache-wait.ts). `managedLive(app, targets)` answers "which
+ * live objects does this app manage" for the comparison (live-cache-managed.ts). The list and watch loops
+ * are live-cache-list.ts and live-cache-watch.ts, the store live-cache-store.ts.
  */
 import { setMaxListeners } from 'node:events';
 import { ApiError } from './errors.js';
+import { KindLifecycle } from './live-cache-kinds.js';
+import type { KindChange } from './live-cache-kinds.js';
 import { listScope } from './live-cache-list.js';
 import { managedLive } from './live-cache-managed.js';
 import type { ManagedTarget } from './live-cache-managed.js';
@@ -35,23 +36,12 @@ import { LiveStore } from './live-cache-store.js';
 import type { CacheEventHandler } from './live-cache-store.js';
 import { raceAbort, waitForObject } from './live-cache-wait.js';
 import { watchScope } from './live-cache-watch.js';
-import { sleep } from './sleep.js';
 import { owningApp } from './tracking.js';
 import { formatKey, groupKind } from './types.js';
 import type { KubeObject, ResourceInfo, ResourceKey } from './types.js';
-import type { Discovery } from './discovery.js';
 import { isNotFound } from './errors.js';
 import { realClock } from '../queue/index.js';
 import { oneLine } from '../common/index.js';
-
-/** A kind the cache started or stopped holding after `start`. */
-export interface KindChange {
-  type: 'added' | 'dropped';
-  group: string;
-  kind: string;
-  /** Why a kind was dropped (one line). */
-  reason?: string;
-}
 
 export interface LiveCacheStats extends LoopStats {
   objects: number;
@@ -61,9 +51,6 @@ export interface LiveCacheStats extends LoopStats {
   syncMs: number | undefined;
 }
 
-/** 404s on a scope that discovery contradicts before its kind is dropped anyway (see `#notServed`). */
-export const STRAY_404_LIMIT = 3;
-
 export class LiveStateCache {
   readonly #options: LiveCacheOptions;
   readonly #store: LiveStore;
@@ -71,14 +58,8 @@ export class LiveStateCache {
   readonly #abort = new AbortController();
   readonly #scopes = new Map<string, Scope>();
   readonly #watches: Promise<void>[] = [];
-  /** Per kind ("group/Kind"): aborts that kind's lists and watches when it is dropped. */
-  readonly #kindAborts = new Map<string, AbortController>();
-  readonly #kindHandlers = new Set<(change: KindChange) => void>();
   readonly #lostHandlers = new Set<() => void>();
-  /** 404s per scope that discovery contradicted (the kind still served), this run. */
-  readonly #stray404s = new Map<string, number>();
-  /** Discovery refreshes started by dropped kinds, until they settle. */
-  readonly #refreshes = new Set<Promise<void>>();
+  readonly #kinds: KindLifecycle;
   #started = false;
   #synced: Promise<void> | undefined;
   #syncMs: number | undefined;
@@ -103,11 +84,22 @@ export class LiveStateCache {
       random: options.random ?? Math.random,
       stats: { lists: 0, listPages: 0, relists: 0, watchesOpened: 0, reconnects: 0, watchErrors: 0 },
       onWarning: (scope, message) => warn?.(`${scope.id}: ${message}`),
-      onGone: (scope, err) => this.#notServed(scope, err),
+      onGone: (scope, err) => this.#kinds.notServed(scope, err),
       onLostChange: () => {
         for (const h of [...this.#lostHandlers]) h();
       },
     };
+    this.#kinds = new KindLifecycle({
+      scopes: this.#scopes,
+      store: this.#store,
+      ctx: this.#ctx,
+      signal: this.#abort.signal,
+      watches: this.#watches,
+      options,
+      notifyLost: () => {
+        for (const h of [...this.#lostHandlers]) h();
+      },
+    });
   }
 
   /** Lists every scope (in parallel, bounded), then keeps watching; resolves when synced. */
@@ -129,150 +121,26 @@ export class LiveStateCache {
     const fresh = resources.filter((r) => !this.#hasResource(r));
     await raceAbort(this.#addScopes(fresh), signal);
     for (const r of fresh) {
-      if (this.#hasResource(r)) this.#emitKind({ type: 'added', group: r.group, kind: r.kind });
+      if (this.#hasResource(r)) this.#kinds.emitKind({ type: 'added', group: r.group, kind: r.kind });
     }
   }
 
   /**
-   * Stops holding a kind (see the header): ends its lists and watches, removes its objects (DELETED
+   * Stops holding a kind (live-cache-kinds.ts): ends its lists and watches, removes its objects (DELETED
    * events), refreshes discovery and tells `onKindChange` subscribers. False when the kind was not held.
    */
   dropKind(gk: { group: string; kind: string }, reason: string, opts: { refreshed?: boolean } = {}): boolean {
-    const id = groupKind(gk);
-    const scopes = [...this.#scopes.values()].filter(
-      (s) => s.info.group === gk.group && s.info.kind === gk.kind,
-    );
-    if (scopes.length === 0) return false;
-    for (const s of scopes) this.#scopes.delete(s.id);
-    // Waits on a lost watch of this kind hear that it is gone too (`lost` no longer answers for it).
-    if (scopes.some((s) => s.lost !== undefined)) for (const h of [...this.#lostHandlers]) h();
-    this.#kindAborts.get(id)?.abort(new Error(`${id}: dropped from the live cache`));
-    this.#kindAborts.delete(id);
-    this.#store.replace({ group: gk.group, kind: gk.kind }, []);
-    this.#options.onWarning?.(`${id}: dropped from the live cache: ${reason}`);
-    const discovery: Discovery | undefined = this.#options.discovery;
-    if (discovery && !opts.refreshed && !this.#abort.signal.aborted) {
-      const refresh = discovery.refresh(this.#abort.signal).then(
-        () => undefined,
-        (err: unknown) => {
-          if (!this.#abort.signal.aborted)
-            this.#options.onWarning?.(`discovery: failed to refresh after dropping ${id}: ${oneLine(err)}`);
-        },
-      );
-      this.#refreshes.add(refresh);
-      void refresh.finally(() => this.#refreshes.delete(refresh));
-    }
-    this.#emitKind({ type: 'dropped', group: gk.group, kind: gk.kind, reason });
-    return true;
-  }
-
-  /**
-   * A scope's list or watch answered 404 Not Found. Discovery is asked again first (the issue's order, and
-   * gitops-engine's: its cache re-reads the API resources): when it no longer serves the kind at the
-   * scope's version, the kind is dropped; when it still does, the 404 came from something else (a proxy,
-   * a kind's storage being rebuilt), so the scope is listed and watched again, with a warning, up to
-   * `STRAY_404_LIMIT` times in a run before the kind is dropped all the same. Without `discovery`, or when
-   * discovery cannot be read, the kind is dropped at once.
-   */
-  #notServed(scope: Scope, err: unknown): void {
-    const reason = oneLine(err);
-    const discovery: Discovery | undefined = this.#options.discovery;
-    if (!discovery || this.#abort.signal.aborted) {
-      this.dropKind(scope.info, reason);
-      return;
-    }
-    const { group, version, kind } = scope.info;
-    const check = discovery.refresh(this.#abort.signal).then(
-      (all) => {
-        if (this.#abort.signal.aborted || this.#scopes.get(scope.id) !== scope) return;
-        const served = all.some(
-          (r) => r.group === group && r.kind === kind && r.version === version && r.verbs.includes('watch'),
-        );
-        const strayKey = `${version}:${scope.id}`;
-        const strays = (this.#stray404s.get(strayKey) ?? 0) + 1;
-        if (!served || strays > STRAY_404_LIMIT) {
-          const why = served ? `${reason} (${strays} times, though discovery serves ${version})` : reason;
-          this.dropKind(scope.info, why, { refreshed: true });
-          return;
-        }
-        this.#stray404s.set(strayKey, strays);
-        this.#ctx.onWarning(
-          scope,
-          `${reason}, yet discovery still serves ${version}; listing and watching again`,
-        );
-        return this.#restartScope(scope);
-      },
-      (refreshErr: unknown) => {
-        if (this.#abort.signal.aborted) return;
-        this.#options.onWarning?.(
-          `discovery: failed to refresh after a 404 on ${scope.id}: ${oneLine(refreshErr)}`,
-        );
-        this.dropKind(scope.info, reason, { refreshed: true });
-      },
-    );
-    this.#refreshes.add(check);
-    void check.finally(() => this.#refreshes.delete(check));
-  }
-
-  /**
-   * Lists a scope again (after the reconnect delay), then watches it from that list. Resolves once the
-   * list is done (so `kindsSettled`, and `start` through it, wait for it); the watch goes on.
-   */
-  #restartScope(scope: Scope): Promise<void> {
-    const signal = this.#kindSignal(scope.info);
-    const listed = (async (): Promise<boolean> => {
-      try {
-        await sleep(this.#ctx.clock, this.#ctx.backoff.initialMs, signal);
-        this.#ctx.stats.relists++;
-        await listScope(this.#ctx, scope, signal);
-      } catch (err) {
-        if (signal.aborted) return false;
-        if (isNotFound(err)) {
-          this.#notServed(scope, err);
-          return false;
-        }
-        // The watch loop's own recovery takes over (a failed watch reconnects, a 410 relists).
-        this.#ctx.onWarning(scope, `relist failed: ${oneLine(err)}`);
-      }
-      return true;
-    })();
-    this.#watches.push(listed.then((watch) => (watch ? watchScope(this.#ctx, scope, signal) : undefined)));
-    return listed.then(() => undefined);
+    return this.#kinds.dropKind(gk, reason, opts);
   }
 
   /** Subscribes to kinds added (`addResources`) and dropped after start; returns the unsubscribe. */
   onKindChange(handler: (change: KindChange) => void): () => void {
-    this.#kindHandlers.add(handler);
-    return () => this.#kindHandlers.delete(handler);
+    return this.#kinds.onKindChange(handler);
   }
 
   /** Resolves once the discovery refreshes that dropped kinds started have settled. */
-  async kindsSettled(): Promise<void> {
-    while (this.#refreshes.size > 0) await Promise.all([...this.#refreshes]);
-  }
-
-  #emitKind(change: KindChange): void {
-    for (const h of [...this.#kindHandlers]) {
-      try {
-        h(change);
-      } catch (err) {
-        this.#options.onWarning?.(
-          `live cache kind subscriber failed on ${change.type} ${groupKind(change)}: ${oneLine(err)}`,
-        );
-      }
-    }
-  }
-
-  /** The signal of a kind's lists and watches: aborts when the cache stops or the kind is dropped. */
-  #kindSignal(info: ResourceInfo): AbortSignal {
-    const id = groupKind(info);
-    let ctl = this.#kindAborts.get(id);
-    if (!ctl) {
-      ctl = new AbortController();
-      setMaxListeners(0, ctl.signal);
-      this.#kindAborts.set(id, ctl);
-    }
-    return AbortSignal.any([this.#abort.signal, ctl.signal]);
+  kindsSettled(): Promise<void> {
+    return this.#kinds.kindsSettled();
   }
 
   /** Resolves once the initial lists are done (rejects with their error, or when `signal` aborts). */
@@ -423,13 +291,13 @@ export class LiveStateCache {
           onListed?.(++listed, scopes.length); // its kind was dropped meanwhile
           continue;
         }
-        const signal = this.#kindSignal(s.info);
+        const signal = this.#kinds.kindSignal(s.info);
         try {
           await listScope(this.#ctx, s, signal);
         } catch (err) {
           if (!stopped.aborted && (signal.aborted || isNotFound(err))) {
             // Not served (any more), unless discovery says otherwise: go on with the others.
-            if (!signal.aborted) this.#notServed(s, err);
+            if (!signal.aborted) this.#kinds.notServed(s, err);
             onListed?.(++listed, scopes.length);
             continue;
           }
