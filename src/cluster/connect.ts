@@ -13,7 +13,7 @@ import type { DiscoveryOptions } from './discovery.js';
 import { forContext, loadKubeConfig, resolveDestination } from './kubeconfig.js';
 import type { Destination, KubeConfigOptions } from './kubeconfig.js';
 import { LiveStateCache } from './live-cache.js';
-import type { LiveCacheOptions } from './live-cache.js';
+import type { LiveCacheOptions } from './live-cache-options.js';
 
 export interface ConnectOptions extends KubeConfigOptions {
   /** An Application's `spec.destination`; default: the current (or `--context`) context. */

@@ -51,13 +51,10 @@ export type { StatusBody } from './errors.js';
 export { Discovery, userCacheDir, defaultDiscoveryCacheDir, toResourceInfo } from './discovery.js';
 export type { DiscoveryOptions, DiscoveredResource } from './discovery.js';
 export { LiveStateCache } from './live-cache.js';
-export type {
-  KindChange,
-  LiveCacheOptions,
-  LiveCacheStats,
-  ManagedTarget,
-  ScopeOptions,
-} from './live-cache.js';
+export type { LiveCacheStats } from './live-cache.js';
+export type { KindChange } from './live-cache-kinds.js';
+export type { ManagedTarget } from './live-cache-managed.js';
+export type { LiveCacheOptions, ScopeOptions } from './live-cache-options.js';
 export type { CacheEvent, CacheEventType, CacheEventHandler } from './live-cache-store.js';
 export {
   owningApp,

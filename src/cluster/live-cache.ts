@@ -4,111 +4,44 @@
  * the objects indexed by resource key (group/kind/namespace/name) and by owning app (resource tracking,
  * see tracking.ts).
  *
- * Scope (options, defaults filled in `resolveOptions`; a per-group/kind override wins over the global value):
- * - `namespaces`: namespaced types are cached in these namespaces only (cluster-scoped types everywhere);
- *   undefined means all namespaces.
- * - `labelSelector`: sent with every list and watch.
- * - `transform`: applied to each object before it is stored; default drops `metadata.managedFields`.
- * - `namespaceMode`: 'auto' (default) lists and watches a namespaced type per namespace when at most
- *   `PER_NAMESPACE_MAX` (4) namespaces are scoped, else cluster-wide once, filtering namespaces on the
- *   client: a handful of namespaces in a big cluster never transfers the whole cluster, and many namespaces
- *   never cost more than 4 lists and watches per type (docs/diff.md "Live cache scope"); 'per-namespace'
- *   and 'cluster' force one way. In 'auto', a cluster-wide list answered 403 (namespace-scoped RBAC) falls
- *   back to per-namespace lists.
+ * Scope: `namespaces`, `labelSelector`, `transform`, per-kind overrides and `namespaceMode` (per namespace
+ * or cluster-wide) are live-cache-options.ts; a cluster-wide list answered 403 (namespace-scoped RBAC)
+ * in 'auto' mode falls back to per-namespace lists (`#addScopes`).
  * Lists of different scopes run in parallel (`listConcurrency`, default 8), paginated (`pageSize`, 500).
  *
  * Lifecycle: `start(signal)` resolves once every scope has listed (synced) and leaves the watches running
  * until `stop()` or the signal aborts; it rejects if an initial list fails. `addResources` adds types
  * later (a CRD created mid-run) and resolves when they are synced.
- * Kinds that go away (gitops-engine pkg/cache/cluster.go): a 404 Not Found on a kind's list or watch
- * refreshes `discovery` (memory and disk); when it no longer serves the kind at that version (its CRD
- * deleted, or a stale discovery cache named it), the kind is dropped (`dropKind`: its watches stop, its
- * objects leave the store with DELETED events); when it still does, the scope is listed and watched again
- * (`#notServed`). Every other kind goes on; it never fails `start`. `onKindChange` subscribers hear of
- * kinds added and dropped; `kindsSettled()` resolves once those discovery refreshes are done. Subscribers (`onEvent`) see every change
- * (the initial list as ADDED) synchronously; `waitFor` resolves when an object satisfies a predicate.
- * `managedLive(app, targets)` answers "which live objects does this app manage" for the comparison.
+ * Kinds that go away (live-cache-kinds.ts): a 404 Not Found on a kind's list or watch refreshes
+ * `discovery`; when it no longer serves the kind at that version, the kind is dropped (`dropKind`: its
+ * watches stop, its objects leave the store with DELETED events); when it still does, the scope is listed
+ * and watched again. Every other kind goes on; it never fails `start`. `onKindChange` subscribers hear of
+ * kinds added and dropped; `kindsSettled()` resolves once those discovery refreshes are done.
+ * Subscribers (`onEvent`) see every change (the initial list as ADDED) synchronously; `waitFor` resolves
+ * when an object satisfies a predicate (live-cache-wait.ts). `managedLive(app, targets)` answers "which
+ * live objects does this app manage" for the comparison (live-cache-managed.ts). The list and watch loops
+ * are live-cache-list.ts and live-cache-watch.ts, the store live-cache-store.ts.
  */
 import { setMaxListeners } from 'node:events';
 import { ApiError } from './errors.js';
+import { KindLifecycle } from './live-cache-kinds.js';
+import type { KindChange } from './live-cache-kinds.js';
 import { listScope } from './live-cache-list.js';
+import { managedLive } from './live-cache-managed.js';
+import type { ManagedTarget } from './live-cache-managed.js';
+import { scopesFor, transformFor } from './live-cache-options.js';
+import type { LiveCacheOptions } from './live-cache-options.js';
 import type { LoopContext, LoopStats, Scope } from './live-cache-scope.js';
 import { LiveStore } from './live-cache-store.js';
-import type { CacheEvent, CacheEventHandler } from './live-cache-store.js';
+import type { CacheEventHandler } from './live-cache-store.js';
+import { raceAbort, waitForObject } from './live-cache-wait.js';
 import { watchScope } from './live-cache-watch.js';
-import { sleep } from './sleep.js';
 import { owningApp } from './tracking.js';
-import type { TrackingOptions } from './tracking.js';
-import { defaultTransform, identityTransform } from './transform.js';
-import type { Transform } from './transform.js';
-import { formatKey, groupKind, keyOf } from './types.js';
+import { formatKey, groupKind } from './types.js';
 import type { KubeObject, ResourceInfo, ResourceKey } from './types.js';
-import type { KubeClient } from './client.js';
-import type { Discovery } from './discovery.js';
 import { isNotFound } from './errors.js';
-import { abortReason, realClock } from '../queue/index.js';
+import { realClock } from '../queue/index.js';
 import { oneLine } from '../common/index.js';
-import type { Clock } from '../queue/index.js';
-
-/** A target of `managedLive`; `info` forces one GET at that version (the cache holds the kind at another). */
-export interface ManagedTarget {
-  key: ResourceKey;
-  info?: ResourceInfo | undefined;
-}
-
-/** Direct reads of `managedLive` in flight at once (the client's keep-alive agent allows 32 sockets). */
-export const MANAGED_LIVE_READS = 8;
-export interface ScopeOptions {
-  namespaces?: string[] | undefined;
-  labelSelector?: string | undefined;
-  /** false stores objects unchanged. */
-  transform?: Transform | false;
-}
-
-export interface LiveCacheOptions extends ScopeOptions {
-  client: KubeClient;
-  /** Resource types to cache (from discovery); types without list+watch verbs are skipped. */
-  resources: ResourceInfo[];
-  /** Resolves kinds `managedLive` must fetch directly (not cached). */
-  discovery?: Discovery;
-  /** Overrides keyed "group/Kind" ("/ConfigMap" for core). */
-  byGroupKind?: Record<string, ScopeOptions>;
-  namespaceMode?: 'auto' | 'per-namespace' | 'cluster';
-  tracking?: TrackingOptions;
-  listConcurrency?: number;
-  pageSize?: number;
-  /** Watch reconnect backoff. Default 200 ms doubling to 10 s. */
-  backoff?: { initialMs?: number; maxMs?: number };
-  /**
-   * Asks the server to end each watch after this long; it is then watched again from the last
-   * resourceVersion, without a list. Default: client-go's reflector's, a random 5 to 10 minutes per watch.
-   */
-  watchTimeoutSeconds?: number;
-  /**
-   * A watch that delivers no event and no BOOKMARK for this long (opening included) is taken as stalled
-   * (a server or proxy that keeps the connection open and sends nothing): it is dropped, the scope is
-   * relisted and watched again, with a warning. kube-apiserver sends no BOOKMARK to a watch that has seen
-   * no event, so silence alone is normal: by default the limit is the watch's timeoutSeconds plus a minute
-   * (the server ends a healthy watch at its timeout first). 0 turns it off.
-   */
-  watchIdleMs?: number;
-  /** Random number in [0, 1) for the watch timeout's jitter (tests). Default Math.random. */
-  random?: () => number;
-  clock?: Clock;
-  /** Recovered problems (reconnects, relists). Default: ignored. */
-  onWarning?: (message: string) => void;
-  /** Progress of `start`: called after each initial list (`listed` of `scopes`), for progress printers. */
-  onSyncProgress?: (listed: number, scopes: number) => void;
-}
-
-/** A kind the cache started or stopped holding after `start`. */
-export interface KindChange {
-  type: 'added' | 'dropped';
-  group: string;
-  kind: string;
-  /** Why a kind was dropped (one line). */
-  reason?: string;
-}
 
 export interface LiveCacheStats extends LoopStats {
   objects: number;
@@ -118,15 +51,6 @@ export interface LiveCacheStats extends LoopStats {
   syncMs: number | undefined;
 }
 
-/**
- * 'auto' namespace mode: up to this many namespaces are listed and watched one by one (a list and a watch
- * stream per type and namespace); more are listed cluster-wide once per type and filtered on the client.
- */
-export const PER_NAMESPACE_MAX = 4;
-
-/** 404s on a scope that discovery contradicts before its kind is dropped anyway (see `#notServed`). */
-export const STRAY_404_LIMIT = 3;
-
 export class LiveStateCache {
   readonly #options: LiveCacheOptions;
   readonly #store: LiveStore;
@@ -134,14 +58,8 @@ export class LiveStateCache {
   readonly #abort = new AbortController();
   readonly #scopes = new Map<string, Scope>();
   readonly #watches: Promise<void>[] = [];
-  /** Per kind ("group/Kind"): aborts that kind's lists and watches when it is dropped. */
-  readonly #kindAborts = new Map<string, AbortController>();
-  readonly #kindHandlers = new Set<(change: KindChange) => void>();
   readonly #lostHandlers = new Set<() => void>();
-  /** 404s per scope that discovery contradicted (the kind still served), this run. */
-  readonly #stray404s = new Map<string, number>();
-  /** Discovery refreshes started by dropped kinds, until they settle. */
-  readonly #refreshes = new Set<Promise<void>>();
+  readonly #kinds: KindLifecycle;
   #started = false;
   #synced: Promise<void> | undefined;
   #syncMs: number | undefined;
@@ -166,11 +84,22 @@ export class LiveStateCache {
       random: options.random ?? Math.random,
       stats: { lists: 0, listPages: 0, relists: 0, watchesOpened: 0, reconnects: 0, watchErrors: 0 },
       onWarning: (scope, message) => warn?.(`${scope.id}: ${message}`),
-      onGone: (scope, err) => this.#notServed(scope, err),
+      onGone: (scope, err) => this.#kinds.notServed(scope, err),
       onLostChange: () => {
         for (const h of [...this.#lostHandlers]) h();
       },
     };
+    this.#kinds = new KindLifecycle({
+      scopes: this.#scopes,
+      store: this.#store,
+      ctx: this.#ctx,
+      signal: this.#abort.signal,
+      watches: this.#watches,
+      options,
+      notifyLost: () => {
+        for (const h of [...this.#lostHandlers]) h();
+      },
+    });
   }
 
   /** Lists every scope (in parallel, bounded), then keeps watching; resolves when synced. */
@@ -192,150 +121,26 @@ export class LiveStateCache {
     const fresh = resources.filter((r) => !this.#hasResource(r));
     await raceAbort(this.#addScopes(fresh), signal);
     for (const r of fresh) {
-      if (this.#hasResource(r)) this.#emitKind({ type: 'added', group: r.group, kind: r.kind });
+      if (this.#hasResource(r)) this.#kinds.emitKind({ type: 'added', group: r.group, kind: r.kind });
     }
   }
 
   /**
-   * Stops holding a kind (see the header): ends its lists and watches, removes its objects (DELETED
+   * Stops holding a kind (live-cache-kinds.ts): ends its lists and watches, removes its objects (DELETED
    * events), refreshes discovery and tells `onKindChange` subscribers. False when the kind was not held.
    */
   dropKind(gk: { group: string; kind: string }, reason: string, opts: { refreshed?: boolean } = {}): boolean {
-    const id = groupKind(gk);
-    const scopes = [...this.#scopes.values()].filter(
-      (s) => s.info.group === gk.group && s.info.kind === gk.kind,
-    );
-    if (scopes.length === 0) return false;
-    for (const s of scopes) this.#scopes.delete(s.id);
-    // Waits on a lost watch of this kind hear that it is gone too (`lost` no longer answers for it).
-    if (scopes.some((s) => s.lost !== undefined)) for (const h of [...this.#lostHandlers]) h();
-    this.#kindAborts.get(id)?.abort(new Error(`${id}: dropped from the live cache`));
-    this.#kindAborts.delete(id);
-    this.#store.replace({ group: gk.group, kind: gk.kind }, []);
-    this.#options.onWarning?.(`${id}: dropped from the live cache: ${reason}`);
-    const discovery: Discovery | undefined = this.#options.discovery;
-    if (discovery && !opts.refreshed && !this.#abort.signal.aborted) {
-      const refresh = discovery.refresh(this.#abort.signal).then(
-        () => undefined,
-        (err: unknown) => {
-          if (!this.#abort.signal.aborted)
-            this.#options.onWarning?.(`discovery: failed to refresh after dropping ${id}: ${oneLine(err)}`);
-        },
-      );
-      this.#refreshes.add(refresh);
-      void refresh.finally(() => this.#refreshes.delete(refresh));
-    }
-    this.#emitKind({ type: 'dropped', group: gk.group, kind: gk.kind, reason });
-    return true;
-  }
-
-  /**
-   * A scope's list or watch answered 404 Not Found. Discovery is asked again first (the issue's order, and
-   * gitops-engine's: its cache re-reads the API resources): when it no longer serves the kind at the
-   * scope's version, the kind is dropped; when it still does, the 404 came from something else (a proxy,
-   * a kind's storage being rebuilt), so the scope is listed and watched again, with a warning, up to
-   * `STRAY_404_LIMIT` times in a run before the kind is dropped all the same. Without `discovery`, or when
-   * discovery cannot be read, the kind is dropped at once.
-   */
-  #notServed(scope: Scope, err: unknown): void {
-    const reason = oneLine(err);
-    const discovery: Discovery | undefined = this.#options.discovery;
-    if (!discovery || this.#abort.signal.aborted) {
-      this.dropKind(scope.info, reason);
-      return;
-    }
-    const { group, version, kind } = scope.info;
-    const check = discovery.refresh(this.#abort.signal).then(
-      (all) => {
-        if (this.#abort.signal.aborted || this.#scopes.get(scope.id) !== scope) return;
-        const served = all.some(
-          (r) => r.group === group && r.kind === kind && r.version === version && r.verbs.includes('watch'),
-        );
-        const strayKey = `${version}:${scope.id}`;
-        const strays = (this.#stray404s.get(strayKey) ?? 0) + 1;
-        if (!served || strays > STRAY_404_LIMIT) {
-          const why = served ? `${reason} (${strays} times, though discovery serves ${version})` : reason;
-          this.dropKind(scope.info, why, { refreshed: true });
-          return;
-        }
-        this.#stray404s.set(strayKey, strays);
-        this.#ctx.onWarning(
-          scope,
-          `${reason}, yet discovery still serves ${version}; listing and watching again`,
-        );
-        return this.#restartScope(scope);
-      },
-      (refreshErr: unknown) => {
-        if (this.#abort.signal.aborted) return;
-        this.#options.onWarning?.(
-          `discovery: failed to refresh after a 404 on ${scope.id}: ${oneLine(refreshErr)}`,
-        );
-        this.dropKind(scope.info, reason, { refreshed: true });
-      },
-    );
-    this.#refreshes.add(check);
-    void check.finally(() => this.#refreshes.delete(check));
-  }
-
-  /**
-   * Lists a scope again (after the reconnect delay), then watches it from that list. Resolves once the
-   * list is done (so `kindsSettled`, and `start` through it, wait for it); the watch goes on.
-   */
-  #restartScope(scope: Scope): Promise<void> {
-    const signal = this.#kindSignal(scope.info);
-    const listed = (async (): Promise<boolean> => {
-      try {
-        await sleep(this.#ctx.clock, this.#ctx.backoff.initialMs, signal);
-        this.#ctx.stats.relists++;
-        await listScope(this.#ctx, scope, signal);
-      } catch (err) {
-        if (signal.aborted) return false;
-        if (isNotFound(err)) {
-          this.#notServed(scope, err);
-          return false;
-        }
-        // The watch loop's own recovery takes over (a failed watch reconnects, a 410 relists).
-        this.#ctx.onWarning(scope, `relist failed: ${oneLine(err)}`);
-      }
-      return true;
-    })();
-    this.#watches.push(listed.then((watch) => (watch ? watchScope(this.#ctx, scope, signal) : undefined)));
-    return listed.then(() => undefined);
+    return this.#kinds.dropKind(gk, reason, opts);
   }
 
   /** Subscribes to kinds added (`addResources`) and dropped after start; returns the unsubscribe. */
   onKindChange(handler: (change: KindChange) => void): () => void {
-    this.#kindHandlers.add(handler);
-    return () => this.#kindHandlers.delete(handler);
+    return this.#kinds.onKindChange(handler);
   }
 
   /** Resolves once the discovery refreshes that dropped kinds started have settled. */
-  async kindsSettled(): Promise<void> {
-    while (this.#refreshes.size > 0) await Promise.all([...this.#refreshes]);
-  }
-
-  #emitKind(change: KindChange): void {
-    for (const h of [...this.#kindHandlers]) {
-      try {
-        h(change);
-      } catch (err) {
-        this.#options.onWarning?.(
-          `live cache kind subscriber failed on ${change.type} ${groupKind(change)}: ${oneLine(err)}`,
-        );
-      }
-    }
-  }
-
-  /** The signal of a kind's lists and watches: aborts when the cache stops or the kind is dropped. */
-  #kindSignal(info: ResourceInfo): AbortSignal {
-    const id = groupKind(info);
-    let ctl = this.#kindAborts.get(id);
-    if (!ctl) {
-      ctl = new AbortController();
-      setMaxListeners(0, ctl.signal);
-      this.#kindAborts.set(id, ctl);
-    }
-    return AbortSignal.any([this.#abort.signal, ctl.signal]);
+  kindsSettled(): Promise<void> {
+    return this.#kinds.kindsSettled();
   }
 
   /** Resolves once the initial lists are done (rejects with their error, or when `signal` aborts). */
@@ -419,59 +224,24 @@ export class LiveStateCache {
   }
 
   /**
-   * The live objects an app manages (gitops-engine `GetManagedLiveObjs`, spec §2.3), keyed by `formatKey`:
-   * every cached object without ownerReferences whose tracking names `app`, plus the live object of each
-   * target key even if untracked. This is the one place a comparison reads live state:
-   * - a target the cache covers comes from the cache;
-   * - a target the cache does not cover (kind resolved by `discovery`), or one that must be read at another
-   *   version than the cached one (`info` given: the target's own apiVersion), is fetched with one GET,
-   *   at most `MANAGED_LIVE_READS` in flight, never one awaited after another; the answer replaces what
-   *   the cache held for that key, and a 404 removes it.
-   * A kind the server does not serve, or a 404, means "absent" (not an error).
+   * The live objects an app manages, keyed by `formatKey` (live-cache-managed.ts): its tracked objects
+   * without ownerReferences plus each target's live object, read directly where the cache cannot answer.
    */
-  async managedLive(
+  managedLive(
     app: string,
     targets: ReadonlyArray<ResourceKey | ManagedTarget>,
     signal?: AbortSignal,
   ): Promise<Map<string, KubeObject>> {
-    const result = new Map<string, KubeObject>();
-    for (const obj of this.byApp(app)) {
-      if (!obj.metadata?.ownerReferences?.length) result.set(formatKey(keyOf(obj)), obj);
-    }
-    const reads: ManagedTarget[] = [];
-    for (const t of targets) {
-      const target: ManagedTarget = 'key' in t ? t : { key: t };
-      const id = formatKey(target.key);
-      if (target.info === undefined && (result.has(id) || this.covers(target.key))) {
-        const obj = result.get(id) ?? this.get(target.key);
-        if (obj) result.set(id, obj);
-        continue;
-      }
-      reads.push(target);
-    }
-    let next = 0;
-    const reader = async (): Promise<void> => {
-      for (let i = next++; i < reads.length; i = next++) {
-        const { key, info: given } = reads[i]!;
-        const id = formatKey(key);
-        const info = given ?? (await this.#options.discovery?.lookup(key, signal));
-        if (!info) continue;
-        try {
-          const obj = await this.#options.client.get(
-            info,
-            info.namespaced ? key.namespace : '',
-            key.name,
-            signal,
-          );
-          result.set(id, this.#transformFor(info)(obj));
-        } catch (err) {
-          if (!isNotFound(err)) throw err;
-          result.delete(id);
-        }
-      }
+    const o = this.#options;
+    const source = {
+      byApp: (name: string) => this.byApp(name),
+      covers: (key: ResourceKey) => this.covers(key),
+      get: (key: ResourceKey) => this.get(key),
+      client: o.client,
+      discovery: o.discovery,
+      transformFor: (gk: { group: string; kind: string }) => transformFor(o, gk),
     };
-    await Promise.all(Array.from({ length: Math.min(MANAGED_LIVE_READS, reads.length) }, reader));
-    return result;
+    return managedLive(source, app, targets, signal);
   }
 
   onEvent(handler: CacheEventHandler): () => void {
@@ -487,41 +257,7 @@ export class LiveStateCache {
     predicate: (obj: KubeObject | undefined) => boolean,
     signal?: AbortSignal,
   ): Promise<KubeObject | undefined> {
-    const now = this.get(key);
-    try {
-      if (predicate(now)) return Promise.resolve(now);
-    } catch (err) {
-      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
-    }
-    if (signal?.aborted) return Promise.reject(abortReason(signal));
-    const id = formatKey(key);
-    return new Promise((resolve, reject) => {
-      const settle = (): void => {
-        unsubscribe();
-        signal?.removeEventListener('abort', onAbort);
-      };
-      const onAbort = (): void => {
-        settle();
-        reject(abortReason(signal!));
-      };
-      const unsubscribe = this.onEvent((e: CacheEvent) => {
-        if (formatKey(e.key) !== id) return;
-        const current = e.type === 'DELETED' ? undefined : e.object;
-        let done: boolean;
-        try {
-          done = predicate(current);
-        } catch (err) {
-          // The wait that depends on this predicate fails with its error (the store never sees it).
-          settle();
-          reject(err instanceof Error ? err : new Error(String(err)));
-          return;
-        }
-        if (!done) return;
-        settle();
-        resolve(current);
-      });
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
+    return waitForObject(this, key, predicate, signal);
   }
 
   stats(): LiveCacheStats {
@@ -543,7 +279,7 @@ export class LiveStateCache {
     resources: ResourceInfo[],
     onListed?: (listed: number, scopes: number) => void,
   ): Promise<void> {
-    const scopes = resources.flatMap((r) => this.#scopesFor(r));
+    const scopes = resources.flatMap((r) => scopesFor(this.#options, r));
     let listed = 0;
     for (const s of scopes) this.#scopes.set(s.id, s);
     const stopped = this.#abort.signal;
@@ -555,13 +291,13 @@ export class LiveStateCache {
           onListed?.(++listed, scopes.length); // its kind was dropped meanwhile
           continue;
         }
-        const signal = this.#kindSignal(s.info);
+        const signal = this.#kinds.kindSignal(s.info);
         try {
           await listScope(this.#ctx, s, signal);
         } catch (err) {
           if (!stopped.aborted && (signal.aborted || isNotFound(err))) {
             // Not served (any more), unless discovery says otherwise: go on with the others.
-            if (!signal.aborted) this.#notServed(s, err);
+            if (!signal.aborted) this.#kinds.notServed(s, err);
             onListed?.(++listed, scopes.length);
             continue;
           }
@@ -592,49 +328,4 @@ export class LiveStateCache {
     await Promise.all(Array.from({ length: n }, lister));
     await this.kindsSettled();
   }
-
-  #transformFor(gk: { group: string; kind: string }): Transform {
-    const override = this.#options.byGroupKind?.[groupKind(gk)] ?? {};
-    const t = 'transform' in override ? override.transform : this.#options.transform;
-    return t === false ? identityTransform : (t ?? defaultTransform);
-  }
-
-  #scopesFor(info: ResourceInfo): Scope[] {
-    if (!info.verbs.includes('list') || !info.verbs.includes('watch')) return [];
-    const gk = groupKind(info);
-    const o = this.#options;
-    const override = o.byGroupKind?.[gk] ?? {};
-    const namespaces = 'namespaces' in override ? override.namespaces : o.namespaces;
-    const labelSelector = 'labelSelector' in override ? override.labelSelector : o.labelSelector;
-    const transform = this.#transformFor(info);
-    const base = { info, labelSelector, transform, resourceVersion: '' };
-    if (!info.namespaced || namespaces === undefined) {
-      return [{ ...base, id: `${gk}@*`, namespace: undefined, namespaces: undefined }];
-    }
-    const unique = [...new Set(namespaces)];
-    const mode = o.namespaceMode ?? 'auto';
-    if (mode === 'per-namespace' || (mode === 'auto' && unique.length <= PER_NAMESPACE_MAX)) {
-      return unique.map((ns) => ({ ...base, id: `${gk}@${ns}`, namespace: ns, namespaces: undefined }));
-    }
-    return [{ ...base, id: `${gk}@*`, namespace: undefined, namespaces: new Set(unique) }];
-  }
-}
-
-function raceAbort<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(abortReason(signal));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(abortReason(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
 }

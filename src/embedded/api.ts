@@ -26,7 +26,8 @@ import {
 } from './errors.js';
 import type { ApplyResult, TrackOptions } from './managed-fields.js';
 import { now, serverSideApply, trackUpdate } from './managed-fields.js';
-import { jsonPatch, mergePatch, strategicMergePatch } from './patch.js';
+import { jsonPatch, mergePatch } from './patch.js';
+import { strategicMergePatch } from './strategic-merge-patch.js';
 import type { ResourceRegistry } from './resources.js';
 import { CRD_GROUP, CRD_PLURAL } from './resources.js';
 import { parseFieldSelector, parseLabelSelector } from './selectors.js';

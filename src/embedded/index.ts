@@ -7,7 +7,7 @@
  * resourceVersion, uid, generation, status and scale subresources and Status errors (`api.ts`,
  * `scale.ts`, `validate.ts`); label/field selectors and limit/continue (`selectors.ts`, `list.ts`); watch
  * with bookmarks and 410 Gone (`watch.ts`, `store.ts`); merge, JSON and strategic merge patches
- * (`patch.ts`); server-side apply and managedFields (`managed-fields.ts`); defaults of built-in kinds and
+ * (`patch.ts`, `strategic-merge-patch.ts`); server-side apply and managedFields (`managed-fields.ts`); defaults of built-in kinds and
  * of custom resources from their CRD schema (`defaults.ts`); schema validation and pruning
  * (`validate.ts`, `field-validation.ts`); deletion with propagation, finalizers and namespaces (`delete.ts`, `namespace-controller.ts`); dry-run; Table
  * responses for kubectl (`table.ts`); kubectl create's protobuf bodies (`protobuf.ts`); `--data` files

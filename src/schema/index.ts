@@ -25,9 +25,10 @@
  *   lives on the definition.
  * - `factsOf(field)`: the field's `FieldFacts` (patch strategies, merge key, list type and map keys, map
  *   type, int-or-string).
- * - `validateObject(catalog, obj)` (validate.ts): what the API server would reject in an object (value
- *   types, base64 of `format: byte`, quantities, names and labels; CRD enum/required), by field path; the
- *   embedded server's answers and the diff's verdicts both come from it.
+ * - `validateObject(catalog, obj)` (validate.ts; name and label rules in validate-meta.ts, `SchemaViolation`
+ *   in violation.ts): what the API server would reject in an object (value types, base64 of `format: byte`,
+ *   quantities, names and labels; CRD enum/required), by field path; the embedded server's answers and the
+ *   diff's verdicts both come from it.
  * - quantity.ts: `resource.Quantity`'s grammar, once: `parseQuantity`/`canonicalQuantity` (the diff's
  *   `1000m` = `1`) and `quantityError` (what ParseQuantity refuses, as the server words it).
  *
@@ -395,17 +396,16 @@ export { applyDefaults, DEFAULTS, defaultPullPolicy, ruleFieldPath, rulesFor } f
 export type { DefaultRule } from './defaults.js';
 export { knownTypeSchema, listItemKey, listShapeAt, listShapeOf, schemaLookup } from './lookup.js';
 export type { KindSchema, KnownTypeField, ListShape, SchemaLookup } from './lookup.js';
+export { base64ErrorOffset, validateObject } from './validate.js';
 export {
-  base64ErrorOffset,
-  formatViolation,
   isDNS1035Label,
   isDNS1123Label,
   isDNS1123Subdomain,
   metadataViolations,
   nameMessages,
-  validateObject,
-} from './validate.js';
-export type { SchemaViolation, ViolationReason } from './validate.js';
+} from './validate-meta.js';
+export { formatViolation } from './violation.js';
+export type { SchemaViolation, ViolationReason } from './violation.js';
 
 let shared: SchemaCatalog | undefined;
 

@@ -14,7 +14,7 @@ import type { Json, JsonMap } from '../common/index.js';
 import { applyDefaults as applySchemaDefaults, refName, rulesFor } from './defaults.js';
 import type { FieldFacts, Schema, SchemaCatalog } from './index.js';
 import { validateObject } from './validate.js';
-import type { SchemaViolation } from './validate.js';
+import type { SchemaViolation } from './violation.js';
 
 /** How server-side apply identifies the items of a list (structured-merge-diff's schema reading). */
 export type ListShape =

@@ -5,7 +5,8 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { jsonPatch, mergePatch, strategicMergePatch as smp } from '../../src/embedded/patch.js';
+import { jsonPatch, mergePatch } from '../../src/embedded/patch.js';
+import { strategicMergePatch as smp } from '../../src/embedded/strategic-merge-patch.js';
 import { builtinCatalog } from '../../src/schema/index.js';
 import type { Json } from '../../src/embedded/types.js';
 import { api, useEmbeddedCluster } from '../support/embedded.js';
