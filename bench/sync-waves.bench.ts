@@ -19,7 +19,7 @@ import { Run } from '../src/controller/index.js';
 import { startEmbeddedCluster } from '../src/embedded/index.js';
 import type { EmbeddedCluster } from '../src/embedded/index.js';
 import { createSourceService } from '../src/source/index.js';
-import { runOperation } from '../src/sync/index.js';
+import { defaultSyncOperation } from './sync-operation.js';
 
 const WRITES = /^(create|update|patch|delete) /;
 
@@ -127,20 +127,7 @@ export default async function bench(): Promise<BenchRow[]> {
       kubeconfig,
       diffText: false,
       discovery: { cacheDir: join(cacheRoot, 'discovery') },
-      operation: (a, rec, signal) =>
-        runOperation(
-          { name: a.name, syncOptions: a.syncPolicy.options },
-          rec,
-          {
-            prune: false,
-            dryRun: false,
-            allowEmpty: false,
-            strategy: 'hook',
-            resources: [],
-            syncOptions: {},
-          },
-          signal,
-        ),
+      operation: defaultSyncOperation,
     }).run();
     const ms = performance.now() - t0;
     await source.close();

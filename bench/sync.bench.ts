@@ -26,7 +26,7 @@ import { Run } from '../src/controller/index.js';
 import { startEmbeddedCluster } from '../src/embedded/index.js';
 import type { EmbeddedCluster } from '../src/embedded/index.js';
 import { createSourceService } from '../src/source/index.js';
-import { runOperation } from '../src/sync/index.js';
+import { defaultSyncOperation } from './sync-operation.js';
 
 const APPS = 50;
 const PER_APP = 20;
@@ -71,20 +71,7 @@ export default async function bench(): Promise<BenchRow[]> {
       // As `kubectl gitops sync` runs it (src/commands/sync.ts): sync reports print no diff text.
       diffText: false,
       discovery: { cacheDir: join(cacheRoot, 'discovery') },
-      operation: (app, rec, signal) =>
-        runOperation(
-          { name: app.name, syncOptions: app.syncPolicy.options },
-          rec,
-          {
-            prune: false,
-            dryRun: false,
-            allowEmpty: false,
-            strategy: 'hook',
-            resources: [],
-            syncOptions: {},
-          },
-          signal,
-        ),
+      operation: defaultSyncOperation,
     }).run();
     const ms = performance.now() - t0;
     await source.close();
