@@ -135,6 +135,8 @@ export interface StatsSnapshot {
   byVerbResource: Record<string, number>;
 }
 
+const WRITE_VERBS = ['create', 'update', 'patch', 'delete', 'deletecollection'];
+
 export class RequestStats {
   private totalCount = 0;
   private readonly verbs = new Map<string, number>();
@@ -152,6 +154,14 @@ export class RequestStats {
   count(verb: string, resource?: string): number {
     if (resource === undefined) return this.verbs.get(verb) ?? 0;
     return this.pairs.get(`${verb} ${resource}`) ?? 0;
+  }
+
+  /**
+   * Write requests (create, update, patch, delete, deletecollection; dry runs included) since the last
+   * reset: what "a refused sync writes nothing" is checked against.
+   */
+  writes(): number {
+    return WRITE_VERBS.reduce((n, verb) => n + this.count(verb), 0);
   }
 
   /** @internal Called by the router once per request. */

@@ -48,11 +48,7 @@ const appProject = (name: string, spec: object): KubeObject => ({
   spec,
 });
 
-const writes = (fx: EmbeddedFixture): number =>
-  ['create', 'update', 'patch', 'delete', 'deletecollection'].reduce(
-    (n, v) => n + fx.cluster.stats.count(v),
-    0,
-  );
+const writes = (fx: EmbeddedFixture): number => fx.cluster.stats.writes();
 
 interface JsonReport {
   apps: Array<{ name: string; phase?: string; sync?: string; error?: string }>;

@@ -39,11 +39,7 @@ const CM: ResourceInfo = {
   namespaced: true,
   verbs: [],
 };
-const writes = (fx: ReturnType<typeof useEmbeddedCluster>): number =>
-  ['create', 'update', 'patch', 'delete', 'deletecollection'].reduce(
-    (n, v) => n + fx.cluster.stats.count(v),
-    0,
-  );
+const writes = (fx: ReturnType<typeof useEmbeddedCluster>): number => fx.cluster.stats.writes();
 
 describe('AppProjects in the refresh and the sync (embedded API server)', () => {
   const fx = useEmbeddedCluster();

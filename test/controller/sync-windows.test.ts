@@ -40,9 +40,7 @@ const CM: ResourceInfo = {
   namespaced: true,
   verbs: [],
 };
-const WRITE_VERBS = ['create', 'update', 'patch', 'delete', 'deletecollection'];
-const writes = (fx: ReturnType<typeof useEmbeddedCluster>): number =>
-  WRITE_VERBS.reduce((n, v) => n + fx.cluster.stats.count(v), 0);
+const writes = (fx: ReturnType<typeof useEmbeddedCluster>): number => fx.cluster.stats.writes();
 
 describe('sync windows in the sync and the refresh (embedded API server)', () => {
   const fx = useEmbeddedCluster();
