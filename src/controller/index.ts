@@ -55,3 +55,4 @@ export {
 export type { Exclusion, FilteredResource } from './exclusions.js';
 export { appServerSideDiff, SERVER_SIDE_DIFF_MANAGER } from './server-side.js';
 export type * from './types.js';
+export type * from './loop-types.js';
