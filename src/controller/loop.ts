@@ -369,7 +369,8 @@ export class Loop implements ReconcileLoop {
       const key = got.key;
       const entry = this.#entries.get(key);
       try {
-        if (!entry || !entry.operation) continue;
+        // After shutdown the queue still hands out waiting keys: none of them starts.
+        if (!entry || !entry.operation || this.#stopping) continue;
         if (!this.#owns(entry.app)) {
           this.#o.onWarning?.(
             `app "${entry.app.name}": operation dropped: the app is no longer this controller's`,
@@ -400,6 +401,7 @@ export class Loop implements ReconcileLoop {
       onWarning: o.onWarning,
       requestRefresh: (key, level, reason, afterMs) => this.requestRefresh(key, level, reason, afterMs),
       operationQueue: this.#operationQueue,
+      stopping: () => this.#stopping,
       current: (entry) => this.#entries.get(entry.key) === entry,
       indexResources: (entry, comparison) => {
         const context = this.#clusters?.contextOf(entry.app);
