@@ -8,7 +8,8 @@
  *   An app read from a cluster brings its last operation (`status.operationState`, loop-state.ts).
  * - Two queues (src/queue, client-go semantics: an app is never processed twice at once, adds during
  *   processing coalesce; refresh requests keep the highest level): refresh (`statusProcessors` workers,
- *   default 4) and operation (`operationProcessors`, default 2); processors in loop-process.ts.
+ *   default 4) and operation (`operationProcessors`, default 2); workers in loop-workers.ts, processors in
+ *   loop-process.ts (auto-sync: autosync.ts), options in loop-options.ts.
  * - Triggers: the resync timer per app (`appResyncMs` + up to `appResyncJitterMs`, after every refresh:
  *   Argo CD's `timeout.reconciliation` and its jitter; 0 turns it off), live-cache events on the app's
  *   objects (loop-live.ts, level 1, batched), and `requestRefresh` (Git poller, file watcher, Application
@@ -27,7 +28,7 @@
 import type { Application } from '../apps/index.js';
 import { instanceName } from '../apps/index.js';
 import type { ProjectSet } from '../apps/index.js';
-import { isRetryable, loadKubeConfig } from '../cluster/index.js';
+import { loadKubeConfig } from '../cluster/index.js';
 import {
   DEFAULT_ARGOCD_NAMESPACE,
   DEFAULT_OPERATION_PROCESSORS,
@@ -42,8 +43,9 @@ import { DEFAULT_SELF_HEAL_BACKOFF } from './autosync.js';
 import { sharedClusterOptions } from './cluster-options.js';
 import { LoopClusters } from './loop-clusters.js';
 import { AppIndex, LiveRouter, resourceIndexKey } from './loop-live.js';
-import { operateEntry, refreshEntry } from './loop-process.js';
 import type { LoopCore } from './loop-process.js';
+import { operationWorker, refreshWorker } from './loop-workers.js';
+import type { WorkerContext } from './loop-workers.js';
 import { lastOperationOf, maxRefresh } from './loop-state.js';
 import type { LoopEntry } from './loop-state.js';
 import type {
@@ -54,7 +56,6 @@ import type {
   ReconcileLoop,
   RefreshReason,
 } from './loop-types.js';
-import { appError, MAX_TRANSIENT_RETRIES } from './processors.js';
 import { StateManager } from './state.js';
 import {
   DEFAULT_APP_RESYNC_JITTER_MS,
@@ -272,9 +273,17 @@ export class Loop implements ReconcileLoop {
       const core = this.#core();
       const statusWorkers = Math.max(1, o.statusProcessors ?? DEFAULT_STATUS_PROCESSORS);
       const operationWorkers = Math.max(1, o.operationProcessors ?? DEFAULT_OPERATION_PROCESSORS);
+      const workers: WorkerContext = {
+        core,
+        entry: (key) => this.#entries.get(key),
+        owns: (app) => this.#owns(app),
+        refreshSignal: this.#refreshAbort.signal,
+        operationSignal: this.#operationAbort.signal,
+        scheduleResync: (entry) => this.#scheduleResync(entry),
+      };
       this.#workers = Promise.all([
-        ...Array.from({ length: statusWorkers }, () => this.#refreshWorker(core)),
-        ...Array.from({ length: operationWorkers }, () => this.#operationWorker(core)),
+        ...Array.from({ length: statusWorkers }, () => refreshWorker(workers, this.#refreshQueue)),
+        ...Array.from({ length: operationWorkers }, () => operationWorker(workers, this.#operationQueue)),
       ]).then(() => undefined);
       await this.#workers;
       await this.#shutdown;
@@ -315,77 +324,6 @@ export class Loop implements ReconcileLoop {
   }
 
   // ---- workers ----
-
-  async #refreshWorker(core: LoopCore): Promise<void> {
-    const queue = this.#refreshQueue;
-    for (;;) {
-      const got = await queue.get();
-      if (got.shutdown) return;
-      const key = got.key;
-      const entry = this.#entries.get(key);
-      try {
-        if (!entry || this.#stopping || !this.#owns(entry.app)) continue;
-        const request = entry.pending ?? { level: 2 as const, reason: 'resync' as const };
-        entry.pending = undefined;
-        if (entry.executing) {
-          entry.deferred = maxRefresh(entry.deferred, request); // the operation's end refreshes
-          continue;
-        }
-        try {
-          await refreshEntry(core, entry, request, this.#refreshAbort.signal);
-          queue.forget(key);
-        } catch (err) {
-          if (this.#stopping) continue;
-          entry.state.error = appError(entry.app, err);
-          this.#emit({
-            type: 'refreshed',
-            app: entry.app.name,
-            key,
-            reason: request.reason,
-            level: request.level,
-            durationMs: 0,
-            error: entry.state.error.message,
-          });
-          if (isRetryable(err) && queue.numRequeues(key) < MAX_TRANSIENT_RETRIES) {
-            this.#o.onWarning?.(`app "${entry.app.name}": ${oneLine(err)}; retrying`);
-            entry.pending = maxRefresh(entry.pending, request);
-            queue.addRateLimited(key);
-            continue;
-          }
-          queue.forget(key);
-        }
-        if (this.#entries.get(key) === entry) this.#scheduleResync(entry);
-      } finally {
-        queue.done(key);
-      }
-    }
-  }
-
-  async #operationWorker(core: LoopCore): Promise<void> {
-    const queue = this.#operationQueue;
-    for (;;) {
-      const got = await queue.get();
-      if (got.shutdown) return;
-      const key = got.key;
-      const entry = this.#entries.get(key);
-      try {
-        // After shutdown the queue still hands out waiting keys: none of them starts.
-        if (!entry || !entry.operation || this.#stopping) continue;
-        if (!this.#owns(entry.app)) {
-          this.#o.onWarning?.(
-            `app "${entry.app.name}": operation dropped: the app is no longer this controller's`,
-          );
-          entry.operation = undefined;
-          continue;
-        }
-        await operateEntry(core, entry, this.#operationAbort.signal);
-      } catch (err) {
-        this.#o.onWarning?.(`app "${entry?.app.name ?? key}": ${oneLine(err)}`);
-      } finally {
-        queue.done(key);
-      }
-    }
-  }
 
   #core(): LoopCore {
     const o = this.#o;
