@@ -95,7 +95,8 @@ export async function refreshEntry(
   const comparison = toReport(reconciliation);
   state.comparison = comparison;
   delete state.error;
-  state.reconciledAt = iso(core.wallClock());
+  // Argo CD sets reconciledAt on a first refresh and on those at level >= 2 (processAppRefreshQueueItem).
+  if (!state.reconciledAt || request.level >= 2) state.reconciledAt = iso(core.wallClock());
   core.indexResources(entry, comparison);
   core.emit({
     type: 'refreshed',

@@ -23,7 +23,8 @@ export interface WorkerContext {
   owns: (app: Application) => boolean;
   refreshSignal: AbortSignal;
   operationSignal: AbortSignal;
-  scheduleResync: (entry: LoopEntry) => void;
+  /** After a refresh at `level`: the next resync (a level-1 refresh keeps a pending one). */
+  scheduleResync: (entry: LoopEntry, level: number) => void;
 }
 
 export async function refreshWorker(w: WorkerContext, queue: RateLimitingQueue<string>): Promise<void> {
@@ -65,7 +66,7 @@ export async function refreshWorker(w: WorkerContext, queue: RateLimitingQueue<s
         }
         queue.forget(key);
       }
-      if (w.entry(key) === entry) w.scheduleResync(entry);
+      if (w.entry(key) === entry) w.scheduleResync(entry, request.level);
     } finally {
       queue.done(key);
     }

@@ -194,6 +194,7 @@ export class Loop implements ReconcileLoop {
   /** A new sharding filter: every app is refreshed (newly owned ones start, others stop at their next turn). */
   setOwnership(ownsApp: (app: Application) => boolean): void {
     this.#owns = ownsApp;
+    this.#clusters?.rescope();
     for (const key of this.#entries.keys()) this.requestRefresh(key, 2, 'requested');
   }
 
@@ -247,7 +248,7 @@ export class Loop implements ReconcileLoop {
         run: o,
         argocdNamespace: this.#ns,
         kubeConfig,
-        apps: () => [...this.#entries.values()].map((e) => e.app),
+        apps: () => [...this.#entries.values()].filter((e) => this.#owns(e.app)).map((e) => e.app),
         shared,
         router,
         stopping: () => this.#stopping,
@@ -279,7 +280,7 @@ export class Loop implements ReconcileLoop {
         owns: (app) => this.#owns(app),
         refreshSignal: this.#refreshAbort.signal,
         operationSignal: this.#operationAbort.signal,
-        scheduleResync: (entry) => this.#scheduleResync(entry),
+        scheduleResync: (entry, level) => this.#scheduleResync(entry, level),
       };
       this.#workers = Promise.all([
         ...Array.from({ length: statusWorkers }, () => refreshWorker(workers, this.#refreshQueue)),
@@ -363,7 +364,9 @@ export class Loop implements ReconcileLoop {
     }
   }
 
-  #scheduleResync(entry: LoopEntry): void {
+  /** Argo CD's comparison expiry counts from the last refresh at level >= 2 (its `reconciledAt`). */
+  #scheduleResync(entry: LoopEntry, level: number): void {
+    if (level < 2 && entry.resyncTimer !== undefined) return;
     this.#clearResync(entry);
     const every = this.#o.appResyncMs ?? DEFAULT_APP_RESYNC_MS;
     if (every <= 0 || this.#stopping) return;
