@@ -182,6 +182,21 @@ export class LoopClusters {
     void this.pool.rescope().then((closed) => closed.length > 0 && this.#o.onRescoped(closed));
   }
 
+  /**
+   * `<cluster>|<namespace>` → keys of the apps whose AppProject watches orphaned resources there (Argo
+   * CD's orphanedIndex: the project sets `orphanedResources`; indexed by destination namespace).
+   */
+  orphanWatchers(entries: Iterable<{ key: string; app: Application }>): Map<string, string[]> {
+    const map = new Map<string, string[]>();
+    for (const e of entries) {
+      const context = this.contextOf(e.app);
+      if (context === undefined || this.projectOf(e.app)?.project.orphanedResources === undefined) continue;
+      const k = `${context}|${e.app.destination.namespace}`;
+      map.set(k, [...(map.get(k) ?? []), e.key]);
+    }
+    return map;
+  }
+
   forget(app: Application): void {
     this.dest.contextOf.delete(app);
     this.dest.projectOf.delete(app);

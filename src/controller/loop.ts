@@ -42,7 +42,7 @@ import { repoKey } from '../source/index.js';
 import { DEFAULT_SELF_HEAL_BACKOFF } from './autosync.js';
 import { sharedClusterOptions } from './cluster-options.js';
 import { LoopClusters } from './loop-clusters.js';
-import { AppIndex, LiveRouter, resourceIndexKey } from './loop-live.js';
+import { AppIndex, isApplicationItself, LiveRouter, resourceIndexKey } from './loop-live.js';
 import type { LoopCore } from './loop-process.js';
 import { operationWorker, refreshWorker } from './loop-workers.js';
 import type { WorkerContext } from './loop-workers.js';
@@ -93,6 +93,8 @@ export class Loop implements ReconcileLoop {
   #router: LiveRouter | undefined;
   readonly #index = new AppIndex();
   readonly #timers = new Set<unknown>();
+  /** `<cluster>|<namespace>` → apps whose project watches orphaned resources there; rebuilt after changes. */
+  #orphans: Map<string, string[]> | undefined;
 
   constructor(options: LoopOptions) {
     this.#o = options;
@@ -107,6 +109,7 @@ export class Loop implements ReconcileLoop {
   // ---- the door (ReconcileLoop) ----
 
   upsertApp(app: Application): void {
+    this.#orphans = undefined;
     const key = keyOf(app, this.#ns);
     const entry = this.#entries.get(key);
     if (!entry) {
@@ -139,6 +142,7 @@ export class Loop implements ReconcileLoop {
     const entry = this.#entries.get(key);
     if (!entry) return;
     this.#entries.delete(key);
+    this.#orphans = undefined;
     this.#clearResync(entry);
     this.#index.remove(key, instanceName(entry.app, this.#ns));
     this.#clusters?.forget(entry.app);
@@ -194,6 +198,7 @@ export class Loop implements ReconcileLoop {
   /** A new sharding filter: every app is refreshed (newly owned ones start, others stop at their next turn). */
   setOwnership(ownsApp: (app: Application) => boolean): void {
     this.#owns = ownsApp;
+    this.#orphans = undefined;
     this.#clusters?.rescope();
     for (const key of this.#entries.keys()) this.requestRefresh(key, 2, 'requested');
   }
@@ -204,6 +209,7 @@ export class Loop implements ReconcileLoop {
     const clusters = this.#clusters;
     if (!clusters) return;
     await clusters.scopeProjects(projects);
+    this.#orphans = undefined;
     for (const entry of this.#entries.values()) {
       clusters.forget(entry.app);
       entry.report = clusters.setUp(entry.app, false);
@@ -240,6 +246,8 @@ export class Loop implements ReconcileLoop {
         batchMs: o.eventBatchMs ?? DEFAULT_EVENT_BATCH_MS,
         keyOfInstance: (instance) => this.#index.keyOfInstance(instance),
         keysOfResource: (k) => this.#index.keysOfResource(k),
+        orphanWatchers: (cluster, namespace) => this.#orphanWatchers().get(`${cluster}|${namespace}`) ?? [],
+        isSelf: (appKey, k) => isApplicationItself(this.#entries.get(appKey)?.app, this.#ns, k),
         flush: (keys) => {
           for (const key of keys) this.requestRefresh(key, 1, 'drift');
         },
@@ -271,6 +279,7 @@ export class Loop implements ReconcileLoop {
       this.#router = router;
       this.#clusters = clusters;
       for (const entry of this.#entries.values()) entry.report = clusters.setUp(entry.app, false);
+      this.#orphans = undefined;
       const core = this.#core();
       const statusWorkers = Math.max(1, o.statusProcessors ?? DEFAULT_STATUS_PROCESSORS);
       const operationWorkers = Math.max(1, o.operationProcessors ?? DEFAULT_OPERATION_PROCESSORS);
@@ -377,6 +386,13 @@ export class Loop implements ReconcileLoop {
       entry.resyncTimer = undefined;
       this.requestRefresh(entry.key, 2, 'resync');
     }, every + jitter);
+  }
+
+  #orphanWatchers(): Map<string, string[]> {
+    this.#orphans ??= this.#clusters?.orphanWatchers(
+      [...this.#entries.values()].filter((e) => this.#owns(e.app)),
+    );
+    return this.#orphans ?? new Map();
   }
 
   #clearResync(entry: LoopEntry): void {
