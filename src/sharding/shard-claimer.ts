@@ -24,6 +24,9 @@
  * - Two controllers creating the ConfigMap at once: the loser's create gets 409 AlreadyExists, which Argo CD
  *   does not count as a conflict, so its controller exits. Here it counts as a conflict and the next attempt
  *   reads the ConfigMap the winner created.
+ * - A conflict on the 4th start-up run makes Argo CD's controller exit (errors.CheckError on the last error),
+ *   which two pods starting together hit often. Here start-up runs go on while they conflict
+ *   (MAX_STARTUP_CLAIM_RUNS in all).
  * - A changed replica count is reported (`onShardChange`) so the distribution is recomputed with it; Argo
  *   CD's controller keeps the count it started with (argoproj/argo-cd#24520, fix proposed in #24531), which
  *   leaves clusters unmanaged or managed twice after a scale.
@@ -31,7 +34,7 @@
  * Runs never overlap: a heartbeat and a readiness call that meet share one run queue.
  */
 import { hostname } from 'node:os';
-import { isConflict, type KubeClient, type KubeObject } from '../cluster/index.js';
+import { isConflict, type ApiError, type KubeClient, type KubeObject } from '../cluster/index.js';
 import { ExitCode, GitopsError, oneLine, realClock, UsageError, type Clock } from '../common/index.js';
 import { claimShard, initialShardMapping, type ClaimHow } from './claim-procedure.js';
 import { CONFIGMAPS, DEPLOYMENTS, getOrUndefined, specReplicas } from './claim-kube.js';
@@ -46,6 +49,11 @@ import {
 
 /** Argo CD's startup loop: `for i := 0; i <= common.AppControllerHeartbeatUpdateRetryCount; i++` (3). */
 export const STARTUP_CLAIM_RUNS = 4;
+/**
+ * Deviation: Argo CD exits when the 4th run conflicts; here runs go on while they conflict, up to this many
+ * in all (each conflict means another controller's write went through, so a few more runs settle it).
+ */
+export const MAX_STARTUP_CLAIM_RUNS = 32;
 
 /** Where the replica count R comes from. */
 export type ReplicasSource = number | { deployment: string };
@@ -245,7 +253,7 @@ export class ShardClaimer {
       let how: ClaimState['how'] = 'start';
       if (replicas > 1) {
         let failure: unknown;
-        for (let i = 0; i < STARTUP_CLAIM_RUNS; i++) {
+        for (let i = 0; i < STARTUP_CLAIM_RUNS || (isConflict(failure) && i < MAX_STARTUP_CLAIM_RUNS); i++) {
           try {
             // Quirk (GetClusterSharding): each run is given the previous run's result as the requested
             // shard, and a failed run's result is -1, so after a conflict the requested shard is forgotten
@@ -258,13 +266,12 @@ export class ShardClaimer {
             if (!isConflict(err)) break;
           }
         }
-        // Quirk: a conflict on the 4th run is fatal too (errors.CheckError on the last error).
         if (failure !== undefined) {
-          if (failure instanceof GitopsError && !isConflict(failure)) throw failure;
-          throw new GitopsError(`failed to claim a shard: ${oneLine(failure)}`, {
-            subject: this.#subject,
-            cause: failure,
-          });
+          if (!isConflict(failure)) throw failure;
+          throw new GitopsError(
+            `failed to claim a shard: ${MAX_STARTUP_CLAIM_RUNS} runs in a row ended in a conflict: ${(failure as ApiError).detail}`,
+            { subject: this.#subject, cause: failure },
+          );
         }
       } else {
         shard = 0; // "Processing all cluster shards": nothing is claimed with R <= 1.
