@@ -86,9 +86,11 @@ function parseGoTime(text: string, where: string): number {
   return ms;
 }
 
-/** Go's encoding/json matches object keys to struct fields exactly first, then case-insensitively. */
+/**
+ * Go's encoding/json maps every key that equals a field name, exactly or ignoring case, to that field, in
+ * the order the keys come: the last such key wins.
+ */
 function field(obj: Record<string, unknown>, name: string): unknown {
-  if (Object.hasOwn(obj, name)) return obj[name];
   let found: unknown;
   const lower = name.toLowerCase();
   for (const [k, v] of Object.entries(obj)) if (k.toLowerCase() === lower) found = v;

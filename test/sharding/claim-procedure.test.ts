@@ -97,6 +97,15 @@ describe('the ConfigMap is missing (generateDefaultShardMappingCM)', () => {
   });
 });
 
+describe('decoding as json.Unmarshal does', () => {
+  it('keys differing only in case set the same field; the last one wins', () => {
+    assert.deepEqual(
+      decodeShardMapping('[{"ShardNumber":2,"shardNUMBER":1,"controllername":"x","ControllerName":"y"}]'),
+      [{ shardNumber: 1, controllerName: 'y', heartbeatMs: null }],
+    );
+  });
+});
+
 describe('values json.Unmarshal rejects', () => {
   for (const c of vectors.decodeErrors) {
     it(c.name, () => {
