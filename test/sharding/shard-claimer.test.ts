@@ -412,6 +412,31 @@ describe('ShardClaimer (embedded API server, fake clock)', () => {
     await guard(0, BASE + 31_000); // stale
   });
 
+  it('a value Argo CD cannot decode fails the claim with one line naming the ConfigMap', async () => {
+    await api(fx.cluster, 'POST', `/api/v1/namespaces/${NS}/configmaps`, {
+      metadata: { name: SHARD_CONFIGMAP },
+      data: {
+        shardControllerMapping: '[{"ShardNumber":0,"ControllerName":"a","HeartbeatTime":"yesterday"}]',
+      },
+    });
+    await assert.rejects(claimer('ctl-a').start(), {
+      message: `configmap ${NS}/${SHARD_CONFIGMAP}: failed to read shardControllerMapping: [0].HeartbeatTime: parsing time "yesterday" as RFC 3339 failed (Argo CD's controller fails on it too; fix or delete the ConfigMap)`,
+    });
+  });
+
+  it('stop(): no more heartbeats, the claim is left to turn stale', async () => {
+    const a = claimer('ctl-a');
+    await a.start();
+    await a.stop();
+    const writes = fx.cluster.stats.writes();
+    await tick(40);
+    assert.equal(fx.cluster.stats.writes(), writes);
+    assert.deepEqual(await mapping(), [
+      [0, 'ctl-a', 0],
+      [1, '', null],
+    ]);
+  });
+
   it('flags: --replicas-from, --shard and the heartbeat period are checked', () => {
     assert.deepEqual(parseReplicasFrom('deploy/x'), { deployment: 'x' });
     assert.throws(() => parseReplicasFrom('statefulset/x'), /flag --replicas-from: failed to parse/);
