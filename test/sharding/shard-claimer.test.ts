@@ -11,6 +11,7 @@ import { connect, type ClusterConnection, type KubeClient } from '../../src/clus
 import type { GitopsError } from '../../src/common/index.js';
 import { FakeClock } from '../../src/common/index.js';
 import {
+  shardOwnership,
   checkStart,
   decodeShardMapping,
   SHARD_CONFIGMAP,
@@ -410,6 +411,37 @@ describe('ShardClaimer (embedded API server, fake clock)', () => {
     await assert.rejects(guard(0, BASE + 30_000), /failed to claim shard 0: controller ctl-a holds it/);
     await guard(1, BASE); // entry 1 is free
     await guard(0, BASE + 31_000); // stale
+  });
+
+  it("clusters follow the claims: two controllers split them, a replacement takes the dead one's over", async () => {
+    const b64 = (x: string) => Buffer.from(x).toString('base64');
+    const secrets = ['1', '2', '3', '4'].map((uid) => ({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: `c${uid}`, uid, labels: { 'argocd.argoproj.io/secret-type': 'cluster' } },
+      data: { server: b64(`https://c${uid}.example`) },
+    }));
+    const owned = (x: ShardClaimer) =>
+      shardOwnership({
+        shard: x.state().shard,
+        replicas: x.state().replicas,
+        algorithm: 'legacy',
+        clusterSecrets: secrets,
+        applications: [],
+        inClusterEnabled: false,
+      }).ownedServers;
+    const a = claimer('ctl-a');
+    const b = claimer('ctl-b');
+    await startStaggered(a, b);
+    // Legacy, R = 2 (FNV-1a of the UID mod 2): IDs 1 and 3 on shard 0, 2 and 4 on shard 1.
+    assert.deepEqual(owned(a), ['https://c1.example', 'https://c3.example']);
+    assert.deepEqual(owned(b), ['https://c2.example', 'https://c4.example']);
+    await b.stop();
+    const c = claimer('ctl-c');
+    await c.start();
+    assert.deepEqual(owned(c), []);
+    await tick(30);
+    assert.deepEqual(owned(c), ['https://c2.example', 'https://c4.example']);
   });
 
   it('a value Argo CD cannot decode fails the claim with one line naming the ConfigMap', async () => {
