@@ -38,6 +38,7 @@ import {
 } from '../common/index.js';
 import type { Clock } from '../common/index.js';
 import { RateLimitingQueue } from '../queue/index.js';
+import type { QueueMetrics } from '../queue/index.js';
 import { repoKey } from '../source/index.js';
 import { DEFAULT_SELF_HEAL_BACKOFF } from './autosync.js';
 import { sharedClusterOptions } from './cluster-options.js';
@@ -196,6 +197,11 @@ export class Loop implements ReconcileLoop {
 
   states(): AppLoopState[] {
     return [...this.#entries.values()].map((e) => e.state);
+  }
+
+  /** The refresh and operation queues' counters (depth, adds, retries, processing times), for metrics. */
+  queueMetrics(): QueueMetrics[] {
+    return [this.#refreshQueue.metrics(), this.#operationQueue.metrics()];
   }
 
   /** A new sharding filter: every app is refreshed (newly owned ones start, others stop at their next turn). */
