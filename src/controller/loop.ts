@@ -65,6 +65,9 @@ import {
 } from './loop-options.js';
 import type { LoopOptions } from './loop-options.js';
 
+// Kept where the first version had it (branches importing it from here).
+export type { LoopOptions } from './loop-options.js';
+
 const keyOf = (app: Application, argocdNamespace: string): string =>
   `${app.namespace ?? argocdNamespace}/${app.name}`;
 
