@@ -30,7 +30,7 @@ import {
 } from '../util/yaml-docs.js';
 import { isApplicationSet } from './appset/expand.js';
 import { parseApplication } from './parse.js';
-import { mayHold, type Prescan } from './prescan.js';
+import { mayHold, mentionsApps, type Prescan } from './prescan.js';
 import { matchesName } from './select.js';
 import { argoCdStringField } from './string-fields.js';
 import type { Application } from './types.js';
@@ -101,17 +101,18 @@ const SLICE_MS = 8;
 async function* readInOrder(
   files: readonly string[],
   scan: Prescan | undefined,
-): AsyncGenerator<{ file: string; docs: SourcedObject[] | undefined }, void, undefined> {
+): AsyncGenerator<{ file: string; docs: SourcedObject[] | undefined; mentions?: boolean }, void, undefined> {
   let slice = performance.now();
   for (const file of files) {
-    let docs: SourcedObject[] | undefined;
-    if (file === '-') docs = await readKubeObjects(file, argoCdStringField);
+    if (file === '-') yield { file, docs: await readKubeObjects(file, argoCdStringField) };
     else {
       const text = readTextSync(file);
-      // With a pre-scan, a file that cannot hold a named app (nor an ApplicationSet or AppProject) is left.
-      docs = !scan || mayHold(text, scan) ? parseKubeText(text, file, argoCdStringField).objects : undefined;
+      // With a pre-scan, a file that cannot hold a named app (nor an ApplicationSet or AppProject) is left,
+      // saying whether it mentions Applications at all (prescan.ts `mentionsApps`).
+      if (!scan || mayHold(text, scan))
+        yield { file, docs: parseKubeText(text, file, argoCdStringField).objects };
+      else yield { file, docs: undefined, mentions: mentionsApps(text) };
     }
-    yield { file, docs };
     if (performance.now() - slice >= SLICE_MS) {
       await new Promise((resolve) => setImmediate(resolve));
       slice = performance.now();
@@ -155,7 +156,7 @@ export async function readAppFiles(
   return pass;
 }
 
-/** The pass of `readAppFiles`; with `scan`, `unsure` says a path held nothing but files left unread. */
+/** The pass of `readAppFiles`; with `scan`, `unsure` says a full read must decide (a path held nothing). */
 async function readAll(
   paths: readonly string[],
   options: ReadAppFilesOptions,
@@ -174,10 +175,14 @@ async function readAll(
     const seen = new Map<string, number>();
     for (let i = 0; i < listed[p]!.length; i++) {
       // Files in order: the first bad file in that order is the error.
-      const next = (await read.next()).value as { file: string; docs: SourcedObject[] | undefined };
+      const next = (await read.next()).value as {
+        file: string;
+        docs: SourcedObject[] | undefined;
+        mentions?: boolean;
+      };
       const { file, docs } = next;
       if (!docs) {
-        unread++;
+        if (next.mentions) unread++;
         continue;
       }
       const skipped = new Map<string, number>();
@@ -202,8 +207,10 @@ async function readAll(
           `${displayName(file)}: skipped ${count} document${count === 1 ? '' : 's'} that ${count === 1 ? 'is not an Application' : 'are not Applications'}: ${kinds(skipped)}`,
         );
     }
-    if (found === 0 && unread > 0) unsure = true;
-    else if (found === 0 && options.requireApps) {
+    // A path whose unread files mention Applications counts as holding some (the pre-scan reads no
+    // further); one that holds none for sure is read again in full, for the error a full read gives.
+    if (found === 0 && unread === 0 && scan && options.requireApps) unsure = true;
+    else if (found === 0 && unread === 0 && options.requireApps) {
       const total = [...seen.values()].reduce((a, b) => a + b, 0);
       throw new UsageError(
         `failed to read Applications: no Application in ${displayName(path)}${total === 0 ? ' (no documents)' : ` (${kinds(seen)})`}`,

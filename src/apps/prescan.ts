@@ -19,6 +19,9 @@
  * part); any other argument turns the pre-scan off (`prescanOf` returns undefined). The caller parses every
  * file when a name is not found among the parsed Applications (an app an ApplicationSet generates, a typo:
  * the error then lists every known app as before), so the selection is exactly a full parse's.
+ * What a pre-scanned read does not do, by design: report YAML errors, invalid Applications, skipped kinds
+ * and duplicates in the files it leaves unparsed, nor the "no Application in PATH" error for a path whose
+ * unparsed files mention Applications (docs/scale.md).
  */
 
 /** A Kubernetes object name (DNS subdomain: lowercase letters, digits, '-', '.'). */
@@ -53,6 +56,14 @@ function hasToken(text: string, name: string): boolean {
     if (!NAME_CHAR.test(before) && !NAME_CHAR.test(after)) return true;
   }
   return false;
+}
+
+/**
+ * The text of a file left unparsed mentions Applications: a path whose unparsed files do counts as holding
+ * apps for the "no Application in PATH" check; one whose files do not is read in full.
+ */
+export function mentionsApps(text: string): boolean {
+  return text.includes('Application');
 }
 
 /** False only when no parse of `text` can give a named Application, an ApplicationSet or an AppProject. */
