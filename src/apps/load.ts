@@ -16,6 +16,9 @@
  * - Fields Argo CD types as strings keep their text as written (`targetRevision: 1.10` stays "1.10"):
  *   string-fields.ts.
  * - Errors name the file and 1-based document index; a path that does not exist is a UsageError.
+ * - With app names (`prescan`), files that cannot hold them are not parsed (prescan.ts): one pass over the
+ *   texts, parsing only what may hold a named app, an ApplicationSet or an AppProject; when that pass cannot
+ *   stand (a name not found, a failing file, a path with nothing), a full pass decides, warnings once.
  */
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
