@@ -11,9 +11,9 @@
  * usual history of an app that moved to server-side diff) is predicted as Git has it, so the verdict is
  * OutOfSync or Synced, as Argo CD's, never a conflict. Nothing is stored (`dryRun=All`). One PATCH per
  * resource that exists live (missing resources need no prediction). A failed dry run is that resource's
- * comparison error. The answer is
- * handed to src/diff as `predictedLive`, which removes what mutating webhooks added unless the app's
- * compare-options say `IncludeMutationWebhook=true` (`appIncludesMutationWebhook`).
+ * comparison error. The answer is handed to src/diff as `predictedLive`, which removes what mutating
+ * webhooks added unless the app's compare-options say `IncludeMutationWebhook=true`
+ * (`appIncludesMutationWebhook`).
  *
  * Batches and concurrency (`batchJobs`, `dryRunApply`), as Argo CD 3's `argocd app diff --server-side-diff`
  * and `argocd app sync` (cmd/argocd/commands/app_diff.go `newServerSideDiffStrategy`,
