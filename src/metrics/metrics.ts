@@ -327,7 +327,13 @@ export class Metrics {
 
   #clusterList(): readonly ClusterInfo[] {
     if (this.#o.clusters) return this.#o.clusters();
-    return [...this.#clusters.values()].map((c) => ({ ...c, server: this.#serverOf.get(c.name) ?? c.name }));
+    return [...this.#clusters.values()].map((c) => {
+      const server = this.#serverOf.get(c.name);
+      if (!server) return { ...c, server: c.name };
+      // A cluster from an Argo CD Secret is the context "<name> (<server>)": the label is the Secret's name.
+      const suffix = ` (${server})`;
+      return { ...c, server, name: c.name.endsWith(suffix) ? c.name.slice(0, -suffix.length) : c.name };
+    });
   }
 }
 

@@ -304,6 +304,25 @@ describe('Metrics over HTTP', () => {
       server: 'https://10.0.0.1:6443',
       context: 'edge',
     });
+    metrics.onEvent({
+      type: 'cache-sync-done',
+      cluster: 'in-cluster (https://10.0.0.9)',
+      kinds: 1,
+      objects: 2,
+    });
+    metrics.onRequest({
+      verb: 'discovery',
+      method: 'GET',
+      group: '',
+      version: '',
+      kind: '',
+      resource: '',
+      namespace: '',
+      code: 200,
+      dryRun: false,
+      server: 'https://10.0.0.9',
+      context: 'in-cluster (https://10.0.0.9)',
+    });
     now += 90_500;
     const { exposition: e } = await scrape(url);
     const edge = { server: 'https://10.0.0.1:6443' };
@@ -312,10 +331,16 @@ describe('Metrics over HTTP', () => {
     assert.equal(one(e, 'argocd_cluster_api_resources', edge).value, 42);
     assert.equal(one(e, 'argocd_cluster_cache_age_seconds', edge).value, 90);
     assert.equal(one(e, 'argocd_cluster_connection_status', edge).value, 1);
+    // A cluster from an Argo CD Secret (context "<name> (<server>)") is named as its Secret names it.
+    assert.deepEqual(one(e, 'argocd_cluster_info', { server: 'https://10.0.0.9' }).labels, {
+      server: 'https://10.0.0.9',
+      k8s_version: '',
+      name: 'in-cluster',
+    });
     // A cluster no request has named yet is shown by its context name; it never synced.
     assert.equal(one(e, 'argocd_cluster_connection_status', { server: 'down' }).value, 0);
     assert.equal(one(e, 'argocd_cluster_cache_age_seconds', { server: 'down' }).value, -1);
-    assert.deepEqual(one(e, 'argocd_kubectl_requests_total').labels, {
+    assert.deepEqual(one(e, 'argocd_kubectl_requests_total', { host: '10.0.0.1:6443' }).labels, {
       host: '10.0.0.1:6443',
       method: 'GET',
       code: '200',
