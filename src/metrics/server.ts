@@ -65,8 +65,12 @@ export class MetricsServer {
     });
     const signal = this.#o.signal;
     if (signal) {
+      const onAbort = (): void => void this.close();
       if (signal.aborted) await this.close();
-      else signal.addEventListener('abort', () => void this.close(), { once: true });
+      else {
+        signal.addEventListener('abort', onAbort, { once: true });
+        this.#server.once('close', () => signal.removeEventListener('abort', onAbort));
+      }
     }
     const a = this.#server.address() as AddressInfo;
     const shown = a.family === 'IPv6' ? `[${a.address}]` : a.address;
