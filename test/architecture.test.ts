@@ -138,6 +138,13 @@ describe('architecture', () => {
       return [`${relative(src, from)} -> metrics`];
     });
     assert.deepEqual(users, []);
+    // And metrics take only types from the engine (controller, cluster): they listen, never drive.
+    const driving = edges.flatMap(({ from, to, typeOnly }) =>
+      moduleOf(from) === 'metrics' && ['controller', 'cluster'].includes(moduleOf(to) ?? '') && !typeOnly
+        ? [`${relative(src, from)} -> ${relative(src, to)}`]
+        : [],
+    );
+    assert.deepEqual(driving, []);
   });
 
   it('finds the imports it checks (the checks cannot pass on an empty graph)', () => {
