@@ -133,14 +133,19 @@ async function pool(n: number, width: number, task: (i: number) => Promise<unkno
   );
 }
 
-interface Corpus {
+export interface Corpus {
   appsDir: string;
   manifests: string;
   objects: number;
   drifted: string[];
 }
 
-async function seed(cluster: EmbeddedCluster, kubeconfig: string, dir: string, n: number): Promise<Corpus> {
+export async function seed(
+  cluster: EmbeddedCluster,
+  kubeconfig: string,
+  dir: string,
+  n: number,
+): Promise<Corpus> {
   const apps = n / PER_APP;
   const repo = join(dir, 'repo');
   const appsDir = join(dir, 'apps');
