@@ -24,7 +24,8 @@
  * Manifests (`manifests: 'tracked'`, Argo CD's cluster cache): an object no app tracks, other than a
  * CustomResourceDefinition, is stored as a stub (transform.ts `stubOf`: its metadata only) unless a target
  * named its key; `managedLive` reads such a target with a GET, puts the answer in place of the stub of
- * the same version, and from then on the key is stored in full (`#pinned`), so sync reads it from here.
+ * the same version, and from then on the key is stored in full (`#pinned`, until the object is deleted),
+ * so sync reads it from here.
  */
 import { setMaxListeners } from 'node:events';
 import { ApiError } from './errors.js';
@@ -94,6 +95,12 @@ export class LiveStateCache {
               : stubOf(obj)
         : undefined,
     );
+    // A pinned key is let go when its object is deleted: a long-running cache does not collect the keys
+    // of every object a target ever named.
+    if (options.manifests === 'tracked')
+      this.#store.subscribe((e) => {
+        if (e.type === 'DELETED') this.#pinned.delete(formatKey(e.key));
+      });
     this.#ctx = {
       client: options.client,
       store: this.#store,

@@ -116,6 +116,14 @@ describe("live cache: manifests 'tracked' (stubs of untracked objects)", () => {
       );
       assert.deepEqual((await claimed)?.data, { k: 'theirs' });
       assert.equal(cache.byApp('shop').length, 2);
+
+      // A pinned key is let go with its object: created again, untracked, it is a stub again.
+      const gone = cache.waitFor(key('adopted'), (o) => o === undefined);
+      await conn.client.delete(configMaps, 'alpha', 'adopted');
+      await gone;
+      const back = cache.waitFor(key('adopted'), (o) => o !== undefined);
+      await conn.client.create(configMaps, cm('alpha', 'adopted'));
+      assert.equal(isStub(await back), true);
     } finally {
       cache.stop();
       await cache.stopped();
@@ -127,7 +135,7 @@ describe("live cache: manifests 'tracked' (stubs of untracked objects)", () => {
     await cache.start();
     try {
       assert.equal(isStub(cache.get(key('adopted'))), false);
-      assert.deepEqual(cache.get(key('adopted'))?.data, { k: 'changed' });
+      assert.deepEqual(cache.get(key('adopted'))?.data, { k: 'adopted' });
     } finally {
       cache.stop();
       await cache.stopped();
