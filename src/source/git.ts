@@ -21,6 +21,8 @@
  *   for the commands that talk to the remote (ls-remote, fetch); refs and fetches are remembered per
  *   (repository, credentials) so an app never rides on another project's credentials, and fetches into
  *   one mirror run one at a time.
+ * - A long-running loop asks `listRefs` (a fresh ls-remote each time) to poll, and `forget(url)` when a ref
+ *   moved, so the next resolution and fetch see the new commit; nothing else is ever re-asked.
  * - Messages never contain credentials: URLs are redacted (`redactURL`) and every secret value of the
  *   credentials in use is scrubbed from git's stderr; "terminal prompts disabled" (git found no
  *   credential) becomes "authentication required: no credentials matched this URL" (Argo CD's
@@ -78,6 +80,23 @@ export interface RepoAuth {
   environ(): Promise<GitEnv>;
 }
 
+/**
+ * The SHA `revision` (not a SHA, not "") names among `refs` (an ls-remote answer), as Argo CD resolves a
+ * symbolic revision: a full `refs/...` name (peeled first), else the name itself (HEAD), a branch, a tag
+ * (peeled first).
+ */
+export function refOf(refs: ReadonlyMap<string, string>, revision: string): string | undefined {
+  const rev = revision.trim() || 'HEAD';
+  const candidates = rev.startsWith('refs/')
+    ? [`${rev}^{}`, rev]
+    : [rev, `refs/heads/${rev}`, `refs/tags/${rev}^{}`, `refs/tags/${rev}`];
+  for (const name of candidates) {
+    const sha = refs.get(name);
+    if (sha) return sha;
+  }
+  return undefined;
+}
+
 const NO_AUTH: RepoAuth = { id: '', environ: () => Promise.resolve({ env: {}, secrets: [] }) };
 
 interface RepoState {
@@ -125,14 +144,8 @@ export class GitRepos {
       pending = this.lsRemote(repo, auth);
       repo.refs.set(auth.id, pending);
     }
-    const refs = await pending;
-    const candidates = rev.startsWith('refs/')
-      ? [`${rev}^{}`, rev]
-      : [rev, `refs/heads/${rev}`, `refs/tags/${rev}^{}`, `refs/tags/${rev}`];
-    for (const name of candidates) {
-      const sha = refs.get(name);
-      if (sha) return sha;
-    }
+    const sha = refOf(await pending, rev);
+    if (sha) return sha;
     if (SHORT_SHA.test(rev)) {
       await this.fetchOnce(repo, auth);
       const out = await this.run(
@@ -144,6 +157,29 @@ export class GitRepos {
       if (out && FULL_SHA.test(out.trim())) return out.trim();
     }
     throw new RevisionNotFoundError(url, rev);
+  }
+
+  /**
+   * The refs of `url` right now (ref name -> SHA, annotated tags also as `<tag>^{}`): one fresh
+   * `git ls-remote`, never cached, with the same credentials and message scrubbing as every other remote
+   * command (the Git poller, poller.ts).
+   */
+  listRefs(url: string, auth: RepoAuth = NO_AUTH): Promise<Map<string, string>> {
+    return this.lsRemote(this.repo(url), auth);
+  }
+
+  /**
+   * Forgets what this instance learnt about `url`'s refs and fetches (a long-running loop calls it when
+   * the poller saw a ref move), so the next `resolveRevision` asks the remote again and a missing commit is
+   * fetched again. Checkouts of commits stay (a commit's tree never changes).
+   */
+  forget(url: string): void {
+    const repo = this.repos.get(repoDirName(url));
+    if (!repo) return;
+    repo.refs.clear();
+    repo.localRefs.clear();
+    repo.fetches.clear();
+    repo.fetched = false;
   }
 
   /** A directory holding the tree of commit `sha` (shared by every caller asking for the same commit). */
