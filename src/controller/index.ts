@@ -56,3 +56,5 @@ export type { Exclusion, FilteredResource } from './exclusions.js';
 export { appServerSideDiff, SERVER_SIDE_DIFF_MANAGER } from './server-side.js';
 export type * from './types.js';
 export type * from './loop-types.js';
+export { watchApps } from './watch-run.js';
+export type { WatchEvent, WatchRunOptions } from './watch-run.js';

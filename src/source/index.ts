@@ -64,6 +64,10 @@ export {
 } from './repositories.js';
 export type { RepositoryObject, RepoCredentials } from './repositories.js';
 export type { SourceType } from './render/index.js';
+export { RepoPoller, repositoriesToPoll, DEFAULT_POLL_INTERVAL_MS } from './poller.js';
+export type { PolledRepository, RefChange, RepoPollerOptions } from './poller.js';
+export { FileWatcher, DEFAULT_QUIET_MS } from './file-watch.js';
+export type { FileWatcherOptions } from './file-watch.js';
 
 export interface SourceServiceOptions {
   /** Cache root (mirrors + manifests); default `$XDG_CACHE_HOME/kubectl-gitops` or `~/.cache/kubectl-gitops`. */

@@ -64,7 +64,7 @@ describe('RepoPoller: watched refs of real repositories', () => {
     });
     await poller.start();
     assert.deepEqual(calls.sort(), [other.url, repo.url].sort(), 'one ls-remote per repository');
-    assert.deepEqual(changes, [], 'the first poll only records');
+    assert.equal(changes.length, 0, 'the first poll only records');
 
     const before = repo.head();
     const after = repo.commit({ 'app/a.yaml': 'a: 2\n' }, 'second');
@@ -87,7 +87,7 @@ describe('RepoPoller: watched refs of real repositories', () => {
 
     changes.length = 0;
     await nextPoll(poller, clock);
-    assert.deepEqual(changes, [], 'nothing moved: nothing reported');
+    assert.equal(changes.length, 0, 'nothing moved: nothing reported');
     poller.stop();
     assert.equal(clock.pendingTimers, 0, 'stop clears the timer');
   });
@@ -132,7 +132,7 @@ describe('RepoPoller: watched refs of real repositories', () => {
     );
     assert.match(warnings[0]!, /retrying in 5s/);
     assert.ok(!warnings.join('\n').includes('hunter2'), 'no credential in the warning');
-    assert.deepEqual(changes, []);
+    assert.equal(changes.length, 0);
     fail = false;
     await nextPoll(poller, clock);
     assert.deepEqual(changes, [{ repoURL: url, ref: 'HEAD', from: before, to: after }]);
@@ -204,7 +204,7 @@ describe('RepoPoller: credentials from repository Secrets (git http-backend on l
       execFileSync('git', ['--git-dir', bare, 'fetch', '-q', repo.dir, '+main:main']);
       await nextPoll(poller, clock);
       assert.deepEqual(changes, [{ repoURL: url, ref: 'main', from: before, to: after }]);
-      assert.deepEqual(warnings, []);
+      assert.equal(warnings.length, 0);
       poller.stop();
 
       const failing = new RepoPoller({
