@@ -119,6 +119,36 @@ interrupted.`;
       min: 1,
       max: 100,
     }),
+    watch: Flags.boolean({
+      description:
+        'Keep the apps in sync until Ctrl-C or SIGTERM: poll Git (or watch the --local files), sync new revisions, report drift.',
+      exclusive: ['dry-run', 'resource', 'timeout', 'async'],
+    }),
+    'poll-interval': Flags.string({
+      description:
+        'With --watch: how often the refs of each repository are polled (one git ls-remote each); default 30s.',
+      dependsOn: ['watch'],
+    }),
+    'self-heal': Flags.boolean({
+      description:
+        "With --watch: sync an app back when its live objects drift from Git (Argo CD's selfHeal).",
+      dependsOn: ['watch'],
+    }),
+    'self-heal-timeout': Flags.string({
+      description:
+        'With --self-heal: wait before a repeated self-heal, x3 per attempt, at most 5m; default 2s.',
+      dependsOn: ['self-heal'],
+    }),
+    'app-resync': Flags.string({
+      description:
+        "With --watch: refresh every app this often, with jitter (Argo CD's timeout.reconciliation); default 3m.",
+      dependsOn: ['watch'],
+    }),
+    'shutdown-timeout': Flags.string({
+      description:
+        'With --watch: how long running syncs may take to end after SIGTERM or Ctrl-C; default 30s.',
+      dependsOn: ['watch'],
+    }),
     'operation-processors': Flags.integer({
       description: "Apps synced in parallel (the operation queue's workers), as Argo CD's controller flag.",
       default: DEFAULT_OPERATION_PROCESSORS,
