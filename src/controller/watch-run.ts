@@ -15,7 +15,6 @@
  * `files-changed`, `watch-stopped`) for the printers (src/output/watch.ts); it never writes to a terminal.
  */
 import type { Application } from '../apps/index.js';
-import { oneLine } from '../common/index.js';
 import {
   FileWatcher,
   redactURL,
@@ -90,14 +89,6 @@ export async function watchApps(options: WatchRunOptions): Promise<void> {
             })),
           ),
         );
-  options.onEvent({
-    type: 'watch-start',
-    apps: options.apps.map((a) => a.name),
-    repositories: repositories.map((r) => redactURL(r.url)),
-    ...(options.local ? { local: options.local } : {}),
-    pollIntervalMs: options.pollIntervalMs,
-  });
-
   const onRefMoved = (change: RefChange) => {
     source.forgetRepo?.(change.repoURL);
     const keys = loop.appsOfRepo(change.repoURL);
@@ -145,23 +136,37 @@ export async function watchApps(options: WatchRunOptions): Promise<void> {
       return 'loop-ended' as const;
     },
   );
+  const aborted = new Promise<'signal'>((resolve) => {
+    if (signal.aborted) resolve('signal');
+    else signal.addEventListener('abort', () => resolve('signal'), { once: true });
+  });
   try {
-    // Watch before the first poll answers, so no save made meanwhile is lost; both stop on the signal.
-    await watcher?.start();
-    void poller?.start().catch((err: unknown) => options.onWarning(`git poller: ${oneLine(err)}`));
-    const aborted = new Promise<'signal'>((resolve) => {
-      if (signal.aborted) resolve('signal');
-      else signal.addEventListener('abort', () => resolve('signal'), { once: true });
-    });
+    // The start event says "watching" once it is true: the directory watched, the first poll's SHAs known.
+    const started = Promise.all([watcher?.start(), poller?.start()]);
+    started.catch(() => undefined);
+    if ((await Promise.race([started.then(() => 'started' as const), aborted, ended])) === 'started')
+      options.onEvent({
+        type: 'watch-start',
+        apps: options.apps.map((a) => a.name),
+        repositories: repositories.map((r) => redactURL(r.url)),
+        ...(options.local ? { local: options.local } : {}),
+        pollIntervalMs: options.pollIntervalMs,
+      });
     const why = await Promise.race([aborted, ended]);
     stopTriggers();
     poller?.stop();
     watcher?.close();
     const reason = why === 'signal' ? describeAbort(signal.reason) : 'the loop ended';
-    const deadline = Date.now() + options.shutdownTimeoutMs;
     await loop.shutdown(options.shutdownTimeoutMs);
     await ended;
-    options.onEvent({ type: 'watch-stopped', reason, cleanly: Date.now() <= deadline + 1000 });
+    // An operation still marked running was cut off by the shutdown timeout.
+    options.onEvent({ type: 'watch-stopped', reason, cleanly: !loop.states().some((s) => s.running) });
+  } catch (err) {
+    // The watcher could not start: stop the loop before reporting it.
+    stopTriggers();
+    await loop.shutdown(options.shutdownTimeoutMs);
+    await ended;
+    throw err;
   } finally {
     stopTriggers();
     poller?.stop();
