@@ -4,8 +4,8 @@
  * cache, self-heal, the periodic resync, the queues. This module adds what only the foreground command has:
  *
  * - Git: a `RepoPoller` over the apps' repositories (one ls-remote per repository per `pollIntervalMs`);
- *   a moved ref makes the source service forget that repository's resolved revisions, then requests a
- *   level-3 refresh (`'git'`) of `loop.appsOfRepo(url)`. Not with `local` (nothing comes from Git then).
+ *   a moved ref requests a level-3 refresh (`'git'`: revisions resolved afresh) of `loop.appsOfRepo(url)`.
+ *   Not with `local` (nothing comes from Git then).
  * - `local`: a `FileWatcher` on the directory; a quiet period after a save, every app is refreshed at
  *   level 3 (`'files'`): all of them render from that directory.
  * - Shutdown (the signal: SIGTERM or the first Ctrl-C): the triggers stop at once, then
@@ -53,8 +53,8 @@ export interface WatchRunOptions {
   loop: ReconcileLoop;
   /** The apps the loop reconciles (for the repositories to poll and the start event). */
   apps: readonly Application[];
-  /** The loop's source service: `listRefs` for polls, `forgetRepo` when a ref moved. */
-  source: Pick<SourceService, 'listRefs' | 'forgetRepo'>;
+  /** The loop's source service: `listRefs` for polls. */
+  source: Pick<SourceService, 'listRefs'>;
   pollIntervalMs: number;
   /** `--local DIR`: watch this directory instead of polling Git. */
   local?: string;
@@ -90,7 +90,6 @@ export async function watchApps(options: WatchRunOptions): Promise<void> {
           ),
         );
   const onRefMoved = (change: RefChange) => {
-    source.forgetRepo?.(change.repoURL);
     const keys = loop.appsOfRepo(change.repoURL);
     options.onEvent({
       type: 'ref-moved',

@@ -21,8 +21,7 @@
  *   for the commands that talk to the remote (ls-remote, fetch); refs and fetches are remembered per
  *   (repository, credentials) so an app never rides on another project's credentials, and fetches into
  *   one mirror run one at a time.
- * - A long-running loop asks `listRefs` (a fresh ls-remote each time) to poll, and `forget(url)` when a ref
- *   moved, so the next resolution and fetch see the new commit; nothing else is ever re-asked.
+ * - A long-running loop's poller asks `listRefs`: a fresh ls-remote each time, never cached.
  * - Messages never contain credentials: URLs are redacted (`redactURL`) and every secret value of the
  *   credentials in use is scrubbed from git's stderr; "terminal prompts disabled" (git found no
  *   credential) becomes "authentication required: no credentials matched this URL" (Argo CD's
@@ -166,20 +165,6 @@ export class GitRepos {
    */
   listRefs(url: string, auth: RepoAuth = NO_AUTH): Promise<Map<string, string>> {
     return this.lsRemote(this.repo(url), auth);
-  }
-
-  /**
-   * Forgets what this instance learnt about `url`'s refs and fetches (a long-running loop calls it when
-   * the poller saw a ref move), so the next `resolveRevision` asks the remote again and a missing commit is
-   * fetched again. Checkouts of commits stay (a commit's tree never changes).
-   */
-  forget(url: string): void {
-    const repo = this.repos.get(repoDirName(url));
-    if (!repo) return;
-    repo.refs.clear();
-    repo.localRefs.clear();
-    repo.fetches.clear();
-    repo.fetched = false;
   }
 
   /** A directory holding the tree of commit `sha` (shared by every caller asking for the same commit). */

@@ -146,11 +146,6 @@ export interface SourceService {
    * for an app of `project`: what the Git poller (poller.ts) reads. Errors name the redacted URL only.
    */
   listRefs?(repoURL: string, project: string): Promise<Map<string, string>>;
-  /**
-   * Forgets the revisions resolved and fetches done for `repoURL`, so the next render of its apps asks the
-   * remote again (the poller saw a ref move). Manifests cached by commit stay valid.
-   */
-  forgetRepo?(repoURL: string): void;
   readonly stats: SourceStats;
   close(): Promise<void>;
 }
@@ -185,7 +180,6 @@ export function observeRenders(service: SourceService, onEvent: (event: RenderEv
     checkoutTree: (repoURL, revision) => service.checkoutTree(repoURL, revision),
     projectRepositories: async (project) => (await service.projectRepositories?.(project)) ?? [],
     ...(service.listRefs ? { listRefs: service.listRefs.bind(service) } : {}),
-    ...(service.forgetRepo ? { forgetRepo: service.forgetRepo.bind(service) } : {}),
     get stats() {
       return service.stats;
     },
@@ -467,10 +461,6 @@ class Service implements SourceService {
 
   async listRefs(repoURL: string, project: string): Promise<Map<string, string>> {
     return this.git.listRefs(repoURL, await this.auth(repoURL, project));
-  }
-
-  forgetRepo(repoURL: string): void {
-    this.git.forget(repoURL);
   }
 
   /** The run's repositories (loaded once) and the private-file writer for their credentials. */

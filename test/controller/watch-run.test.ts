@@ -1,7 +1,7 @@
 /**
  * The triggers of `sync --watch` (src/controller/watch-run.ts) around a recording `ReconcileLoop`: a real
- * Git repository polled through the real source service (a commit -> the source forgets the repository,
- * then a level-3 'git' refresh of the loop's apps of that repository), a real directory for `--local`
+ * Git repository polled through the real source service (a commit -> a level-3 'git' refresh of the
+ * loop's apps of that repository), a real directory for `--local`
  * (a save -> a level-3 'files' refresh of every app), and the shutdown on the signal (triggers stop, then
  * `loop.shutdown(timeout)`). Each test waits for the call it expects; nothing is timed.
  */
@@ -103,11 +103,10 @@ describe('watchApps: Git poll and --local triggers around the loop', () => {
     const { events, started } = recorder();
     const warnings: string[] = [];
     const stop = new AbortController();
-    const forgotten: string[] = [];
     const done = watchApps({
       loop,
       apps,
-      source: { listRefs: (u, p) => source.listRefs!(u, p), forgetRepo: (u) => forgotten.push(u) },
+      source: { listRefs: (u, p) => source.listRefs!(u, p) },
       pollIntervalMs: 50,
       shutdownTimeoutMs: 1234,
       signal: stop.signal,
@@ -128,7 +127,6 @@ describe('watchApps: Git poll and --local triggers around the loop', () => {
       { key: 'argocd/web', level: 3, reason: 'git' },
       { key: 'argocd/api', level: 3, reason: 'git' },
     ]);
-    assert.deepEqual(forgotten, [repo.url], 'the source forgets the repository before the refresh');
     const moved = events.find((e) => e.type === 'ref-moved');
     assert.deepEqual(moved, {
       type: 'ref-moved',
