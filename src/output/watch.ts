@@ -85,10 +85,6 @@ export class WatchModel {
       case 'app-removed':
         this.rows.delete(e.app);
         return true;
-      case 'compare-done':
-        row.sync = e.sync;
-        row.health = e.health;
-        break;
       default:
         break;
     }
