@@ -55,12 +55,17 @@ export class WatchModel {
     const row = this.row(e.app);
     const before = `${row.sync}/${row.health}/${row.revision}`;
     switch (e.type) {
-      case 'refreshed':
+      case 'refreshed': {
         if (e.sync) row.sync = e.sync;
         if (e.health) row.health = e.health;
         if (e.revision) row.revision = e.revision;
-        row.lastEvent = e.error ? `error: ${e.error}` : `refreshed (${e.reason})`;
+        // A refresh that changed nothing (a resync, a status update seen live) keeps the last event shown.
+        const changed = before !== `${row.sync}/${row.health}/${row.revision}`;
+        if (e.error) row.lastEvent = `error: ${e.error}`;
+        else if (changed || !row.lastEvent || row.lastEvent.startsWith('error: '))
+          row.lastEvent = `refreshed (${reasonLabel(e.reason)})`;
         break;
+      }
       case 'drift':
         row.sync = 'OutOfSync';
         row.lastEvent = `drift: ${e.resources.length} resource${e.resources.length === 1 ? '' : 's'}${e.healing ? ', healing' : ''}`;
@@ -99,6 +104,9 @@ export class WatchModel {
     );
   }
 }
+
+/** The loop's refresh reason as shown: 'drift' is any live change of a tracked object (not always drift). */
+const reasonLabel = (reason: string): string => (reason === 'drift' ? 'live change' : reason);
 
 function operationKind(request: { selfHeal?: boolean; initiatedBy: { automated: boolean } }): string {
   if (request.selfHeal) return 'self-heal';
@@ -174,7 +182,7 @@ export function watchLine(e: WatchEvent, changed: boolean): string | undefined {
       if (e.error) return `${e.app} refresh failed (${e.reason}): ${e.error}`;
       const notable = changed || ['initial', 'git', 'files'].includes(e.reason);
       if (!notable) return undefined;
-      return `${e.app} ${e.sync ?? 'Unknown'} ${e.health ?? 'Unknown'}${e.revision ? ` at ${short(e.revision)}` : ''} (refresh: ${e.reason})`;
+      return `${e.app} ${e.sync ?? 'Unknown'} ${e.health ?? 'Unknown'}${e.revision ? ` at ${short(e.revision)}` : ''} (refresh: ${reasonLabel(e.reason)})`;
     }
     case 'drift':
       return `${e.app} drift: ${e.resources.join(', ')}${e.healing ? ' (healing)' : ' (not healing: no --self-heal)'}`;
