@@ -129,7 +129,7 @@ watch_heal() {
   edit_live || return 1
   # Healed: auto-sync (the first sync this watch makes of the app) or self-heal (drift after one), then
   # compared again: Synced.
-  wait_for_line "$watch_log" 'guestbook Synced Healthy .*\(refresh: (operation-done|drift)\)' "$watch" || return 1
+  wait_for_line "$watch_log" 'guestbook Synced Healthy .*\(refresh: (operation-done|live change)\)' "$watch" || return 1
   kill -TERM "$watch"
   wait "$watch" || rc=$?
   sed -E 's/^[0-9:]{8} //' "$watch_log"
