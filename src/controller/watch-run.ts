@@ -47,7 +47,12 @@ export type WatchEvent =
       apps: string[];
     }
   | { type: 'files-changed'; paths: string[]; apps: string[] }
-  | { type: 'watch-stopped'; reason: string; cleanly: boolean };
+  | {
+      type: 'watch-stopped';
+      reason: string;
+      /** Apps whose operation was still running when `shutdownTimeoutMs` ran out (it was aborted). */
+      cutOff: string[];
+    };
 
 export interface WatchRunOptions {
   loop: ReconcileLoop;
@@ -156,10 +161,13 @@ export async function watchApps(options: WatchRunOptions): Promise<void> {
     poller?.stop();
     watcher?.close();
     const reason = why === 'signal' ? describeAbort(signal.reason) : 'the loop ended';
+    const running = loop.states().filter((s) => s.running);
+    const stopAt = Date.now();
     await loop.shutdown(options.shutdownTimeoutMs);
     await ended;
-    // An operation still marked running was cut off by the shutdown timeout.
-    options.onEvent({ type: 'watch-stopped', reason, cleanly: !loop.states().some((s) => s.running) });
+    // The shutdown used all its time while operations ran: they were aborted at its end.
+    const overran = running.length > 0 && Date.now() - stopAt >= options.shutdownTimeoutMs;
+    options.onEvent({ type: 'watch-stopped', reason, cutOff: overran ? running.map((s) => s.app.name) : [] });
   } catch (err) {
     // The watcher could not start: stop the loop before reporting it.
     stopTriggers();

@@ -201,7 +201,7 @@ export function watchLine(e: WatchEvent, changed: boolean): string | undefined {
     case 'loop-stopping':
       return `stopping: ${e.reason}`;
     case 'watch-stopped':
-      return `stopped (${e.reason})${e.cleanly ? '' : ': operations still running were cut off'}`;
+      return `stopped (${e.reason})${e.cutOff.length ? `; operations cut off by --shutdown-timeout: ${e.cutOff.join(', ')}` : ''}`;
     case 'cache-sync-done':
       return e.error ? `live state of ${e.cluster}: ${e.error}` : undefined;
     default:

@@ -211,5 +211,9 @@ spec:
     const stopped = p.lines.at(-1)!;
     assert.equal(stopped.event, 'watch-stopped');
     assert.equal(stopped['reason'], 'SIGTERM');
+    // The Deployment never rolls out here: the operation was still waiting, and was ended by the timeout.
+    assert.deepEqual(stopped['cutOff'], ['slow']);
+    const ended = p.lines.find((l) => l.event === 'operation-done' && l.app === 'slow');
+    assert.notEqual(ended?.['phase'], 'Succeeded', JSON.stringify(ended));
   });
 });

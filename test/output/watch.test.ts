@@ -62,7 +62,7 @@ const events: WatchEvent[] = [
     to: NEXT,
     apps: ['web'],
   },
-  { type: 'watch-stopped', reason: 'SIGTERM', cleanly: true },
+  { type: 'watch-stopped', reason: 'SIGTERM', cutOff: [] },
 ];
 
 function collect() {
