@@ -63,7 +63,8 @@ export type * from './loop-types.js';
 export { watchApps } from './watch-run.js';
 export type { WatchEvent, WatchRunOptions } from './watch-run.js';
 export { Loop } from './loop.js';
-export type { LoopOptions } from './loop.js';
+export type { LoopOptions } from './loop-options.js';
+export { DEFAULT_APP_RESYNC_JITTER_MS, DEFAULT_APP_RESYNC_MS } from './loop-options.js';
 export { syncRequestOf } from './loop-state.js';
 export {
   decideAutoSync,

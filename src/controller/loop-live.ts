@@ -99,3 +99,43 @@ export class LiveRouter {
     this.#dirty.clear();
   }
 }
+
+/** Which app a live object belongs to: by instance name, and by the resources of each app's last comparison. */
+export class AppIndex {
+  readonly #byResource = new Map<string, Set<string>>();
+  readonly #byInstance = new Map<string, string>();
+  readonly #resources = new Map<string, string[]>();
+
+  keyOfInstance(instance: string): string | undefined {
+    return this.#byInstance.get(instance);
+  }
+
+  keysOfResource(indexKey: string): Iterable<string> {
+    return this.#byResource.get(indexKey) ?? [];
+  }
+
+  setInstance(instance: string, key: string): void {
+    this.#byInstance.set(instance, key);
+  }
+
+  /** The app's resources now (index keys); [] forgets them. */
+  setResources(key: string, indexKeys: string[]): void {
+    for (const k of this.#resources.get(key) ?? []) {
+      const set = this.#byResource.get(k);
+      set?.delete(key);
+      if (set?.size === 0) this.#byResource.delete(k);
+    }
+    if (indexKeys.length === 0) this.#resources.delete(key);
+    else this.#resources.set(key, indexKeys);
+    for (const k of indexKeys) {
+      let set = this.#byResource.get(k);
+      if (!set) this.#byResource.set(k, (set = new Set()));
+      set.add(key);
+    }
+  }
+
+  remove(key: string, instance: string): void {
+    this.setResources(key, []);
+    if (this.#byInstance.get(instance) === key) this.#byInstance.delete(instance);
+  }
+}

@@ -47,6 +47,8 @@ export interface LoopCore {
   onWarning: ((message: string) => void) | undefined;
   requestRefresh: (key: string, level: CompareLevel, reason: RefreshReason, afterMs?: number) => void;
   operationQueue: RateLimitingQueue<string>;
+  /** The loop is shutting down (no retry is scheduled any more). */
+  stopping: () => boolean;
   /** The entry still is the loop's (not removed or replaced). */
   current: (entry: LoopEntry) => boolean;
   /** Records the index keys of a comparison's resources. */
@@ -231,6 +233,7 @@ export async function operateEntry(core: LoopCore, entry: LoopEntry, signal: Abo
     (phase === 'Failed' || phase === 'Error') &&
     retry &&
     !signal.aborted &&
+    !core.stopping() &&
     core.current(entry) &&
     (limit < 0 || op.attempt <= limit)
   ) {
@@ -250,6 +253,7 @@ export async function operateEntry(core: LoopCore, entry: LoopEntry, signal: Abo
     report: done,
     phase,
     finishedAt,
+    message: threw ? message : (done?.message ?? ''),
     sources: JSON.stringify(app.sources),
   };
   if (done && phase === 'Succeeded' && !done.dryRun) state.syncedRevision = done.revision;
@@ -263,7 +267,7 @@ export async function operateEntry(core: LoopCore, entry: LoopEntry, signal: Abo
     revision: done?.revision ?? request.revision ?? '',
     durationMs: core.clock.now() - (op.startedAt ?? core.clock.now()),
   });
-  if (!core.current(entry)) return;
+  if (!core.current(entry) || core.stopping()) return;
   const deferred = entry.deferred;
   entry.deferred = undefined;
   const level: CompareLevel = request.initiatedBy.automated ? 2 : 3;

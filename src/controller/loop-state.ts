@@ -51,8 +51,6 @@ export interface LoopEntry {
   next?: PendingOperation | undefined;
   /** The operation's attempt is running now (refreshes wait for it). */
   executing: boolean;
-  /** Index keys (`<cluster>|<resource key>`) of the resources of the last comparison. */
-  resources: string[];
   /** The last operation as auto-sync reads it. */
   lastSync?: LastOperation | undefined;
   /** The last auto-sync skip reason reported (reported again only when it changes). */
