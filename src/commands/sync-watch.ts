@@ -65,7 +65,12 @@ export async function syncWatch(c: SyncWatchContext): Promise<void> {
   const apps = await selectApps(flags, c.names, 'sync', warn, projectDocs);
   const settings = fileSettings ?? (await runSettings(flags, warn));
   const projects = await runProjects(flags, projectDocs);
-  const source = createSourceService({ ...sourceSelection(flags, warn), signal: c.signal });
+  // With --local, a save must look like a new revision to auto-sync (and a live edit like drift): a digest.
+  const source = createSourceService({
+    ...sourceSelection(flags, warn),
+    localRevision: 'digest',
+    signal: c.signal,
+  });
   const strategy = flags.strategy as 'apply' | 'hook';
   try {
     const loop = new Loop({

@@ -12,7 +12,7 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { launcher } from '../support/paths.js';
 import { api, useEmbeddedCluster } from '../support/embedded.js';
@@ -183,6 +183,28 @@ describe('kubectl gitops sync --watch (CLI, embedded cluster, real Git)', () => 
       !p.lines.slice(from).some((l) => l.event === 'operation-start'),
       'no operation after the drift without --self-heal',
     );
+  });
+
+  it('--local: a saved manifest is rendered and synced (no Git poll), rename-on-save included', async () => {
+    const { appFile } = setUp('files', { 'app/a.yaml': cm('a') });
+    const work = tempDir('kg-watch-local-');
+    mkdirSync(join(work, 'app'));
+    writeFileSync(join(work, 'app/a.yaml'), cm('a'));
+    const p = watch(appFile, '--local', work);
+    await p.next(done('files'));
+    const start = await p.next((l) => l.event === 'watch-start', 0);
+    assert.deepEqual(start['repositories'], [], 'nothing polled with --local');
+    assert.equal(start['local'], work);
+    // An editor's save: write a temporary file, rename it over the manifest.
+    const from = p.lines.length;
+    writeFileSync(join(work, 'app/.a.yaml.swp'), cm('a').replace('key: a', 'key: saved'));
+    renameSync(join(work, 'app/.a.yaml.swp'), join(work, 'app/a.yaml'));
+    const changed = await p.next((l) => l.event === 'files-changed', from);
+    assert.deepEqual(changed['paths'], ['app/a.yaml']);
+    await p.next(done('files'), from);
+    assert.equal(await configValue('files', 'a'), 'saved');
+    p.child.kill('SIGTERM');
+    assert.equal(await p.exited, 0, p.stderr);
   });
 
   it('SIGTERM while an operation runs: it gets --shutdown-timeout, then exit 0', async () => {
