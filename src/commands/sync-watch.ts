@@ -62,7 +62,21 @@ export async function syncWatch(c: SyncWatchContext): Promise<void> {
   const fileSettings = flags['argocd-cm'] !== undefined ? await runSettings(flags, warn) : undefined;
   useParseCache();
   const projectDocs: SourcedObject[] = [];
-  const apps = await selectApps(flags, c.names, 'sync', warn, projectDocs);
+  const selected = await selectApps(flags, c.names, 'sync', warn, projectDocs);
+  // --retry-limit replaces each app's syncPolicy.retry for the automated syncs (as for a one-shot sync).
+  const retry =
+    flags['retry-limit'] === undefined
+      ? undefined
+      : {
+          limit: flags['retry-limit'],
+          refresh: false,
+          backoff: {
+            durationMs: duration('retry-backoff-duration', flags['retry-backoff-duration']),
+            factor: flags['retry-backoff-factor'],
+            maxDurationMs: duration('retry-backoff-max-duration', flags['retry-backoff-max-duration']),
+          },
+        };
+  const apps = retry ? selected.map((a) => ({ ...a, syncPolicy: { ...a.syncPolicy, retry } })) : selected;
   const settings = fileSettings ?? (await runSettings(flags, warn));
   const projects = await runProjects(flags, projectDocs);
   // With --local, a save must look like a new revision to auto-sync (and a live edit like drift): a digest.
@@ -112,7 +126,8 @@ export async function syncWatch(c: SyncWatchContext): Promise<void> {
             allowEmpty: request.allowEmpty ?? flags['allow-empty'],
             strategy: request.strategy ?? strategy,
             resources: request.resources ?? [],
-            syncOptions: { ...c.syncOptions, ...request.syncOptions },
+            // The flags' sync options over the app's (as for a one-shot sync).
+            syncOptions: { ...request.syncOptions, ...c.syncOptions },
           },
           opSignal,
         ),
