@@ -45,7 +45,7 @@ export interface LoopClustersOptions {
   >;
   argocdNamespace: string;
   kubeConfig: KubeConfig;
-  /** Every app of the loop now. */
+  /** Every app of the loop it owns now (their destination namespaces scope the live caches). */
   apps: () => readonly Application[];
   shared: SharedClusterOptions;
   router: LiveRouter;
@@ -173,8 +173,28 @@ export class LoopClusters {
     for (const [c, a] of d.accessOf) this.dest.accessOf.set(c, a);
     for (const [c, s] of d.scopeOf) if (!this.dest.scopeOf.has(c)) this.dest.scopeOf.set(c, s);
     for (const [a, p] of d.projectOf) this.dest.projectOf.set(a, p);
-    if (rescope) void this.pool.rescope().then((closed) => closed.length > 0 && this.#o.onRescoped(closed));
+    if (rescope) this.rescope();
     return report;
+  }
+
+  /** The apps changed (added, or a new ownership): clusters that no longer cover them are listed again. */
+  rescope(): void {
+    void this.pool.rescope().then((closed) => closed.length > 0 && this.#o.onRescoped(closed));
+  }
+
+  /**
+   * `<cluster>|<namespace>` → keys of the apps whose AppProject watches orphaned resources there (Argo
+   * CD's orphanedIndex: the project sets `orphanedResources`; indexed by destination namespace).
+   */
+  orphanWatchers(entries: Iterable<{ key: string; app: Application }>): Map<string, string[]> {
+    const map = new Map<string, string[]>();
+    for (const e of entries) {
+      const context = this.contextOf(e.app);
+      if (context === undefined || this.projectOf(e.app)?.project.orphanedResources === undefined) continue;
+      const k = `${context}|${e.app.destination.namespace}`;
+      map.set(k, [...(map.get(k) ?? []), e.key]);
+    }
+    return map;
   }
 
   forget(app: Application): void {

@@ -95,7 +95,8 @@ export async function refreshEntry(
   const comparison = toReport(reconciliation);
   state.comparison = comparison;
   delete state.error;
-  state.reconciledAt = iso(core.wallClock());
+  // Argo CD sets reconciledAt on a first refresh and on those at level >= 2 (processAppRefreshQueueItem).
+  if (!state.reconciledAt || request.level >= 2) state.reconciledAt = iso(core.wallClock());
   core.indexResources(entry, comparison);
   core.emit({
     type: 'refreshed',
@@ -243,6 +244,10 @@ export async function operateEntry(core: LoopCore, entry: LoopEntry, signal: Abo
   }
 
   const finishedAt = report?.finishedAt || iso(core.wallClock());
+  // Argo CD's final message of a retried operation: "<message> (retried N times)."
+  if (op.attempt > 1)
+    message = `${threw ? message : (report?.message ?? '')} (retried ${op.attempt - 1} times).`;
+  else if (!threw) message = report?.message ?? '';
   const done = report;
   delete state.running;
   entry.operation = entry.next;
@@ -253,7 +258,7 @@ export async function operateEntry(core: LoopCore, entry: LoopEntry, signal: Abo
     report: done,
     phase,
     finishedAt,
-    message: threw ? message : (done?.message ?? ''),
+    message,
     sources: JSON.stringify(app.sources),
   };
   if (done && phase === 'Succeeded' && !done.dryRun) state.syncedRevision = done.revision;
@@ -263,7 +268,7 @@ export async function operateEntry(core: LoopCore, entry: LoopEntry, signal: Abo
     key,
     request,
     phase,
-    message: threw ? message : (done?.message ?? ''),
+    message,
     revision: done?.revision ?? request.revision ?? '',
     durationMs: core.clock.now() - (op.startedAt ?? core.clock.now()),
   });

@@ -127,6 +127,7 @@ export function lastOperationOf(
       report,
       phase: phase as OperationReport['phase'],
       finishedAt: str(state['finishedAt']) ?? '',
+      message: str(state['message']) ?? '',
       // The sources Argo CD synced, in the shape our Application parse gives them is unknown here: only
       // an unchanged spec counts as "the same sources" (compared by the loop on the spec's JSON).
       sources: resultSources === undefined ? '' : JSON.stringify(app.sources),

@@ -8,7 +8,8 @@
  *   An app read from a cluster brings its last operation (`status.operationState`, loop-state.ts).
  * - Two queues (src/queue, client-go semantics: an app is never processed twice at once, adds during
  *   processing coalesce; refresh requests keep the highest level): refresh (`statusProcessors` workers,
- *   default 4) and operation (`operationProcessors`, default 2); processors in loop-process.ts.
+ *   default 4) and operation (`operationProcessors`, default 2); workers in loop-workers.ts, processors in
+ *   loop-process.ts (auto-sync: autosync.ts), options in loop-options.ts.
  * - Triggers: the resync timer per app (`appResyncMs` + up to `appResyncJitterMs`, after every refresh:
  *   Argo CD's `timeout.reconciliation` and its jitter; 0 turns it off), live-cache events on the app's
  *   objects (loop-live.ts, level 1, batched), and `requestRefresh` (Git poller, file watcher, Application
@@ -27,7 +28,7 @@
 import type { Application } from '../apps/index.js';
 import { instanceName } from '../apps/index.js';
 import type { ProjectSet } from '../apps/index.js';
-import { isRetryable, loadKubeConfig } from '../cluster/index.js';
+import { loadKubeConfig } from '../cluster/index.js';
 import {
   DEFAULT_ARGOCD_NAMESPACE,
   DEFAULT_OPERATION_PROCESSORS,
@@ -41,9 +42,10 @@ import { repoKey } from '../source/index.js';
 import { DEFAULT_SELF_HEAL_BACKOFF } from './autosync.js';
 import { sharedClusterOptions } from './cluster-options.js';
 import { LoopClusters } from './loop-clusters.js';
-import { AppIndex, LiveRouter, resourceIndexKey } from './loop-live.js';
-import { operateEntry, refreshEntry } from './loop-process.js';
+import { AppIndex, isApplicationItself, LiveRouter, resourceIndexKey } from './loop-live.js';
 import type { LoopCore } from './loop-process.js';
+import { operationWorker, refreshWorker } from './loop-workers.js';
+import type { WorkerContext } from './loop-workers.js';
 import { lastOperationOf, maxRefresh } from './loop-state.js';
 import type { LoopEntry } from './loop-state.js';
 import type {
@@ -54,7 +56,6 @@ import type {
   ReconcileLoop,
   RefreshReason,
 } from './loop-types.js';
-import { appError, MAX_TRANSIENT_RETRIES } from './processors.js';
 import { StateManager } from './state.js';
 import {
   DEFAULT_APP_RESYNC_JITTER_MS,
@@ -92,6 +93,8 @@ export class Loop implements ReconcileLoop {
   #router: LiveRouter | undefined;
   readonly #index = new AppIndex();
   readonly #timers = new Set<unknown>();
+  /** `<cluster>|<namespace>` → apps whose project watches orphaned resources there; rebuilt after changes. */
+  #orphans: Map<string, string[]> | undefined;
 
   constructor(options: LoopOptions) {
     this.#o = options;
@@ -106,6 +109,7 @@ export class Loop implements ReconcileLoop {
   // ---- the door (ReconcileLoop) ----
 
   upsertApp(app: Application): void {
+    this.#orphans = undefined;
     const key = keyOf(app, this.#ns);
     const entry = this.#entries.get(key);
     if (!entry) {
@@ -138,6 +142,7 @@ export class Loop implements ReconcileLoop {
     const entry = this.#entries.get(key);
     if (!entry) return;
     this.#entries.delete(key);
+    this.#orphans = undefined;
     this.#clearResync(entry);
     this.#index.remove(key, instanceName(entry.app, this.#ns));
     this.#clusters?.forget(entry.app);
@@ -193,6 +198,8 @@ export class Loop implements ReconcileLoop {
   /** A new sharding filter: every app is refreshed (newly owned ones start, others stop at their next turn). */
   setOwnership(ownsApp: (app: Application) => boolean): void {
     this.#owns = ownsApp;
+    this.#orphans = undefined;
+    this.#clusters?.rescope();
     for (const key of this.#entries.keys()) this.requestRefresh(key, 2, 'requested');
   }
 
@@ -202,6 +209,7 @@ export class Loop implements ReconcileLoop {
     const clusters = this.#clusters;
     if (!clusters) return;
     await clusters.scopeProjects(projects);
+    this.#orphans = undefined;
     for (const entry of this.#entries.values()) {
       clusters.forget(entry.app);
       entry.report = clusters.setUp(entry.app, false);
@@ -238,6 +246,8 @@ export class Loop implements ReconcileLoop {
         batchMs: o.eventBatchMs ?? DEFAULT_EVENT_BATCH_MS,
         keyOfInstance: (instance) => this.#index.keyOfInstance(instance),
         keysOfResource: (k) => this.#index.keysOfResource(k),
+        orphanWatchers: (cluster, namespace) => this.#orphanWatchers().get(`${cluster}|${namespace}`) ?? [],
+        isSelf: (appKey, k) => isApplicationItself(this.#entries.get(appKey)?.app, this.#ns, k),
         flush: (keys) => {
           for (const key of keys) this.requestRefresh(key, 1, 'drift');
         },
@@ -246,7 +256,7 @@ export class Loop implements ReconcileLoop {
         run: o,
         argocdNamespace: this.#ns,
         kubeConfig,
-        apps: () => [...this.#entries.values()].map((e) => e.app),
+        apps: () => [...this.#entries.values()].filter((e) => this.#owns(e.app)).map((e) => e.app),
         shared,
         router,
         stopping: () => this.#stopping,
@@ -269,12 +279,21 @@ export class Loop implements ReconcileLoop {
       this.#router = router;
       this.#clusters = clusters;
       for (const entry of this.#entries.values()) entry.report = clusters.setUp(entry.app, false);
+      this.#orphans = undefined;
       const core = this.#core();
       const statusWorkers = Math.max(1, o.statusProcessors ?? DEFAULT_STATUS_PROCESSORS);
       const operationWorkers = Math.max(1, o.operationProcessors ?? DEFAULT_OPERATION_PROCESSORS);
+      const workers: WorkerContext = {
+        core,
+        entry: (key) => this.#entries.get(key),
+        owns: (app) => this.#owns(app),
+        refreshSignal: this.#refreshAbort.signal,
+        operationSignal: this.#operationAbort.signal,
+        scheduleResync: (entry, level) => this.#scheduleResync(entry, level),
+      };
       this.#workers = Promise.all([
-        ...Array.from({ length: statusWorkers }, () => this.#refreshWorker(core)),
-        ...Array.from({ length: operationWorkers }, () => this.#operationWorker(core)),
+        ...Array.from({ length: statusWorkers }, () => refreshWorker(workers, this.#refreshQueue)),
+        ...Array.from({ length: operationWorkers }, () => operationWorker(workers, this.#operationQueue)),
       ]).then(() => undefined);
       await this.#workers;
       await this.#shutdown;
@@ -316,77 +335,6 @@ export class Loop implements ReconcileLoop {
 
   // ---- workers ----
 
-  async #refreshWorker(core: LoopCore): Promise<void> {
-    const queue = this.#refreshQueue;
-    for (;;) {
-      const got = await queue.get();
-      if (got.shutdown) return;
-      const key = got.key;
-      const entry = this.#entries.get(key);
-      try {
-        if (!entry || this.#stopping || !this.#owns(entry.app)) continue;
-        const request = entry.pending ?? { level: 2 as const, reason: 'resync' as const };
-        entry.pending = undefined;
-        if (entry.executing) {
-          entry.deferred = maxRefresh(entry.deferred, request); // the operation's end refreshes
-          continue;
-        }
-        try {
-          await refreshEntry(core, entry, request, this.#refreshAbort.signal);
-          queue.forget(key);
-        } catch (err) {
-          if (this.#stopping) continue;
-          entry.state.error = appError(entry.app, err);
-          this.#emit({
-            type: 'refreshed',
-            app: entry.app.name,
-            key,
-            reason: request.reason,
-            level: request.level,
-            durationMs: 0,
-            error: entry.state.error.message,
-          });
-          if (isRetryable(err) && queue.numRequeues(key) < MAX_TRANSIENT_RETRIES) {
-            this.#o.onWarning?.(`app "${entry.app.name}": ${oneLine(err)}; retrying`);
-            entry.pending = maxRefresh(entry.pending, request);
-            queue.addRateLimited(key);
-            continue;
-          }
-          queue.forget(key);
-        }
-        if (this.#entries.get(key) === entry) this.#scheduleResync(entry);
-      } finally {
-        queue.done(key);
-      }
-    }
-  }
-
-  async #operationWorker(core: LoopCore): Promise<void> {
-    const queue = this.#operationQueue;
-    for (;;) {
-      const got = await queue.get();
-      if (got.shutdown) return;
-      const key = got.key;
-      const entry = this.#entries.get(key);
-      try {
-        // After shutdown the queue still hands out waiting keys: none of them starts.
-        if (!entry || !entry.operation || this.#stopping) continue;
-        if (!this.#owns(entry.app)) {
-          this.#o.onWarning?.(
-            `app "${entry.app.name}": operation dropped: the app is no longer this controller's`,
-          );
-          entry.operation = undefined;
-          continue;
-        }
-        await operateEntry(core, entry, this.#operationAbort.signal);
-      } catch (err) {
-        this.#o.onWarning?.(`app "${entry?.app.name ?? key}": ${oneLine(err)}`);
-      } finally {
-        queue.done(key);
-      }
-    }
-  }
-
   #core(): LoopCore {
     const o = this.#o;
     return {
@@ -425,7 +373,9 @@ export class Loop implements ReconcileLoop {
     }
   }
 
-  #scheduleResync(entry: LoopEntry): void {
+  /** Argo CD's comparison expiry counts from the last refresh at level >= 2 (its `reconciledAt`). */
+  #scheduleResync(entry: LoopEntry, level: number): void {
+    if (level < 2 && entry.resyncTimer !== undefined) return;
     this.#clearResync(entry);
     const every = this.#o.appResyncMs ?? DEFAULT_APP_RESYNC_MS;
     if (every <= 0 || this.#stopping) return;
@@ -436,6 +386,13 @@ export class Loop implements ReconcileLoop {
       entry.resyncTimer = undefined;
       this.requestRefresh(entry.key, 2, 'resync');
     }, every + jitter);
+  }
+
+  #orphanWatchers(): Map<string, string[]> {
+    this.#orphans ??= this.#clusters?.orphanWatchers(
+      [...this.#entries.values()].filter((e) => this.#owns(e.app)),
+    );
+    return this.#orphans ?? new Map();
   }
 
   #clearResync(entry: LoopEntry): void {

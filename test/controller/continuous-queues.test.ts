@@ -183,4 +183,57 @@ describe('continuous loop: queues, timers, shutdown', () => {
     assert.equal(fx.cluster.stats.writes(), writes);
     await run.stop();
   });
+
+  it('ownership filters apps; requested operations run; removed apps are forgotten', T, async () => {
+    repo.commit({ 'own/a.yaml': cm('own-a'), 'other/a.yaml': cm('other-a') });
+    const run = startLoop(
+      fx,
+      [application('own', repo.url, 'own'), application('other', repo.url, 'other')],
+      cacheRoot,
+      {
+        autoSync: { mode: 'none' },
+        appResyncMs: 0,
+        statusProcessors: 1,
+        ownsApp: (app) => app.name === 'own',
+      },
+    );
+    try {
+      await run.until((e) => e.type === 'refreshed' && e.app === 'own' && e.reason === 'initial');
+      // One worker, FIFO: the refresh of "other" is handed out before the second one of "own".
+      run.loop.requestRefresh('argocd/other', 2, 'requested');
+      run.loop.requestRefresh('argocd/own', 2, 'requested');
+      await run.until((e) => e.type === 'refreshed' && e.app === 'own' && e.reason === 'requested');
+      assert.equal(refreshedOf(run.events, 'other').length, 0, 'not owned: never refreshed');
+
+      run.loop.setOwnership(() => true);
+      await run.until((e) => e.type === 'refreshed' && e.app === 'other');
+      assert.equal(run.loop.state('argocd/other')?.comparison?.sync, 'OutOfSync');
+
+      const from = run.events.length;
+      run.loop.requestOperation('argocd/other', {
+        initiatedBy: { automated: false, username: 'tester' },
+        prune: false,
+        dryRun: false,
+      });
+      const done = (await run.until(opDone('other'), from)) as OperationDone;
+      assert.equal(done.phase, 'Succeeded');
+      const after = await run.until(
+        (e) => e.type === 'refreshed' && e.app === 'other' && e.reason === 'operation-done',
+        from,
+      );
+      assert.equal(
+        after.type === 'refreshed' && after.level,
+        3,
+        'a requested operation is followed by a level-3 refresh',
+      );
+      assert.equal(after.type === 'refreshed' && after.sync, 'Synced');
+
+      run.loop.removeApp('argocd/own');
+      await run.until((e) => e.type === 'app-removed' && e.key === 'argocd/own');
+      assert.equal(run.loop.state('argocd/own'), undefined);
+      assert.deepEqual(run.loop.appsOfRepo(repo.url), ['argocd/other']);
+    } finally {
+      await run.stop();
+    }
+  });
 });

@@ -145,6 +145,7 @@ describe('continuous loop: failed revisions', () => {
       assert.equal(failed.phase, 'Failed');
       assert.equal(failed.revision, bad);
       assert.equal(run.loop.state('argocd/fail')?.lastOperation?.report.retries, 1, 'retried once (limit 1)');
+      assert.match(failed.message, /\(retried 1 times\)\.$/);
       const skipped = await run.until((e) => e.type === 'auto-sync-skipped' && e.app === 'fail');
       assert.match(
         skipped.type === 'auto-sync-skipped' ? skipped.reason : '',
