@@ -167,7 +167,12 @@ export async function watchApps(options: WatchRunOptions): Promise<void> {
     await ended;
     // The shutdown used all its time while operations ran: they were aborted at its end.
     const overran = running.length > 0 && Date.now() - stopAt >= options.shutdownTimeoutMs;
-    options.onEvent({ type: 'watch-stopped', reason, cutOff: overran ? running.map((s) => s.app.name) : [] });
+    options.onEvent({
+      type: 'watch-stopped',
+      // The loop's own failure is the command's error (thrown below); the event only says it stopped.
+      reason: loopError !== undefined ? 'error' : reason,
+      cutOff: overran ? running.map((s) => s.app.name) : [],
+    });
   } catch (err) {
     // The watcher could not start: stop the loop before reporting it.
     stopTriggers();
