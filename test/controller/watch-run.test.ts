@@ -175,4 +175,26 @@ describe('watchApps: Git poll and --local triggers around the loop', () => {
     await done;
     assert.deepEqual(loop.shutdowns, [10]);
   });
+
+  it('a loop that fails ends the watch with its error, after shutting it down', async () => {
+    const apps = [app('web', repo.url)];
+    const loop = new RecordingLoop(apps, () => []);
+    loop.run = () => Promise.reject(new Error('kubeconfig x: failed to load: ENOENT'));
+    const events: WatchEvent[] = [];
+    await assert.rejects(
+      watchApps({
+        loop,
+        apps,
+        source: { listRefs: (u, p) => source.listRefs!(u, p) },
+        pollIntervalMs: 60_000,
+        shutdownTimeoutMs: 5,
+        signal: new AbortController().signal,
+        onEvent: (e) => events.push(e),
+        onWarning: () => undefined,
+      }),
+      /kubeconfig x: failed to load/,
+    );
+    assert.deepEqual(loop.shutdowns, [5]);
+    assert.deepEqual(events.at(-1), { type: 'watch-stopped', reason: 'error', cutOff: [] });
+  });
 });
