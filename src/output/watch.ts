@@ -7,7 +7,8 @@
  *   phase, message, resources...). Every loop event of an app is printed (refreshes included).
  * - `lines` (stdout not a TTY): one line per event, `HH:MM:SS <app> <what>`; a refresh is printed only when
  *   it changed the app's sync, health or revision, failed, or came from Git, files or the first pass
- *   (a quiet resync every few minutes prints nothing).
+ *   (a quiet resync every few minutes prints nothing); the apps added at start and the loop's own
+ *   "stopping" are left to `watch-start` and `watch-stopped`.
  * - `table` (stdout a TTY): a table redrawn in place (APP, SYNC, HEALTH, REVISION, LAST OPERATION,
  *   LAST EVENT), at most every `redrawMs`; warnings and the events of no single app are printed above it.
  * Per-task sync events and cache progress are not shown (the one-shot `sync` shows those). Nothing here
@@ -194,12 +195,8 @@ export function watchLine(e: WatchEvent, changed: boolean): string | undefined {
     case 'operation-done':
       if (!('request' in e)) return undefined;
       return `${e.app} ${operationKind(e.request)} ${e.phase}${e.revision ? ` at ${short(e.revision)}` : ''}: ${e.message} (${seconds(e.durationMs)})`;
-    case 'app-added':
-      return `${e.app} added`;
     case 'app-removed':
       return `${e.app} removed`;
-    case 'loop-stopping':
-      return `stopping: ${e.reason}`;
     case 'watch-stopped':
       return `stopped (${e.reason})${e.cutOff.length ? `; operations cut off by --shutdown-timeout: ${e.cutOff.join(', ')}` : ''}`;
     case 'cache-sync-done':
