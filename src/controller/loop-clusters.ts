@@ -121,6 +121,8 @@ export class LoopClusters {
   /** The app's cluster, its live-cache events routed to the loop once it is ready. */
   async clusterOf(app: Application): Promise<ClusterState> {
     const original = this.original(app);
+    // An app replaced or removed while its refresh ran: its new spec's refresh follows.
+    if (!this.dest.contextOf.has(original)) throw new Error('the app changed during its refresh');
     const cluster = await this.pool.clusterOf(original);
     if (!this.#watched.has(cluster)) {
       this.#watched.add(cluster);

@@ -124,7 +124,7 @@ function decide(
   let syncWindowBlocked: string | undefined;
   if (policy && !inProgress && comparison.sync === 'OutOfSync') {
     const verdict = appWindowsVerdict(app, entry.report?.project, core.wallClock(), false);
-    syncWindowBlocked = verdict.refusal?.message;
+    syncWindowBlocked = verdict.refusal?.message.replace(/^.*?failed to sync: /, '');
   }
   const decision = decideAutoSync({
     app,

@@ -46,6 +46,8 @@ export interface LoopEntry {
   /** A refresh asked for while the app's operation ran: done when it ends. */
   deferred?: RefreshRequest | undefined;
   resyncTimer?: TimerHandle | undefined;
+  /** A delayed refresh request (self-heal backoff, `requestRefresh(..., afterMs)`): when, and its timer. */
+  delayed?: { at: number; timer: TimerHandle } | undefined;
   /** The operation waiting, running or retrying; `next`: one requested meanwhile. */
   operation?: PendingOperation | undefined;
   next?: PendingOperation | undefined;

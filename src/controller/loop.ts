@@ -92,7 +92,6 @@ export class Loop implements ReconcileLoop {
   #manager: StateManager | undefined;
   #router: LiveRouter | undefined;
   readonly #index = new AppIndex();
-  readonly #timers = new Set<unknown>();
   /** `<cluster>|<namespace>` → apps whose project watches orphaned resources there; rebuilt after changes. */
   #orphans: Map<string, string[]> | undefined;
 
@@ -143,7 +142,7 @@ export class Loop implements ReconcileLoop {
     if (!entry) return;
     this.#entries.delete(key);
     this.#orphans = undefined;
-    this.#clearResync(entry);
+    this.#clearTimers(entry);
     this.#index.remove(key, instanceName(entry.app, this.#ns));
     this.#clusters?.forget(entry.app);
     this.#emit({ type: 'app-removed', app: entry.app.name, key });
@@ -153,12 +152,16 @@ export class Loop implements ReconcileLoop {
     const entry = this.#entries.get(key);
     if (!entry || this.#stopping) return;
     if (afterMs && afterMs > 0) {
-      // Delayed: the request is recorded when its time comes (a level-2 one then forgets revisions).
+      // Delayed: recorded when its time comes (a level-2 one then forgets revisions). One delayed
+      // request per app: an earlier one wins (a self-heal backoff asked again by every refresh).
+      const at = this.#clock.now() + afterMs;
+      if (entry.delayed && entry.delayed.at <= at) return;
+      if (entry.delayed) this.#clock.clearTimeout(entry.delayed.timer);
       const timer = this.#clock.setTimeout(() => {
-        this.#timers.delete(timer);
+        if (entry.delayed?.timer === timer) entry.delayed = undefined;
         this.requestRefresh(key, level, reason);
       }, afterMs);
-      this.#timers.add(timer);
+      entry.delayed = { at, timer };
       return;
     }
     if (level >= 2) for (const s of entry.app.sources) this.#o.source.forgetRevisions?.(s.repoURL);
@@ -313,9 +316,7 @@ export class Loop implements ReconcileLoop {
   async #stop(timeoutMs: number): Promise<void> {
     this.#stopping = true;
     this.#emit({ type: 'loop-stopping', reason: this.#stopReason });
-    for (const timer of this.#timers) this.#clock.clearTimeout(timer);
-    this.#timers.clear();
-    for (const entry of this.#entries.values()) this.#clearResync(entry);
+    for (const entry of this.#entries.values()) this.#clearTimers(entry);
     this.#router?.stop();
     this.#refreshQueue.shutDown();
     this.#refreshAbort.abort(new Error('the loop is stopping'));
@@ -398,5 +399,11 @@ export class Loop implements ReconcileLoop {
   #clearResync(entry: LoopEntry): void {
     if (entry.resyncTimer !== undefined) this.#clock.clearTimeout(entry.resyncTimer);
     entry.resyncTimer = undefined;
+  }
+
+  #clearTimers(entry: LoopEntry): void {
+    this.#clearResync(entry);
+    if (entry.delayed) this.#clock.clearTimeout(entry.delayed.timer);
+    entry.delayed = undefined;
   }
 }
