@@ -171,7 +171,7 @@ interrupted.`;
     }),
     'app-resync': Flags.string({
       description:
-        "With --watch: refresh every app this often, with jitter (Argo CD's timeout.reconciliation); default 3m.",
+        "With --watch: refresh every app this often, with jitter (Argo CD's timeout.reconciliation); default 3m, 0: never.",
       dependsOn: ['watch'],
     }),
     'shutdown-timeout': Flags.string({
