@@ -90,6 +90,7 @@ spec:
   template:
     metadata: {name: 'web-{{ .name }}'}
     spec:
+      project: default
       source: {repoURL: ${repo.url}, path: child}
       destination: {server: '{{ .server }}', namespace: web}
 `) as KubeObject;
