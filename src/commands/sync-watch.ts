@@ -80,10 +80,13 @@ export async function syncWatch(c: SyncWatchContext): Promise<void> {
   const settings = fileSettings ?? (await runSettings(flags, warn));
   const projects = await runProjects(flags, projectDocs);
   // With --local, a save must look like a new revision to auto-sync (and a live edit like drift): a digest.
+  // Not the interrupt signal: operations running at SIGTERM / the first Ctrl-C may still render during
+  // --shutdown-timeout; the source stops (its git and renderers with it) once the loop has shut down.
+  const sourceStop = new AbortController();
   const source = createSourceService({
     ...sourceSelection(flags, warn),
     localRevision: 'digest',
-    signal: c.signal,
+    signal: sourceStop.signal,
   });
   const strategy = flags.strategy as 'apply' | 'hook';
   try {
@@ -135,6 +138,14 @@ export async function syncWatch(c: SyncWatchContext): Promise<void> {
     await watchApps({
       loop,
       apps,
+      // Sync the selected apps now (a manual sync, as the one-shot command), then keep them in sync.
+      initialSync: {
+        initiatedBy: { automated: false },
+        prune: flags.prune,
+        dryRun: false,
+        allowEmpty: flags['allow-empty'],
+        ...(retry ? { retry } : {}),
+      },
       source,
       pollIntervalMs,
       ...(flags.local ? { local: flags.local } : {}),
@@ -145,6 +156,7 @@ export async function syncWatch(c: SyncWatchContext): Promise<void> {
     });
   } finally {
     printer.stop();
+    sourceStop.abort(c.signal.reason);
     await source.close();
   }
   // SIGTERM is how a service manager asks for a stop: a clean one. Ctrl-C keeps the shell's 130.

@@ -1,6 +1,7 @@
 /**
  * `sync --watch` (issue 22, part 1): the triggers of a developer's continuous loop around a `ReconcileLoop`.
- * The loop (loop.ts) does the reconciling: the first refresh and sync of every app, drift seen by the live
+ * The loop (loop.ts) does the reconciling: the first refresh and sync of every app (`initialSync`: a manual
+ * sync of each, so later drift at the same revision is drift, not a first auto-sync), drift seen by the live
  * cache, self-heal, the periodic resync, the queues. This module adds what only the foreground command has:
  *
  * - Git: a `RepoPoller` over the apps' repositories (one ls-remote per repository per `pollIntervalMs`);
@@ -23,7 +24,7 @@ import {
   type RefChange,
   type SourceService,
 } from '../source/index.js';
-import type { LoopEvent, ReconcileLoop } from './loop-types.js';
+import type { LoopEvent, OperationRequest, ReconcileLoop } from './loop-types.js';
 
 /** What `sync --watch` reports: the loop's events and the triggers'. Times are added by printers. */
 export type WatchEvent =
@@ -67,6 +68,12 @@ export interface WatchRunOptions {
   quietMs?: number;
   /** How long running operations may take to end after the signal. */
   shutdownTimeoutMs: number;
+  /**
+   * "Sync the selected apps now": a manual sync of every app when the watch starts (as a one-shot `sync`,
+   * also for an app already Synced), so each app has a last sync at its revision and a later edit at that
+   * revision is drift (healed only with `--self-heal`), never a first auto-sync. Unset: auto-sync only.
+   */
+  initialSync?: OperationRequest;
   /** SIGTERM / Ctrl-C: stop. */
   signal: AbortSignal;
   onEvent: (event: WatchEvent) => void;
@@ -132,6 +139,7 @@ export async function watchApps(options: WatchRunOptions): Promise<void> {
     : undefined;
 
   const running = loop.run();
+  if (options.initialSync) for (const s of loop.states()) loop.requestOperation(s.key, options.initialSync);
   let loopError: unknown;
   const ended = running.then(
     () => 'loop-ended' as const,

@@ -126,8 +126,9 @@ describe('kubectl gitops sync --watch (CLI, embedded cluster, real Git)', () => 
   it('syncs a new commit within one poll, heals a live edit with --self-heal, exits 0 on SIGTERM', async () => {
     const { repo, appFile } = setUp('heal', { 'app/a.yaml': cm('a') });
     const p = watch(appFile, '--self-heal', '--self-heal-timeout', '1s', '--poll-interval', '1s');
+    // The watch starts with a manual sync of every app ("sync now"); later revisions are auto-synced.
     const first = await p.next(done('heal'));
-    assert.equal(first['operation'], 'auto-sync');
+    assert.equal(first['operation'], 'sync');
     await p.next((l) => l.event === 'watch-start', 0);
     assert.equal(await configValue('heal', 'a'), 'a');
 
@@ -234,7 +235,7 @@ spec:
     assert.equal(stopped.event, 'watch-stopped');
     assert.equal(stopped['reason'], 'SIGTERM');
     // The Deployment never rolls out here: the operation was still waiting, and was ended by the timeout.
-    assert.deepEqual(stopped['cutOff'], ['slow']);
+    assert.deepEqual(stopped['cutOff'], ['slow'], JSON.stringify(p.lines));
     const ended = p.lines.find((l) => l.event === 'operation-done' && l.app === 'slow');
     assert.notEqual(ended?.['phase'], 'Succeeded', JSON.stringify(ended));
   });
