@@ -185,3 +185,17 @@ function checkDuplicates(apps: readonly Application[], argocdNamespace: string):
 export function instanceName(app: Pick<Application, 'name' | 'namespace'>, argocdNamespace: string): string {
   return app.namespace && app.namespace !== argocdNamespace ? `${app.namespace}_${app.name}` : app.name;
 }
+
+export { buildStatus, setConditions, sameStatus, DEFAULT_REVISION_HISTORY_LIMIT } from './status.js';
+export type {
+  AppSummary,
+  BuildStatusOptions,
+  BuiltStatus,
+  StatusComparison,
+  StatusRenderedSource,
+  StatusResource,
+  StatusSource,
+} from './status.js';
+export { parseOperation, operationJson, operationStateJson } from './operation.js';
+export type { AppOperationReport, AppOperationRequest, AppTaskResult } from './operation.js';
+export { goDuration, kubeTime, mergePatch } from './status-json.js';

@@ -20,7 +20,9 @@ export const APPLICATION_CRD = {
         name: 'v1alpha1',
         served: true,
         storage: true,
-        subresources: { status: {} },
+        // As Argo CD's own CRDs (manifests/crds): no status subresource, so the controller writes `status`
+        // with patches on the main resource.
+        subresources: {},
         schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
       },
     ],
@@ -47,7 +49,9 @@ export const APP_PROJECT_CRD = {
         name: 'v1alpha1',
         served: true,
         storage: true,
-        subresources: { status: {} },
+        // As Argo CD's own CRDs (manifests/crds): no status subresource, so the controller writes `status`
+        // with patches on the main resource.
+        subresources: {},
         schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
       },
     ],
