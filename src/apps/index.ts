@@ -199,3 +199,4 @@ export type {
 export { parseOperation, operationJson, operationStateJson } from './operation.js';
 export type { AppOperationReport, AppOperationRequest, AppTaskResult } from './operation.js';
 export { goDuration, kubeTime, mergePatch } from './status-json.js';
+export { applicationSummary, LINK_ANNOTATION_PREFIX } from './summary.js';
