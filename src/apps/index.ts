@@ -200,3 +200,20 @@ export { parseOperation, operationJson, operationStateJson } from './operation.j
 export type { AppOperationReport, AppOperationRequest, AppTaskResult } from './operation.js';
 export { goDuration, kubeTime, mergePatch } from './status-json.js';
 export { applicationSummary, LINK_ANNOTATION_PREFIX } from './summary.js';
+export {
+  ArgoNamespaceWatch,
+  APPLICATION_RESOURCE,
+  APP_PROJECT_RESOURCE,
+  SECRET_TYPE_LABEL,
+} from './app-watch.js';
+export type { ArgoNamespaceWatchOptions, NamespaceEvent } from './app-watch.js';
+export {
+  BACKGROUND_FINALIZER,
+  FOREGROUND_FINALIZER,
+  RESOURCES_FINALIZER,
+  cascades,
+  deletionStep,
+  isDeleting,
+  shouldBeDeleted,
+} from './deletion.js';
+export type { DeletingApp, DeletionStep } from './deletion.js';
