@@ -1,0 +1,376 @@
+/**
+ * `runController`: `kubectl gitops controller`, Argo CD's application controller in one process
+ * (docs/controller.md): the continuous `Loop` fed by the live Argo CD namespace, its results written back
+ * into the Applications.
+ *
+ * 1. Connects to the control-plane cluster (`--kubeconfig`/`--context`) and lists, then watches, the
+ *    namespace's Applications, AppProjects, argocd-cm and Argo CD Secrets (src/apps `ArgoNamespaceWatch`).
+ * 2. Runs the loop over the Applications listed (`autoSync: policy`: each app's `spec.syncPolicy.automated`)
+ *    with the AppProjects listed; `loopOptions` carries what the command read (settings, cluster Secrets,
+ *    source service, processors, resync, self-heal).
+ * 3. Watch events, as Argo CD's informer handlers: an Application added or changed is upserted (the loop
+ *    refreshes it when its spec changed); its `operation` is requested once (an invalid one is answered
+ *    with operationState Error and cleared, as SyncAppState does); an `argocd.argoproj.io/refresh`
+ *    annotation asks a level-3 refresh and is removed with the next status write; a deleted Application
+ *    is forgotten; one being deleted stops being reconciled and, with the resources finalizer, has its
+ *    resources deleted step by step (`AppFinalizer`, retried every `finalizerRetryMs`) before the finalizer
+ *    is removed. An AppProject added, changed or deleted gives the loop the new project set (every app is
+ *    held to it again and refreshed). argocd-cm and Secret changes are reported: they apply on restart.
+ * 4. Status (`StatusWriter`): on each loop event about an app, one merge patch of what changed; when a
+ *    requested operation ends, that patch also clears `operation`.
+ * 5. Shutdown (the signal): the loop stops starting operations and lets running ones end
+ *    (`shutdownTimeoutMs`), status writes in flight finish, the watch stops. Resolves then.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import {
+  ArgoNamespaceWatch,
+  cascades,
+  isDeleting,
+  kubeTime,
+  parseApplication,
+  parseOperation,
+  parseProject,
+  ProjectSet,
+  APPLICATION_RESOURCE,
+} from '../apps/index.js';
+import type { AppProject, Application, NamespaceEvent } from '../apps/index.js';
+import { connect as defaultConnect, loadKubeConfig, isNotFound } from '../cluster/index.js';
+import type {
+  ClientOptions,
+  ClusterAccess,
+  ClusterConnection,
+  ConnectOptions,
+  KubeObject,
+  TrackingOptions,
+} from '../cluster/index.js';
+import { DEFAULT_TRACKING_METHOD, GitopsError, oneLine } from '../common/index.js';
+import { runOperation } from '../sync/index.js';
+import { AppFinalizer } from './app-finalizer.js';
+import { Loop } from './loop.js';
+import type { LoopOptions } from './loop.js';
+import type { LoopEvent, OperationRequest } from './loop-types.js';
+import { REFRESH_ANNOTATION, StatusWriter } from './status-writer.js';
+
+export interface ControllerRunOptions {
+  argocdNamespace: string;
+  kubeconfig?: string | undefined;
+  context?: string | undefined;
+  client?: ClientOptions | undefined;
+  /** What the loop takes beyond the apps, projects and policy (settings, source, processors...). */
+  loopOptions: Omit<LoopOptions, 'apps' | 'projects' | 'autoSync' | 'onEvent' | 'operation' | 'signal'> &
+    Partial<Pick<LoopOptions, 'operation'>>;
+  clusterSecrets?: readonly ClusterAccess[] | undefined;
+  /** Argo CD's `--persist-resource-health`. */
+  persistResourceHealth?: boolean | undefined;
+  signal?: AbortSignal | undefined;
+  /** Time running operations get at shutdown. */
+  shutdownTimeoutMs?: number | undefined;
+  /** Delay between the steps of a cascading deletion. Default 5000 (Argo CD requeues deleting apps). */
+  finalizerRetryMs?: number | undefined;
+  onEvent?: ((event: LoopEvent | ControllerEvent) => void) | undefined;
+  onWarning?: ((message: string) => void) | undefined;
+  /** Injected I/O (tests). */
+  connect?: ((options: ConnectOptions) => Promise<ClusterConnection>) | undefined;
+  now?: () => number;
+  watchTimeoutSeconds?: number | undefined;
+}
+
+/** What the controller itself adds to the loop's events. */
+export type ControllerEvent =
+  | { type: 'controller-ready'; apps: number; projects: number }
+  | { type: 'status-written'; app: string; key: string; fields: string[] }
+  | { type: 'app-deleting'; app: string; key: string; step: string; detail: string };
+
+export interface ControllerSummary {
+  patches: number;
+}
+
+const keyOfManifest = (obj: KubeObject, ns: string): string =>
+  `${obj.metadata?.namespace ?? ns}/${obj.metadata?.name ?? ''}`;
+
+export async function runController(o: ControllerRunOptions): Promise<ControllerSummary> {
+  const ns = o.argocdNamespace;
+  const warn = (m: string): void => o.onWarning?.(m);
+  const emit = (e: LoopEvent | ControllerEvent): void => o.onEvent?.(e);
+  const now = o.now ?? Date.now;
+  const connectTo = o.connect ?? defaultConnect;
+  const kubeConfig: KubeConfig = await loadKubeConfig({ kubeconfig: o.kubeconfig, context: o.context });
+  const conn = await connectTo({ kubeConfig, ...(o.client ? { client: o.client } : {}) });
+  const client = conn.client;
+
+  let loop: Loop | undefined;
+  let ready = false;
+  /** Requests we asked from an Application's `operation`, by key (cleared when the operation ends). */
+  const requested = new Map<string, { request: OperationRequest; raw: string }>();
+  /** The `operation` we answered, until the Application is seen without it. */
+  const handled = new Map<string, string>();
+  const deleting = new Map<string, ReturnType<typeof setTimeout> | 'running'>();
+  const stopped = { value: false };
+
+  const tracking: TrackingOptions = {
+    method: o.loopOptions.trackingMethod ?? DEFAULT_TRACKING_METHOD,
+    ...(o.loopOptions.instanceLabelKey ? { instanceLabelKey: o.loopOptions.instanceLabelKey } : {}),
+    ...(o.loopOptions.settings?.installationId ? { installationId: o.loopOptions.settings.installationId } : {}),
+  };
+  const finalizer = new AppFinalizer({
+    client,
+    argocdNamespace: ns,
+    kubeConfig,
+    clusterSecrets: o.clusterSecrets,
+    tracking,
+    connect: o.connect,
+    onWarning: warn,
+    onStep: (key, step) =>
+      emit({
+        type: 'app-deleting',
+        app: key.slice(key.indexOf('/') + 1),
+        key,
+        step: step.kind,
+        detail:
+          step.kind === 'delete'
+            ? step.objects.map((x) => `${x.kind}/${x.metadata?.name}`).join(', ')
+            : step.kind === 'waiting'
+              ? step.reason
+              : '',
+      }),
+  });
+
+  const watch = new ArgoNamespaceWatch({
+    client,
+    namespace: ns,
+    context: conn.context,
+    onWarning: warn,
+    watchTimeoutSeconds: o.watchTimeoutSeconds,
+    onEvent: (e) => {
+      if (ready) onNamespaceEvent(e);
+    },
+  });
+  const writer = new StatusWriter({
+    client,
+    argocdNamespace: ns,
+    current: (namespace, name) => watch.application(namespace, name),
+    state: (key) => loop?.state(key),
+    persistResourceHealth: o.persistResourceHealth,
+    now,
+    onWarning: warn,
+    onPatch: (key, patch) =>
+      emit({
+        type: 'status-written',
+        app: key.slice(key.indexOf('/') + 1),
+        key,
+        fields: [
+          ...Object.keys((patch['status'] as Record<string, unknown> | undefined) ?? {}).map((f) => `status.${f}`),
+          ...Object.keys(patch).filter((f) => f !== 'status'),
+        ],
+      }),
+  });
+
+  const parseApp = (obj: KubeObject): Application | undefined => {
+    const manifest: KubeObject = { apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', ...obj };
+    try {
+      return parseApplication(manifest, `cluster ${keyOfManifest(obj, ns)}`);
+    } catch (err) {
+      warn(oneLine(err));
+      return undefined;
+    }
+  };
+  const projectSet = (): ProjectSet => {
+    const set = new ProjectSet();
+    for (const p of watch.projects()) {
+      try {
+        set.add(parseProject({ apiVersion: 'argoproj.io/v1alpha1', kind: 'AppProject', ...p }, `cluster ${keyOfManifest(p, ns)}`));
+      } catch (err) {
+        warn(oneLine(err));
+      }
+    }
+    return set;
+  };
+
+  /** An operation that cannot run: answered as SyncAppState answers an invalid request, and cleared. */
+  const refuseOperation = async (key: string, obj: KubeObject, message: string): Promise<void> => {
+    const t = kubeTime(now());
+    const patch = {
+      status: {
+        operationState: { operation: obj['operation'], phase: 'Error', message, startedAt: t, finishedAt: t },
+      },
+      operation: null,
+    };
+    try {
+      await client.patch(APPLICATION_RESOURCE, obj.metadata?.namespace ?? ns, obj.metadata?.name ?? '', patch, 'merge', {
+        subject: `application ${key}`,
+      });
+    } catch (err) {
+      if (!isNotFound(err)) warn(`app ${key}: failed to write status: ${oneLine(err)}`);
+    }
+  };
+
+  const onApp = (obj: KubeObject, old?: KubeObject): void => {
+    const key = keyOfManifest(obj, ns);
+    if (isDeleting(obj)) {
+      loop?.removeApp(key);
+      requested.delete(key);
+      if (cascades(obj)) scheduleDeletion(key, 0);
+      return;
+    }
+    const app = parseApp(obj);
+    if (!app) {
+      loop?.removeApp(key);
+      return;
+    }
+    loop?.upsertApp(app);
+    const refresh = obj.metadata?.annotations?.[REFRESH_ANNOTATION];
+    if (refresh !== undefined && refresh !== old?.metadata?.annotations?.[REFRESH_ANNOTATION]) {
+      writer.removeRefreshAnnotation(key);
+      loop?.requestRefresh(key, 3, 'requested');
+    }
+    const op = obj['operation'];
+    if (op === undefined || op === null) {
+      handled.delete(key);
+      return;
+    }
+    const raw = JSON.stringify(op);
+    if (handled.get(key) === raw || requested.get(key)?.raw === raw) return;
+    let request: OperationRequest | undefined;
+    try {
+      request = parseOperation(app);
+    } catch (err) {
+      handled.set(key, raw);
+      warn(oneLine(err));
+      void refuseOperation(key, obj, err instanceof GitopsError ? err.message.replace(/^[^:]*: /, '') : oneLine(err));
+      return;
+    }
+    if (!request) return;
+    requested.set(key, { request, raw });
+    loop?.requestOperation(key, request);
+  };
+
+  const scheduleDeletion = (key: string, afterMs: number): void => {
+    if (stopped.value || deleting.has(key)) return;
+    const timer = setTimeout(() => {
+      deleting.set(key, 'running');
+      void runDeletionStep(key).finally(() => {
+        if (deleting.get(key) === 'running') deleting.delete(key);
+      });
+    }, afterMs);
+    timer.unref?.();
+    deleting.set(key, timer);
+  };
+  const runDeletionStep = async (key: string): Promise<void> => {
+    const slash = key.indexOf('/');
+    const obj = watch.application(key.slice(0, slash), key.slice(slash + 1));
+    if (!obj || !isDeleting(obj) || !cascades(obj)) return;
+    try {
+      const step = await finalizer.step(obj, o.signal);
+      if (step && step.kind !== 'done' && step.kind !== 'not-cascading') {
+        deleting.delete(key);
+        scheduleDeletion(key, o.finalizerRetryMs ?? 5_000);
+      }
+    } catch (err) {
+      warn(`app ${key}: failed to delete resources: ${oneLine(err)}`);
+      deleting.delete(key);
+      scheduleDeletion(key, o.finalizerRetryMs ?? 5_000);
+    }
+  };
+
+  const onNamespaceEvent = (e: NamespaceEvent): void => {
+    switch (e.type) {
+      case 'app':
+        onApp(e.object, e.old);
+        break;
+      case 'app-deleted': {
+        const key = keyOfManifest(e.object, ns);
+        loop?.removeApp(key);
+        writer.forget(key);
+        requested.delete(key);
+        handled.delete(key);
+        break;
+      }
+      case 'project':
+        void loop?.setProjects(projectSet()).catch((err: unknown) => warn(`AppProjects: ${oneLine(err)}`));
+        break;
+      case 'settings':
+      case 'secret':
+        if (e.change !== 'ADDED')
+          warn(
+            `${e.type === 'settings' ? 'configmap' : `${e.secretType} secret`} ${keyOfManifest(e.object, ns)} ${e.change === 'DELETED' ? 'deleted' : 'changed'}: restart the controller to apply it`,
+          );
+        break;
+    }
+  };
+
+  const onLoopEvent = (e: LoopEvent): void => {
+    if (e.type === 'operation-done' && 'key' in e) {
+      const mine = requested.get(e.key);
+      if (mine && mine.request === e.request) {
+        requested.delete(e.key);
+        handled.set(e.key, mine.raw);
+        writer.clearOperation(e.key);
+      }
+    }
+    writer.onEvent(e);
+    emit(e);
+  };
+
+  try {
+    await watch.start(o.signal);
+    const apps: Application[] = [];
+    const deletingApps: KubeObject[] = [];
+    for (const obj of watch.applications()) {
+      if (isDeleting(obj)) deletingApps.push(obj);
+      else {
+        const app = parseApp(obj);
+        if (app) apps.push(app);
+      }
+    }
+    const projects = projectSet();
+    loop = new Loop({
+      ...o.loopOptions,
+      argocdNamespace: ns,
+      apps,
+      projects,
+      autoSync: { mode: 'policy' },
+      onEvent: onLoopEvent,
+      operation: o.loopOptions.operation ?? defaultOperation,
+      ...(o.signal ? { signal: o.signal } : {}),
+      shutdownTimeoutMs: o.shutdownTimeoutMs ?? 0,
+    });
+    ready = true;
+    emit({ type: 'controller-ready', apps: apps.length, projects: projects.size });
+    // Operations and refresh requests already written, and deletions already under way.
+    for (const obj of watch.applications()) onApp(obj);
+    for (const obj of deletingApps) if (cascades(obj)) scheduleDeletion(keyOfManifest(obj, ns), 0);
+    await loop.run();
+  } finally {
+    stopped.value = true;
+    for (const t of deleting.values()) if (t !== 'running') clearTimeout(t);
+    await writer.idle();
+    watch.stop();
+    await watch.stopped().catch(() => undefined);
+    conn.close();
+  }
+  return { patches: writer.patches };
+}
+
+/** A sync as the request says (src/sync `runOperation`), with the app's own sync options beneath. */
+export const defaultOperation: LoopOptions['operation'] = (app, reconciliation, request, signal) =>
+  runOperation(
+    {
+      name: app.name,
+      syncOptions: app.syncPolicy.options,
+      ...(app.syncPolicy.managedNamespaceMetadata
+        ? { managedNamespaceMetadata: app.syncPolicy.managedNamespaceMetadata }
+        : {}),
+    },
+    reconciliation,
+    {
+      prune: request.prune,
+      dryRun: request.dryRun,
+      allowEmpty: request.allowEmpty ?? false,
+      strategy: request.strategy ?? 'hook',
+      resources: request.resources ?? [],
+      syncOptions: request.syncOptions ?? {},
+    },
+    signal,
+  );
+
+export type { AppProject };
