@@ -18,13 +18,15 @@
  *   found, a condition whose type and message are unchanged keeps its `lastTransitionTime`, others get
  *   now; other types are kept; sorted by type, message, time. A refresh that failed sets sync and health
  *   Unknown (health message "") with an InvalidSpecError (exit code 2: spec, project) or ComparisonError.
+ *   `syncError` sets or clears the SyncError condition auto-sync writes (a failed revision not retried,
+ *   a sync that would delete every resource).
  * - `reconciledAt`: set on the first reconcile and on every refresh of level 2 or more (a level-1 refresh,
  *   from a watch event, leaves it).
  * - `operationState`: the running operation (phase Running), else the last finished one with its sync
  *   result (operation.ts). `history`: a successful, non-dry-run sync of the whole app (no `resources`
  *   filter) appends a RevisionHistory with the next id, truncated to `spec.revisionHistoryLimit`
- *   (default 10; state.go persistRevisionHistory). Appending is idempotent: an entry whose
- *   `deployStartedAt` is the operation's start is not added twice.
+ *   (default 10; state.go persistRevisionHistory). The caller says when the operation just ended
+ *   (`appendHistory`); without it, an entry with the operation's start and revision is not added twice.
  *
  * The patch is an RFC 7386 merge patch of the Application (`{status: ...}`, plus `operation: null` when a
  * finished operation clears the request), undefined when nothing changed: at most one write per reconcile,
@@ -114,6 +116,16 @@ export interface BuildStatusOptions {
   /** Per source, in spec order: resolved revision and source type. */
   sources?: readonly StatusRenderedSource[] | undefined;
   summary?: AppSummary | undefined;
+  /**
+   * Auto-sync's verdict (autoSync's SyncError condition): a message sets it, null clears it, undefined
+   * leaves the condition as it was.
+   */
+  syncError?: string | null | undefined;
+  /**
+   * Whether the last operation still has to be recorded in `history`: true (it just ended), false (it is
+   * recorded). Undefined: recorded unless an entry with its start time and revision is there already.
+   */
+  appendHistory?: boolean | undefined;
   /** Also clear the Application's `operation` (the request finished). */
   clearOperation?: boolean | undefined;
 }
@@ -178,11 +190,18 @@ export function buildStatus(options: BuildStatusOptions): BuiltStatus {
   // Struct fields Go's encoding/json always writes (omitempty does not apply to structs).
   if (status['summary'] === undefined) status['summary'] = {};
   if (status['sourceHydrator'] === undefined) status['sourceHydrator'] = {};
+  if (options.syncError !== undefined) {
+    const found = options.syncError === null ? [] : [{ type: 'SyncError', message: options.syncError }];
+    status['conditions'] = setConditions(status['conditions'], found, ['SyncError'], now);
+  }
   if (Array.isArray(status['conditions']) && status['conditions'].length === 0) delete status['conditions'];
 
   const op = operationStatus(state, spec);
   if (op) status['operationState'] = op;
-  const history = appendHistory(previous['history'], state, spec);
+  const history =
+    options.appendHistory === false
+      ? undefined
+      : appendHistory(previous['history'], state, spec, options.appendHistory === true);
   if (history) status['history'] = history;
 
   const patch: JsonObject = {};
@@ -309,7 +328,12 @@ function operationStatus(state: StatusSource, spec: JsonObject): Json | undefine
 }
 
 /** persistRevisionHistory (state.go): see the header. */
-function appendHistory(previous: unknown, state: StatusSource, spec: JsonObject): Json[] | undefined {
+function appendHistory(
+  previous: unknown,
+  state: StatusSource,
+  spec: JsonObject,
+  force: boolean,
+): Json[] | undefined {
   const last = state.lastOperation;
   if (state.running || !last) return undefined;
   const { request, report } = last;
@@ -317,7 +341,8 @@ function appendHistory(previous: unknown, state: StatusSource, spec: JsonObject)
     return undefined;
   const history = (Array.isArray(previous) ? previous : []).filter(isObject);
   const startedAt = kubeTime(report.startedAt);
-  if (history.some((h) => h['deployStartedAt'] === startedAt)) return undefined;
+  if (!force && history.some((h) => h['deployStartedAt'] === startedAt && h['revision'] === report.revision))
+    return undefined;
   const lastId = history.length > 0 ? Number(history[history.length - 1]!['id'] ?? 0) : -1;
   const entry: JsonObject = {};
   if (!state.app.multiSource) entry['revision'] = report.revision;

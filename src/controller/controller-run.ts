@@ -33,7 +33,7 @@ import {
   ProjectSet,
   APPLICATION_RESOURCE,
 } from '../apps/index.js';
-import type { AppProject, Application, NamespaceEvent } from '../apps/index.js';
+import type { Application, NamespaceEvent } from '../apps/index.js';
 import { connect as defaultConnect, loadKubeConfig, isNotFound } from '../cluster/index.js';
 import type {
   ClientOptions,
@@ -47,6 +47,7 @@ import { DEFAULT_TRACKING_METHOD, GitopsError, oneLine } from '../common/index.j
 import { runOperation } from '../sync/index.js';
 import { AppFinalizer } from './app-finalizer.js';
 import { Loop } from './loop.js';
+import { syncRequestOf } from './loop-state.js';
 import type { LoopOptions } from './loop.js';
 import type { LoopEvent, OperationRequest } from './loop-types.js';
 import { REFRESH_ANNOTATION, StatusWriter } from './status-writer.js';
@@ -95,7 +96,12 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
   const now = o.now ?? Date.now;
   const connectTo = o.connect ?? defaultConnect;
   const kubeConfig: KubeConfig = await loadKubeConfig({ kubeconfig: o.kubeconfig, context: o.context });
-  const conn = await connectTo({ kubeConfig, ...(o.client ? { client: o.client } : {}) });
+  const discovery = o.loopOptions.discovery;
+  const conn = await connectTo({
+    kubeConfig,
+    ...(o.client ? { client: o.client } : {}),
+    ...(discovery ? { discovery } : {}),
+  });
   const client = conn.client;
 
   let loop: Loop | undefined;
@@ -110,7 +116,9 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
   const tracking: TrackingOptions = {
     method: o.loopOptions.trackingMethod ?? DEFAULT_TRACKING_METHOD,
     ...(o.loopOptions.instanceLabelKey ? { instanceLabelKey: o.loopOptions.instanceLabelKey } : {}),
-    ...(o.loopOptions.settings?.installationId ? { installationId: o.loopOptions.settings.installationId } : {}),
+    ...(o.loopOptions.settings?.installationId
+      ? { installationId: o.loopOptions.settings.installationId }
+      : {}),
   };
   const finalizer = new AppFinalizer({
     client,
@@ -118,7 +126,12 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
     kubeConfig,
     clusterSecrets: o.clusterSecrets,
     tracking,
-    connect: o.connect,
+    connect: (options) =>
+      connectTo({
+        ...options,
+        ...(o.client ? { client: o.client } : {}),
+        ...(discovery ? { discovery } : {}),
+      }),
     onWarning: warn,
     onStep: (key, step) =>
       emit({
@@ -159,7 +172,9 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
         app: key.slice(key.indexOf('/') + 1),
         key,
         fields: [
-          ...Object.keys((patch['status'] as Record<string, unknown> | undefined) ?? {}).map((f) => `status.${f}`),
+          ...Object.keys((patch['status'] as Record<string, unknown> | undefined) ?? {}).map(
+            (f) => `status.${f}`,
+          ),
           ...Object.keys(patch).filter((f) => f !== 'status'),
         ],
       }),
@@ -178,7 +193,12 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
     const set = new ProjectSet();
     for (const p of watch.projects()) {
       try {
-        set.add(parseProject({ apiVersion: 'argoproj.io/v1alpha1', kind: 'AppProject', ...p }, `cluster ${keyOfManifest(p, ns)}`));
+        set.add(
+          parseProject(
+            { apiVersion: 'argoproj.io/v1alpha1', kind: 'AppProject', ...p },
+            `cluster ${keyOfManifest(p, ns)}`,
+          ),
+        );
       } catch (err) {
         warn(oneLine(err));
       }
@@ -196,9 +216,16 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
       operation: null,
     };
     try {
-      await client.patch(APPLICATION_RESOURCE, obj.metadata?.namespace ?? ns, obj.metadata?.name ?? '', patch, 'merge', {
-        subject: `application ${key}`,
-      });
+      await client.patch(
+        APPLICATION_RESOURCE,
+        obj.metadata?.namespace ?? ns,
+        obj.metadata?.name ?? '',
+        patch,
+        'merge',
+        {
+          subject: `application ${key}`,
+        },
+      );
     } catch (err) {
       if (!isNotFound(err)) warn(`app ${key}: failed to write status: ${oneLine(err)}`);
     }
@@ -236,7 +263,11 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
     } catch (err) {
       handled.set(key, raw);
       warn(oneLine(err));
-      void refuseOperation(key, obj, err instanceof GitopsError ? err.message.replace(/^[^:]*: /, '') : oneLine(err));
+      void refuseOperation(
+        key,
+        obj,
+        err instanceof GitopsError ? err.message.replace(/^[^:]*: /, '') : oneLine(err),
+      );
       return;
     }
     if (!request) return;
@@ -362,15 +393,6 @@ export const defaultOperation: LoopOptions['operation'] = (app, reconciliation, 
         : {}),
     },
     reconciliation,
-    {
-      prune: request.prune,
-      dryRun: request.dryRun,
-      allowEmpty: request.allowEmpty ?? false,
-      strategy: request.strategy ?? 'hook',
-      resources: request.resources ?? [],
-      syncOptions: request.syncOptions ?? {},
-    },
+    syncRequestOf(request),
     signal,
   );
-
-export type { AppProject };

@@ -17,11 +17,11 @@
  *   finished); `removeRefreshAnnotation(key)`: it also removes `argocd.argoproj.io/refresh` (consumed).
  */
 import { APPLICATION_RESOURCE, buildStatus } from '../apps/index.js';
-import type { AppSummary, StatusRenderedSource } from '../apps/index.js';
+import type { AppOperationReport, AppSummary, StatusRenderedSource } from '../apps/index.js';
 import { isNotFound } from '../cluster/index.js';
 import type { KubeClient, KubeObject } from '../cluster/index.js';
 import { oneLine } from '../common/index.js';
-import type { AppLoopState, LoopEvent } from './loop-types.js';
+import type { AppLoopState, LoopEvent, OperationRequest } from './loop-types.js';
 
 export const REFRESH_ANNOTATION = 'argocd.argoproj.io/refresh';
 
@@ -49,6 +49,17 @@ interface AppWrites {
   removeRefresh: boolean;
   /** The Application as our last patch returned it. */
   written?: KubeObject | undefined;
+  /** The last operation ended and is not in `history` yet. */
+  pendingHistory: boolean;
+  /** The SyncError condition to write (null: clear it; undefined: leave it). */
+  syncError?: string | null | undefined;
+  /** When the loop's running operation started (its operation-start). */
+  startedAt?: string | undefined;
+  /**
+   * The last operation as its operation-done told it: stands in for the loop's `lastOperation` when the
+   * operation ended without a report (it failed before syncing anything), so its Error is still written.
+   */
+  ended?: { request: OperationRequest; report: AppOperationReport } | undefined;
 }
 
 function newerOf(a: KubeObject | undefined, b: KubeObject | undefined): KubeObject | undefined {
@@ -76,10 +87,39 @@ export class StatusWriter {
 
   /** The loop's event handler: writes the status of the app the event is about. */
   onEvent(event: LoopEvent): void {
+    if (event.type === 'operation-start' && 'key' in event)
+      this.#entry(event.key).startedAt = new Date((this.#o.now ?? Date.now)()).toISOString();
+    if (event.type === 'operation-done' && 'key' in event) {
+      const e = this.#entry(event.key);
+      e.pendingHistory = true;
+      const now = new Date((this.#o.now ?? Date.now)()).toISOString();
+      e.ended = {
+        request: event.request,
+        report: {
+          phase: event.phase,
+          message: event.message,
+          revision: event.revision,
+          startedAt: e.startedAt ?? now,
+          finishedAt: now,
+          dryRun: event.request.dryRun,
+          retries: 0,
+          resources: [],
+        },
+      };
+    }
+    if (event.type === 'auto-sync-skipped') {
+      // autoSync's conditions (appcontroller.go): only these two skips are SyncErrors.
+      if (/^Failed last sync attempt|auto-sync will wipe out all resources/.test(event.reason)) {
+        this.#entry(event.key).syncError = event.reason;
+        void this.write(event.key, 0);
+      }
+    }
+    if (event.type === 'operation-start' && 'key' in event) this.#entry(event.key).syncError = null;
+    if (event.type === 'refreshed' && event.sync === 'Synced') this.#entry(event.key).syncError = null;
     if (event.type === 'refreshed') void this.write(event.key, event.level);
     // The loop's own operation events carry the app key (sync's engine events of the same names do not).
     else if ((event.type === 'operation-start' || event.type === 'operation-done') && 'key' in event)
-      void this.write(event.key, 2);
+      void this.write(event.key, 0);
   }
 
   clearOperation(key: string): void {
@@ -95,8 +135,11 @@ export class StatusWriter {
     this.#apps.delete(key);
   }
 
-  /** Writes the app's status (coalescing with a write in flight). Resolves when written. */
-  write(key: string, level = 2): Promise<void> {
+  /**
+   * Writes the app's status (coalescing with a write in flight). `level`: the comparison level of the
+   * refresh that asks (0: no refresh, an operation event: reconciledAt stays). Resolves when written.
+   */
+  write(key: string, level = 0): Promise<void> {
     const entry = this.#entry(key);
     entry.level = Math.max(entry.level, level);
     if (entry.running) {
@@ -125,7 +168,14 @@ export class StatusWriter {
   #entry(key: string): AppWrites {
     let e = this.#apps.get(key);
     if (!e) {
-      e = { running: undefined, again: false, level: 0, clearOperation: false, removeRefresh: false };
+      e = {
+        running: undefined,
+        again: false,
+        level: 0,
+        clearOperation: false,
+        removeRefresh: false,
+        pendingHistory: false,
+      };
       this.#apps.set(key, e);
     }
     return e;
@@ -133,8 +183,13 @@ export class StatusWriter {
 
   async #writeOnce(key: string, entry: AppWrites, level: number): Promise<void> {
     const o = this.#o;
-    const state = o.state(key);
-    if (!state) return;
+    const loopState = o.state(key);
+    if (!loopState) return;
+    const ended = entry.ended;
+    const state =
+      ended && !loopState.running && loopState.lastOperation?.request !== ended.request
+        ? { ...loopState, lastOperation: ended }
+        : loopState;
     const slash = key.indexOf('/');
     const namespace = key.slice(0, slash);
     const name = key.slice(slash + 1);
@@ -148,23 +203,30 @@ export class StatusWriter {
       state,
       now: (o.now ?? Date.now)(),
       controllerNamespace: o.argocdNamespace,
-      level: level || 2,
+      level,
       persistResourceHealth: o.persistResourceHealth,
       ...(extras?.sources ? { sources: extras.sources } : {}),
       ...(extras?.summary ? { summary: extras.summary } : {}),
       clearOperation,
+      syncError: entry.syncError,
+      appendHistory: entry.pendingHistory,
     });
+    const historyWritten = entry.pendingHistory;
     const patch: Record<string, unknown> = { ...(built.patch ?? {}) };
     if (entry.removeRefresh && current.metadata?.annotations?.[REFRESH_ANNOTATION] !== undefined)
       patch['metadata'] = { annotations: { [REFRESH_ANNOTATION]: null } };
     entry.clearOperation = false;
     entry.removeRefresh = false;
-    if (Object.keys(patch).length === 0) return;
+    if (Object.keys(patch).length === 0) {
+      entry.pendingHistory = false; // nothing to record: not a recordable sync, or recorded already
+      return;
+    }
     try {
       entry.written = await o.client.patch(APPLICATION_RESOURCE, namespace, name, patch, 'merge', {
         subject: `application ${key}`,
       });
       this.#patches++;
+      if (historyWritten) entry.pendingHistory = false;
       o.onPatch?.(key, patch);
     } catch (err) {
       if (isNotFound(err)) return;

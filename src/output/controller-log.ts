@@ -40,7 +40,10 @@ function text(e: AnyEvent): string | undefined {
       return `auto-sync skipped: ${s(e['reason'])}`;
     case 'operation-start': {
       if (!('key' in e)) return undefined;
-      const r = e['request'] as { initiatedBy?: { automated?: boolean; username?: string }; revision?: string };
+      const r = e['request'] as {
+        initiatedBy?: { automated?: boolean; username?: string };
+        revision?: string;
+      };
       const who = r.initiatedBy?.automated ? 'automated' : (r.initiatedBy?.username ?? 'requested');
       return `sync started (${who})${r.revision ? ` to ${r.revision.slice(0, 7)}` : ''}`;
     }
