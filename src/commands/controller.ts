@@ -3,7 +3,6 @@ import { BaseCommand } from './base-command.js';
 import {
   clientOptionsOf,
   clusterSecretsOf,
-  liveAccess,
   requestTimeoutFlag,
   runSettings,
   sourceSelection,
@@ -130,25 +129,20 @@ per event on stdout (-o json: one JSON object per line). See docs/controller.md.
     const { runController } = await import('../controller/index.js');
     const live = { ...flags, 'from-cluster': true };
     const warn = (m: string): void => this.warnLine(m);
-    const settings = await runSettings(live, warn);
-    const clusterSecrets = await clusterSecretsOf(live, warn);
     const signal = this.signal;
-    const source = createSourceService({ ...sourceSelection(live, warn), signal });
     const json = flags.output === 'json';
     const backoff = flags['self-heal-backoff-timeout-seconds'];
-    try {
-      await runController({
-        argocdNamespace: flags['argocd-namespace'],
-        kubeconfig: flags.kubeconfig,
-        context: flags.context,
-        ...clientOptionsOf(flags),
+    // What argocd-cm and the Argo CD Secrets say; read again when they change (docs/controller.md).
+    const loadBase = async () => {
+      const settings = await runSettings(live, warn);
+      const clusterSecrets = await clusterSecretsOf(live, warn);
+      const source = createSourceService({ ...sourceSelection(live, warn), signal });
+      return {
         clusterSecrets,
-        persistResourceHealth: flags['persist-resource-health'],
-        signal,
-        shutdownTimeoutMs: shutdownMs,
+        close: () => source.close(),
         loopOptions: {
           source,
-          kubeconfig: liveAccess(live).kubeconfig,
+          kubeconfig: flags.kubeconfig,
           context: flags.context,
           ...clientOptionsOf(flags),
           clusterSecrets,
@@ -169,15 +163,24 @@ per event on stdout (-o json: one JSON object per line). See docs/controller.md.
               : null,
           onWarning: warn,
         },
-        onWarning: warn,
-        onEvent: (e) => {
-          const line = controllerLogLine(e, { json, time: new Date(), verbosity: verbosity() });
-          if (line) this.write(line);
-        },
-      });
-    } finally {
-      await source.close();
-    }
+      };
+    };
+    await runController({
+      ...(await loadBase()),
+      reload: loadBase,
+      argocdNamespace: flags['argocd-namespace'],
+      kubeconfig: flags.kubeconfig,
+      context: flags.context,
+      ...clientOptionsOf(flags),
+      persistResourceHealth: flags['persist-resource-health'],
+      signal,
+      shutdownTimeoutMs: shutdownMs,
+      onWarning: warn,
+      onEvent: (e) => {
+        const line = controllerLogLine(e, { json, time: new Date(), verbosity: verbosity() });
+        if (line) this.write(line);
+      },
+    });
     // SIGTERM is how Kubernetes stops a pod: a clean stop. Ctrl-C keeps the shell's 130.
     const reason: unknown = signal.reason;
     process.exitCode =

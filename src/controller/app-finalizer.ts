@@ -52,10 +52,15 @@ type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export class AppFinalizer {
-  readonly #o: AppFinalizerOptions;
+  #o: AppFinalizerOptions;
 
   constructor(options: AppFinalizerOptions) {
     this.#o = options;
+  }
+
+  /** New cluster Secrets and tracking (the controller reloaded argocd-cm and the Secrets). */
+  update(options: Pick<AppFinalizerOptions, 'clusterSecrets' | 'tracking'>): void {
+    this.#o = { ...this.#o, ...options };
   }
 
   /** One step for a deleting Application; undefined when it is not being deleted. */

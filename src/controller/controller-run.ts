@@ -61,6 +61,16 @@ export interface ControllerRunOptions {
   loopOptions: Omit<LoopOptions, 'apps' | 'projects' | 'autoSync' | 'onEvent' | 'operation' | 'signal'> &
     Partial<Pick<LoopOptions, 'operation'>>;
   clusterSecrets?: readonly ClusterAccess[] | undefined;
+  /**
+   * Reads argocd-cm and the Argo CD Secrets again (the command's readers) when they change: the loop is
+   * then stopped (running operations get `shutdownTimeoutMs`) and started again with the new settings,
+   * cluster Secrets and source service (`close` ends the previous one). Unset: changes are only reported.
+   */
+  reload?: (() => Promise<ControllerBase>) | undefined;
+  /** Ends what `loopOptions` holds (the first source service); called when it is replaced or at the end. */
+  close?: (() => Promise<void>) | undefined;
+  /** Changes of argocd-cm and the Secrets are gathered this long before a reload. Default 2000. */
+  reloadDelayMs?: number | undefined;
   /** Argo CD's `--persist-resource-health`. */
   persistResourceHealth?: boolean | undefined;
   signal?: AbortSignal | undefined;
@@ -76,9 +86,18 @@ export interface ControllerRunOptions {
   watchTimeoutSeconds?: number | undefined;
 }
 
+/** What a (re)load of argocd-cm and the Secrets gives the loop. */
+export interface ControllerBase {
+  loopOptions: ControllerRunOptions['loopOptions'];
+  clusterSecrets?: readonly ClusterAccess[] | undefined;
+  /** Ends what the base holds (its source service). */
+  close?: (() => Promise<void>) | undefined;
+}
+
 /** What the controller itself adds to the loop's events. */
 export type ControllerEvent =
   | { type: 'controller-ready'; apps: number; projects: number }
+  | { type: 'controller-reloading'; reason: string }
   | { type: 'status-written'; app: string; key: string; fields: string[] }
   | { type: 'app-deleting'; app: string; key: string; step: string; detail: string };
 
@@ -111,21 +130,25 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
   /** The `operation` we answered, until the Application is seen without it. */
   const handled = new Map<string, string>();
   const deleting = new Map<string, ReturnType<typeof setTimeout> | 'running'>();
+  /** What the loop was last given of each app (spec, labels, annotations). */
+  const upserted = new Map<string, string>();
   const stopped = { value: false };
 
-  const tracking: TrackingOptions = {
-    method: o.loopOptions.trackingMethod ?? DEFAULT_TRACKING_METHOD,
-    ...(o.loopOptions.instanceLabelKey ? { instanceLabelKey: o.loopOptions.instanceLabelKey } : {}),
-    ...(o.loopOptions.settings?.installationId
-      ? { installationId: o.loopOptions.settings.installationId }
-      : {}),
-  };
+  let base: ControllerBase = { loopOptions: o.loopOptions, clusterSecrets: o.clusterSecrets, close: o.close };
+  let reloadAgain = false;
+  let reloadReason: string | undefined;
+  let reloadTimer: ReturnType<typeof setTimeout> | undefined;
+  const trackingOf = (lo: ControllerRunOptions['loopOptions']): TrackingOptions => ({
+    method: lo.trackingMethod ?? DEFAULT_TRACKING_METHOD,
+    ...(lo.instanceLabelKey ? { instanceLabelKey: lo.instanceLabelKey } : {}),
+    ...(lo.settings?.installationId ? { installationId: lo.settings.installationId } : {}),
+  });
   const finalizer = new AppFinalizer({
     client,
     argocdNamespace: ns,
     kubeConfig,
     clusterSecrets: o.clusterSecrets,
-    tracking,
+    tracking: trackingOf(o.loopOptions),
     connect: (options) =>
       connectTo({
         ...options,
@@ -155,7 +178,8 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
     onWarning: warn,
     watchTimeoutSeconds: o.watchTimeoutSeconds,
     onEvent: (e) => {
-      if (ready) onNamespaceEvent(e);
+      // argocd-cm and Secrets: heard while a reload runs too (not in the first list: loop is unset then).
+      if (ready || ((e.type === 'settings' || e.type === 'secret') && loop)) onNamespaceEvent(e);
     },
   });
   const writer = new StatusWriter({
@@ -234,6 +258,7 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
   const onApp = (obj: KubeObject, old?: KubeObject): void => {
     const key = keyOfManifest(obj, ns);
     if (isDeleting(obj)) {
+      upserted.delete(key);
       loop?.removeApp(key);
       requested.delete(key);
       if (cascades(obj)) scheduleDeletion(key, 0);
@@ -241,10 +266,17 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
     }
     const app = parseApp(obj);
     if (!app) {
+      upserted.delete(key);
       loop?.removeApp(key);
       return;
     }
-    loop?.upsertApp(app);
+    // Our own status writes come back as MODIFIED events: only a change of what the loop reads (spec,
+    // labels, annotations) replaces the app in the loop.
+    const seen = JSON.stringify([obj['spec'], obj.metadata?.labels, obj.metadata?.annotations]);
+    if (upserted.get(key) !== seen) {
+      upserted.set(key, seen);
+      loop?.upsertApp(app);
+    }
     const refresh = obj.metadata?.annotations?.[REFRESH_ANNOTATION];
     if (refresh !== undefined && refresh !== old?.metadata?.annotations?.[REFRESH_ANNOTATION]) {
       writer.removeRefreshAnnotation(key);
@@ -310,6 +342,7 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
         break;
       case 'app-deleted': {
         const key = keyOfManifest(e.object, ns);
+        upserted.delete(key);
         loop?.removeApp(key);
         writer.forget(key);
         requested.delete(key);
@@ -320,12 +353,30 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
         void loop?.setProjects(projectSet()).catch((err: unknown) => warn(`AppProjects: ${oneLine(err)}`));
         break;
       case 'settings':
-      case 'secret':
-        if (e.change !== 'ADDED')
-          warn(
-            `${e.type === 'settings' ? 'configmap' : `${e.secretType} secret`} ${keyOfManifest(e.object, ns)} ${e.change === 'DELETED' ? 'deleted' : 'changed'}: restart the controller to apply it`,
-          );
+      case 'secret': {
+        const what = `${e.type === 'settings' ? 'configmap' : `${e.secretType} secret`} ${keyOfManifest(e.object, ns)} ${e.change === 'DELETED' ? 'deleted' : e.change === 'ADDED' ? 'added' : 'changed'}`;
+        if (!o.reload) {
+          warn(`${what}: restart the controller to apply it`);
+          break;
+        }
+        // Gathered, then the loop restarts with what the readers find then (Argo CD's settings manager
+        // applies them live; this loop takes its settings at start).
+        reloadReason ??= what;
+        clearTimeout(reloadTimer);
+        reloadTimer = setTimeout(() => {
+          reloadTimer = undefined;
+          if (stopped.value || !loop) return;
+          if (!ready) {
+            reloadAgain = true; // a reload is under way: one more after it
+            return;
+          }
+          emit({ type: 'controller-reloading', reason: reloadReason ?? what });
+          restart = true;
+          void loop.shutdown(o.shutdownTimeoutMs ?? 0);
+        }, o.reloadDelayMs ?? 2_000);
+        reloadTimer.unref?.();
         break;
+      }
     }
   };
 
@@ -342,37 +393,69 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
     emit(e);
   };
 
+  let restart = false;
   try {
     await watch.start(o.signal);
-    const apps: Application[] = [];
-    const deletingApps: KubeObject[] = [];
-    for (const obj of watch.applications()) {
-      if (isDeleting(obj)) deletingApps.push(obj);
-      else {
-        const app = parseApp(obj);
-        if (app) apps.push(app);
+    for (;;) {
+      const apps: Application[] = [];
+      const deletingApps: KubeObject[] = [];
+      for (const obj of watch.applications()) {
+        if (isDeleting(obj)) deletingApps.push(obj);
+        else {
+          const app = parseApp(obj);
+          if (app) apps.push(app);
+        }
       }
+      const projects = projectSet();
+      loop = new Loop({
+        ...base.loopOptions,
+        argocdNamespace: ns,
+        apps,
+        projects,
+        autoSync: { mode: 'policy' },
+        onEvent: onLoopEvent,
+        operation: base.loopOptions.operation ?? defaultOperation,
+        ...(o.signal ? { signal: o.signal } : {}),
+        shutdownTimeoutMs: o.shutdownTimeoutMs ?? 0,
+      });
+      // Operations the previous loop did not finish are asked again (Argo CD resumes them on restart).
+      requested.clear();
+      upserted.clear();
+      writer.resetOperations();
+      for (const app of apps)
+        upserted.set(
+          keyOfManifest(app.manifest, ns),
+          JSON.stringify([
+            app.manifest['spec'],
+            app.manifest.metadata?.labels,
+            app.manifest.metadata?.annotations,
+          ]),
+        );
+      ready = true;
+      emit({ type: 'controller-ready', apps: apps.length, projects: projects.size });
+      // Operations and refresh requests already written, and deletions already under way.
+      for (const obj of watch.applications()) onApp(obj);
+      for (const obj of deletingApps) if (cascades(obj)) scheduleDeletion(keyOfManifest(obj, ns), 0);
+      if (reloadAgain) {
+        reloadAgain = false;
+        restart = true;
+        void loop.shutdown(o.shutdownTimeoutMs ?? 0);
+      }
+      await loop.run();
+      if (!restart || o.signal?.aborted || !o.reload) break;
+      restart = false;
+      reloadReason = undefined;
+      ready = false;
+      await writer.idle();
+      const previous = base;
+      base = await o.reload();
+      finalizer.update({ clusterSecrets: base.clusterSecrets, tracking: trackingOf(base.loopOptions) });
+      await previous.close?.();
     }
-    const projects = projectSet();
-    loop = new Loop({
-      ...o.loopOptions,
-      argocdNamespace: ns,
-      apps,
-      projects,
-      autoSync: { mode: 'policy' },
-      onEvent: onLoopEvent,
-      operation: o.loopOptions.operation ?? defaultOperation,
-      ...(o.signal ? { signal: o.signal } : {}),
-      shutdownTimeoutMs: o.shutdownTimeoutMs ?? 0,
-    });
-    ready = true;
-    emit({ type: 'controller-ready', apps: apps.length, projects: projects.size });
-    // Operations and refresh requests already written, and deletions already under way.
-    for (const obj of watch.applications()) onApp(obj);
-    for (const obj of deletingApps) if (cascades(obj)) scheduleDeletion(keyOfManifest(obj, ns), 0);
-    await loop.run();
   } finally {
     stopped.value = true;
+    clearTimeout(reloadTimer);
+    await base.close?.();
     for (const t of deleting.values()) if (t !== 'running') clearTimeout(t);
     await writer.idle();
     watch.stop();

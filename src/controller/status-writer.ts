@@ -13,6 +13,8 @@
  * - Writes of one app are serialized; events arriving meanwhile coalesce into one more write with the
  *   latest state. A failed write is reported (`onWarning`) and left: the next event writes the status in
  *   full again (a merge patch from what the server has). A 404 (the app was deleted) is dropped.
+ * - `operationState` and `history` are written for the operations this process ran (seen starting); a last
+ *   operation the loop read back from the Application after a restart is left as the status holds it.
  * - `clearOperation(key)`: the next write of that app also sets `operation: null` (a requested operation
  *   finished); `removeRefreshAnnotation(key)`: it also removes `argocd.argoproj.io/refresh` (consumed).
  */
@@ -53,6 +55,11 @@ interface AppWrites {
   pendingHistory: boolean;
   /** The SyncError condition to write (null: clear it; undefined: leave it). */
   syncError?: string | null | undefined;
+  /**
+   * The operations this process ran. A last operation the loop read back from `status.operationState`
+   * (after a restart) is not written again: the status already holds it, in full.
+   */
+  own: WeakSet<object>;
   /** When the loop's running operation started (its operation-start). */
   startedAt?: string | undefined;
   /**
@@ -87,8 +94,11 @@ export class StatusWriter {
 
   /** The loop's event handler: writes the status of the app the event is about. */
   onEvent(event: LoopEvent): void {
-    if (event.type === 'operation-start' && 'key' in event)
-      this.#entry(event.key).startedAt = new Date((this.#o.now ?? Date.now)()).toISOString();
+    if (event.type === 'operation-start' && 'key' in event) {
+      const e = this.#entry(event.key);
+      e.startedAt = new Date((this.#o.now ?? Date.now)()).toISOString();
+      e.own.add(event.request);
+    }
     if (event.type === 'operation-done' && 'key' in event) {
       const e = this.#entry(event.key);
       e.pendingHistory = true;
@@ -128,6 +138,11 @@ export class StatusWriter {
 
   removeRefreshAnnotation(key: string): void {
     this.#entry(key).removeRefresh = true;
+  }
+
+  /** A new loop runs (the controller reloaded): what the previous one reported of operations is dropped. */
+  resetOperations(): void {
+    for (const e of this.#apps.values()) e.ended = undefined;
   }
 
   /** Forgets an app (deleted). */
@@ -175,6 +190,7 @@ export class StatusWriter {
         clearOperation: false,
         removeRefresh: false,
         pendingHistory: false,
+        own: new WeakSet(),
       };
       this.#apps.set(key, e);
     }
@@ -186,10 +202,13 @@ export class StatusWriter {
     const loopState = o.state(key);
     if (!loopState) return;
     const ended = entry.ended;
+    const last = loopState.lastOperation;
     const state =
-      ended && !loopState.running && loopState.lastOperation?.request !== ended.request
+      ended && !loopState.running && last?.request !== ended.request
         ? { ...loopState, lastOperation: ended }
-        : loopState;
+        : last && !loopState.running && !entry.own.has(last.request)
+          ? { ...loopState, lastOperation: undefined }
+          : loopState;
     const slash = key.indexOf('/');
     const namespace = key.slice(0, slash);
     const name = key.slice(slash + 1);

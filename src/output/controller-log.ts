@@ -26,6 +26,8 @@ function text(e: AnyEvent): string | undefined {
   switch (e.type) {
     case 'controller-ready':
       return `watching ${s(e['apps'])} applications, ${s(e['projects'])} projects`;
+    case 'controller-reloading':
+      return `reloading settings and Secrets (${s(e['reason'])})`;
     case 'app-added':
       return 'added';
     case 'app-removed':

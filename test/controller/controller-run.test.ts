@@ -36,6 +36,15 @@ describe('kubectl gitops controller on the embedded API server', () => {
   let done: Promise<unknown>;
   let conn: ClusterConnection;
   const warnings: string[] = [];
+  let reloads = 0;
+  const loopOptions = () => ({
+    kubeconfig: fx.kubeconfig,
+    discovery: { cacheDir: join(fx.dir, 'discovery'), ttlMs: 0 },
+    client: { retry: { baseDelayMs: 5, maxDelayMs: 20 } },
+    eventBatchMs: 10,
+    appResyncMs: 0,
+    diffText: false,
+  });
 
   const until = (match: (e: Event) => boolean, from = 0): Promise<Event> => {
     const seen = events.slice(from).find(match);
@@ -91,15 +100,13 @@ describe('kubectl gitops controller on the embedded API server', () => {
       client: { retry: { baseDelayMs: 5, maxDelayMs: 20 } },
       signal: abort.signal,
       finalizerRetryMs: 50,
-      loopOptions: {
-        source,
-        kubeconfig: fx.kubeconfig,
-        discovery: { cacheDir: join(fx.dir, 'discovery'), ttlMs: 0 },
-        client: { retry: { baseDelayMs: 5, maxDelayMs: 20 } },
-        eventBatchMs: 10,
-        appResyncMs: 0,
-        diffText: false,
+      reloadDelayMs: 20,
+      reload: async () => {
+        reloads++;
+        const next = createSourceService({ cacheRoot });
+        return { loopOptions: { ...loopOptions(), source: next }, close: () => next.close() };
       },
+      loopOptions: { ...loopOptions(), source },
       onWarning: (m) => warnings.push(m),
       onEvent: (e) => {
         events.push(e);
@@ -267,5 +274,36 @@ describe('kubectl gitops controller on the embedded API server', () => {
     assert.equal((await api(fx.cluster, 'GET', '/api/v1/namespaces/gone/configmaps/gone-a')).status, 404);
     // Delete=false keeps it.
     assert.equal((await api(fx.cluster, 'GET', '/api/v1/namespaces/gone/configmaps/gone-kept')).status, 200);
+  });
+
+  it('reloads when argocd-cm changes: the loop restarts with the apps, and goes on', T, async () => {
+    const from = events.length;
+    const res = await api(fx.cluster, 'POST', '/api/v1/namespaces/argocd/configmaps', {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'argocd-cm', namespace: 'argocd' },
+      data: { 'timeout.reconciliation': '180s' },
+    });
+    assert.equal(res.status, 201);
+    await until((e) => e.type === 'controller-reloading', from);
+    const ready = (await until((e) => e.type === 'controller-ready', from)) as Extract<
+      ControllerEvent,
+      { type: 'controller-ready' }
+    >;
+    assert.equal(reloads, 1);
+    assert.ok(ready.apps >= 3);
+    // The new loop reads the failed revision from status.operationState: still not retried.
+    await until((e) => e.type === 'auto-sync-skipped' && e.key === 'argocd/bad', from);
+    assert.equal(
+      events.filter((e) => e.type === 'operation-start' && 'key' in e && e.key === 'argocd/bad').length,
+      1,
+    );
+    const mark = events.length;
+    await patchApp('op', { metadata: { annotations: { 'argocd.argoproj.io/refresh': 'normal' } } });
+    await until((e) => e.type === 'refreshed' && e.key === 'argocd/op' && e.reason === 'requested', mark);
+    // The operation the status records is left as it was (the new loop only read it back).
+    const op = await getApp('op');
+    assert.equal(op.status.operationState.syncResult.resources.length, 1);
+    assert.equal(op.status.operationState.operation.initiatedBy.username, 'alice');
   });
 });
