@@ -5,6 +5,20 @@
  * Door: `buildShardsReport(request)` reads the inputs (files, or the live Argo CD namespace through the
  * Kubernetes client, loaded only then) and returns a plain `ShardsReport` for a printer. The algorithm
  * itself is `distribute(clusters, replicas, algorithm)`.
+ *
+ * For `kubectl gitops controller` (docs/sharding.md, "Dynamic cluster distribution"):
+ * - `new ShardClaimer({ client, namespace, controllerName?, requestedShard?, replicas, heartbeatSeconds?,
+ *   forceTakeover?, onShardChange?, clock?, now? })` (dynamic mode): `await start()` refuses to start when
+ *   another controller does the work (UsageError, exit 2), claims a shard in argocd-app-controller-shard-cm
+ *   and heartbeats every period; `state().shard` is the shard to run as (-1: none); `onShardChange` fires
+ *   when the shard or the replica count changes (re-queue every app); `readiness()` for `/readyz` (runs
+ *   the procedure, as Argo CD's probe does, and throws when it failed); `stop()` on shutdown.
+ *   `parseReplicasFrom('deployment/NAME')` parses `--replicas-from`.
+ * - `checkStart({ client, namespace, controllerName, mode: { dynamic: false, shard }, ... })` (static mode
+ *   `--shard I --replicas N`): the same refusal without claiming; skip it for `--force-takeover`.
+ * - `shardOwnership({ shard, replicas, algorithm, clusterSecrets, applications, inClusterEnabled })` ->
+ *   `ownsApp(app)`, `ownsServer(server)`, `ownedServers`: recompute it when the shard, the replica count, a
+ *   cluster Secret or the set of Applications changes (Argo CD recomputes on cluster and app add/remove).
  */
 import { argoCdStringField } from '../apps/index.js';
 import { readKubeDocuments, type SourcedObject } from '../util/yaml-docs.js';
@@ -33,7 +47,23 @@ export type { IdFrom } from './cluster-secrets.js';
 export { readClusterSecrets } from './cluster-source.js';
 export type { ClusterSecretSource } from './cluster-source.js';
 export type { InstalledController } from './live.js';
-export type { ShardClaims, ShardClaim } from './shard-claims.js';
+export type { ShardClaims, ShardClaim, ShardMappingEntry } from './shard-claims.js';
+export {
+  SHARD_CONFIGMAP,
+  SHARD_MAPPING_KEY,
+  heartbeatPeriod,
+  decodeShardMapping,
+  encodeShardMapping,
+} from './shard-claims.js';
+export { claimShard, initialShardMapping, defaultShardMapping } from './claim-procedure.js';
+export type { ClaimResult, ClaimHow } from './claim-procedure.js';
+export { ShardClaimer, parseReplicasFrom, STARTUP_CLAIM_RUNS } from './shard-claimer.js';
+export type { ShardClaimerOptions, ClaimState, ShardChange, ReplicasSource } from './shard-claimer.js';
+export { checkStart, CONTROLLER_NAME_LABEL } from './start-guard.js';
+export type { StartGuardOptions } from './start-guard.js';
+export { shardOwnership } from './ownership.js';
+export type { OwnershipRequest, ShardOwnership } from './ownership.js';
+export { CONTROLLER_NAME } from './live.js';
 
 export interface ShardsRequest {
   replicas: number;
