@@ -17,6 +17,8 @@ import {
   verbosity,
 } from '../common/index.js';
 import { controllerLogLine } from '../output/controller-log.js';
+import { ALGORITHMS, parseReplicasFrom, type Algorithm } from '../sharding/index.js';
+import type { ControllerSharding } from '../controller/index.js';
 import { createSourceService } from '../source/index.js';
 import { prose } from './prose.js';
 
@@ -112,6 +114,41 @@ per event on stdout (-o json: one JSON object per line). See docs/controller.md.
       description:
         "Write each resource's health into status.resources (Argo CD's flag; default: app health only).",
     }),
+    shard: Flags.integer({
+      description:
+        'Static sharding: the shard this controller runs as (with --replicas). Dynamic: the shard to take over; -1 claims any.',
+      min: -1,
+    }),
+    replicas: Flags.integer({
+      description: 'Controller replicas the clusters are split over (ARGOCD_CONTROLLER_REPLICAS).',
+      min: 0,
+      exclusive: ['replicas-from'],
+    }),
+    'replicas-from': Flags.string({
+      description:
+        'Dynamic sharding: read the replica count from this Deployment (deployment/NAME), on every heartbeat.',
+      dependsOn: ['dynamic-cluster-distribution'],
+    }),
+    'dynamic-cluster-distribution': Flags.boolean({
+      description:
+        "Claim a shard in argocd-app-controller-shard-cm with heartbeats (Argo CD's ARGOCD_ENABLE_DYNAMIC_CLUSTER_DISTRIBUTION); see docs/sharding.md.",
+      aliases: ['dynamic-cluster-distribution-enabled'],
+    }),
+    'sharding-method': Flags.string({
+      description: 'How clusters are split over the replicas, as Argo CD.',
+      options: [...ALGORITHMS],
+      default: 'legacy',
+    }),
+    'controller-name': Flags.string({
+      description: 'ControllerName written in the shard ConfigMap. Default: the hostname (the pod name).',
+    }),
+    'heartbeat-time': Flags.integer({
+      description: 'Seconds between shard heartbeats (10 to 60, else 10; ARGOCD_CONTROLLER_HEARTBEAT_TIME).',
+    }),
+    'force-takeover': Flags.boolean({
+      description:
+        "Start even where Argo CD's application controller runs, or another controller holds our shard with a live heartbeat.",
+    }),
     'shutdown-timeout': Flags.string({
       description: 'On SIGTERM/Ctrl-C, how long running operations may take to end (e.g. 30s).',
       default: '30s',
@@ -165,8 +202,36 @@ per event on stdout (-o json: one JSON object per line). See docs/controller.md.
         },
       };
     };
+    const dynamic = flags['dynamic-cluster-distribution'];
+    const algorithm = flags['sharding-method'] as Algorithm;
+    if (!dynamic && (flags.shard ?? -1) >= 0 && flags.replicas === undefined)
+      throw new UsageError('failed to parse: --shard needs --replicas (or --dynamic-cluster-distribution)', {
+        subject: `--shard ${flags.shard}`,
+      });
+    if (dynamic && flags.replicas === undefined && flags['replicas-from'] === undefined)
+      throw new UsageError('failed to parse: give --replicas N or --replicas-from deployment/NAME', {
+        subject: '--dynamic-cluster-distribution',
+      });
+    const sharding: ControllerSharding | undefined = dynamic
+      ? {
+          dynamic: true,
+          requestedShard: flags.shard ?? -1,
+          replicas: flags['replicas-from'] ? parseReplicasFrom(flags['replicas-from']) : flags.replicas!,
+          heartbeatSeconds: flags['heartbeat-time'],
+          algorithm,
+        }
+      : flags.replicas !== undefined
+        ? { dynamic: false, shard: Math.max(0, flags.shard ?? 0), replicas: flags.replicas, algorithm }
+        : undefined;
+    if (sharding && !sharding.dynamic && sharding.shard >= Math.max(1, sharding.replicas))
+      throw new UsageError(`failed to parse: --shard must be below --replicas (${flags.replicas})`, {
+        subject: `--shard ${flags.shard}`,
+      });
     await runController({
       ...(await loadBase()),
+      sharding,
+      forceTakeover: flags['force-takeover'],
+      controllerName: flags['controller-name'],
       reload: loadBase,
       argocdNamespace: flags['argocd-namespace'],
       kubeconfig: flags.kubeconfig,

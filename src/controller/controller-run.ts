@@ -21,6 +21,7 @@
  * 5. Shutdown (the signal): the loop stops starting operations and lets running ones end
  *    (`shutdownTimeoutMs`), status writes in flight finish, the watch stops. Resolves then.
  */
+import { hostname } from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
   ArgoNamespaceWatch,
@@ -44,6 +45,8 @@ import type {
   TrackingOptions,
 } from '../cluster/index.js';
 import { DEFAULT_TRACKING_METHOD, GitopsError, oneLine } from '../common/index.js';
+import { checkStart, shardOwnership, ShardClaimer } from '../sharding/index.js';
+import type { Algorithm, ReplicasSource, ShardChange, ShardOwnership } from '../sharding/index.js';
 import { runOperation } from '../sync/index.js';
 import { AppFinalizer } from './app-finalizer.js';
 import { Loop } from './loop.js';
@@ -71,6 +74,19 @@ export interface ControllerRunOptions {
   close?: (() => Promise<void>) | undefined;
   /** Changes of argocd-cm and the Secrets are gathered this long before a reload. Default 2000. */
   reloadDelayMs?: number | undefined;
+  /**
+   * Which apps this controller owns (docs/sharding.md): static (`--shard I --replicas N`), dynamic
+   * (`--dynamic-cluster-distribution`: a shard claimed in argocd-app-controller-shard-cm, heartbeats), or
+   * unset: every app. In every mode the start is refused where another application controller does the
+   * work (src/sharding start-guard.ts), unless `forceTakeover`.
+   */
+  sharding?: ControllerSharding | undefined;
+  /** Skip the start-up refusal. */
+  forceTakeover?: boolean | undefined;
+  /** ControllerName (dynamic mode; the start-up refusal). Default: the hostname. */
+  controllerName?: string | undefined;
+  /** The dynamic shard claimer, once started (readiness probes, metrics). */
+  onClaimer?: ((claimer: ShardClaimer) => void) | undefined;
   /** Argo CD's `--persist-resource-health`. */
   persistResourceHealth?: boolean | undefined;
   signal?: AbortSignal | undefined;
@@ -86,6 +102,17 @@ export interface ControllerRunOptions {
   watchTimeoutSeconds?: number | undefined;
 }
 
+export type ControllerSharding =
+  | { dynamic: false; shard: number; replicas: number; algorithm: Algorithm }
+  | {
+      dynamic: true;
+      /** `--shard`: -1 claims any. */
+      requestedShard: number;
+      replicas: ReplicasSource;
+      heartbeatSeconds?: number | undefined;
+      algorithm: Algorithm;
+    };
+
 /** What a (re)load of argocd-cm and the Secrets gives the loop. */
 export interface ControllerBase {
   loopOptions: ControllerRunOptions['loopOptions'];
@@ -98,6 +125,7 @@ export interface ControllerBase {
 export type ControllerEvent =
   | { type: 'controller-ready'; apps: number; projects: number }
   | { type: 'controller-reloading'; reason: string }
+  | { type: 'shard'; shard: number; replicas: number; owned: string[] }
   | { type: 'status-written'; app: string; key: string; fields: string[] }
   | { type: 'app-deleting'; app: string; key: string; step: string; detail: string };
 
@@ -261,7 +289,11 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
       upserted.delete(key);
       loop?.removeApp(key);
       requested.delete(key);
-      if (cascades(obj)) scheduleDeletion(key, 0);
+      // The shard that owns the app finalizes it (canProcessApp).
+      const dest = (obj['spec'] as { destination?: { server?: string; name?: string } } | undefined)
+        ?.destination;
+      if (cascades(obj) && owns({ name: obj.metadata?.name ?? '', destination: dest ?? {} }))
+        scheduleDeletion(key, 0);
       return;
     }
     const app = parseApp(obj);
@@ -338,6 +370,7 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
   const onNamespaceEvent = (e: NamespaceEvent): void => {
     switch (e.type) {
       case 'app':
+        if (!e.old && o.sharding?.algorithm === 'consistent-hashing') reshard(false);
         onApp(e.object, e.old);
         break;
       case 'app-deleted': {
@@ -345,6 +378,7 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
         upserted.delete(key);
         loop?.removeApp(key);
         writer.forget(key);
+        if (o.sharding?.algorithm === 'consistent-hashing') reshard(false);
         requested.delete(key);
         handled.delete(key);
         break;
@@ -394,14 +428,82 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
   };
 
   let restart = false;
+  let claimer: ShardClaimer | undefined;
+  let shard = 0;
+  let replicas = 1;
+  let ownership: ShardOwnership | undefined;
+  const computeOwnership = (): ShardOwnership | undefined => {
+    const sh = o.sharding;
+    if (!sh) return undefined;
+    const own = shardOwnership({
+      shard,
+      replicas,
+      algorithm: sh.algorithm,
+      clusterSecrets: watch.secrets('cluster'),
+      applications: watch.applications(),
+      inClusterEnabled: base.loopOptions.settings?.inClusterEnabled !== false,
+    });
+    for (const w of own.warnings) warn(w);
+    return own;
+  };
+  const owns = (app: { name: string; destination: { server?: string; name?: string } }): boolean =>
+    ownership ? ownership.ownsApp(app) : true;
+  /** Recomputes what this shard owns; the loop hears of it when the owned clusters changed. */
+  const reshard = (force: boolean): void => {
+    if (!o.sharding) return;
+    const before = ownership?.ownedServers.join('\n');
+    ownership = computeOwnership();
+    if (!force && before === ownership?.ownedServers.join('\n')) return;
+    emit({ type: 'shard', shard, replicas, owned: ownership?.ownedServers ?? [] });
+    loop?.setOwnership(owns);
+  };
+  const onShardChange = (change: ShardChange): void => {
+    shard = change.shard;
+    replicas = change.replicas;
+    reshard(true);
+  };
   try {
     await watch.start(o.signal);
+    const sh = o.sharding;
+    if (sh?.dynamic) {
+      claimer = new ShardClaimer({
+        client,
+        namespace: ns,
+        controllerName: o.controllerName,
+        requestedShard: sh.requestedShard,
+        replicas: sh.replicas,
+        heartbeatSeconds: sh.heartbeatSeconds,
+        forceTakeover: o.forceTakeover,
+        onShardChange,
+        signal: o.signal,
+      });
+      const claimed = await claimer.start();
+      shard = claimed.shard;
+      replicas = claimed.replicas;
+      o.onClaimer?.(claimer);
+    } else {
+      if (sh) {
+        shard = sh.shard;
+        replicas = sh.replicas;
+      }
+      if (!o.forceTakeover)
+        await checkStart({
+          client,
+          namespace: ns,
+          controllerName: o.controllerName || hostname(),
+          mode: { dynamic: false, shard },
+          heartbeatSeconds: 10,
+          nowMs: now(),
+          signal: o.signal,
+        });
+    }
     for (;;) {
+      // (Again after a reload: the cluster Secrets may have changed.)
+      ownership = computeOwnership();
+      if (ownership) emit({ type: 'shard', shard, replicas, owned: ownership.ownedServers });
       const apps: Application[] = [];
-      const deletingApps: KubeObject[] = [];
       for (const obj of watch.applications()) {
-        if (isDeleting(obj)) deletingApps.push(obj);
-        else {
+        if (!isDeleting(obj)) {
           const app = parseApp(obj);
           if (app) apps.push(app);
         }
@@ -413,6 +515,7 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
         apps,
         projects,
         autoSync: { mode: 'policy' },
+        ownsApp: owns,
         onEvent: onLoopEvent,
         operation: base.loopOptions.operation ?? defaultOperation,
         ...(o.signal ? { signal: o.signal } : {}),
@@ -433,9 +536,8 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
         );
       ready = true;
       emit({ type: 'controller-ready', apps: apps.length, projects: projects.size });
-      // Operations and refresh requests already written, and deletions already under way.
+      // Operations and refresh requests already written, and deletions already under way (onApp).
       for (const obj of watch.applications()) onApp(obj);
-      for (const obj of deletingApps) if (cascades(obj)) scheduleDeletion(keyOfManifest(obj, ns), 0);
       if (reloadAgain) {
         reloadAgain = false;
         restart = true;
@@ -454,6 +556,7 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
     }
   } finally {
     stopped.value = true;
+    await claimer?.stop();
     clearTimeout(reloadTimer);
     await base.close?.();
     for (const t of deleting.values()) if (t !== 'running') clearTimeout(t);

@@ -64,7 +64,13 @@ export { Loop } from './loop.js';
 export type { LoopOptions } from './loop.js';
 export { syncRequestOf } from './loop-state.js';
 export { runController, defaultOperation } from './controller-run.js';
-export type { ControllerEvent, ControllerRunOptions, ControllerSummary } from './controller-run.js';
+export type {
+  ControllerBase,
+  ControllerEvent,
+  ControllerRunOptions,
+  ControllerSharding,
+  ControllerSummary,
+} from './controller-run.js';
 export { StatusWriter, REFRESH_ANNOTATION } from './status-writer.js';
 export type { StatusWriterOptions } from './status-writer.js';
 export { AppFinalizer } from './app-finalizer.js';

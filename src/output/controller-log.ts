@@ -28,6 +28,8 @@ function text(e: AnyEvent): string | undefined {
       return `watching ${s(e['apps'])} applications, ${s(e['projects'])} projects`;
     case 'controller-reloading':
       return `reloading settings and Secrets (${s(e['reason'])})`;
+    case 'shard':
+      return `shard ${s(e['shard'])} of ${s(e['replicas'])}: ${(e['owned'] as string[]).length} clusters (${(e['owned'] as string[]).join(', ')})`;
     case 'app-added':
       return 'added';
     case 'app-removed':
