@@ -1,12 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from './base-command.js';
-import {
-  clientOptionsOf,
-  clusterSecretsOf,
-  requestTimeoutFlag,
-  runSettings,
-  sourceSelection,
-} from './flags.js';
+import { clientOptionsOf, requestTimeoutFlag, runSettings, sourceSelection } from './flags.js';
 import { parseDuration } from '../apps/index.js';
 import {
   DEFAULT_ARGOCD_NAMESPACE,
@@ -172,17 +166,14 @@ per event on stdout (-o json: one JSON object per line). See docs/controller.md.
     // What argocd-cm and the Argo CD Secrets say; read again when they change (docs/controller.md).
     const loadBase = async () => {
       const settings = await runSettings(live, warn);
-      const clusterSecrets = await clusterSecretsOf(live, warn);
       const source = createSourceService({ ...sourceSelection(live, warn), signal });
       return {
-        clusterSecrets,
         close: () => source.close(),
         loopOptions: {
           source,
           kubeconfig: flags.kubeconfig,
           context: flags.context,
           ...clientOptionsOf(flags),
-          clusterSecrets,
           ...settings,
           statusProcessors: flags['status-processors'],
           operationProcessors: flags['operation-processors'],

@@ -45,7 +45,7 @@ import type {
   TrackingOptions,
 } from '../cluster/index.js';
 import { DEFAULT_TRACKING_METHOD, GitopsError, oneLine } from '../common/index.js';
-import { checkStart, shardOwnership, ShardClaimer } from '../sharding/index.js';
+import { checkStart, clustersFromSecrets, shardOwnership, ShardClaimer } from '../sharding/index.js';
 import type { Algorithm, ReplicasSource, ShardChange, ShardOwnership } from '../sharding/index.js';
 import { runOperation } from '../sync/index.js';
 import { AppFinalizer } from './app-finalizer.js';
@@ -63,6 +63,7 @@ export interface ControllerRunOptions {
   /** What the loop takes beyond the apps, projects and policy (settings, source, processors...). */
   loopOptions: Omit<LoopOptions, 'apps' | 'projects' | 'autoSync' | 'onEvent' | 'operation' | 'signal'> &
     Partial<Pick<LoopOptions, 'operation'>>;
+  /** Cluster Secrets to use; default: those of the namespace (the watch's, read again on every reload). */
   clusterSecrets?: readonly ClusterAccess[] | undefined;
   /**
    * Reads argocd-cm and the Argo CD Secrets again (the command's readers) when they change: the loop is
@@ -427,6 +428,16 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
     emit(e);
   };
 
+  /** The cluster Secrets of the namespace as the watch holds them (unless the caller gave them). */
+  const clusterAccess = (): readonly ClusterAccess[] => {
+    if (base.clusterSecrets) return base.clusterSecrets;
+    const list = clustersFromSecrets(
+      watch.secrets('cluster').map((object) => ({ object, file: '', doc: 0 })),
+      { idFrom: 'name', inClusterEnabled: base.loopOptions.settings?.inClusterEnabled !== false },
+    );
+    for (const w of list.warnings) warn(w);
+    return list.access;
+  };
   let restart = false;
   let claimer: ShardClaimer | undefined;
   let shard = 0;
@@ -509,8 +520,11 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
         }
       }
       const projects = projectSet();
+      const clusterSecrets = clusterAccess();
+      finalizer.update({ clusterSecrets, tracking: trackingOf(base.loopOptions) });
       loop = new Loop({
         ...base.loopOptions,
+        clusterSecrets,
         argocdNamespace: ns,
         apps,
         projects,
@@ -551,7 +565,6 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
       await writer.idle();
       const previous = base;
       base = await o.reload();
-      finalizer.update({ clusterSecrets: base.clusterSecrets, tracking: trackingOf(base.loopOptions) });
       await previous.close?.();
     }
   } finally {
