@@ -52,7 +52,7 @@ import { AppFinalizer } from './app-finalizer.js';
 import { Loop } from './loop.js';
 import { syncRequestOf } from './loop-state.js';
 import type { LoopOptions } from './loop.js';
-import type { LoopEvent, OperationRequest } from './loop-types.js';
+import type { LoopEvent, OperationRequest, ReconcileLoop } from './loop-types.js';
 import { REFRESH_ANNOTATION, StatusWriter } from './status-writer.js';
 
 export interface ControllerRunOptions {
@@ -86,6 +86,8 @@ export interface ControllerRunOptions {
   forceTakeover?: boolean | undefined;
   /** ControllerName (dynamic mode; the start-up refusal). Default: the hostname. */
   controllerName?: string | undefined;
+  /** Each loop once built (metrics read its states; a reload builds a new one). */
+  onLoop?: ((loop: ReconcileLoop) => void) | undefined;
   /** The dynamic shard claimer, once started (readiness probes, metrics). */
   onClaimer?: ((claimer: ShardClaimer) => void) | undefined;
   /** Argo CD's `--persist-resource-health`. */
@@ -535,6 +537,7 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
         ...(o.signal ? { signal: o.signal } : {}),
         shutdownTimeoutMs: o.shutdownTimeoutMs ?? 0,
       });
+      o.onLoop?.(loop);
       // Operations the previous loop did not finish are asked again (Argo CD resumes them on restart).
       requested.clear();
       upserted.clear();

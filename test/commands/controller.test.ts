@@ -1,7 +1,7 @@
 /**
  * `kubectl gitops controller` as users run it (the built CLI, a child process) against the embedded API
  * server: it runs an operation written to an Application, logs one JSON object per event with `-o json`,
- * and stops cleanly on SIGTERM (exit 0, as a pod must). A namespace without Argo CD's CRD is an error
+ * serves Argo CD's metrics and the probes (`--metrics-addr`), and stops cleanly on SIGTERM (exit 0, as a pod must). A namespace without Argo CD's CRD is an error
  * naming it. `npm test` builds first; run `npm run build` before running this file alone.
  */
 import { after, before, describe, it } from 'node:test';
@@ -76,7 +76,17 @@ describe('kubectl gitops controller (CLI)', () => {
 
     const child = spawn(
       launcher,
-      ['controller', '--kubeconfig', fx.kubeconfig, '-o', 'json', '--app-resync', '0'],
+      [
+        'controller',
+        '--kubeconfig',
+        fx.kubeconfig,
+        '-o',
+        'json',
+        '--app-resync',
+        '0',
+        '--metrics-addr',
+        '127.0.0.1:0',
+      ],
       {
         env: { ...process.env, NO_COLOR: '1', XDG_CACHE_HOME: join(dir, 'cache') },
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -99,6 +109,14 @@ describe('kubectl gitops controller (CLI)', () => {
       (o) => o?.status?.operationState?.phase === 'Succeeded' && !o.operation,
     );
     assert.equal(synced.status.history.length, 1);
+    // Metrics and probes, at the address it printed.
+    const url = /metrics and probes at (http:\/\/\S+)\/metrics/.exec(stderr)?.[1];
+    assert.ok(url, stderr);
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    assert.match(metrics, /^argocd_app_info\{[^}]*name="web"[^}]*\} 1$/m);
+    assert.match(metrics, /^argocd_app_sync_total\{[^}]*name="web"[^}]*phase="Succeeded"[^}]*\} 1$/m);
+    assert.equal((await fetch(`${url}/readyz`)).status, 200);
+    assert.equal((await fetch(`${url}/healthz`)).status, 200);
     child.kill('SIGTERM');
     assert.equal(await exited, 0, stderr);
     const lines = stdout
