@@ -198,3 +198,58 @@ function remaining(manifest: KubeObject): string[] {
     (x): x is string => typeof x === 'string' && !x.startsWith('resources-finalizer.argocd.argoproj.io'),
   );
 }
+
+/**
+ * `FinalizerQueue`: runs `AppFinalizer` steps for deleting apps, one at a time per app, again `retryMs`
+ * later while a step deleted something or waits, until `done` or the Application is gone (Argo CD requeues
+ * a deleting app on every event and resync). Timers are unref'd; `stop()` cancels the waiting ones.
+ */
+export class FinalizerQueue {
+  readonly #timers = new Map<string, ReturnType<typeof setTimeout> | 'running'>();
+  #stopped = false;
+
+  constructor(
+    private readonly finalizer: AppFinalizer,
+    private readonly o: {
+      current: (key: string) => KubeObject | undefined;
+      retryMs: number;
+      signal?: AbortSignal | undefined;
+      onWarning?: ((message: string) => void) | undefined;
+    },
+  ) {}
+
+  /** Schedules a step for the app (no-op when one is scheduled or running). */
+  schedule(key: string, afterMs = 0): void {
+    if (this.#stopped || this.#timers.has(key)) return;
+    const timer = setTimeout(() => {
+      this.#timers.set(key, 'running');
+      void this.#run(key).finally(() => {
+        if (this.#timers.get(key) === 'running') this.#timers.delete(key);
+      });
+    }, afterMs);
+    timer.unref?.();
+    this.#timers.set(key, timer);
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    for (const t of this.#timers.values()) if (t !== 'running') clearTimeout(t);
+  }
+
+  async #run(key: string): Promise<void> {
+    const obj = this.o.current(key);
+    if (!obj) return;
+    let again = false;
+    try {
+      const step = await this.finalizer.step(obj, this.o.signal);
+      again = step !== undefined && step.kind !== 'done' && step.kind !== 'not-cascading';
+    } catch (err) {
+      this.o.onWarning?.(`app ${key}: failed to delete resources: ${oneLine(err)}`);
+      again = true;
+    }
+    if (again) {
+      this.#timers.delete(key);
+      this.schedule(key, this.o.retryMs);
+    }
+  }
+}

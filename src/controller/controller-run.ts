@@ -21,21 +21,17 @@
  * 5. Shutdown (the signal): the loop stops starting operations and lets running ones end
  *    (`shutdownTimeoutMs`), status writes in flight finish, the watch stops. Resolves then.
  */
-import { hostname } from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
   ArgoNamespaceWatch,
   cascades,
   isDeleting,
-  kubeTime,
   parseApplication,
-  parseOperation,
   parseProject,
   ProjectSet,
-  APPLICATION_RESOURCE,
 } from '../apps/index.js';
 import type { Application, NamespaceEvent } from '../apps/index.js';
-import { connect as defaultConnect, loadKubeConfig, isNotFound } from '../cluster/index.js';
+import { connect as defaultConnect, loadKubeConfig } from '../cluster/index.js';
 import type {
   ClientOptions,
   ClusterAccess,
@@ -44,15 +40,18 @@ import type {
   KubeObject,
   TrackingOptions,
 } from '../cluster/index.js';
-import { DEFAULT_TRACKING_METHOD, GitopsError, oneLine } from '../common/index.js';
-import { checkStart, clustersFromSecrets, shardOwnership, ShardClaimer } from '../sharding/index.js';
-import type { Algorithm, ReplicasSource, ShardChange, ShardOwnership } from '../sharding/index.js';
+import { DEFAULT_TRACKING_METHOD, oneLine } from '../common/index.js';
+import { clustersFromSecrets } from '../sharding/index.js';
+import type { ShardClaimer } from '../sharding/index.js';
 import { runOperation } from '../sync/index.js';
-import { AppFinalizer } from './app-finalizer.js';
+import { AppFinalizer, FinalizerQueue } from './app-finalizer.js';
+import { RequestedOperations } from './controller-operations.js';
+import { ControllerShards } from './controller-shards.js';
+import type { ControllerSharding } from './controller-shards.js';
 import { Loop } from './loop.js';
 import { syncRequestOf } from './loop-state.js';
 import type { LoopOptions } from './loop.js';
-import type { LoopEvent, OperationRequest, ReconcileLoop } from './loop-types.js';
+import type { LoopEvent, ReconcileLoop } from './loop-types.js';
 import { REFRESH_ANNOTATION, StatusWriter } from './status-writer.js';
 
 export interface ControllerRunOptions {
@@ -105,16 +104,7 @@ export interface ControllerRunOptions {
   watchTimeoutSeconds?: number | undefined;
 }
 
-export type ControllerSharding =
-  | { dynamic: false; shard: number; replicas: number; algorithm: Algorithm }
-  | {
-      dynamic: true;
-      /** `--shard`: -1 claims any. */
-      requestedShard: number;
-      replicas: ReplicasSource;
-      heartbeatSeconds?: number | undefined;
-      algorithm: Algorithm;
-    };
+export type { ControllerSharding } from './controller-shards.js';
 
 /** What a (re)load of argocd-cm and the Secrets gives the loop. */
 export interface ControllerBase {
@@ -156,11 +146,6 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
 
   let loop: Loop | undefined;
   let ready = false;
-  /** Requests we asked from an Application's `operation`, by key (cleared when the operation ends). */
-  const requested = new Map<string, { request: OperationRequest; raw: string }>();
-  /** The `operation` we answered, until the Application is seen without it. */
-  const handled = new Map<string, string>();
-  const deleting = new Map<string, ReturnType<typeof setTimeout> | 'running'>();
   /** What the loop was last given of each app (spec, labels, annotations). */
   const upserted = new Map<string, string>();
   const stopped = { value: false };
@@ -261,42 +246,34 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
     return set;
   };
 
-  /** An operation that cannot run: answered as SyncAppState answers an invalid request, and cleared. */
-  const refuseOperation = async (key: string, obj: KubeObject, message: string): Promise<void> => {
-    const t = kubeTime(now());
-    const patch = {
-      status: {
-        operationState: { operation: obj['operation'], phase: 'Error', message, startedAt: t, finishedAt: t },
-      },
-      operation: null,
-    };
-    try {
-      await client.patch(
-        APPLICATION_RESOURCE,
-        obj.metadata?.namespace ?? ns,
-        obj.metadata?.name ?? '',
-        patch,
-        'merge',
-        {
-          subject: `application ${key}`,
-        },
-      );
-    } catch (err) {
-      if (!isNotFound(err)) warn(`app ${key}: failed to write status: ${oneLine(err)}`);
-    }
-  };
+  const operations = new RequestedOperations({
+    client,
+    argocdNamespace: ns,
+    loop: () => loop,
+    now,
+    onWarning: warn,
+  });
+  const finalizing = new FinalizerQueue(finalizer, {
+    current: (key) => {
+      const obj = watch.application(key.slice(0, key.indexOf('/')), key.slice(key.indexOf('/') + 1));
+      return obj && isDeleting(obj) && cascades(obj) ? obj : undefined;
+    },
+    retryMs: o.finalizerRetryMs ?? 5_000,
+    signal: o.signal,
+    onWarning: warn,
+  });
 
   const onApp = (obj: KubeObject, old?: KubeObject): void => {
     const key = keyOfManifest(obj, ns);
     if (isDeleting(obj)) {
       upserted.delete(key);
       loop?.removeApp(key);
-      requested.delete(key);
+      operations.forget(key);
       // The shard that owns the app finalizes it (canProcessApp).
       const dest = (obj['spec'] as { destination?: { server?: string; name?: string } } | undefined)
         ?.destination;
-      if (cascades(obj) && owns({ name: obj.metadata?.name ?? '', destination: dest ?? {} }))
-        scheduleDeletion(key, 0);
+      if (cascades(obj) && shards.owns({ name: obj.metadata?.name ?? '', destination: dest ?? {} }))
+        finalizing.schedule(key);
       return;
     }
     const app = parseApp(obj);
@@ -317,63 +294,13 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
       writer.removeRefreshAnnotation(key);
       loop?.requestRefresh(key, 3, 'requested');
     }
-    const op = obj['operation'];
-    if (op === undefined || op === null) {
-      handled.delete(key);
-      return;
-    }
-    const raw = JSON.stringify(op);
-    if (handled.get(key) === raw || requested.get(key)?.raw === raw) return;
-    let request: OperationRequest | undefined;
-    try {
-      request = parseOperation(app);
-    } catch (err) {
-      handled.set(key, raw);
-      warn(oneLine(err));
-      void refuseOperation(
-        key,
-        obj,
-        err instanceof GitopsError ? err.message.replace(/^[^:]*: /, '') : oneLine(err),
-      );
-      return;
-    }
-    if (!request) return;
-    requested.set(key, { request, raw });
-    loop?.requestOperation(key, request);
-  };
-
-  const scheduleDeletion = (key: string, afterMs: number): void => {
-    if (stopped.value || deleting.has(key)) return;
-    const timer = setTimeout(() => {
-      deleting.set(key, 'running');
-      void runDeletionStep(key).finally(() => {
-        if (deleting.get(key) === 'running') deleting.delete(key);
-      });
-    }, afterMs);
-    timer.unref?.();
-    deleting.set(key, timer);
-  };
-  const runDeletionStep = async (key: string): Promise<void> => {
-    const slash = key.indexOf('/');
-    const obj = watch.application(key.slice(0, slash), key.slice(slash + 1));
-    if (!obj || !isDeleting(obj) || !cascades(obj)) return;
-    try {
-      const step = await finalizer.step(obj, o.signal);
-      if (step && step.kind !== 'done' && step.kind !== 'not-cascading') {
-        deleting.delete(key);
-        scheduleDeletion(key, o.finalizerRetryMs ?? 5_000);
-      }
-    } catch (err) {
-      warn(`app ${key}: failed to delete resources: ${oneLine(err)}`);
-      deleting.delete(key);
-      scheduleDeletion(key, o.finalizerRetryMs ?? 5_000);
-    }
+    operations.seen(key, app, obj);
   };
 
   const onNamespaceEvent = (e: NamespaceEvent): void => {
     switch (e.type) {
       case 'app':
-        if (!e.old && o.sharding?.algorithm === 'consistent-hashing') reshard(false);
+        if (!e.old) shards.appsChanged();
         onApp(e.object, e.old);
         break;
       case 'app-deleted': {
@@ -381,9 +308,8 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
         upserted.delete(key);
         loop?.removeApp(key);
         writer.forget(key);
-        if (o.sharding?.algorithm === 'consistent-hashing') reshard(false);
-        requested.delete(key);
-        handled.delete(key);
+        operations.forget(key, true);
+        shards.appsChanged();
         break;
       }
       case 'project':
@@ -418,14 +344,7 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
   };
 
   const onLoopEvent = (e: LoopEvent): void => {
-    if (e.type === 'operation-done' && 'key' in e) {
-      const mine = requested.get(e.key);
-      if (mine && mine.request === e.request) {
-        requested.delete(e.key);
-        handled.set(e.key, mine.raw);
-        writer.clearOperation(e.key);
-      }
-    }
+    if (operations.done(e) && 'key' in e) writer.clearOperation(e.key);
     writer.onEvent(e);
     emit(e);
   };
@@ -441,79 +360,32 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
     return list.access;
   };
   let restart = false;
-  let claimer: ShardClaimer | undefined;
-  let shard = 0;
-  let replicas = 1;
-  let ownership: ShardOwnership | undefined;
-  const computeOwnership = (): ShardOwnership | undefined => {
-    const sh = o.sharding;
-    if (!sh) return undefined;
-    const own = shardOwnership({
-      shard,
-      replicas,
-      algorithm: sh.algorithm,
+  const shards = new ControllerShards({
+    client,
+    namespace: ns,
+    sharding: o.sharding,
+    forceTakeover: o.forceTakeover,
+    controllerName: o.controllerName,
+    signal: o.signal,
+    now,
+    inputs: () => ({
       clusterSecrets: watch.secrets('cluster'),
       applications: watch.applications(),
       inClusterEnabled: base.loopOptions.settings?.inClusterEnabled !== false,
-    });
-    for (const w of own.warnings) warn(w);
-    return own;
-  };
-  const owns = (app: { name: string; destination: { server?: string; name?: string } }): boolean =>
-    ownership ? ownership.ownsApp(app) : true;
-  /** Recomputes what this shard owns; the loop hears of it when the owned clusters changed. */
-  const reshard = (force: boolean): void => {
-    if (!o.sharding) return;
-    const before = ownership?.ownedServers.join('\n');
-    ownership = computeOwnership();
-    if (!force && before === ownership?.ownedServers.join('\n')) return;
-    emit({ type: 'shard', shard, replicas, owned: ownership?.ownedServers ?? [] });
-    loop?.setOwnership(owns);
-  };
-  const onShardChange = (change: ShardChange): void => {
-    shard = change.shard;
-    replicas = change.replicas;
-    reshard(true);
-  };
+    }),
+    onChange: (change) => {
+      emit({ type: 'shard', ...change });
+      loop?.setOwnership(shards.owns);
+    },
+    onClaimer: o.onClaimer,
+    onWarning: warn,
+  });
   try {
     await watch.start(o.signal);
-    const sh = o.sharding;
-    if (sh?.dynamic) {
-      claimer = new ShardClaimer({
-        client,
-        namespace: ns,
-        controllerName: o.controllerName,
-        requestedShard: sh.requestedShard,
-        replicas: sh.replicas,
-        heartbeatSeconds: sh.heartbeatSeconds,
-        forceTakeover: o.forceTakeover,
-        onShardChange,
-        signal: o.signal,
-      });
-      const claimed = await claimer.start();
-      shard = claimed.shard;
-      replicas = claimed.replicas;
-      o.onClaimer?.(claimer);
-    } else {
-      if (sh) {
-        shard = sh.shard;
-        replicas = sh.replicas;
-      }
-      if (!o.forceTakeover)
-        await checkStart({
-          client,
-          namespace: ns,
-          controllerName: o.controllerName || hostname(),
-          mode: { dynamic: false, shard },
-          heartbeatSeconds: 10,
-          nowMs: now(),
-          signal: o.signal,
-        });
-    }
+    await shards.start();
     for (;;) {
       // (Again after a reload: the cluster Secrets may have changed.)
-      ownership = computeOwnership();
-      if (ownership) emit({ type: 'shard', shard, replicas, owned: ownership.ownedServers });
+      shards.recompute(true);
       const apps: Application[] = [];
       for (const obj of watch.applications()) {
         if (!isDeleting(obj)) {
@@ -531,7 +403,7 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
         apps,
         projects,
         autoSync: { mode: 'policy' },
-        ownsApp: owns,
+        ownsApp: shards.owns,
         onEvent: onLoopEvent,
         operation: base.loopOptions.operation ?? defaultOperation,
         ...(o.signal ? { signal: o.signal } : {}),
@@ -539,7 +411,7 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
       });
       o.onLoop?.(loop);
       // Operations the previous loop did not finish are asked again (Argo CD resumes them on restart).
-      requested.clear();
+      operations.reset();
       upserted.clear();
       writer.resetOperations();
       for (const app of apps)
@@ -572,10 +444,10 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
     }
   } finally {
     stopped.value = true;
-    await claimer?.stop();
+    await shards.stop();
     clearTimeout(reloadTimer);
     await base.close?.();
-    for (const t of deleting.values()) if (t !== 'running') clearTimeout(t);
+    finalizing.stop();
     await writer.idle();
     watch.stop();
     await watch.stopped().catch(() => undefined);

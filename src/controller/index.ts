@@ -73,7 +73,9 @@ export type {
 } from './controller-run.js';
 export { StatusWriter, REFRESH_ANNOTATION } from './status-writer.js';
 export type { StatusWriterOptions } from './status-writer.js';
-export { AppFinalizer } from './app-finalizer.js';
+export { AppFinalizer, FinalizerQueue } from './app-finalizer.js';
+export { ControllerShards } from './controller-shards.js';
+export { RequestedOperations } from './controller-operations.js';
 export type { AppFinalizerOptions } from './app-finalizer.js';
 export {
   decideAutoSync,
