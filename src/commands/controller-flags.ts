@@ -11,9 +11,8 @@ import type {
   LoopOptions,
   ReconcileLoop,
 } from '../controller/index.js';
-import { defaultOperation } from '../controller/index.js';
 import { DEFAULT_ARGOCD_NAMESPACE, oneLine, UsageError } from '../common/index.js';
-import { Metrics, MetricsServer, parseMetricsAddr } from '../metrics/index.js';
+import type { Metrics } from '../metrics/index.js';
 import { ALGORITHMS, parseReplicasFrom, type Algorithm, type ShardClaimer } from '../sharding/index.js';
 import { createSourceService, execProcess } from '../source/index.js';
 import { clientOptionsOf, requestTimeoutFlag, runSettings, sourceSelection } from './flags.js';
@@ -194,7 +193,13 @@ export function shardingOf(flags: ControllerFlagValues): ControllerSharding | un
  */
 export function loopBase(
   flags: ControllerFlagValues,
-  o: { signal: AbortSignal; warn: (m: string) => void; metrics?: Metrics | undefined },
+  o: {
+    signal: AbortSignal;
+    warn: (m: string) => void;
+    metrics?: Metrics | undefined;
+    /** The controller's sync (src/controller `defaultOperation`, loaded lazily by the command). */
+    defaultOperation: LoopOptions['operation'];
+  },
 ): () => Promise<ControllerBase> {
   const live = { ...flags, 'from-cluster': true };
   const backoff = flags['self-heal-backoff-timeout-seconds'];
@@ -209,7 +214,7 @@ export function loopBase(
     });
     const operation: LoopOptions['operation'] | undefined = metrics
       ? (app, rec, request, signal) =>
-          metrics.attribute(app, request.dryRun, () => defaultOperation(app, rec, request, signal))
+          metrics.attribute(app, request.dryRun, () => o.defaultOperation(app, rec, request, signal))
       : undefined;
     return {
       close: () => source.close(),
@@ -262,6 +267,8 @@ export async function controllerMetrics(
 > {
   const addr = flags['metrics-addr'];
   if (addr === undefined) return undefined;
+  // prom-client is loaded only when metrics are asked for.
+  const { Metrics, MetricsServer, parseMetricsAddr } = await import('../metrics/index.js');
   parseMetricsAddr(addr);
   let loop: ReconcileLoop | undefined;
   let claimer: ShardClaimer | undefined;

@@ -50,13 +50,13 @@ per event on stdout (-o json: one JSON object per line). See docs/controller.md.
         subject: '--shutdown-timeout',
       });
     const sharding = shardingOf(flags);
-    const { runController } = await import('../controller/index.js');
+    const { runController, defaultOperation } = await import('../controller/index.js');
     const warn = (m: string): void => this.warnLine(m);
     const signal = this.signal;
     const json = flags.output === 'json';
     const served = await controllerMetrics(flags, signal);
     if (served) warn(`metrics and probes at ${served.url}/metrics, /healthz, /readyz`);
-    const load = loopBase(flags, { signal, warn, metrics: served?.metrics });
+    const load = loopBase(flags, { signal, warn, metrics: served?.metrics, defaultOperation });
     try {
       await runController({
         ...(await load()),
