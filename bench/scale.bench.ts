@@ -12,7 +12,9 @@
  * Printed per size: our wall (median of BENCH_ROUNDS runs, default 3, after one warm-up that fills the manifest
  * and discovery caches), kubectl's wall (one run: it is the slow side), the ratio, our peak RSS (GNU time) and
  * the API requests each made (embedded server's counters). At 1,000 objects also `diff` of one app of 100.
- * At the largest size also `diff` of one app (the issue's "one app of 1,000" at 10,000 objects).
+ * At the largest size also `diff` of one app (the issue's "one app of 1,000" at 10,000 objects), with the
+ * parse cache warm and cold. At the smallest size one `diff --server-side-diff` (one dry-run PATCH per live
+ * object, in Argo CD's batches), and BEFORE's with BENCH_SCALE_BASE.
  * Targets (issue 23): ratio >= 10x at 1k, >= 25x at 10k, at 30k no lower than at 10k; one app <= 500 ms.
  * The CLI is rebuilt first (`node scripts/build.mjs`), so the figures are of the current sources.
  * Environment: BENCH_ROUNDS (default 3), BENCH_SCALE_SIZES (e.g. "10000"), BENCH_SCALE_NO_KUBECTL=1 (leave
@@ -383,27 +385,55 @@ async function size(n: number, rows: BenchRow[], withOneApp: boolean): Promise<n
       { name: `${label}: our API requests`, value: median(runs.map((r) => r.requests)), unit: 'requests' },
     );
     if (withOneApp) {
-      const one = [];
-      const baseOne = [];
       const oneArgs = [...ours.slice(0, 3), 'app-7', ...ours.slice(3)];
-      for (let r = 0; r < ROUNDS; r++) {
-        if (baseLauncher) baseOne.push(await measure(cluster, baseLauncher, oneArgs, env));
-        one.push(await measure(cluster, launcher, oneArgs, env));
-      }
-      if (baseLauncher)
+      // Warm: the parse cache holds every app file (the warm-up filled it). Cold: emptied before each run,
+      // as on a first run or in CI (every app file would be parsed without the pre-scan).
+      const parsed = join(dir, 'cache', 'kubectl-gitops', 'parsed');
+      for (const cold of [false, true]) {
+        const one = [];
+        const baseOne = [];
+        for (let r = 0; r < ROUNDS; r++) {
+          if (baseLauncher) {
+            if (cold) rmSync(parsed, { recursive: true, force: true });
+            baseOne.push(await measure(cluster, baseLauncher, oneArgs, env));
+          }
+          if (cold) rmSync(parsed, { recursive: true, force: true });
+          one.push(await measure(cluster, launcher, oneArgs, env));
+        }
+        const what = `diff of one app of ${n / PER_APP}${cold ? ', parse cache cold' : ''}`;
+        if (baseLauncher)
+          rows.push({
+            name: `${label}: BEFORE ${what} (wall)`,
+            value: Math.round(median(baseOne.map((r) => r.ms))),
+            unit: 'ms',
+            note: `CPU ${Math.round(median(baseOne.map((r) => r.cpuMs)))} ms`,
+          });
         rows.push({
-          name: `${label}: BEFORE diff of one app of ${n / PER_APP} (wall)`,
-          value: Math.round(median(baseOne.map((r) => r.ms))),
+          name: `${label}: ${what} (wall)`,
+          value: Math.round(median(one.map((r) => r.ms))),
           unit: 'ms',
-          note: `CPU ${Math.round(median(baseOne.map((r) => r.cpuMs)))} ms`,
+          target: { value: 500, better: 'lower' },
+          note: `CPU ${Math.round(median(one.map((r) => r.cpuMs)))} ms; ${median(one.map((r) => r.requests))} requests, ${Math.round(median(one.map((r) => r.rssMb)))} MB RSS`,
         });
-      rows.push({
-        name: `${label}: diff of one app of ${n / PER_APP} (wall)`,
-        value: Math.round(median(one.map((r) => r.ms))),
-        unit: 'ms',
-        target: { value: 500, better: 'lower' },
-        note: `CPU ${Math.round(median(one.map((r) => r.cpuMs)))} ms; ${median(one.map((r) => r.requests))} requests, ${Math.round(median(one.map((r) => r.rssMb)))} MB RSS`,
-      });
+      }
+    }
+    if (n === Math.min(...sizes())) {
+      // Server-side diff (one dry-run PATCH per live object, in Argo CD's batches): one run of each build.
+      const ssd = [...ours, '--server-side-diff'];
+      for (const [who, bin] of [
+        ['BEFORE ', baseLauncher],
+        ['', launcher],
+      ] as const) {
+        if (!bin) continue;
+        const r = await measure(cluster, bin, ssd, env);
+        const f = ourNames(r.stdout);
+        rows.push({
+          name: `${label}: ${who}diff --server-side-diff -o name (wall)`,
+          value: Math.round(r.ms),
+          unit: 'ms',
+          note: `CPU ${Math.round(r.cpuMs)} ms; ${r.requests} requests, ${Math.round(r.rssMb)} MB RSS; found ${f.length}/${DRIFTED}${same(f) ? '' : ' WRONG SET'}`,
+        });
+      }
     }
     const profiles = process.env['BENCH_SCALE_PROFILE'];
     if (profiles) {
@@ -433,16 +463,22 @@ async function size(n: number, rows: BenchRow[], withOneApp: boolean): Promise<n
   }
 }
 
-export default async function scaleBench(): Promise<BenchRow[]> {
+/** The sizes of this run (BENCH_SCALE_SIZES, or 1k and 10k, and 30k with --large). */
+function benchSizes(): number[] {
   const large = process.argv.includes('--large');
+  return (process.env['BENCH_SCALE_SIZES'] ?? (large ? '1000,10000,30000' : '1000,10000'))
+    .split(',')
+    .map(Number);
+}
+const sizes = benchSizes;
+
+export default async function scaleBench(): Promise<BenchRow[]> {
   const build = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs')], {
     cwd: repoRoot,
     encoding: 'utf8',
   });
   if (build.status !== 0) throw new Error(`build failed: ${build.stderr}`);
-  const sizes = (process.env['BENCH_SCALE_SIZES'] ?? (large ? '1000,10000,30000' : '1000,10000'))
-    .split(',')
-    .map(Number);
+  const sizes = benchSizes();
   const rows: BenchRow[] = [];
   const ratios: number[] = [];
   for (const n of sizes) {

@@ -6,6 +6,8 @@ import {
   sourceSelection,
   clusterFlags,
   progressFlags,
+  serverSideDiffFlags,
+  serverSideDiffLimits,
   runProjects,
   runSettings,
   useParseCache,
@@ -94,6 +96,7 @@ are read at both revisions, so apps the change adds or removes show as added or 
     ...clusterFlags,
     ...treeFlags,
     ...progressFlags,
+    ...serverSideDiffFlags,
     base: Flags.string({
       description:
         'Preview a change with no cluster: compare every app rendered at this revision with the head.',
@@ -149,6 +152,8 @@ are read at both revisions, so apps the change adds or removes show as added or 
       a === '--exit-code=false' ? '--no-exit-code' : a === '--exit-code=true' ? '--exit-code' : a,
     );
     const { flags, argv: names } = await this.parse(Diff, argv);
+    // Server-side diff's batches (a bad value fails before anything is read).
+    const ssdLimits = serverSideDiffLimits(flags);
     // The engine loads on demand: every other command's start-up stays free of it.
     const [{ Run, prepareRun }, { loadIgnoreDifferencesFile }] = await Promise.all([
       import('../controller/index.js'),
@@ -264,6 +269,7 @@ are read at both revisions, so apps the change adds or removes show as added or 
         projects,
         ignoreDifferences: extraRules,
         serverSideDiff: flags['server-side-diff'],
+        ...ssdLimits,
         statusProcessors: flags['status-processors'],
         ...clientOptionsOf(flags),
         signal: this.signal,

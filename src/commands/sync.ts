@@ -7,6 +7,8 @@ import {
   sourceSelection,
   clusterFlags,
   progressFlags,
+  serverSideDiffFlags,
+  serverSideDiffLimits,
   runProjects,
   runSettings,
   useParseCache,
@@ -72,6 +74,7 @@ interrupted.`;
     ...appFlags,
     ...clusterFlags,
     ...progressFlags,
+    ...serverSideDiffFlags,
     output: Flags.string({
       char: 'o',
       description: 'Output format.',
@@ -129,6 +132,8 @@ interrupted.`;
 
   async run(): Promise<void> {
     const { flags, argv: names } = await this.parse(Sync);
+    // Server-side diff's batches (a bad value fails before anything is read).
+    const ssdLimits = serverSideDiffLimits(flags);
     const [{ Run, prepareRun }, sync] = await Promise.all([
       import('../controller/index.js'),
       import('../sync/index.js'),
@@ -214,6 +219,7 @@ interrupted.`;
         // A CLI sync is a manual sync; a dry run plans even when a window refuses it.
         syncWindows: flags['dry-run'] ? 'report' : 'enforce',
         statusProcessors: flags['status-processors'],
+        ...ssdLimits,
         ...clientOptionsOf(flags),
         operationProcessors: flags['operation-processors'],
         diffText: false,

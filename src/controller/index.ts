@@ -61,7 +61,8 @@ export { appServerSideDiff, SERVER_SIDE_DIFF_MANAGER } from './server-side.js';
 export type * from './types.js';
 export type * from './loop-types.js';
 export { Loop } from './loop.js';
-export type { LoopOptions } from './loop.js';
+export type { LoopOptions } from './loop-options.js';
+export { DEFAULT_APP_RESYNC_JITTER_MS, DEFAULT_APP_RESYNC_MS } from './loop-options.js';
 export { syncRequestOf } from './loop-state.js';
 export { runController, defaultOperation } from './controller-run.js';
 export type {

@@ -47,6 +47,8 @@ export interface LoopCore {
   onWarning: ((message: string) => void) | undefined;
   requestRefresh: (key: string, level: CompareLevel, reason: RefreshReason, afterMs?: number) => void;
   operationQueue: RateLimitingQueue<string>;
+  /** The loop is shutting down (no retry is scheduled any more). */
+  stopping: () => boolean;
   /** The entry still is the loop's (not removed or replaced). */
   current: (entry: LoopEntry) => boolean;
   /** Records the index keys of a comparison's resources. */
@@ -93,7 +95,8 @@ export async function refreshEntry(
   const comparison = toReport(reconciliation);
   state.comparison = comparison;
   delete state.error;
-  state.reconciledAt = iso(core.wallClock());
+  // Argo CD sets reconciledAt on a first refresh and on those at level >= 2 (processAppRefreshQueueItem).
+  if (!state.reconciledAt || request.level >= 2) state.reconciledAt = iso(core.wallClock());
   core.indexResources(entry, comparison);
   core.emit({
     type: 'refreshed',
@@ -121,7 +124,7 @@ function decide(
   let syncWindowBlocked: string | undefined;
   if (policy && !inProgress && comparison.sync === 'OutOfSync') {
     const verdict = appWindowsVerdict(app, entry.report?.project, core.wallClock(), false);
-    syncWindowBlocked = verdict.refusal?.message;
+    syncWindowBlocked = verdict.refusal?.message.replace(/^.*?failed to sync: /, '');
   }
   const decision = decideAutoSync({
     app,
@@ -231,6 +234,7 @@ export async function operateEntry(core: LoopCore, entry: LoopEntry, signal: Abo
     (phase === 'Failed' || phase === 'Error') &&
     retry &&
     !signal.aborted &&
+    !core.stopping() &&
     core.current(entry) &&
     (limit < 0 || op.attempt <= limit)
   ) {
@@ -240,6 +244,10 @@ export async function operateEntry(core: LoopCore, entry: LoopEntry, signal: Abo
   }
 
   const finishedAt = report?.finishedAt || iso(core.wallClock());
+  // Argo CD's final message of a retried operation: "<message> (retried N times)."
+  if (op.attempt > 1)
+    message = `${threw ? message : (report?.message ?? '')} (retried ${op.attempt - 1} times).`;
+  else if (!threw) message = report?.message ?? '';
   const done = report;
   delete state.running;
   entry.operation = entry.next;
@@ -250,6 +258,7 @@ export async function operateEntry(core: LoopCore, entry: LoopEntry, signal: Abo
     report: done,
     phase,
     finishedAt,
+    message,
     sources: JSON.stringify(app.sources),
   };
   if (done && phase === 'Succeeded' && !done.dryRun) state.syncedRevision = done.revision;
@@ -259,11 +268,11 @@ export async function operateEntry(core: LoopCore, entry: LoopEntry, signal: Abo
     key,
     request,
     phase,
-    message: threw ? message : (done?.message ?? ''),
+    message,
     revision: done?.revision ?? request.revision ?? '',
     durationMs: core.clock.now() - (op.startedAt ?? core.clock.now()),
   });
-  if (!core.current(entry)) return;
+  if (!core.current(entry) || core.stopping()) return;
   const deferred = entry.deferred;
   entry.deferred = undefined;
   const level: CompareLevel = request.initiatedBy.automated ? 2 : 3;

@@ -7,11 +7,13 @@
  *   operation (and each of its retries, unless `retry.refresh`) syncs the revision it was decided for;
  * - `syncRequestOf(request)`: the src/sync request an `OperationRequest` means (strategy default hook, as
  *   Argo CD's; the request's sync options laid over the app's by `runOperation`);
+ * - `scheduleResync` / `clearTimers`: the app's resync timer (a level-1 refresh keeps a pending one) and
+ *   its delayed refresh request;
  * - `maxRefresh`: coalescing of refresh requests (the highest level wins; its reason goes with it).
  */
 import type { Application } from '../apps/index.js';
 import type { KubeObject } from '../cluster/index.js';
-import type { TimerHandle } from '../common/index.js';
+import type { Clock, TimerHandle } from '../common/index.js';
 import type { OperationReport, SyncRequest } from '../sync/index.js';
 import type { LastOperation } from './autosync.js';
 import type { AppLoopState, CompareLevel, OperationRequest, RefreshReason } from './loop-types.js';
@@ -46,13 +48,13 @@ export interface LoopEntry {
   /** A refresh asked for while the app's operation ran: done when it ends. */
   deferred?: RefreshRequest | undefined;
   resyncTimer?: TimerHandle | undefined;
+  /** A delayed refresh request (self-heal backoff, `requestRefresh(..., afterMs)`): when, and its timer. */
+  delayed?: { at: number; timer: TimerHandle } | undefined;
   /** The operation waiting, running or retrying; `next`: one requested meanwhile. */
   operation?: PendingOperation | undefined;
   next?: PendingOperation | undefined;
   /** The operation's attempt is running now (refreshes wait for it). */
   executing: boolean;
-  /** Index keys (`<cluster>|<resource key>`) of the resources of the last comparison. */
-  resources: string[];
   /** The last operation as auto-sync reads it. */
   lastSync?: LastOperation | undefined;
   /** The last auto-sync skip reason reported (reported again only when it changes). */
@@ -129,6 +131,7 @@ export function lastOperationOf(
       report,
       phase: phase as OperationReport['phase'],
       finishedAt: str(state['finishedAt']) ?? '',
+      message: str(state['message']) ?? '',
       // The sources Argo CD synced, in the shape our Application parse gives them is unknown here: only
       // an unchanged spec counts as "the same sources" (compared by the loop on the spec's JSON).
       sources: resultSources === undefined ? '' : JSON.stringify(app.sources),
@@ -148,4 +151,40 @@ export function syncRequestOf(request: OperationRequest): SyncRequest {
     resources: request.resources ?? [],
     syncOptions: request.syncOptions ?? {},
   };
+}
+
+/** A new app's entry, with the last operation its `status.operationState` records (`lastOperationOf`). */
+export function newEntry(key: string, app: Application): LoopEntry {
+  const seeded = lastOperationOf(app);
+  const state: AppLoopState = { key, app, selfHealAttempts: seeded?.selfHealAttempts ?? 0 };
+  if (seeded?.syncedRevision) state.syncedRevision = seeded.syncedRevision;
+  if (seeded?.last.report) state.lastOperation = { request: seeded.last.request, report: seeded.last.report };
+  return { key, app, state, executing: false, lastSync: seeded?.last };
+}
+
+/** Sets the app's next resync after a refresh at `level` (a level-1 refresh keeps a pending one). */
+export function scheduleResync(
+  entry: LoopEntry,
+  level: number,
+  o: { clock: Clock; everyMs: number; jitterMs: number; random: () => number; request: () => void },
+): void {
+  if (level < 2 && entry.resyncTimer !== undefined) return;
+  if (entry.resyncTimer !== undefined) o.clock.clearTimeout(entry.resyncTimer);
+  entry.resyncTimer = undefined;
+  if (o.everyMs <= 0) return;
+  entry.resyncTimer = o.clock.setTimeout(
+    () => {
+      entry.resyncTimer = undefined;
+      o.request();
+    },
+    o.everyMs + Math.floor(o.random() * o.jitterMs),
+  );
+}
+
+/** Cancels the app's resync and delayed refresh. */
+export function clearTimers(entry: LoopEntry, clock: Clock): void {
+  if (entry.resyncTimer !== undefined) clock.clearTimeout(entry.resyncTimer);
+  if (entry.delayed) clock.clearTimeout(entry.delayed.timer);
+  entry.resyncTimer = undefined;
+  entry.delayed = undefined;
 }

@@ -8,7 +8,8 @@
  *   An app read from a cluster brings its last operation (`status.operationState`, loop-state.ts).
  * - Two queues (src/queue, client-go semantics: an app is never processed twice at once, adds during
  *   processing coalesce; refresh requests keep the highest level): refresh (`statusProcessors` workers,
- *   default 4) and operation (`operationProcessors`, default 2); processors in loop-process.ts.
+ *   default 4) and operation (`operationProcessors`, default 2); workers in loop-workers.ts, processors in
+ *   loop-process.ts (auto-sync: autosync.ts), options in loop-options.ts.
  * - Triggers: the resync timer per app (`appResyncMs` + up to `appResyncJitterMs`, after every refresh:
  *   Argo CD's `timeout.reconciliation` and its jitter; 0 turns it off), live-cache events on the app's
  *   objects (loop-live.ts, level 1, batched), and `requestRefresh` (Git poller, file watcher, Application
@@ -25,11 +26,9 @@
  * Nothing waits for an event that may not come: queues wake on adds or shutdown, timers are the clock's.
  */
 import type { Application } from '../apps/index.js';
-import { instanceName, projectConditions, ProjectSet } from '../apps/index.js';
-import type { ProjectClusters, ProjectCondition } from '../apps/index.js';
-import type { KubeConfig } from '@kubernetes/client-node';
-import { isRetryable, loadKubeConfig } from '../cluster/index.js';
-import type { LiveStateCache } from '../cluster/index.js';
+import { instanceName } from '../apps/index.js';
+import type { ProjectSet } from '../apps/index.js';
+import { loadKubeConfig } from '../cluster/index.js';
 import {
   DEFAULT_ARGOCD_NAMESPACE,
   DEFAULT_OPERATION_PROCESSORS,
@@ -39,71 +38,35 @@ import {
 } from '../common/index.js';
 import type { Clock } from '../common/index.js';
 import { RateLimitingQueue } from '../queue/index.js';
+import type { QueueMetrics } from '../queue/index.js';
 import { repoKey } from '../source/index.js';
-import type { OperationReport } from '../sync/index.js';
 import { DEFAULT_SELF_HEAL_BACKOFF } from './autosync.js';
-import type { SelfHealBackoff } from './autosync.js';
-import type { ClusterState } from './cluster.js';
 import { sharedClusterOptions } from './cluster-options.js';
-import { ClusterPool, resolveDestinations } from './destinations.js';
-import type { Destinations } from './destinations.js';
-import { LiveRouter, resourceIndexKey } from './loop-live.js';
-import { operateEntry, refreshEntry } from './loop-process.js';
+import { LoopClusters } from './loop-clusters.js';
+import { AppIndex, isApplicationItself, LiveRouter, resourceIndexKey } from './loop-live.js';
 import type { LoopCore } from './loop-process.js';
-import { lastOperationOf, maxRefresh, pinnedApp } from './loop-state.js';
+import { operationWorker, refreshWorker } from './loop-workers.js';
+import type { WorkerContext } from './loop-workers.js';
+import { clearTimers, maxRefresh, newEntry, scheduleResync } from './loop-state.js';
 import type { LoopEntry } from './loop-state.js';
 import type {
   AppLoopState,
-  AutoSyncMode,
   CompareLevel,
   LoopEvent,
-  LoopEventHandler,
   OperationRequest,
   ReconcileLoop,
   RefreshReason,
 } from './loop-types.js';
-import { appError, MAX_TRANSIENT_RETRIES } from './processors.js';
-import type { AppProjectContext } from './projects.js';
-import type { RunOptions } from './run.js';
-import { scopeProjects } from './scoped.js';
 import { StateManager } from './state.js';
-import type { AppReport, ComparisonResult, Reconciliation } from './types.js';
-import { appWindowsVerdict } from './windows.js';
+import {
+  DEFAULT_APP_RESYNC_JITTER_MS,
+  DEFAULT_APP_RESYNC_MS,
+  DEFAULT_EVENT_BATCH_MS,
+} from './loop-options.js';
+import type { LoopOptions } from './loop-options.js';
 
-export interface LoopOptions extends Omit<
-  RunOptions,
-  'apps' | 'operation' | 'onEvent' | 'waitForHealth' | 'retry' | 'syncWindows' | 'prepared'
-> {
-  /** The apps to start with (more come through `upsertApp`). */
-  apps?: readonly Application[];
-  autoSync: AutoSyncMode;
-  /** Argo CD's `timeout.reconciliation`: a level-2 refresh this long after each refresh. Default 180000; 0: none. */
-  appResyncMs?: number;
-  /** Up to this much is added to each resync (`timeout.reconciliation.jitter`). Default 60000. */
-  appResyncJitterMs?: number;
-  /** `--self-heal-timeout-seconds`, used when `selfHealBackoff` is null. Default 0. */
-  selfHealTimeoutMs?: number;
-  /** `--self-heal-backoff-*`: default 2 s, x3, cap 300 s; null: the flat timeout. */
-  selfHealBackoff?: SelfHealBackoff | null;
-  /** Runs one sync (src/sync `runOperation`, with the request's flags). */
-  operation: (
-    app: Application,
-    reconciliation: Reconciliation,
-    request: OperationRequest,
-    signal: AbortSignal,
-  ) => Promise<OperationReport>;
-  onEvent?: LoopEventHandler;
-  /** Timers, queue delays and durations (tests: a FakeClock). */
-  clock?: Clock;
-  /** Random in [0, 1) for the resync jitter. Default Math.random. */
-  random?: () => number;
-  /** Sharding filter: apps it refuses are neither refreshed nor operated. Default: every app. */
-  ownsApp?: (app: Application) => boolean;
-  /** Live-cache events are collected this long before their refreshes are asked. Default 100 ms. */
-  eventBatchMs?: number;
-  /** The time running operations get when `signal` aborts. Default 0 (they are aborted at once). */
-  shutdownTimeoutMs?: number;
-}
+// Kept where the first version had it (branches importing it from here).
+export type { LoopOptions } from './loop-options.js';
 
 const keyOf = (app: Application, argocdNamespace: string): string =>
   `${app.namespace ?? argocdNamespace}/${app.name}`;
@@ -128,27 +91,13 @@ export class Loop implements ReconcileLoop {
   #shutdown: Promise<void> | undefined;
   #workers: Promise<void> | undefined;
   #stopReason = 'shutdown';
-  // Set once `run()` has loaded the kubeconfig and projects.
-  #kubeConfig: KubeConfig | undefined;
-  #projects = new ProjectSet();
-  #projectClusters: ProjectClusters | undefined;
-  #pool: ClusterPool | undefined;
+  /** Set once `run()` has loaded the kubeconfig and projects. */
+  #clusters: LoopClusters | undefined;
   #manager: StateManager | undefined;
   #router: LiveRouter | undefined;
-  readonly #dest: Destinations = {
-    contextOf: new Map(),
-    accessOf: new Map(),
-    scopeOf: new Map(),
-    projectOf: new Map(),
-  };
-  /** Apps pinned to a revision (operations) → the app they were made from (clusters and projects are keyed by it). */
-  readonly #origin = new WeakMap<Application, Application>();
-  readonly #watched = new WeakSet<ClusterState>();
-  readonly #unsubscribe: Array<() => void> = [];
-  /** Index key of a resource → app keys whose last comparison listed it. */
-  readonly #byResource = new Map<string, Set<string>>();
-  readonly #byInstance = new Map<string, string>();
-  readonly #warned = new Set<string>();
+  readonly #index = new AppIndex();
+  /** `<cluster>|<namespace>` → apps whose project watches orphaned resources there; rebuilt after changes. */
+  #orphans: Map<string, string[]> | undefined;
 
   constructor(options: LoopOptions) {
     this.#o = options;
@@ -163,28 +112,24 @@ export class Loop implements ReconcileLoop {
   // ---- the door (ReconcileLoop) ----
 
   upsertApp(app: Application): void {
+    this.#orphans = undefined;
     const key = keyOf(app, this.#ns);
     const entry = this.#entries.get(key);
     if (!entry) {
-      const seeded = lastOperationOf(app);
-      const state: AppLoopState = { key, app, selfHealAttempts: seeded?.selfHealAttempts ?? 0 };
-      if (seeded?.syncedRevision) state.syncedRevision = seeded.syncedRevision;
-      if (seeded?.last.report)
-        state.lastOperation = { request: seeded.last.request, report: seeded.last.report };
-      const added: LoopEntry = { key, app, state, executing: false, resources: [], lastSync: seeded?.last };
+      const added = newEntry(key, app);
       this.#entries.set(key, added);
-      this.#byInstance.set(instanceName(app, this.#ns), key);
+      this.#index.setInstance(instanceName(app, this.#ns), key);
       this.#emit({ type: 'app-added', app: app.name, key });
-      if (this.#kubeConfig) this.#setUp(added, true);
+      if (this.#clusters) added.report = this.#clusters.setUp(app, true);
       this.requestRefresh(key, 2, 'initial');
       return;
     }
     const old = entry.app;
     const changed = specOf(old) !== specOf(app);
-    this.#forgetSetup(old);
+    this.#clusters?.forget(old);
     entry.app = app;
     entry.state.app = app;
-    if (this.#kubeConfig) this.#setUp(entry, changed);
+    if (this.#clusters) entry.report = this.#clusters.setUp(app, changed);
     if (changed) {
       const sourcesChanged = JSON.stringify(old.sources) !== JSON.stringify(app.sources);
       this.requestRefresh(key, sourcesChanged ? 3 : 2, 'app-changed');
@@ -195,11 +140,10 @@ export class Loop implements ReconcileLoop {
     const entry = this.#entries.get(key);
     if (!entry) return;
     this.#entries.delete(key);
-    this.#clearResync(entry);
-    this.#index(entry, []);
-    if (this.#byInstance.get(instanceName(entry.app, this.#ns)) === key)
-      this.#byInstance.delete(instanceName(entry.app, this.#ns));
-    this.#forgetSetup(entry.app);
+    this.#orphans = undefined;
+    clearTimers(entry, this.#clock);
+    this.#index.remove(key, instanceName(entry.app, this.#ns));
+    this.#clusters?.forget(entry.app);
     this.#emit({ type: 'app-removed', app: entry.app.name, key });
   }
 
@@ -207,20 +151,22 @@ export class Loop implements ReconcileLoop {
     const entry = this.#entries.get(key);
     if (!entry || this.#stopping) return;
     if (afterMs && afterMs > 0) {
-      // Delayed: the request is recorded when its time comes (a level-2 one then forgets revisions).
+      // Delayed: recorded when its time comes (a level-2 one then forgets revisions). One delayed
+      // request per app: an earlier one wins (a self-heal backoff asked again by every refresh).
+      const at = this.#clock.now() + afterMs;
+      if (entry.delayed && entry.delayed.at <= at) return;
+      if (entry.delayed) this.#clock.clearTimeout(entry.delayed.timer);
       const timer = this.#clock.setTimeout(() => {
-        this.#timers.delete(timer);
+        if (entry.delayed?.timer === timer) entry.delayed = undefined;
         this.requestRefresh(key, level, reason);
       }, afterMs);
-      this.#timers.add(timer);
+      entry.delayed = { at, timer };
       return;
     }
     if (level >= 2) for (const s of entry.app.sources) this.#o.source.forgetRevisions?.(s.repoURL);
     entry.pending = maxRefresh(entry.pending, { level, reason });
     this.#refreshQueue.add(key);
   }
-
-  readonly #timers = new Set<unknown>();
 
   requestOperation(key: string, request: OperationRequest): void {
     const entry = this.#entries.get(key);
@@ -251,20 +197,29 @@ export class Loop implements ReconcileLoop {
     return [...this.#entries.values()].map((e) => e.state);
   }
 
+  /** The refresh and operation queues' counters (depth, adds, retries, processing times), for metrics. */
+  queueMetrics(): QueueMetrics[] {
+    return [this.#refreshQueue.metrics(), this.#operationQueue.metrics()];
+  }
+
   /** A new sharding filter: every app is refreshed (newly owned ones start, others stop at their next turn). */
   setOwnership(ownsApp: (app: Application) => boolean): void {
     this.#owns = ownsApp;
+    this.#orphans = undefined;
+    this.#clusters?.rescope();
     for (const key of this.#entries.keys()) this.requestRefresh(key, 2, 'requested');
   }
 
   /** New AppProjects (a project changed): every app is held to them again and refreshed. */
   async setProjects(projects: ProjectSet): Promise<void> {
     this.#o = { ...this.#o, projects } as LoopOptions;
-    if (!this.#kubeConfig) return;
-    await this.#scopeProjects();
+    const clusters = this.#clusters;
+    if (!clusters) return;
+    await clusters.scopeProjects(projects);
+    this.#orphans = undefined;
     for (const entry of this.#entries.values()) {
-      this.#forgetSetup(entry.app);
-      this.#setUp(entry, false);
+      clusters.forget(entry.app);
+      entry.report = clusters.setUp(entry.app, false);
       this.requestRefresh(entry.key, 2, 'project-changed');
     }
   }
@@ -292,43 +247,60 @@ export class Loop implements ReconcileLoop {
         kubeconfig: o.kubeconfig,
         context: o.context,
       });
-      await this.#scopeProjects();
-      if (this.#stopping) return await this.#shutdown;
-      this.#pool = new ClusterPool({
-        kubeConfig,
-        apps: () => [...this.#entries.values()].map((e) => e.app),
-        destinations: this.#dest,
-        connect: o.connect,
-        discovery: o.discovery,
-        client: o.client,
-        state: shared,
-      });
-      this.#router = new LiveRouter({
+      const router = new LiveRouter({
         tracking: shared.tracking,
         clock: this.#clock,
-        batchMs: o.eventBatchMs ?? 100,
-        keyOfInstance: (instance) => this.#byInstance.get(instance),
-        keysOfResource: (k) => this.#byResource.get(k) ?? [],
+        batchMs: o.eventBatchMs ?? DEFAULT_EVENT_BATCH_MS,
+        keyOfInstance: (instance) => this.#index.keyOfInstance(instance),
+        keysOfResource: (k) => this.#index.keysOfResource(k),
+        orphanWatchers: (cluster, namespace) => this.#orphanWatchers().get(`${cluster}|${namespace}`) ?? [],
+        isSelf: (appKey, k) => isApplicationItself(this.#entries.get(appKey)?.app, this.#ns, k),
         flush: (keys) => {
           for (const key of keys) this.requestRefresh(key, 1, 'drift');
         },
       });
+      const clusters = new LoopClusters({
+        run: o,
+        argocdNamespace: this.#ns,
+        kubeConfig,
+        apps: () => [...this.#entries.values()].filter((e) => this.#owns(e.app)).map((e) => e.app),
+        shared,
+        router,
+        stopping: () => this.#stopping,
+        onRescoped: (closed) => {
+          for (const e of this.#entries.values())
+            if (closed.includes(clusters.contextOf(e.app) ?? ''))
+              this.requestRefresh(e.key, 1, 'app-changed');
+        },
+      });
+      await clusters.scopeProjects(o.projects);
+      if (this.#stopping) return await this.#shutdown;
       this.#manager = new StateManager({
         reuseComparisons: true,
         diffText: false,
         ...o,
         onEvent: (e) => this.#emit(e),
-        clusterOf: (app) => this.#clusterOf(app),
-        projectOf: (app) => this.#dest.projectOf.get(this.#origin.get(app) ?? app),
+        clusterOf: (app) => clusters.clusterOf(app),
+        projectOf: (app) => clusters.projectOf(app),
       });
-      this.#kubeConfig = kubeConfig;
-      for (const entry of this.#entries.values()) this.#setUp(entry, false);
+      this.#router = router;
+      this.#clusters = clusters;
+      for (const entry of this.#entries.values()) entry.report = clusters.setUp(entry.app, false);
+      this.#orphans = undefined;
       const core = this.#core();
       const statusWorkers = Math.max(1, o.statusProcessors ?? DEFAULT_STATUS_PROCESSORS);
       const operationWorkers = Math.max(1, o.operationProcessors ?? DEFAULT_OPERATION_PROCESSORS);
+      const workers: WorkerContext = {
+        core,
+        entry: (key) => this.#entries.get(key),
+        owns: (app) => this.#owns(app),
+        refreshSignal: this.#refreshAbort.signal,
+        operationSignal: this.#operationAbort.signal,
+        scheduleResync: (entry, level) => this.#scheduleResync(entry, level),
+      };
       this.#workers = Promise.all([
-        ...Array.from({ length: statusWorkers }, () => this.#refreshWorker(core)),
-        ...Array.from({ length: operationWorkers }, () => this.#operationWorker(core)),
+        ...Array.from({ length: statusWorkers }, () => refreshWorker(workers, this.#refreshQueue)),
+        ...Array.from({ length: operationWorkers }, () => operationWorker(workers, this.#operationQueue)),
       ]).then(() => undefined);
       await this.#workers;
       await this.#shutdown;
@@ -348,9 +320,7 @@ export class Loop implements ReconcileLoop {
   async #stop(timeoutMs: number): Promise<void> {
     this.#stopping = true;
     this.#emit({ type: 'loop-stopping', reason: this.#stopReason });
-    for (const timer of this.#timers) this.#clock.clearTimeout(timer);
-    this.#timers.clear();
-    for (const entry of this.#entries.values()) this.#clearResync(entry);
+    for (const entry of this.#entries.values()) clearTimers(entry, this.#clock);
     this.#router?.stop();
     this.#refreshQueue.shutDown();
     this.#refreshAbort.abort(new Error('the loop is stopping'));
@@ -365,81 +335,10 @@ export class Loop implements ReconcileLoop {
       this.#clock.clearTimeout(timer);
     }
     await this.#workers;
-    for (const off of this.#unsubscribe.splice(0)) off();
-    await this.#pool?.close();
+    await this.#clusters?.close();
   }
 
   // ---- workers ----
-
-  async #refreshWorker(core: LoopCore): Promise<void> {
-    const queue = this.#refreshQueue;
-    for (;;) {
-      const got = await queue.get();
-      if (got.shutdown) return;
-      const key = got.key;
-      const entry = this.#entries.get(key);
-      try {
-        if (!entry || this.#stopping || !this.#owns(entry.app)) continue;
-        const request = entry.pending ?? { level: 2 as const, reason: 'resync' as const };
-        entry.pending = undefined;
-        if (entry.executing) {
-          entry.deferred = maxRefresh(entry.deferred, request); // the operation's end refreshes
-          continue;
-        }
-        try {
-          await refreshEntry(core, entry, request, this.#refreshAbort.signal);
-          queue.forget(key);
-        } catch (err) {
-          if (this.#stopping) continue;
-          entry.state.error = appError(entry.app, err);
-          this.#emit({
-            type: 'refreshed',
-            app: entry.app.name,
-            key,
-            reason: request.reason,
-            level: request.level,
-            durationMs: 0,
-            error: entry.state.error.message,
-          });
-          if (isRetryable(err) && queue.numRequeues(key) < MAX_TRANSIENT_RETRIES) {
-            this.#o.onWarning?.(`app "${entry.app.name}": ${oneLine(err)}; retrying`);
-            entry.pending = maxRefresh(entry.pending, request);
-            queue.addRateLimited(key);
-            continue;
-          }
-          queue.forget(key);
-        }
-        if (this.#entries.get(key) === entry) this.#scheduleResync(entry);
-      } finally {
-        queue.done(key);
-      }
-    }
-  }
-
-  async #operationWorker(core: LoopCore): Promise<void> {
-    const queue = this.#operationQueue;
-    for (;;) {
-      const got = await queue.get();
-      if (got.shutdown) return;
-      const key = got.key;
-      const entry = this.#entries.get(key);
-      try {
-        if (!entry || !entry.operation) continue;
-        if (!this.#owns(entry.app)) {
-          this.#o.onWarning?.(
-            `app "${entry.app.name}": operation dropped: the app is no longer this controller's`,
-          );
-          entry.operation = undefined;
-          continue;
-        }
-        await operateEntry(core, entry, this.#operationAbort.signal);
-      } catch (err) {
-        this.#o.onWarning?.(`app "${entry?.app.name ?? key}": ${oneLine(err)}`);
-      } finally {
-        queue.done(key);
-      }
-    }
-  }
 
   #core(): LoopCore {
     const o = this.#o;
@@ -455,14 +354,17 @@ export class Loop implements ReconcileLoop {
       onWarning: o.onWarning,
       requestRefresh: (key, level, reason, afterMs) => this.requestRefresh(key, level, reason, afterMs),
       operationQueue: this.#operationQueue,
+      stopping: () => this.#stopping,
       current: (entry) => this.#entries.get(entry.key) === entry,
-      indexResources: (entry, comparison) => this.#indexComparison(entry, comparison),
-      operation: o.operation,
-      pin: (app, request) => {
-        const pinned = pinnedApp(app, request);
-        if (pinned !== app) this.#origin.set(pinned, app);
-        return pinned;
+      indexResources: (entry, comparison) => {
+        const context = this.#clusters?.contextOf(entry.app);
+        this.#index.setResources(
+          entry.key,
+          context === undefined ? [] : comparison.resources.map((r) => resourceIndexKey(context, r)),
+        );
       },
+      operation: o.operation,
+      pin: (app, request) => this.#clusters!.pin(app, request),
     };
   }
 
@@ -476,127 +378,22 @@ export class Loop implements ReconcileLoop {
     }
   }
 
-  #scheduleResync(entry: LoopEntry): void {
-    this.#clearResync(entry);
-    const every = this.#o.appResyncMs ?? 180_000;
-    if (every <= 0 || this.#stopping) return;
-    const jitter = Math.floor((this.#o.random ?? Math.random)() * (this.#o.appResyncJitterMs ?? 60_000));
-    entry.resyncTimer = this.#clock.setTimeout(() => {
-      entry.resyncTimer = undefined;
-      this.requestRefresh(entry.key, 2, 'resync');
-    }, every + jitter);
-  }
-
-  #clearResync(entry: LoopEntry): void {
-    if (entry.resyncTimer !== undefined) this.#clock.clearTimeout(entry.resyncTimer);
-    entry.resyncTimer = undefined;
-  }
-
-  /** The app's cluster, its live-cache events routed to the loop once it is ready. */
-  async #clusterOf(app: Application): Promise<ClusterState> {
-    const original = this.#origin.get(app) ?? app;
-    const cluster = await this.#pool!.clusterOf(original);
-    if (!this.#watched.has(cluster)) {
-      this.#watched.add(cluster);
-      const context = this.#dest.contextOf.get(original)!;
-      void cluster.ready().then(
-        (cache: LiveStateCache) => {
-          if (!this.#stopping) this.#unsubscribe.push(cache.onEvent(this.#router!.handler(context)));
-        },
-        () => this.#watched.delete(cluster), // the app's refresh reports it; the next one tries again
-      );
-    }
-    return cluster;
-  }
-
-  async #scopeProjects(): Promise<void> {
-    const o = this.#o;
-    const scoped = await scopeProjects(
-      o.projects ?? new ProjectSet(),
-      [...this.#entries.values()].map((e) => e.app.project),
-      {
-        clusterSecrets: o.clusterSecrets,
-        projectRepositories: o.source.projectRepositories?.bind(o.source),
-        onWarning: o.onWarning,
-      },
+  #orphanWatchers(): Map<string, string[]> {
+    this.#orphans ??= this.#clusters?.orphanWatchers(
+      [...this.#entries.values()].filter((e) => this.#owns(e.app)),
     );
-    this.#projects = scoped.projects;
-    this.#projectClusters = o.projectClusters ?? scoped.projectClusters;
+    return this.#orphans ?? new Map();
   }
 
-  /** Resolves the app's destination and project (destinations.ts), as a one-shot run does. */
-  #setUp(entry: LoopEntry, rescope: boolean): void {
-    const o = this.#o;
-    const app = entry.app;
-    const report: AppReport = {
-      app,
-      destination: {
-        ...(app.destination.server ? { server: app.destination.server } : {}),
-        ...(app.destination.name ? { name: app.destination.name } : {}),
-        namespace: app.destination.namespace,
-      },
-    };
-    const projectCheck = (a: Application, cluster?: AppProjectContext['cluster']): ProjectCondition[] =>
-      projectConditions(a, this.#projects.get(a.project), cluster, {
-        controllerNamespace: this.#ns,
-        projectClusters: this.#projectClusters,
-      });
-    const d = resolveDestinations([report], {
-      kubeConfig: this.#kubeConfig!,
-      projects: this.#projects,
-      projectCheck,
-      refusedEarly: new Set(projectCheck(app).length > 0 ? [app] : []),
-      clusterSecrets: o.clusterSecrets,
-      projectClusters: this.#projectClusters,
-      inClusterEnabled: o.settings?.inClusterEnabled !== false,
-      judgeWindows: (r) => {
-        const verdict = appWindowsVerdict(r.app, r.project, (o.wallClock ?? ((): Date => new Date()))());
-        for (const m of verdict.warnings) {
-          if (this.#warned.has(m)) continue;
-          this.#warned.add(m);
-          o.onWarning?.(m);
-        }
-        return verdict;
-      },
+  /** Argo CD's comparison expiry counts from the last refresh at level >= 2 (its `reconciledAt`). */
+  #scheduleResync(entry: LoopEntry, level: number): void {
+    if (this.#stopping) return;
+    scheduleResync(entry, level, {
+      clock: this.#clock,
+      everyMs: this.#o.appResyncMs ?? DEFAULT_APP_RESYNC_MS,
+      jitterMs: this.#o.appResyncJitterMs ?? DEFAULT_APP_RESYNC_JITTER_MS,
+      random: this.#o.random ?? Math.random,
+      request: () => this.requestRefresh(entry.key, 2, 'resync'),
     });
-    for (const [a, c] of d.contextOf) this.#dest.contextOf.set(a, c);
-    for (const [c, a] of d.accessOf) this.#dest.accessOf.set(c, a);
-    for (const [c, s] of d.scopeOf) if (!this.#dest.scopeOf.has(c)) this.#dest.scopeOf.set(c, s);
-    for (const [a, p] of d.projectOf) this.#dest.projectOf.set(a, p);
-    entry.report = report;
-    if (rescope && this.#pool) {
-      void this.#pool.rescope().then((closed) => {
-        for (const e of this.#entries.values())
-          if (closed.includes(this.#dest.contextOf.get(e.app) ?? ''))
-            this.requestRefresh(e.key, 1, 'app-changed');
-      });
-    }
-  }
-
-  #forgetSetup(app: Application): void {
-    this.#dest.contextOf.delete(app);
-    this.#dest.projectOf.delete(app);
-  }
-
-  #indexComparison(entry: LoopEntry, comparison: ComparisonResult): void {
-    const context = this.#dest.contextOf.get(entry.app);
-    this.#index(
-      entry,
-      context === undefined ? [] : comparison.resources.map((r) => resourceIndexKey(context, r)),
-    );
-  }
-
-  #index(entry: LoopEntry, keys: string[]): void {
-    for (const k of entry.resources) {
-      const set = this.#byResource.get(k);
-      set?.delete(entry.key);
-      if (set?.size === 0) this.#byResource.delete(k);
-    }
-    entry.resources = keys;
-    for (const k of keys) {
-      let set = this.#byResource.get(k);
-      if (!set) this.#byResource.set(k, (set = new Set()));
-      set.add(entry.key);
-    }
   }
 }
