@@ -16,10 +16,14 @@
  * parse cache warm and cold. At the smallest size one `diff --server-side-diff` (one dry-run PATCH per live
  * object, in Argo CD's batches), and BEFORE's with BENCH_SCALE_BASE.
  * Targets (issue 23): ratio >= 10x at 1k, >= 25x at 10k, at 30k no lower than at 10k; one app <= 500 ms.
+ * Memory (issue 23): RSS <= 2 KB per live object beyond start-up (at the largest size: (RSS of the diff of
+ * every app - RSS of the diff of one app, parse cache warm) / objects; across sizes: the slope of our RSS); a
+ * sync of 20,000 objects <= 350 MB (BENCH_SCALE_SYNC=1, one `sync --async` of every app at the largest size).
  * The CLI is rebuilt first (`node scripts/build.mjs`), so the figures are of the current sources.
  * Environment: BENCH_ROUNDS (default 3), BENCH_SCALE_SIZES (e.g. "10000"), BENCH_SCALE_NO_KUBECTL=1 (leave
  * kubectl out: no ratio), BENCH_SCALE_BASE=DIR (a built checkout of the code before a change: its rounds
- * alternate with ours on the same corpus, printed as BEFORE rows), BENCH_SCALE_PROFILE=DIR (one more run of each diff under `--cpu-prof`, written to
+ * alternate with ours on the same corpus, printed as BEFORE rows), BENCH_SCALE_SYNC=1 (see above),
+ * BENCH_SCALE_PROFILE=DIR (one more run of each diff under `--cpu-prof`, written to
  * DIR/<size>-all and DIR/<size>-one).
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -135,14 +139,19 @@ async function pool(n: number, width: number, task: (i: number) => Promise<unkno
   );
 }
 
-interface Corpus {
+export interface Corpus {
   appsDir: string;
   manifests: string;
   objects: number;
   drifted: string[];
 }
 
-async function seed(cluster: EmbeddedCluster, kubeconfig: string, dir: string, n: number): Promise<Corpus> {
+export async function seed(
+  cluster: EmbeddedCluster,
+  kubeconfig: string,
+  dir: string,
+  n: number,
+): Promise<Corpus> {
   const apps = n / PER_APP;
   const repo = join(dir, 'repo');
   const appsDir = join(dir, 'apps');
@@ -308,7 +317,15 @@ const kubectlNames = (stdout: string): string[] =>
     })
     .sort();
 
-async function size(n: number, rows: BenchRow[], withOneApp: boolean): Promise<number> {
+/** What one size's run hands back for the rows across sizes. */
+interface SizeResult {
+  ratio: number;
+  /** Median peak RSS of our diff of every app, and of the BEFORE build's (NaN without one). */
+  rssMb: number;
+  baseRssMb: number;
+}
+
+async function size(n: number, rows: BenchRow[], withOneApp: boolean): Promise<SizeResult> {
   const dir = mkdtempSync(join(tmpdir(), 'gitops-scale-bench-'));
   const cluster = await startEmbeddedCluster({ namespaces: ['default', 'argocd'] });
   try {
@@ -389,9 +406,11 @@ async function size(n: number, rows: BenchRow[], withOneApp: boolean): Promise<n
       // Warm: the parse cache holds every app file (the warm-up filled it). Cold: emptied before each run,
       // as on a first run or in CI (every app file would be parsed without the pre-scan).
       const parsed = join(dir, 'cache', 'kubectl-gitops', 'parsed');
+      let warmOne: RunResult[] = [];
+      let warmBaseOne: RunResult[] = [];
       for (const cold of [false, true]) {
-        const one = [];
-        const baseOne = [];
+        const one: RunResult[] = [];
+        const baseOne: RunResult[] = [];
         for (let r = 0; r < ROUNDS; r++) {
           if (baseLauncher) {
             if (cold) rmSync(parsed, { recursive: true, force: true });
@@ -415,6 +434,48 @@ async function size(n: number, rows: BenchRow[], withOneApp: boolean): Promise<n
           target: { value: 500, better: 'lower' },
           note: `CPU ${Math.round(median(one.map((r) => r.cpuMs)))} ms; ${median(one.map((r) => r.requests))} requests, ${Math.round(median(one.map((r) => r.rssMb)))} MB RSS`,
         });
+        if (!cold) {
+          warmOne = one;
+          warmBaseOne = baseOne;
+        }
+      }
+      // Issue 23's memory target: RSS per live object beyond the start-up baseline, the baseline being the
+      // diff of one app on the same corpus (same process start, discovery, schemas; one namespace listed).
+      const perObject = (all: RunResult[], single: RunResult[]): number =>
+        Math.round(((median(all.map((r) => r.rssMb)) - median(single.map((r) => r.rssMb))) * 1048576) / n);
+      if (baseLauncher)
+        rows.push({
+          name: `${label}: BEFORE RSS per live object beyond start-up`,
+          value: perObject(baseRuns, warmBaseOne),
+          unit: 'B',
+        });
+      rows.push({
+        name: `${label}: RSS per live object beyond start-up`,
+        value: perObject(runs, warmOne),
+        unit: 'B',
+        target: { value: 2048, better: 'lower' },
+        note: `(diff of every app - diff of one app) / objects; start-up ${Math.round(median(warmOne.map((r) => r.rssMb)))} MB`,
+      });
+      // BENCH_SCALE_SYNC=1: one `sync` of every app (every object applied; the issue's "sync of 20,000
+      // objects", run with BENCH_SCALE_SIZES=20000): ours first, then the BEFORE build's (a re-sync).
+      if (process.env['BENCH_SCALE_SYNC'] === '1') {
+        const syncArgs = ['sync', '-f', corpus.appsDir, '--async', '-o', 'json', '--kubeconfig', kubeconfig];
+        for (const [who, bin] of [
+          ['', launcher],
+          ['BEFORE ', baseLauncher],
+        ] as const) {
+          if (!bin) continue;
+          const r = await measure(cluster, bin, syncArgs, env);
+          const phases = (JSON.parse(r.stdout) as { apps: { phase: string }[] }).apps.map((a) => a.phase);
+          const failed = phases.filter((p) => p !== 'Succeeded').length;
+          rows.push({
+            name: `${label}: ${who}sync of every app: peak RSS`,
+            value: Math.round(r.rssMb),
+            unit: 'MB',
+            ...(who ? {} : { target: { value: 350, better: 'lower' as const } }),
+            note: `wall ${Math.round(r.ms)} ms, CPU ${Math.round(r.cpuMs)} ms, ${r.requests} requests; ${phases.length - failed}/${phases.length} apps Succeeded`,
+          });
+        }
       }
     }
     if (n === Math.min(...sizes())) {
@@ -456,7 +517,11 @@ async function size(n: number, rows: BenchRow[], withOneApp: boolean): Promise<n
         rows.findIndex((r) => r.name === `${label}: kubectl diff (wall)`),
         2,
       );
-    return ratio;
+    return {
+      ratio,
+      rssMb: median(runs.map((r) => r.rssMb)),
+      baseRssMb: baseRuns.length ? median(baseRuns.map((r) => r.rssMb)) : NaN,
+    };
   } finally {
     await cluster.close();
     rmSync(dir, { recursive: true, force: true });
@@ -480,10 +545,30 @@ export default async function scaleBench(): Promise<BenchRow[]> {
   if (build.status !== 0) throw new Error(`build failed: ${build.stderr}`);
   const sizes = benchSizes();
   const rows: BenchRow[] = [];
-  const ratios: number[] = [];
+  const results: SizeResult[] = [];
   for (const n of sizes) {
     process.stderr.write(`scale: ${n} objects...\n`);
-    ratios.push(await size(n, rows, n === 10000 || n === sizes.at(-1)));
+    results.push(await size(n, rows, n === 10000 || n === sizes.at(-1)));
+  }
+  const ratios = results.map((r) => r.ratio);
+  // RSS per live object between the smallest and the largest size (the slope: start-up cancels out).
+  if (sizes.length > 1) {
+    const [a, b] = [0, sizes.length - 1];
+    const slope = (ra: number, rb: number): number =>
+      Math.round(((rb - ra) * 1048576) / (sizes[b]! - sizes[a]!));
+    const span = `${sizes[a]!.toLocaleString('en')} to ${sizes[b]!.toLocaleString('en')} objects`;
+    if (!Number.isNaN(results[a]!.baseRssMb))
+      rows.push({
+        name: `BEFORE RSS per live object, ${span}`,
+        value: slope(results[a]!.baseRssMb, results[b]!.baseRssMb),
+        unit: 'B',
+      });
+    rows.push({
+      name: `RSS per live object, ${span}`,
+      value: slope(results[a]!.rssMb, results[b]!.rssMb),
+      unit: 'B',
+      target: { value: 2048, better: 'lower' },
+    });
   }
   if (sizes.includes(30000) && sizes.includes(10000)) {
     rows.push({

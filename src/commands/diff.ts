@@ -21,7 +21,7 @@ import type { RunReport } from '../controller/index.js';
 import type { IgnoreDifference } from '../diff/index.js';
 import { hasDifferences } from '../output/diff.js';
 import type { DiffFormat } from '../output/diff.js';
-import { DIFF_FORMATS, renderDiffReport } from '../output/diff-format.js';
+import { DIFF_FORMATS, diffReportChunks } from '../output/diff-format.js';
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../output/diff-markdown.js';
 import { useColor } from '../output/color.js';
 import { createSourceService, type SourceServiceOptions } from '../source/index.js';
@@ -281,11 +281,12 @@ are read at both revisions, so apps the change adds or removes show as added or 
       await this.stopProgress();
       await source.close();
     }
-    const text = renderDiffReport(report, flags.output as DiffFormat, {
+    // -o json is written app by app (issue 23): a big run's document is never one string.
+    for (const text of diffReportChunks(report, flags.output as DiffFormat, {
       color,
       maxBytes: flags['max-output-bytes'],
-    });
-    if (text) this.write(text);
+    }))
+      if (text) this.write(text);
 
     this.conclude({
       command: 'diff',

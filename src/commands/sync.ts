@@ -18,7 +18,7 @@ import { DEFAULT_OPERATION_PROCESSORS, UsageError } from '../common/index.js';
 import { parseDuration } from '../apps/index.js';
 import type { SourcedObject } from '../util/yaml-docs.js';
 import type { RunReport } from '../controller/index.js';
-import { syncJson, syncText } from '../output/sync.js';
+import { syncJsonChunks, syncText } from '../output/sync.js';
 import { createSourceService } from '../source/index.js';
 import { prose } from './prose.js';
 
@@ -256,7 +256,9 @@ interrupted.`;
       await this.stopProgress();
       await source.close();
     }
-    this.write(json ? syncJson(report) : syncText(report));
+    // -o json is written app by app (issue 23): a big run's document is never one string.
+    if (json) for (const text of syncJsonChunks(report)) this.write(text);
+    else this.write(syncText(report));
     this.conclude({
       command: 'sync',
       errors: report.apps.flatMap((a) => (a.error ? [a.error] : [])),
