@@ -12,12 +12,16 @@
  *   remembered until the Application is seen without it, so a late event still carrying it is not run again.
  * - `reset()`: a new loop runs (a reload): operations not finished are requested again when seen, as Argo
  *   CD resumes them after a restart.
+ * `defaultOperation` is the loop's sync for the controller: src/sync `runOperation` with the request's flags.
  */
 import { APPLICATION_RESOURCE, kubeTime, parseOperation } from '../apps/index.js';
 import type { Application } from '../apps/index.js';
 import { isNotFound } from '../cluster/index.js';
 import type { KubeClient, KubeObject } from '../cluster/index.js';
 import { GitopsError, oneLine } from '../common/index.js';
+import { runOperation } from '../sync/index.js';
+import { syncRequestOf } from './loop-state.js';
+import type { LoopOptions } from './loop.js';
 import type { LoopEvent, OperationRequest, ReconcileLoop } from './loop-types.js';
 
 export interface RequestedOperationsOptions {
@@ -105,3 +109,18 @@ export class RequestedOperations {
     }
   }
 }
+
+/** A sync as the request says (src/sync `runOperation`), with the app's own sync options beneath. */
+export const defaultOperation: LoopOptions['operation'] = (app, reconciliation, request, signal) =>
+  runOperation(
+    {
+      name: app.name,
+      syncOptions: app.syncPolicy.options,
+      ...(app.syncPolicy.managedNamespaceMetadata
+        ? { managedNamespaceMetadata: app.syncPolicy.managedNamespaceMetadata }
+        : {}),
+    },
+    reconciliation,
+    syncRequestOf(request),
+    signal,
+  );
