@@ -8,7 +8,8 @@
  * 2. Runs the loop over the Applications listed (`autoSync: policy`: each app's `spec.syncPolicy.automated`)
  *    with the AppProjects listed; `loopOptions` carries what the command read (settings, cluster Secrets,
  *    source service, processors, resync, self-heal).
- * 3. Watch events, as Argo CD's informer handlers: an Application added or changed is upserted (the loop
+ * 3. Watch events, as Argo CD's informer handlers (canProcessApp: an Application annotated
+ *    `argocd.argoproj.io/skip-reconcile: "true"` is left alone): an Application added or changed is upserted (the loop
  *    refreshes it when its spec changed); its `operation` is requested once (an invalid one is answered
  *    with operationState Error and cleared, as SyncAppState does); an `argocd.argoproj.io/refresh`
  *    annotation asks a level-3 refresh and is removed with the next status write; a deleted Application
@@ -55,6 +56,12 @@ export type {
   ControllerSharding,
   ControllerSummary,
 } from './controller-types.js';
+
+/** `argocd.argoproj.io/skip-reconcile` parsed as Go's strconv.ParseBool (a value it refuses: not skipped). */
+export function skipsReconcile(obj: KubeObject): boolean {
+  const v = obj.metadata?.annotations?.['argocd.argoproj.io/skip-reconcile'];
+  return v !== undefined && ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(v);
+}
 
 const keyOfManifest = (obj: KubeObject, ns: string): string =>
   `${obj.metadata?.namespace ?? ns}/${obj.metadata?.name ?? ''}`;
@@ -195,6 +202,13 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
 
   const onApp = (obj: KubeObject, old?: KubeObject): void => {
     const key = keyOfManifest(obj, ns);
+    if (skipsReconcile(obj)) {
+      // canProcessApp: an app annotated skip-reconcile is left alone (no refresh, operation or deletion).
+      upserted.delete(key);
+      loop?.removeApp(key);
+      operations.forget(key);
+      return;
+    }
     if (isDeleting(obj)) {
       upserted.delete(key);
       loop?.removeApp(key);
@@ -318,7 +332,7 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
       shards.recompute(true);
       const apps: Application[] = [];
       for (const obj of watch.applications()) {
-        if (!isDeleting(obj)) {
+        if (!isDeleting(obj) && !skipsReconcile(obj)) {
           const app = parseApp(obj);
           if (app) apps.push(app);
         }

@@ -13,6 +13,7 @@ import { parse } from 'yaml';
 import { connect } from '../../src/cluster/index.js';
 import type { ClusterConnection, KubeObject } from '../../src/cluster/index.js';
 import { runController } from '../../src/controller/index.js';
+import { skipsReconcile } from '../../src/controller/controller-run.js';
 import type { ControllerEvent, LoopEvent } from '../../src/controller/index.js';
 import { createSourceService } from '../../src/source/index.js';
 import type { SourceService } from '../../src/source/index.js';
@@ -305,5 +306,19 @@ describe('kubectl gitops controller on the embedded API server', () => {
     const op = await getApp('op');
     assert.equal(op.status.operationState.syncResult.resources.length, 1);
     assert.equal(op.status.operationState.operation.initiatedBy.username, 'alice');
+  });
+});
+
+describe('skip-reconcile (canProcessApp)', () => {
+  it("argocd.argoproj.io/skip-reconcile as Go's strconv.ParseBool reads it", () => {
+    const app = (v?: string): KubeObject => ({
+      metadata: {
+        name: 'a',
+        ...(v === undefined ? {} : { annotations: { 'argocd.argoproj.io/skip-reconcile': v } }),
+      },
+    });
+    for (const v of ['1', 't', 'T', 'TRUE', 'true', 'True']) assert.equal(skipsReconcile(app(v)), true, v);
+    for (const v of [undefined, '0', 'false', 'yes', '', 'on'])
+      assert.equal(skipsReconcile(app(v)), false, String(v));
   });
 });
