@@ -9,9 +9,11 @@
  *   Argo CD's; the request's sync options laid over the app's by `runOperation`);
  * - `scheduleResync` / `clearTimers`: the app's resync timer (a level-1 refresh keeps a pending one) and
  *   its delayed refresh request;
+ * - `RevisionFreshness`: which refresh requests make the source service re-resolve the app's repositories;
  * - `maxRefresh`: coalescing of refresh requests (the highest level wins; its reason goes with it).
  */
 import type { Application } from '../apps/index.js';
+import { repoKey } from '../source/index.js';
 import type { KubeObject } from '../cluster/index.js';
 import type { Clock, TimerHandle } from '../common/index.js';
 import type { OperationReport, SyncRequest } from '../sync/index.js';
@@ -187,4 +189,30 @@ export function clearTimers(entry: LoopEntry, clock: Clock): void {
   if (entry.delayed) clock.clearTimeout(entry.delayed.timer);
   entry.resyncTimer = undefined;
   entry.delayed = undefined;
+}
+
+/**
+ * A level-3 request re-resolves the app's repositories (`forget`); a level-2 one too unless they were
+ * re-resolved less than `cacheMs` ago (Argo CD's repo-server revision cache; 0: always); level 0-1 never.
+ */
+export class RevisionFreshness {
+  readonly #forgotten = new Map<string, number>();
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly cacheMs: number,
+    private readonly forget: (repoURL: string) => void,
+  ) {}
+
+  requested(app: Application, level: number): void {
+    if (level < 2) return;
+    const now = this.clock.now();
+    for (const s of app.sources) {
+      const repo = repoKey(s.repoURL);
+      const last = this.#forgotten.get(repo);
+      if (level < 3 && last !== undefined && now - last < this.cacheMs) continue;
+      this.#forgotten.set(repo, now);
+      this.forget(s.repoURL);
+    }
+  }
 }

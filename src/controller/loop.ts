@@ -47,7 +47,7 @@ import { AppIndex, isApplicationItself, LiveRouter, resourceIndexKey } from './l
 import type { LoopCore } from './loop-process.js';
 import { operationWorker, refreshWorker } from './loop-workers.js';
 import type { WorkerContext } from './loop-workers.js';
-import { clearTimers, maxRefresh, newEntry, scheduleResync } from './loop-state.js';
+import { clearTimers, maxRefresh, newEntry, RevisionFreshness, scheduleResync } from './loop-state.js';
 import type { LoopEntry } from './loop-state.js';
 import type {
   AppLoopState,
@@ -98,12 +98,16 @@ export class Loop implements ReconcileLoop {
   readonly #index = new AppIndex();
   /** `<cluster>|<namespace>` → apps whose project watches orphaned resources there; rebuilt after changes. */
   #orphans: Map<string, string[]> | undefined;
+  readonly #revisions: RevisionFreshness;
 
   constructor(options: LoopOptions) {
     this.#o = options;
     this.#ns = options.argocdNamespace ?? DEFAULT_ARGOCD_NAMESPACE;
     this.#clock = options.clock ?? realClock;
     this.#owns = options.ownsApp ?? ((): boolean => true);
+    this.#revisions = new RevisionFreshness(this.#clock, options.revisionCacheMs ?? 0, (url) =>
+      options.source.forgetRevisions?.(url),
+    );
     this.#refreshQueue = new RateLimitingQueue<string>({ name: 'refresh', clock: this.#clock });
     this.#operationQueue = new RateLimitingQueue<string>({ name: 'operation', clock: this.#clock });
     for (const app of options.apps ?? []) this.upsertApp(app);
@@ -163,7 +167,7 @@ export class Loop implements ReconcileLoop {
       entry.delayed = { at, timer };
       return;
     }
-    if (level >= 2) for (const s of entry.app.sources) this.#o.source.forgetRevisions?.(s.repoURL);
+    this.#revisions.requested(entry.app, level);
     entry.pending = maxRefresh(entry.pending, { level, reason });
     this.#refreshQueue.add(key);
   }
