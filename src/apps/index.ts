@@ -200,3 +200,35 @@ function checkDuplicates(apps: readonly Application[], argocdNamespace: string):
 export function instanceName(app: Pick<Application, 'name' | 'namespace'>, argocdNamespace: string): string {
   return app.namespace && app.namespace !== argocdNamespace ? `${app.namespace}_${app.name}` : app.name;
 }
+
+export { buildStatus, setConditions, sameStatus, DEFAULT_REVISION_HISTORY_LIMIT } from './status.js';
+export type {
+  AppSummary,
+  BuildStatusOptions,
+  BuiltStatus,
+  StatusComparison,
+  StatusRenderedSource,
+  StatusResource,
+  StatusSource,
+} from './status.js';
+export { parseOperation, operationJson, operationStateJson } from './operation.js';
+export type { AppOperationReport, AppOperationRequest, AppTaskResult } from './operation.js';
+export { goDuration, kubeTime, mergePatch } from './status-json.js';
+export { applicationSummary, LINK_ANNOTATION_PREFIX } from './summary.js';
+export {
+  ArgoNamespaceWatch,
+  APPLICATION_RESOURCE,
+  APP_PROJECT_RESOURCE,
+  SECRET_TYPE_LABEL,
+} from './app-watch.js';
+export type { ArgoNamespaceWatchOptions, NamespaceEvent } from './app-watch.js';
+export {
+  BACKGROUND_FINALIZER,
+  FOREGROUND_FINALIZER,
+  RESOURCES_FINALIZER,
+  cascades,
+  deletionStep,
+  isDeleting,
+  shouldBeDeleted,
+} from './deletion.js';
+export type { DeletingApp, DeletionStep } from './deletion.js';

@@ -3,6 +3,7 @@
  * scanning src/commands. Every command is registered here, one line each.
  */
 import { commands as helpPlugin } from '@oclif/plugin-help';
+import Controller from './controller.js';
 import Diff from './diff.js';
 import EmbeddedCluster from './embedded-cluster.js';
 import Render from './render.js';
@@ -13,6 +14,7 @@ import Version from './version.js';
 export const COMMANDS = {
   // The help plugin's `help` command, registered explicitly: with explicit discovery oclif loads no plugins.
   help: helpPlugin.help,
+  controller: Controller,
   diff: Diff,
   'embedded-cluster': EmbeddedCluster,
   render: Render,

@@ -66,6 +66,20 @@ export { Loop } from './loop.js';
 export type { LoopOptions } from './loop-options.js';
 export { DEFAULT_APP_RESYNC_JITTER_MS, DEFAULT_APP_RESYNC_MS } from './loop-options.js';
 export { syncRequestOf } from './loop-state.js';
+export { runController, defaultOperation } from './controller-run.js';
+export type {
+  ControllerBase,
+  ControllerEvent,
+  ControllerRunOptions,
+  ControllerSharding,
+  ControllerSummary,
+} from './controller-run.js';
+export { StatusWriter, REFRESH_ANNOTATION } from './status-writer.js';
+export type { StatusWriterOptions } from './status-writer.js';
+export { AppFinalizer, FinalizerQueue } from './app-finalizer.js';
+export { ControllerShards } from './controller-shards.js';
+export { RequestedOperations } from './controller-operations.js';
+export type { AppFinalizerOptions } from './app-finalizer.js';
 export {
   decideAutoSync,
   DEFAULT_AUTOMATED_RETRY,

@@ -1,0 +1,90 @@
+import { BaseCommand } from './base-command.js';
+import { clientOptionsOf } from './flags.js';
+import { controllerFlags, controllerMetrics, loopBase, shardingOf } from './controller-flags.js';
+import { parseDuration } from '../apps/index.js';
+import {
+  ExitCode,
+  handleInterruptInCommand,
+  InterruptError,
+  UsageError,
+  verbosity,
+} from '../common/index.js';
+import { controllerLogLine } from '../output/controller-log.js';
+import { prose } from './prose.js';
+
+export default class Controller extends BaseCommand {
+  static override summary =
+    "Run Argo CD's application controller in one process: reconcile the Applications of a live Argo CD namespace and write their status.";
+
+  static override description = prose`Reads the Applications, AppProjects, argocd-cm, cluster and repository Secrets of
+--argocd-namespace on the current kube context and watches them. Every Application is refreshed on changes, on
+live drift and every --app-resync seconds; apps with spec.syncPolicy.automated are auto-synced and self-healed
+with Argo CD's rules; operations written to an Application's operation field (argocd app sync --core, the UI,
+kubectl patch) are run. Each Application's status (sync, health, resources, conditions, operationState,
+history, reconciledAt) is written as Argo CD's controller writes it, one merge patch of what changed. An
+Application deleted with the resources-finalizer.argocd.argoproj.io finalizer has its resources deleted first.
+Runs until SIGTERM (exit 0) or Ctrl-C (exit 130); running operations get --shutdown-timeout to end. One line
+per event on stdout (-o json: one JSON object per line). See docs/controller.md.`;
+
+  static override usage = ['controller [--argocd-namespace NS] [--context NAME] [FLAGS]'];
+
+  static override examples = [
+    {
+      description: 'Reconcile the Applications of the argocd namespace of the current context.',
+      command: '<%= config.bin %> controller',
+    },
+    {
+      description: 'JSON log lines, resync every 5 minutes, 4 syncs at once.',
+      command: '<%= config.bin %> controller -o json --app-resync 300 --operation-processors 4',
+    },
+  ];
+
+  static override flags = controllerFlags;
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(Controller);
+    handleInterruptInCommand();
+    const shutdownMs = parseDuration(flags['shutdown-timeout']);
+    if (shutdownMs === undefined)
+      throw new UsageError(`failed to parse duration "${flags['shutdown-timeout']}"`, {
+        subject: '--shutdown-timeout',
+      });
+    const sharding = shardingOf(flags);
+    const { runController, defaultOperation } = await import('../controller/index.js');
+    const warn = (m: string): void => this.warnLine(m);
+    const signal = this.signal;
+    const json = flags.output === 'json';
+    const served = await controllerMetrics(flags, signal);
+    if (served) warn(`metrics and probes at ${served.url}/metrics, /healthz, /readyz`);
+    const load = loopBase(flags, { signal, warn, metrics: served?.metrics, defaultOperation });
+    try {
+      await runController({
+        ...(await load()),
+        reload: load,
+        sharding,
+        forceTakeover: flags['force-takeover'],
+        controllerName: flags['controller-name'],
+        argocdNamespace: flags['argocd-namespace'],
+        kubeconfig: flags.kubeconfig,
+        context: flags.context,
+        ...clientOptionsOf(flags),
+        persistResourceHealth: flags['persist-resource-health'],
+        signal,
+        shutdownTimeoutMs: shutdownMs,
+        ...served?.hooks,
+        onWarning: warn,
+        onEvent: (e) => {
+          served?.onEvent(e);
+          const line = controllerLogLine(e, { json, time: new Date(), verbosity: verbosity() });
+          if (line) this.write(line);
+        },
+      });
+    } finally {
+      await served?.close();
+    }
+    // SIGTERM is how Kubernetes stops a pod: a clean stop. Ctrl-C keeps the shell's 130.
+    const reason: unknown = signal.reason;
+    process.exitCode =
+      reason instanceof InterruptError && reason.signal === 'SIGINT' ? ExitCode.INTERRUPTED : ExitCode.OK;
+  }
+}
