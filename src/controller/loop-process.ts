@@ -75,6 +75,7 @@ export async function refreshEntry(
   const { key, state } = entry;
   const started = core.clock.now();
   const app = entry.app;
+  const specVersion = entry.specVersion;
   const setupError = entry.report?.error;
   if (setupError) {
     state.error = { message: setupError.message, exitCode: setupError.exitCode };
@@ -91,7 +92,8 @@ export async function refreshEntry(
     return;
   }
   const reconciliation = await core.manager.reconcile(app, signal);
-  if (!core.current(entry) || entry.app !== app) return; // removed or replaced meanwhile: its refresh follows
+  // Removed, or its spec replaced meanwhile: the new spec's refresh follows.
+  if (!core.current(entry) || entry.specVersion !== specVersion) return;
   const comparison = toReport(reconciliation);
   state.comparison = comparison;
   delete state.error;

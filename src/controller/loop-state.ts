@@ -42,6 +42,12 @@ export interface PendingOperation {
 export interface LoopEntry {
   key: string;
   app: Application;
+  /**
+   * Bumped when `upsertApp` changes the app's spec: a refresh or operation begun on an older spec is stale
+   * (its result is dropped; the new spec's refresh follows). A metadata-only change (labels, annotations,
+   * status) keeps it: the comparison of the same spec stands.
+   */
+  specVersion: number;
   state: AppLoopState;
   /** Destination and project as resolved (destinations.ts); `error` stops the app before any compare. */
   report?: AppReport;
@@ -161,7 +167,7 @@ export function newEntry(key: string, app: Application): LoopEntry {
   const state: AppLoopState = { key, app, selfHealAttempts: seeded?.selfHealAttempts ?? 0 };
   if (seeded?.syncedRevision) state.syncedRevision = seeded.syncedRevision;
   if (seeded?.last.report) state.lastOperation = { request: seeded.last.request, report: seeded.last.report };
-  return { key, app, state, executing: false, lastSync: seeded?.last };
+  return { key, app, specVersion: 0, state, executing: false, lastSync: seeded?.last };
 }
 
 /** Sets the app's next resync after a refresh at `level` (a level-1 refresh keeps a pending one). */

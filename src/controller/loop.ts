@@ -135,6 +135,7 @@ export class Loop implements ReconcileLoop {
     entry.state.app = app;
     if (this.#clusters) entry.report = this.#clusters.setUp(app, changed);
     if (changed) {
+      entry.specVersion++;
       const sourcesChanged = JSON.stringify(old.sources) !== JSON.stringify(app.sources);
       this.requestRefresh(key, sourcesChanged ? 3 : 2, 'app-changed');
     }

@@ -42,6 +42,57 @@ describe('continuous loop: queues, timers, shutdown', () => {
   const repo = new TestRepo();
   const cacheRoot = newCacheRoot();
 
+  it('a metadata-only upsert during a refresh keeps its result; a spec change drops it', T, async () => {
+    repo.commit({ 'meta/a.yaml': cm('meta-a') });
+    const real = createSourceService({ cacheRoot });
+    let renders = 0;
+    // Renders 1 and 2 each wait for their own gate, and say when they started.
+    const held = [gate(), gate()];
+    const rendering = [gate(), gate()];
+    const source: SourceService = {
+      renderApp: async (app: Application) => {
+        const n = renders++;
+        if (n < 2) {
+          rendering[n]!.open();
+          await held[n]!.wait;
+        }
+        return real.renderApp(app);
+      },
+      checkoutTree: (url, rev) => real.checkoutTree(url, rev),
+      forgetRevisions: (url) => real.forgetRevisions?.(url),
+      get stats() {
+        return real.stats;
+      },
+      close: () => real.close(),
+    };
+    const app = application('meta', repo.url, 'meta');
+    const run = startLoop(fx, [app], cacheRoot, { autoSync: { mode: 'none' }, appResyncMs: 0, source });
+    try {
+      await rendering[0]!.wait; // the initial refresh is rendering
+      // The same spec, new labels (what a status write or a label edit seen back by a watch gives).
+      run.loop.upsertApp({ ...app, labels: { team: 'a' } });
+      held[0]!.open();
+      const first = await run.until((e) => e.type === 'refreshed' && e.app === 'meta');
+      assert.equal(first.type === 'refreshed' && first.sync, 'OutOfSync');
+      assert.equal(run.loop.state('argocd/meta')?.comparison?.sync, 'OutOfSync', 'the refresh result stands');
+      assert.equal(run.loop.state('argocd/meta')?.app.labels['team'], 'a');
+      assert.equal(renders, 1, 'no second render for a metadata-only change');
+
+      // A spec change during a refresh: that refresh's result is dropped, the new spec is compared.
+      const from = run.events.length;
+      run.loop.requestRefresh('argocd/meta', 1, 'requested');
+      await rendering[1]!.wait;
+      run.loop.upsertApp(application('meta', repo.url, 'meta', { namespace: 'meta-2' }));
+      held[1]!.open();
+      const next = await run.until((e) => e.type === 'refreshed' && e.app === 'meta', from);
+      assert.equal(next.type === 'refreshed' && next.reason, 'app-changed');
+      assert.equal(renders, 3);
+    } finally {
+      await run.stop();
+      await real.close();
+    }
+  });
+
   it('resyncs each app appResyncMs (+ jitter) after its refresh, on the loop clock', T, async () => {
     repo.commit({ 'resync/a.yaml': cm('resync-a') });
     const clock = new FakeClock();
