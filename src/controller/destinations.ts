@@ -68,6 +68,7 @@ export function primeRenders(
       return render;
     },
     checkoutTree: (repoURL, revision) => source.checkoutTree(repoURL, revision),
+    forgetRevisions: (repoURL) => source.forgetRevisions?.(repoURL),
     get stats() {
       return source.stats;
     },
@@ -187,7 +188,8 @@ export function resolveDestinations(
 
 export interface ClusterPoolOptions {
   kubeConfig: KubeConfig;
-  apps: readonly Application[];
+  /** The apps (a function: the continuous loop's apps change; `rescope` follows them). */
+  apps: readonly Application[] | (() => readonly Application[]);
   destinations: Destinations;
   /** Cluster work started while the apps loaded (prepare.ts): its connection, if any. */
   prepared?: Promise<ClusterConnection | undefined> | undefined;
@@ -202,6 +204,10 @@ export interface ClusterPoolOptions {
 export class ClusterPool {
   readonly #o: ClusterPoolOptions;
   readonly #clusters = new Map<string, Promise<ClusterState>>();
+  /** The destination namespaces each cluster's live cache was scoped to. */
+  readonly #namespaces = new Map<string, ReadonlySet<string>>();
+  /** API requests of clusters `rescope` closed. */
+  #closedRequests = 0;
   #prepared: Promise<ClusterConnection | undefined> | undefined;
   #unused: ClusterConnection | undefined;
 
@@ -224,9 +230,8 @@ export class ClusterPool {
     const context = contextOf.get(app)!;
     let p = this.#clusters.get(context);
     if (!p) {
-      const namespaces = o.apps
-        .filter((a) => contextOf.get(a) === context)
-        .map((a) => a.destination.namespace);
+      const namespaces = this.#wanted(context);
+      this.#namespaces.set(context, new Set(namespaces));
       const access = accessOf.get(context);
       const fresh = (): Promise<ClusterConnection> =>
         (o.connect ?? defaultConnect)({
@@ -258,15 +263,46 @@ export class ClusterPool {
       // A failed connection is not kept: the app's retry (a transient failure) connects again.
       const failed = p;
       failed.catch(() => {
-        if (clusters.get(context) === failed) clusters.delete(context);
+        if (clusters.get(context) === failed) {
+          clusters.delete(context);
+          this.#namespaces.delete(context);
+        }
       });
     }
     return p;
   }
 
+  /** The destination namespaces of the apps of `context` now. */
+  #wanted(context: string): string[] {
+    const apps = typeof this.#o.apps === 'function' ? this.#o.apps() : this.#o.apps;
+    const { contextOf } = this.#o.destinations;
+    return apps.filter((a) => contextOf.get(a) === context).map((a) => a.destination.namespace);
+  }
+
+  /**
+   * The continuous loop's apps changed: a cluster whose live cache does not cover the destination
+   * namespaces of its apps now is closed, and connected again (listed anew) by the next app that needs
+   * it. Returns the cluster keys closed (their API requests count in `close()`).
+   */
+  async rescope(): Promise<string[]> {
+    const closed: string[] = [];
+    for (const [context, p] of [...this.#clusters]) {
+      const had = this.#namespaces.get(context);
+      if (!had || this.#wanted(context).every((ns) => had.has(ns))) continue;
+      this.#clusters.delete(context);
+      this.#namespaces.delete(context);
+      closed.push(context);
+      const state = await p.catch(() => undefined);
+      if (!state) continue;
+      this.#closedRequests += state.conn.client.counts().total;
+      await state.close();
+    }
+    return closed;
+  }
+
   /** Closes every connection (the prepared one too, taken or not); returns the API requests of the run. */
   async close(): Promise<number> {
-    let requests = 0;
+    let requests = this.#closedRequests;
     (await this.#takePrepared())?.close();
     this.#unused?.close();
     for (const p of this.#clusters.values()) {

@@ -13,6 +13,10 @@
  * - `toReport(reconciliation)` → `ComparisonResult {revision, resources, sync, health, conditions}`
  *   (report.ts): the one step to the printable report; `StateManager.compare(app)` is both.
  *
+ * - `new Loop(options).run()` (loop.ts): the continuous loop (`sync --watch`, `controller`): refresh and
+ *   operation queues running until `shutdown`, resync timers, live-cache triggers, auto-sync and self-heal
+ *   (autosync.ts), behind the `ReconcileLoop` door (loop-types.ts). docs/loop.md.
+ *
  * Guarantees
  * - Reports (`AppReport.comparison`) are plain data and masked: Secret values (`data`, `stringData`)
  *   appear only as runs of "+" in `changes` and `diffText`; no raw target or live object is in them. Runs
@@ -56,3 +60,14 @@ export type { Exclusion, FilteredResource } from './exclusions.js';
 export { appServerSideDiff, SERVER_SIDE_DIFF_MANAGER } from './server-side.js';
 export type * from './types.js';
 export type * from './loop-types.js';
+export { Loop } from './loop.js';
+export type { LoopOptions } from './loop-options.js';
+export { DEFAULT_APP_RESYNC_JITTER_MS, DEFAULT_APP_RESYNC_MS } from './loop-options.js';
+export { syncRequestOf } from './loop-state.js';
+export {
+  decideAutoSync,
+  DEFAULT_AUTOMATED_RETRY,
+  DEFAULT_SELF_HEAL_BACKOFF,
+  selfHealRemainingMs,
+} from './autosync.js';
+export type { AutoSyncDecision, AutoSyncInput, LastOperation, SelfHealBackoff } from './autosync.js';

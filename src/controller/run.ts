@@ -34,13 +34,7 @@
  * events, per cluster the cache sync (cluster.ts), and app-done when an app is finished.
  */
 import type { Application } from '../apps/index.js';
-import {
-  DEFAULT_OPERATION_PROCESSORS,
-  DEFAULT_STATUS_PROCESSORS,
-  DEFAULT_TRACKING_METHOD,
-  ExitCode,
-  OWN_FIELD_MANAGERS,
-} from '../common/index.js';
+import { DEFAULT_OPERATION_PROCESSORS, DEFAULT_STATUS_PROCESSORS, ExitCode } from '../common/index.js';
 import { loadKubeConfig } from '../cluster/index.js';
 import type {
   ClientOptions,
@@ -55,11 +49,12 @@ import type { StateManagerOptions } from './state.js';
 import type { AppReport, Reconciliation, RunReport } from './types.js';
 import type { OperationReport } from '../sync/index.js';
 import type { RetryStrategy } from '../apps/index.js';
-import { knownTypeFieldsOf, overrideIgnoreRules, projectConditions, ProjectSet } from '../apps/index.js';
+import { projectConditions, ProjectSet } from '../apps/index.js';
 import type { ProjectClusters, ProjectCondition } from '../apps/index.js';
 import { scopeProjects } from './scoped.js';
 import type { AppProjectContext } from './projects.js';
-import { ResourceFilter } from './exclusions.js';
+import { sharedClusterOptions } from './cluster-options.js';
+import type { SharedClusterOptions } from './cluster-options.js';
 import { appWindowsVerdict, type AppWindowsVerdict } from './windows.js';
 import type { PreparedRun } from './prepare.js';
 import { ClusterPool, primeRenders, resolveDestinations } from './destinations.js';
@@ -163,19 +158,9 @@ export class Run {
     }));
 
     // What the settings decide, before any render starts: a failure here leaves nothing running.
-    const managers = new Set([
-      ...(o.fieldManagers ?? OWN_FIELD_MANAGERS),
-      ...[
-        ...o.apps.flatMap((a) => a.ignoreDifferences),
-        ...(o.ignoreDifferences ?? []),
-        ...(o.settings ? overrideIgnoreRules(o.settings) : []),
-      ].flatMap((r) => r.managedFieldsManagers ?? []),
-    ]);
-    let resourceFilter: ResourceFilter;
-    let knownTypeFields: ReturnType<typeof knownTypeFieldsOf>;
+    let shared: SharedClusterOptions;
     try {
-      resourceFilter = new ResourceFilter(o.settings);
-      knownTypeFields = knownTypeFieldsOf(o.settings);
+      shared = sharedClusterOptions({ ...o, onEvent: o.onEvent }, o.apps);
     } catch (err) {
       (await o.prepared?.connection)?.close(); // nothing is left running
       throw err;
@@ -269,19 +254,7 @@ export class Run {
       connect: o.connect,
       discovery: o.discovery,
       client: o.client,
-      state: {
-        tracking: {
-          method: o.trackingMethod ?? DEFAULT_TRACKING_METHOD,
-          ...(o.instanceLabelKey ? { instanceLabelKey: o.instanceLabelKey } : {}),
-          ...(o.settings?.installationId ? { installationId: o.settings.installationId } : {}),
-        },
-        managers,
-        appliers: new Set(o.fieldManagers ?? OWN_FIELD_MANAGERS),
-        resourceFilter,
-        ...(o.onWarning ? { onWarning: o.onWarning } : {}),
-        ...(emit ? { onEvent: emit } : {}),
-        knownTypeFields,
-      },
+      state: shared,
     });
     // A sync compares each app again after its operation: unchanged pairs reuse their comparison.
     const manager = new StateManager({

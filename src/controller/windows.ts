@@ -10,6 +10,8 @@
  *   invalid window that applies, or `spec.syncWindows` of a shape the CRD refuses): the app's error,
  *   `app "x": failed to sync: blocked by sync window: ...` (exit 2). The operation processor throws it
  *   before the operation starts, so nothing is written; `--dry-run` plans anyway and reports it.
+ * - `manual` false judges an automated sync (the loop's auto-sync and self-heal): `manualSync` windows do
+ *   not let it through.
  * - `warnings`: window problems Argo CD's API would refuse, unknown time zones (one line each).
  */
 import {
@@ -39,12 +41,15 @@ export function appWindowsVerdict(
   app: Application,
   project: WindowsProject | undefined,
   now: Date,
+  /** Default true (a CLI sync); false for auto-sync and self-heal (Argo CD's `CanSync(false)`). */
+  manual = true,
 ): AppWindowsVerdict {
   if (!project || project.syncWindows === undefined || project.syncWindows === null) return { warnings: [] };
   try {
     const windows = appSyncWindows(project.syncWindows, app, now, {
       project: project.name,
       ...(project.origin ? { origin: project.origin } : {}),
+      manual,
     });
     const report = syncWindowsReport(windows);
     const refusal = syncWindowRefusal(app, windows);

@@ -15,6 +15,7 @@
  * - A repository on this machine (`file://` URL or absolute path): HEAD and branches are read from its ref
  *   files (local-refs.ts), the same answer ls-remote gives, with no process; once per name per run.
  *   Tags, short SHAs and anything the reader is unsure of still go through ls-remote.
+ * - `forgetRefs(url)` ends the "once" for one repository: its next resolution and fetch ask the remote again.
  * - A repository is fetched at most once (concurrent callers wait on the same fetch), and only when a
  *   needed commit is missing from the mirror. A commit still missing after the fetch is fetched by SHA.
  * - Credentials (`RepoAuth`, from repository Secrets: git-auth.ts) reach git through its environment only,
@@ -144,6 +145,20 @@ export class GitRepos {
       if (out && FULL_SHA.test(out.trim())) return out.trim();
     }
     throw new RevisionNotFoundError(url, rev);
+  }
+
+  /**
+   * Forgets the refs read of `url` (ls-remote answers, local branch reads) and that its mirror was
+   * fetched: the next `resolveRevision` asks again, the next missing commit fetches again. Resolutions in
+   * flight finish with the answer they started with.
+   */
+  forgetRefs(url: string): void {
+    const repo = this.repos.get(repoDirName(url));
+    if (!repo) return;
+    repo.refs.clear();
+    repo.localRefs.clear();
+    repo.fetches.clear();
+    repo.fetched = false;
   }
 
   /** A directory holding the tree of commit `sha` (shared by every caller asking for the same commit). */

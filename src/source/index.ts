@@ -8,6 +8,7 @@
  *    commit out (fetching the repository at most once per run) and renders it (render/), then caches it;
  * 3. concatenates the sources' objects in source order, dedupes them (last wins, with a warning) and stamps
  *    the tracking annotation (tracking.ts).
+ * `forgetRevisions(repoURL)` ends that "once per run" for one repository (the continuous loop, issue 22).
  * With `local`, every Git source is read from that directory instead (no git, no cache; revision "local").
  * Failures are `SourceError`s naming the app, the file (relative to the repository root, or the repository)
  * and the reason; their exit code is 2. `close()` removes the run's checkouts and temp copies.
@@ -137,6 +138,12 @@ export interface SourceService {
    * absent or [] without repository Secrets.
    */
   projectRepositories?(project: string): Promise<string[]>;
+  /**
+   * Forgets what this service resolved of `repoURL` so far (ls-remote answers, branch reads, the fetch):
+   * the next render resolves its revisions afresh (a continuous loop's refresh at level >= 2, a new
+   * commit seen by a poller). Checkouts and cached manifests of resolved commits stay valid.
+   */
+  forgetRevisions?(repoURL: string): void;
   readonly stats: SourceStats;
   close(): Promise<void>;
 }
@@ -170,6 +177,7 @@ export function observeRenders(service: SourceService, onEvent: (event: RenderEv
     },
     checkoutTree: (repoURL, revision) => service.checkoutTree(repoURL, revision),
     projectRepositories: async (project) => (await service.projectRepositories?.(project)) ?? [],
+    forgetRevisions: (repoURL) => service.forgetRevisions?.(repoURL),
     get stats() {
       return service.stats;
     },
@@ -250,6 +258,10 @@ class Service implements SourceService {
   }
 
   private readonly gitWorkDir: string;
+
+  forgetRevisions(repoURL: string): void {
+    this.git.forgetRefs(repoURL);
+  }
 
   get stats(): SourceStats {
     return { git: this.git.stats, cache: { ...this.cache.stats }, renders: this.renders };

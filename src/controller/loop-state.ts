@@ -1,0 +1,149 @@
+/**
+ * What the continuous loop keeps per app (`LoopEntry`), and the small pure helpers around it:
+ * - `lastOperationOf(manifest)`: the last operation an Application's `status.operationState` records (an
+ *   Application read from a cluster, after a restart), so auto-sync never retries a revision whose sync
+ *   failed before the restart (Argo CD reads the same field: `alreadyAttemptedSync`);
+ * - `pinnedApp(app, request)`: the app with its (single) source pinned to the request's commit, so an
+ *   operation (and each of its retries, unless `retry.refresh`) syncs the revision it was decided for;
+ * - `syncRequestOf(request)`: the src/sync request an `OperationRequest` means (strategy default hook, as
+ *   Argo CD's; the request's sync options laid over the app's by `runOperation`);
+ * - `maxRefresh`: coalescing of refresh requests (the highest level wins; its reason goes with it).
+ */
+import type { Application } from '../apps/index.js';
+import type { KubeObject } from '../cluster/index.js';
+import type { TimerHandle } from '../common/index.js';
+import type { OperationReport, SyncRequest } from '../sync/index.js';
+import type { LastOperation } from './autosync.js';
+import type { AppLoopState, CompareLevel, OperationRequest, RefreshReason } from './loop-types.js';
+import type { AppReport, Reconciliation } from './types.js';
+
+export interface RefreshRequest {
+  level: CompareLevel;
+  reason: RefreshReason;
+}
+
+/** An operation requested for an app, from its decision until its last attempt ended. */
+export interface PendingOperation {
+  request: OperationRequest;
+  /** The comparison it was decided on (first attempt only; retries compare afresh). */
+  reconciliation?: Reconciliation | undefined;
+  /** Attempts made so far. */
+  attempt: number;
+  /** Clock reading when the first attempt started. */
+  startedAt?: number;
+  /** The sync windows refused it (warned once). */
+  windowWarned?: boolean;
+}
+
+export interface LoopEntry {
+  key: string;
+  app: Application;
+  state: AppLoopState;
+  /** Destination and project as resolved (destinations.ts); `error` stops the app before any compare. */
+  report?: AppReport;
+  /** The refresh waiting in the queue (coalesced). */
+  pending?: RefreshRequest | undefined;
+  /** A refresh asked for while the app's operation ran: done when it ends. */
+  deferred?: RefreshRequest | undefined;
+  resyncTimer?: TimerHandle | undefined;
+  /** The operation waiting, running or retrying; `next`: one requested meanwhile. */
+  operation?: PendingOperation | undefined;
+  next?: PendingOperation | undefined;
+  /** The operation's attempt is running now (refreshes wait for it). */
+  executing: boolean;
+  /** The last operation as auto-sync reads it. */
+  lastSync?: LastOperation | undefined;
+  /** The last auto-sync skip reason reported (reported again only when it changes). */
+  lastSkip?: string | undefined;
+  /** The drifted resources last reported. */
+  lastDrift?: string | undefined;
+}
+
+export function maxRefresh(a: RefreshRequest | undefined, b: RefreshRequest): RefreshRequest {
+  return !a || b.level > a.level ? b : a;
+}
+
+const FULL_SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+
+/** `app` with its single Git source pinned to the request's commit (unchanged otherwise). */
+export function pinnedApp(app: Application, request: OperationRequest): Application {
+  const revision = request.revision;
+  const source = app.sources[0];
+  if (app.multiSource || !source || source.chart || !revision || !FULL_SHA.test(revision)) return app;
+  if (source.targetRevision === revision) return app;
+  return { ...app, sources: [{ ...source, targetRevision: revision }] };
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const obj = (v: unknown): Record<string, unknown> | undefined =>
+  v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+
+const PHASES = new Set(['Running', 'Terminating', 'Failed', 'Error', 'Succeeded']);
+
+/**
+ * The last operation `status.operationState` of an Application manifest records, with the self-heal
+ * attempts of its sync (`operation.sync.selfHealAttemptsCount`); undefined when it records none.
+ */
+export function lastOperationOf(
+  app: Application,
+): { last: LastOperation; selfHealAttempts: number; syncedRevision?: string } | undefined {
+  const manifest = app.manifest as KubeObject & { status?: unknown };
+  const state = obj(obj(manifest.status)?.['operationState']);
+  const phase = str(state?.['phase']);
+  if (!state || !phase || !PHASES.has(phase) || phase === 'Running' || phase === 'Terminating')
+    return undefined;
+  const operation = obj(state['operation']);
+  const sync = obj(operation?.['sync']);
+  const initiatedBy = obj(operation?.['initiatedBy']);
+  const result = obj(state['syncResult']);
+  const revision = str(result?.['revision']) ?? '';
+  const resultSources = result?.['sources'] ?? (result?.['source'] ? [result['source']] : undefined);
+  const request: OperationRequest = {
+    initiatedBy: {
+      automated: initiatedBy?.['automated'] === true,
+      ...(str(initiatedBy?.['username']) ? { username: str(initiatedBy?.['username'])! } : {}),
+    },
+    ...(revision ? { revision } : {}),
+    prune: sync?.['prune'] === true,
+    dryRun: sync?.['dryRun'] === true,
+  };
+  const report: OperationReport | undefined = result
+    ? {
+        phase: phase as OperationReport['phase'],
+        message: str(state['message']) ?? '',
+        revision,
+        startedAt: str(state['startedAt']) ?? '',
+        finishedAt: str(state['finishedAt']) ?? '',
+        dryRun: request.dryRun,
+        retries: typeof state['retryCount'] === 'number' ? state['retryCount'] : 0,
+        resources: [],
+        plan: [],
+      }
+    : undefined;
+  const attempts = sync?.['selfHealAttemptsCount'];
+  return {
+    last: {
+      request,
+      report,
+      phase: phase as OperationReport['phase'],
+      finishedAt: str(state['finishedAt']) ?? '',
+      // The sources Argo CD synced, in the shape our Application parse gives them is unknown here: only
+      // an unchanged spec counts as "the same sources" (compared by the loop on the spec's JSON).
+      sources: resultSources === undefined ? '' : JSON.stringify(app.sources),
+    },
+    selfHealAttempts: typeof attempts === 'number' ? attempts : 0,
+    ...(phase === 'Succeeded' && revision ? { syncedRevision: revision } : {}),
+  };
+}
+
+/** The src/sync request of an operation request (for `LoopOptions.operation` implementations). */
+export function syncRequestOf(request: OperationRequest): SyncRequest {
+  return {
+    prune: request.prune,
+    dryRun: request.dryRun,
+    allowEmpty: request.allowEmpty ?? false,
+    strategy: request.strategy ?? 'hook',
+    resources: request.resources ?? [],
+    syncOptions: request.syncOptions ?? {},
+  };
+}

@@ -1,0 +1,239 @@
+/**
+ * The continuous loop's queues and timers (src/controller/loop.ts) on the embedded API server: the resync
+ * timer on a fake clock (with its jitter), dedupe and coalescing of refreshes (never two refreshes of one
+ * app at once; the highest level wins), and shutdown while an operation runs (let it end, or abort it when
+ * the time is up). No assertion depends on timing: the fake clock is stepped, gates are opened by the test.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { FakeClock } from '../../src/queue/index.js';
+import type { Application } from '../../src/apps/index.js';
+import type { SourceService } from '../../src/source/index.js';
+import { createSourceService } from '../../src/source/index.js';
+import { runOperation } from '../../src/sync/index.js';
+import { syncRequestOf } from '../../src/controller/index.js';
+import type { LoopEvent } from '../../src/controller/index.js';
+import { useEmbeddedCluster } from '../support/embedded.js';
+import { TestRepo, cm } from '../support/git.js';
+import { application, newCacheRoot } from './setup.js';
+import { opDone, startLoop } from './loop-setup.js';
+import type { OperationDone } from './loop-setup.js';
+
+const T = { timeout: 60_000 };
+
+/** Resolves once `check` holds, looking again after each turn of the event loop (what it waits for must happen). */
+async function settle(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((resolve) => setImmediate(resolve));
+}
+
+function gate(): { wait: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const wait = new Promise<void>((resolve) => (open = resolve));
+  return { wait, open };
+}
+
+const refreshedOf = (events: LoopEvent[], app: string): Array<Extract<LoopEvent, { type: 'refreshed' }>> =>
+  events.filter(
+    (e): e is Extract<LoopEvent, { type: 'refreshed' }> => e.type === 'refreshed' && e.app === app,
+  );
+
+describe('continuous loop: queues, timers, shutdown', () => {
+  const fx = useEmbeddedCluster();
+  const repo = new TestRepo();
+  const cacheRoot = newCacheRoot();
+
+  it('resyncs each app appResyncMs (+ jitter) after its refresh, on the loop clock', T, async () => {
+    repo.commit({ 'resync/a.yaml': cm('resync-a') });
+    const clock = new FakeClock();
+    const run = startLoop(fx, [application('resync', repo.url, 'resync')], cacheRoot, {
+      autoSync: { mode: 'none' },
+      clock,
+      appResyncMs: 1_000,
+      appResyncJitterMs: 1_000,
+      random: () => 0.5,
+    });
+    try {
+      await run.until((e) => e.type === 'refreshed' && e.reason === 'initial');
+      await settle(() => clock.pendingTimers === 1); // the resync timer, set once the refresh is done
+      clock.step(1_499);
+      assert.equal(clock.pendingTimers, 1, 'not due before 1000 + 0.5 x 1000 ms');
+      clock.step(1);
+      const resync = await run.until((e) => e.type === 'refreshed' && e.reason === 'resync');
+      assert.equal(resync.type === 'refreshed' && resync.level, 2);
+      await settle(() => clock.pendingTimers === 1); // and the next one
+    } finally {
+      await run.stop();
+    }
+  });
+
+  it(
+    'never refreshes one app twice at once; requests during a refresh coalesce, highest level first',
+    T,
+    async () => {
+      repo.commit({ 'dedupe/a.yaml': cm('dedupe-a') });
+      const real = createSourceService({ cacheRoot });
+      let inFlight = 0;
+      let most = 0;
+      let renders = 0;
+      const first = gate();
+      const rendering = gate();
+      const source: SourceService = {
+        renderApp: async (app: Application) => {
+          inFlight++;
+          renders++;
+          most = Math.max(most, inFlight);
+          try {
+            if (renders === 1) {
+              rendering.open();
+              await first.wait;
+            }
+            return await real.renderApp(app);
+          } finally {
+            inFlight--;
+          }
+        },
+        checkoutTree: (url, rev) => real.checkoutTree(url, rev),
+        forgetRevisions: (url) => real.forgetRevisions?.(url),
+        get stats() {
+          return real.stats;
+        },
+        close: () => real.close(),
+      };
+      const run = startLoop(fx, [application('dedupe', repo.url, 'dedupe')], cacheRoot, {
+        autoSync: { mode: 'none' },
+        appResyncMs: 0,
+        source,
+        statusProcessors: 4,
+      });
+      try {
+        await rendering.wait; // the initial refresh is rendering
+        run.loop.requestRefresh('argocd/dedupe', 1, 'drift');
+        run.loop.requestRefresh('argocd/dedupe', 3, 'git');
+        run.loop.requestRefresh('argocd/dedupe', 2, 'resync');
+        run.loop.requestRefresh('argocd/dedupe', 1, 'drift');
+        first.open();
+        const second = await run.until((e) => e.type === 'refreshed' && e.reason === 'git');
+        assert.equal(second.type === 'refreshed' && second.level, 3);
+        // One more request: the refresh after it is the third; nothing else ran in between.
+        run.loop.requestRefresh('argocd/dedupe', 1, 'requested');
+        await run.until((e) => e.type === 'refreshed' && e.reason === 'requested');
+        assert.deepEqual(
+          refreshedOf(run.events, 'dedupe').map((e) => e.reason),
+          ['initial', 'git', 'requested'],
+        );
+        assert.equal(most, 1, 'never two refreshes of one app at once');
+        assert.equal(renders, 3);
+      } finally {
+        await run.stop();
+        await real.close();
+      }
+    },
+  );
+
+  it('shutdown lets a running operation end, starts nothing after, and run() resolves', T, async () => {
+    repo.commit({ 'drain/a.yaml': cm('drain-a') });
+    const started = gate();
+    const release = gate();
+    const run = startLoop(fx, [application('drain', repo.url, 'drain')], cacheRoot, {
+      operation: async (app, reconciliation, request, signal) => {
+        started.open();
+        await release.wait;
+        return runOperation(
+          { name: app.name, syncOptions: app.syncPolicy.options },
+          reconciliation,
+          syncRequestOf(request),
+          signal,
+        );
+      },
+    });
+    await started.wait;
+    const stopping = run.loop.shutdown(60_000);
+    await run.until((e) => e.type === 'loop-stopping');
+    run.loop.requestRefresh('argocd/drain', 3, 'requested'); // ignored: the loop is stopping
+    release.open();
+    await stopping;
+    await run.done;
+    const done = run.events.find(opDone('drain')) as OperationDone | undefined;
+    assert.equal(done?.phase, 'Succeeded');
+    const stop = run.events.findIndex((e) => e.type === 'loop-stopping');
+    assert.equal(
+      run.events.slice(stop).filter((e) => e.type === 'operation-start' || e.type === 'refreshed').length,
+      0,
+    );
+    await run.stop(); // idempotent
+  });
+
+  it('shutdown aborts an operation still running when its time is up', T, async () => {
+    repo.commit({ 'abort/a.yaml': cm('abort-a') });
+    const started = gate();
+    const run = startLoop(fx, [application('abort', repo.url, 'abort')], cacheRoot, {
+      operation: (_app, _reconciliation, _request, signal) =>
+        new Promise((_resolve, reject) => {
+          started.open();
+          signal.addEventListener('abort', () => reject(new Error('sync aborted')), { once: true });
+        }),
+    });
+    await started.wait;
+    const writes = fx.cluster.stats.writes();
+    await run.loop.shutdown(10);
+    await run.done;
+    const done = run.events.find(opDone('abort')) as OperationDone | undefined;
+    assert.equal(done?.phase, 'Error');
+    assert.match(done?.message ?? '', /sync aborted/);
+    assert.equal(fx.cluster.stats.writes(), writes);
+    await run.stop();
+  });
+
+  it('ownership filters apps; requested operations run; removed apps are forgotten', T, async () => {
+    repo.commit({ 'own/a.yaml': cm('own-a'), 'other/a.yaml': cm('other-a') });
+    const run = startLoop(
+      fx,
+      [application('own', repo.url, 'own'), application('other', repo.url, 'other')],
+      cacheRoot,
+      {
+        autoSync: { mode: 'none' },
+        appResyncMs: 0,
+        statusProcessors: 1,
+        ownsApp: (app) => app.name === 'own',
+      },
+    );
+    try {
+      await run.until((e) => e.type === 'refreshed' && e.app === 'own' && e.reason === 'initial');
+      // One worker, FIFO: the refresh of "other" is handed out before the second one of "own".
+      run.loop.requestRefresh('argocd/other', 2, 'requested');
+      run.loop.requestRefresh('argocd/own', 2, 'requested');
+      await run.until((e) => e.type === 'refreshed' && e.app === 'own' && e.reason === 'requested');
+      assert.equal(refreshedOf(run.events, 'other').length, 0, 'not owned: never refreshed');
+
+      run.loop.setOwnership(() => true);
+      await run.until((e) => e.type === 'refreshed' && e.app === 'other');
+      assert.equal(run.loop.state('argocd/other')?.comparison?.sync, 'OutOfSync');
+
+      const from = run.events.length;
+      run.loop.requestOperation('argocd/other', {
+        initiatedBy: { automated: false, username: 'tester' },
+        prune: false,
+        dryRun: false,
+      });
+      const done = (await run.until(opDone('other'), from)) as OperationDone;
+      assert.equal(done.phase, 'Succeeded');
+      const after = await run.until(
+        (e) => e.type === 'refreshed' && e.app === 'other' && e.reason === 'operation-done',
+        from,
+      );
+      assert.equal(
+        after.type === 'refreshed' && after.level,
+        3,
+        'a requested operation is followed by a level-3 refresh',
+      );
+      assert.equal(after.type === 'refreshed' && after.sync, 'Synced');
+
+      run.loop.removeApp('argocd/own');
+      await run.until((e) => e.type === 'app-removed' && e.key === 'argocd/own');
+      assert.equal(run.loop.state('argocd/own'), undefined);
+      assert.deepEqual(run.loop.appsOfRepo(repo.url), ['argocd/other']);
+    } finally {
+      await run.stop();
+    }
+  });
+});
