@@ -140,7 +140,8 @@ function driftOf(
   i: number,
   pick: number,
   n: number,
-): { kind: 'ConfigMap' | 'Service' | 'Deployment'; name: string; patch: object } {
+): { kind: 'ConfigMap' | 'Service' | 'Deployment'; name: string; patch?: object } {
+  if (pick === 5) return { kind: 'ConfigMap', name: `app-${i}-cm-${n % 3}` }; // deleted: healed by a create
   if (pick < 3)
     return { kind: 'ConfigMap', name: `app-${i}-cm-${pick}`, patch: { data: { mode: `drift-${n}` } } };
   if (pick === 3)
@@ -169,6 +170,8 @@ interface ChildResult {
   heals: number;
   failedHeals: number;
   writes: number;
+  /** Of the writes, the patches (the others are deletes). */
+  patches: number;
   writeErrors: number;
   latenciesMs: number[];
   /** Those whose heal no self-heal backoff held back. */
@@ -274,16 +277,21 @@ async function child(): Promise<void> {
     Deployment: await writer.discovery.resolveApiVersionKind('apps/v1', 'Deployment'),
   };
   let writes = 0;
+  let patches = 0;
   let writeErrors = 0;
   const inFlight = new Set<Promise<unknown>>();
   const write = (): void => {
     const i = Math.floor(Math.random() * o.apps);
-    const d = driftOf(i, Math.floor(Math.random() * 5), writes);
+    const d = driftOf(i, Math.floor(Math.random() * 6), writes);
     const key = `argocd/app-${i}`;
     const at = performance.now();
     writes++;
-    const p = writer.client
-      .patch(infos[d.kind], namespaceOf(i), d.name, d.patch, 'merge')
+    if (d.patch) patches++;
+    const p = (
+      d.patch
+        ? writer.client.patch(infos[d.kind], namespaceOf(i), d.name, d.patch, 'merge')
+        : writer.client.delete(infos[d.kind], namespaceOf(i), d.name)
+    )
       .then(
         () => {
           if (!pending.has(key)) pending.set(key, { at, healed: false, delayed: false });
@@ -333,6 +341,7 @@ async function child(): Promise<void> {
     heals,
     failedHeals,
     writes,
+    patches,
     writeErrors,
     latenciesMs: latencies,
     undelayedMs: undelayed,
@@ -416,11 +425,17 @@ export default async function soakBench(): Promise<BenchRow[]> {
     const before = marks['steady']!;
     const after = marks['end']!;
     // The writer's own requests: its PATCHes (and its discovery, a handful): left out of the loop's.
+    // (A delete of an object already deleted and not yet healed is refused: 404, still a request.)
     const loopRequests = after.total - before.total - r.writes;
     const verbs = Object.keys(after.byVerb)
       .map(
         (v) =>
-          [v, (after.byVerb[v] ?? 0) - (before.byVerb[v] ?? 0) - (v === 'patch' ? r.writes : 0)] as const,
+          [
+            v,
+            (after.byVerb[v] ?? 0) -
+              (before.byVerb[v] ?? 0) -
+              (v === 'patch' ? r.patches : v === 'delete' ? r.writes - r.patches : 0),
+          ] as const,
       )
       .filter(([, n]) => n > 0)
       .map(([v, n]) => `${v} ${n}`)
