@@ -59,7 +59,7 @@ export interface LastOperation {
   phase: OperationReport['phase'];
   /** ISO 8601; when it ended. */
   finishedAt: string;
-  /** Its message (Argo CD's `operationState.message`); the report's when there is one. */
+  /** Its final message (Argo CD's `operationState.message`, "(retried N times)." included). */
   message?: string | undefined;
   /** The app's sources when it ran (`JSON.stringify(app.sources)`): Argo CD's `syncResult.source(s)`. */
   sources: string;
@@ -163,7 +163,7 @@ export function decideAutoSync(input: AutoSyncInput): AutoSyncDecision {
         action: 'skip',
         error: true,
         reason:
-          `Failed last sync attempt to ${revisionsText(lastRevisions)}: ${last!.report?.message ?? last!.message ?? ''}`.trimEnd(),
+          `Failed last sync attempt to ${revisionsText(lastRevisions)}: ${last!.message ?? last!.report?.message ?? ''}`.trimEnd(),
       };
     }
     if (!policy.selfHeal) {

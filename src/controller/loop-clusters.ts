@@ -121,6 +121,8 @@ export class LoopClusters {
   /** The app's cluster, its live-cache events routed to the loop once it is ready. */
   async clusterOf(app: Application): Promise<ClusterState> {
     const original = this.original(app);
+    // An app replaced or removed while its refresh ran: its new spec's refresh follows.
+    if (!this.dest.contextOf.has(original)) throw new Error('the app changed during its refresh');
     const cluster = await this.pool.clusterOf(original);
     if (!this.#watched.has(cluster)) {
       this.#watched.add(cluster);
@@ -180,6 +182,21 @@ export class LoopClusters {
   /** The apps changed (added, or a new ownership): clusters that no longer cover them are listed again. */
   rescope(): void {
     void this.pool.rescope().then((closed) => closed.length > 0 && this.#o.onRescoped(closed));
+  }
+
+  /**
+   * `<cluster>|<namespace>` → keys of the apps whose AppProject watches orphaned resources there (Argo
+   * CD's orphanedIndex: the project sets `orphanedResources`; indexed by destination namespace).
+   */
+  orphanWatchers(entries: Iterable<{ key: string; app: Application }>): Map<string, string[]> {
+    const map = new Map<string, string[]>();
+    for (const e of entries) {
+      const context = this.contextOf(e.app);
+      if (context === undefined || this.projectOf(e.app)?.project.orphanedResources === undefined) continue;
+      const k = `${context}|${e.app.destination.namespace}`;
+      map.set(k, [...(map.get(k) ?? []), e.key]);
+    }
+    return map;
   }
 
   forget(app: Application): void {

@@ -4,8 +4,11 @@
  *
  * Which apps an event touches: the app the object's tracking names (its instance name; also the app the
  * previous state named, when a MODIFIED changed it), and every app whose last comparison listed the object
- * (a target not yet tracked, a resource of another tracking method). Each gets a level-1 refresh (Argo CD's
- * CompareWithRecent for a managed resource). Objects only related through ownerReferences (a Deployment's
+ * (a target not yet tracked, a resource of another tracking method). A namespaced object no app claims
+ * refreshes the apps that watch orphaned resources in that namespace (their AppProject sets
+ * `orphanedResources`: Argo CD's orphanedIndex). Each gets a level-1 refresh (Argo CD's CompareWithRecent
+ * for a managed resource), except an app the object is itself (an Application managing itself: Argo CD's
+ * isSelfReferencedApp, which prevents an endless loop). Objects only related through ownerReferences (a Deployment's
  * ReplicaSets and Pods) are not routed: Argo CD gives those level 0 (resource tree only), which this loop
  * has no use for; their owner's own status events carry the health changes.
  * A MODIFIED that only changed bookkeeping (`metadata.resourceVersion`, `managedFields`) is dropped, as
@@ -38,6 +41,21 @@ export function onlyBookkeeping(a: KubeObject, b: KubeObject): boolean {
   return isDeepStrictEqual(withoutBookkeeping(a), withoutBookkeeping(b));
 }
 
+/** Whether `key` names the Application `app` itself (Argo CD's isSelfReferencedApp). */
+export function isApplicationItself(
+  app: { name: string; namespace?: string | undefined } | undefined,
+  argocdNamespace: string,
+  key: { group: string; kind: string; namespace: string; name: string },
+): boolean {
+  return (
+    app !== undefined &&
+    key.group === 'argoproj.io' &&
+    key.kind === 'Application' &&
+    key.name === app.name &&
+    key.namespace === (app.namespace ?? argocdNamespace)
+  );
+}
+
 export interface LiveRouterOptions {
   tracking: TrackingOptions;
   clock: Clock;
@@ -46,6 +64,10 @@ export interface LiveRouterOptions {
   keyOfInstance: (instance: string) => string | undefined;
   /** The app keys whose last comparison listed this index key. */
   keysOfResource: (indexKey: string) => Iterable<string>;
+  /** The app keys watching orphaned resources of `namespace` on `cluster`. */
+  orphanWatchers: (cluster: string, namespace: string) => Iterable<string>;
+  /** Whether the object at `key` is the Application `appKey` itself. */
+  isSelf: (appKey: string, key: { group: string; kind: string; namespace: string; name: string }) => boolean;
   /** Called once per batch with the keys touched. */
   flush: (keys: Set<string>) => void;
 }
@@ -79,6 +101,9 @@ export class LiveRouter {
     add(owningApp(e.object, o.tracking));
     if (e.old) add(owningApp(e.old, o.tracking));
     for (const key of o.keysOfResource(resourceIndexKey(cluster, e.key))) keys.add(key);
+    if (keys.size === 0 && e.key.namespace)
+      for (const key of o.orphanWatchers(cluster, e.key.namespace)) keys.add(key);
+    for (const key of keys) if (o.isSelf(key, e.key)) keys.delete(key);
     if (keys.size === 0) return;
     this.routed++;
     for (const key of keys) this.#dirty.add(key);

@@ -16,7 +16,7 @@ export const DEFAULT_APP_RESYNC_MS = 180_000;
 /** Argo CD's `timeout.reconciliation.jitter` default. */
 export const DEFAULT_APP_RESYNC_JITTER_MS = 60_000;
 /** How long live-cache events collect before their refreshes are asked. */
-export const DEFAULT_EVENT_BATCH_MS = 100;
+export const DEFAULT_EVENT_BATCH_MS = 20;
 
 export interface LoopOptions extends Omit<
   RunOptions,
@@ -47,7 +47,7 @@ export interface LoopOptions extends Omit<
   random?: () => number;
   /** Sharding filter: apps it refuses are neither refreshed nor operated. Default: every app. */
   ownsApp?: (app: Application) => boolean;
-  /** Live-cache events are collected this long before their refreshes are asked. Default 100 ms. */
+  /** Live-cache events are collected this long before their refreshes are asked. Default 20 ms. */
   eventBatchMs?: number;
   /** The time running operations get when `signal` aborts. Default 0 (they are aborted at once). */
   shutdownTimeoutMs?: number;

@@ -124,7 +124,7 @@ function decide(
   let syncWindowBlocked: string | undefined;
   if (policy && !inProgress && comparison.sync === 'OutOfSync') {
     const verdict = appWindowsVerdict(app, entry.report?.project, core.wallClock(), false);
-    syncWindowBlocked = verdict.refusal?.message;
+    syncWindowBlocked = verdict.refusal?.message.replace(/^.*?failed to sync: /, '');
   }
   const decision = decideAutoSync({
     app,
@@ -244,6 +244,10 @@ export async function operateEntry(core: LoopCore, entry: LoopEntry, signal: Abo
   }
 
   const finishedAt = report?.finishedAt || iso(core.wallClock());
+  // Argo CD's final message of a retried operation: "<message> (retried N times)."
+  if (op.attempt > 1)
+    message = `${threw ? message : (report?.message ?? '')} (retried ${op.attempt - 1} times).`;
+  else if (!threw) message = report?.message ?? '';
   const done = report;
   delete state.running;
   entry.operation = entry.next;
@@ -254,7 +258,7 @@ export async function operateEntry(core: LoopCore, entry: LoopEntry, signal: Abo
     report: done,
     phase,
     finishedAt,
-    message: threw ? message : (done?.message ?? ''),
+    message,
     sources: JSON.stringify(app.sources),
   };
   if (done && phase === 'Succeeded' && !done.dryRun) state.syncedRevision = done.revision;
@@ -264,7 +268,7 @@ export async function operateEntry(core: LoopCore, entry: LoopEntry, signal: Abo
     key,
     request,
     phase,
-    message: threw ? message : (done?.message ?? ''),
+    message,
     revision: done?.revision ?? request.revision ?? '',
     durationMs: core.clock.now() - (op.startedAt ?? core.clock.now()),
   });

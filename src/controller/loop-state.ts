@@ -46,6 +46,8 @@ export interface LoopEntry {
   /** A refresh asked for while the app's operation ran: done when it ends. */
   deferred?: RefreshRequest | undefined;
   resyncTimer?: TimerHandle | undefined;
+  /** A delayed refresh request (self-heal backoff, `requestRefresh(..., afterMs)`): when, and its timer. */
+  delayed?: { at: number; timer: TimerHandle } | undefined;
   /** The operation waiting, running or retrying; `next`: one requested meanwhile. */
   operation?: PendingOperation | undefined;
   next?: PendingOperation | undefined;
@@ -127,6 +129,7 @@ export function lastOperationOf(
       report,
       phase: phase as OperationReport['phase'],
       finishedAt: str(state['finishedAt']) ?? '',
+      message: str(state['message']) ?? '',
       // The sources Argo CD synced, in the shape our Application parse gives them is unknown here: only
       // an unchanged spec counts as "the same sources" (compared by the loop on the spec's JSON).
       sources: resultSources === undefined ? '' : JSON.stringify(app.sources),

@@ -43,11 +43,13 @@ export async function refreshWorker(w: WorkerContext, queue: RateLimitingQueue<s
         continue;
       }
       const started = core.clock.now();
+      const app = entry.app;
       try {
         await refreshEntry(core, entry, request, w.refreshSignal);
         queue.forget(key);
       } catch (err) {
-        if (core.stopping()) continue;
+        // Stopping, or the app was replaced or removed meanwhile (its new spec is refreshed anew).
+        if (core.stopping() || w.entry(key) !== entry || entry.app !== app) continue;
         entry.state.error = appError(entry.app, err);
         core.emit({
           type: 'refreshed',

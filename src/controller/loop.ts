@@ -38,11 +38,12 @@ import {
 } from '../common/index.js';
 import type { Clock } from '../common/index.js';
 import { RateLimitingQueue } from '../queue/index.js';
+import type { QueueMetrics } from '../queue/index.js';
 import { repoKey } from '../source/index.js';
 import { DEFAULT_SELF_HEAL_BACKOFF } from './autosync.js';
 import { sharedClusterOptions } from './cluster-options.js';
 import { LoopClusters } from './loop-clusters.js';
-import { AppIndex, LiveRouter, resourceIndexKey } from './loop-live.js';
+import { AppIndex, isApplicationItself, LiveRouter, resourceIndexKey } from './loop-live.js';
 import type { LoopCore } from './loop-process.js';
 import { operationWorker, refreshWorker } from './loop-workers.js';
 import type { WorkerContext } from './loop-workers.js';
@@ -92,7 +93,8 @@ export class Loop implements ReconcileLoop {
   #manager: StateManager | undefined;
   #router: LiveRouter | undefined;
   readonly #index = new AppIndex();
-  readonly #timers = new Set<unknown>();
+  /** `<cluster>|<namespace>` → apps whose project watches orphaned resources there; rebuilt after changes. */
+  #orphans: Map<string, string[]> | undefined;
 
   constructor(options: LoopOptions) {
     this.#o = options;
@@ -107,6 +109,7 @@ export class Loop implements ReconcileLoop {
   // ---- the door (ReconcileLoop) ----
 
   upsertApp(app: Application): void {
+    this.#orphans = undefined;
     const key = keyOf(app, this.#ns);
     const entry = this.#entries.get(key);
     if (!entry) {
@@ -139,7 +142,8 @@ export class Loop implements ReconcileLoop {
     const entry = this.#entries.get(key);
     if (!entry) return;
     this.#entries.delete(key);
-    this.#clearResync(entry);
+    this.#orphans = undefined;
+    this.#clearTimers(entry);
     this.#index.remove(key, instanceName(entry.app, this.#ns));
     this.#clusters?.forget(entry.app);
     this.#emit({ type: 'app-removed', app: entry.app.name, key });
@@ -149,12 +153,16 @@ export class Loop implements ReconcileLoop {
     const entry = this.#entries.get(key);
     if (!entry || this.#stopping) return;
     if (afterMs && afterMs > 0) {
-      // Delayed: the request is recorded when its time comes (a level-2 one then forgets revisions).
+      // Delayed: recorded when its time comes (a level-2 one then forgets revisions). One delayed
+      // request per app: an earlier one wins (a self-heal backoff asked again by every refresh).
+      const at = this.#clock.now() + afterMs;
+      if (entry.delayed && entry.delayed.at <= at) return;
+      if (entry.delayed) this.#clock.clearTimeout(entry.delayed.timer);
       const timer = this.#clock.setTimeout(() => {
-        this.#timers.delete(timer);
+        if (entry.delayed?.timer === timer) entry.delayed = undefined;
         this.requestRefresh(key, level, reason);
       }, afterMs);
-      this.#timers.add(timer);
+      entry.delayed = { at, timer };
       return;
     }
     if (level >= 2) for (const s of entry.app.sources) this.#o.source.forgetRevisions?.(s.repoURL);
@@ -191,9 +199,15 @@ export class Loop implements ReconcileLoop {
     return [...this.#entries.values()].map((e) => e.state);
   }
 
+  /** The refresh and operation queues' counters (depth, adds, retries, processing times), for metrics. */
+  queueMetrics(): QueueMetrics[] {
+    return [this.#refreshQueue.metrics(), this.#operationQueue.metrics()];
+  }
+
   /** A new sharding filter: every app is refreshed (newly owned ones start, others stop at their next turn). */
   setOwnership(ownsApp: (app: Application) => boolean): void {
     this.#owns = ownsApp;
+    this.#orphans = undefined;
     this.#clusters?.rescope();
     for (const key of this.#entries.keys()) this.requestRefresh(key, 2, 'requested');
   }
@@ -204,6 +218,7 @@ export class Loop implements ReconcileLoop {
     const clusters = this.#clusters;
     if (!clusters) return;
     await clusters.scopeProjects(projects);
+    this.#orphans = undefined;
     for (const entry of this.#entries.values()) {
       clusters.forget(entry.app);
       entry.report = clusters.setUp(entry.app, false);
@@ -240,6 +255,8 @@ export class Loop implements ReconcileLoop {
         batchMs: o.eventBatchMs ?? DEFAULT_EVENT_BATCH_MS,
         keyOfInstance: (instance) => this.#index.keyOfInstance(instance),
         keysOfResource: (k) => this.#index.keysOfResource(k),
+        orphanWatchers: (cluster, namespace) => this.#orphanWatchers().get(`${cluster}|${namespace}`) ?? [],
+        isSelf: (appKey, k) => isApplicationItself(this.#entries.get(appKey)?.app, this.#ns, k),
         flush: (keys) => {
           for (const key of keys) this.requestRefresh(key, 1, 'drift');
         },
@@ -271,6 +288,7 @@ export class Loop implements ReconcileLoop {
       this.#router = router;
       this.#clusters = clusters;
       for (const entry of this.#entries.values()) entry.report = clusters.setUp(entry.app, false);
+      this.#orphans = undefined;
       const core = this.#core();
       const statusWorkers = Math.max(1, o.statusProcessors ?? DEFAULT_STATUS_PROCESSORS);
       const operationWorkers = Math.max(1, o.operationProcessors ?? DEFAULT_OPERATION_PROCESSORS);
@@ -304,9 +322,7 @@ export class Loop implements ReconcileLoop {
   async #stop(timeoutMs: number): Promise<void> {
     this.#stopping = true;
     this.#emit({ type: 'loop-stopping', reason: this.#stopReason });
-    for (const timer of this.#timers) this.#clock.clearTimeout(timer);
-    this.#timers.clear();
-    for (const entry of this.#entries.values()) this.#clearResync(entry);
+    for (const entry of this.#entries.values()) this.#clearTimers(entry);
     this.#router?.stop();
     this.#refreshQueue.shutDown();
     this.#refreshAbort.abort(new Error('the loop is stopping'));
@@ -379,8 +395,21 @@ export class Loop implements ReconcileLoop {
     }, every + jitter);
   }
 
+  #orphanWatchers(): Map<string, string[]> {
+    this.#orphans ??= this.#clusters?.orphanWatchers(
+      [...this.#entries.values()].filter((e) => this.#owns(e.app)),
+    );
+    return this.#orphans ?? new Map();
+  }
+
   #clearResync(entry: LoopEntry): void {
     if (entry.resyncTimer !== undefined) this.#clock.clearTimeout(entry.resyncTimer);
     entry.resyncTimer = undefined;
+  }
+
+  #clearTimers(entry: LoopEntry): void {
+    this.#clearResync(entry);
+    if (entry.delayed) this.#clock.clearTimeout(entry.delayed.timer);
+    entry.delayed = undefined;
   }
 }

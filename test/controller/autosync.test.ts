@@ -19,6 +19,7 @@ import type {
   LastOperation,
   ResourceStatus,
 } from '../../src/controller/index.js';
+import { lastOperationOf } from '../../src/controller/loop-state.js';
 import { application } from './setup.js';
 
 const SHA_A = 'a'.repeat(40);
@@ -260,5 +261,51 @@ describe('self-heal backoff (wait.Backoff steps)', () => {
   it('counts from the last operation end', () => {
     assert.equal(selfHealRemainingMs(2, 4_000, 0, DEFAULT_SELF_HEAL_BACKOFF), 2_000);
     assert.equal(selfHealRemainingMs(0, 4_000, 10_000, undefined), 6_000);
+  });
+});
+
+describe("the last operation an Application's status records (after a restart)", () => {
+  const withStatus = (status: unknown): Application => {
+    const app = automated('      selfHeal: true\n');
+    return { ...app, manifest: { ...app.manifest, status } as Application['manifest'] };
+  };
+
+  it('a failed sync at the compared revision is not retried by auto-sync', () => {
+    const app = withStatus({
+      operationState: {
+        phase: 'Failed',
+        message: 'one or more objects failed to apply (retried 2 times).',
+        finishedAt: '2026-01-01T11:00:00Z',
+        operation: { initiatedBy: { automated: true }, sync: { revision: SHA_A } },
+        syncResult: { revision: SHA_A, source: { repoURL: 'https://example.com/repo.git' } },
+      },
+    });
+    const seeded = lastOperationOf(app);
+    assert.equal(seeded?.last.phase, 'Failed');
+    assert.equal(seeded?.syncedRevision, undefined);
+    const d = decideAutoSync(input(app, { lastOperation: seeded?.last }));
+    assert.equal(
+      d.action === 'skip' && d.reason,
+      `Failed last sync attempt to [${SHA_A}]: one or more objects failed to apply (retried 2 times).`,
+    );
+  });
+
+  it('a successful one gives the synced revision and the self-heal attempts', () => {
+    const app = withStatus({
+      operationState: {
+        phase: 'Succeeded',
+        finishedAt: '2026-01-01T11:00:00Z',
+        operation: { initiatedBy: { automated: true }, sync: { selfHealAttemptsCount: 3 } },
+        syncResult: { revision: SHA_A, source: {} },
+      },
+    });
+    const seeded = lastOperationOf(app);
+    assert.equal(seeded?.syncedRevision, SHA_A);
+    assert.equal(seeded?.selfHealAttempts, 3);
+  });
+
+  it('no operation state, or one still running: nothing', () => {
+    assert.equal(lastOperationOf(withStatus(undefined)), undefined);
+    assert.equal(lastOperationOf(withStatus({ operationState: { phase: 'Running' } })), undefined);
   });
 });

@@ -7,6 +7,8 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { syncRequestOf } from '../../src/controller/index.js';
+import { runOperation } from '../../src/sync/index.js';
 import { api, useEmbeddedCluster } from '../support/embedded.js';
 import type { EmbeddedFixture } from '../support/embedded.js';
 import { TestRepo, cm } from '../support/git.js';
@@ -99,6 +101,67 @@ describe('continuous loop: drift and self-heal', () => {
     }
   });
 
+  it(
+    'a second drift at the same revision waits for the self-heal backoff, then heals (attempt counted)',
+    T,
+    async () => {
+      repo.commit({ 'backoff/a.yaml': cm('backoff-a') });
+      // The wall clock auto-sync judges the backoff by (and the operations stamp finishedAt with) can jump.
+      let ahead = 0;
+      const wall = (): Date => new Date(Date.now() + ahead);
+      const run = startLoop(fx, [application('backoff', repo.url, 'backoff')], cacheRoot, {
+        autoSync: { mode: 'all', prune: true, selfHeal: true, allowEmpty: false },
+        selfHealBackoff: { durationMs: 600_000, factor: 2, maxDurationMs: 3_600_000 },
+        wallClock: wall,
+        operation: (app, reconciliation, request, signal) =>
+          runOperation(
+            { name: app.name, syncOptions: app.syncPolicy.options },
+            reconciliation,
+            syncRequestOf(request),
+            signal,
+            wall,
+          ),
+      });
+      try {
+        await run.until(opDone('backoff'));
+        await run.until(
+          (e) => e.type === 'refreshed' && e.reason === 'operation-done' && e.sync === 'Synced',
+        );
+        let from = run.events.length;
+        await patchCM(fx, 'default', 'backoff-a', { key: 'first edit' });
+        // Attempt 1 goes at once.
+        await run.until((e) => opDone('backoff')(e) && e.request.selfHeal === true, from);
+        await run.until(
+          (e) => e.type === 'refreshed' && e.reason === 'operation-done' && e.sync === 'Synced',
+          from,
+        );
+        from = run.events.length;
+        await patchCM(fx, 'default', 'backoff-a', { key: 'second edit' });
+        // Attempt 2 waits 10 minutes after the first heal ended: reported as healing, skipped for now.
+        const skipped = await run.until((e) => e.type === 'auto-sync-skipped' && e.app === 'backoff', from);
+        assert.match(
+          skipped.type === 'auto-sync-skipped' ? skipped.reason : '',
+          /self-heal retrying in \d+s\)$/,
+        );
+        const drift = await run.until((e) => e.type === 'drift' && e.app === 'backoff', from);
+        assert.equal(drift.type === 'drift' && drift.healing, true);
+        assert.equal((await getCM(fx, 'default', 'backoff-a')).data?.['key'], 'second edit');
+        // Ten minutes later (the wall clock jumps; a refresh judges again): healed.
+        ahead = 600_000;
+        run.loop.requestRefresh('argocd/backoff', 2, 'requested');
+        const healed = (await run.until(
+          (e) => opDone('backoff')(e) && e.request.selfHeal === true,
+          from,
+        )) as OperationDone;
+        assert.equal(healed.phase, 'Succeeded');
+        assert.equal(run.loop.state('argocd/backoff')?.selfHealAttempts, 2);
+        assert.equal((await getCM(fx, 'default', 'backoff-a')).data?.['key'], 'backoff-a');
+      } finally {
+        await run.stop();
+      }
+    },
+  );
+
   it('without selfHeal the drift is reported and nothing is written', T, async () => {
     repo.commit({ 'report/a.yaml': cm('report-a') });
     const run = startLoop(fx, [application('report', repo.url, 'report')], cacheRoot);
@@ -145,6 +208,7 @@ describe('continuous loop: failed revisions', () => {
       assert.equal(failed.phase, 'Failed');
       assert.equal(failed.revision, bad);
       assert.equal(run.loop.state('argocd/fail')?.lastOperation?.report.retries, 1, 'retried once (limit 1)');
+      assert.match(failed.message, /\(retried 1 times\)\.$/);
       const skipped = await run.until((e) => e.type === 'auto-sync-skipped' && e.app === 'fail');
       assert.match(
         skipped.type === 'auto-sync-skipped' ? skipped.reason : '',
