@@ -29,6 +29,8 @@ const LAYERS: Record<string, number> = {
   controller: 7,
   preview: 8,
   output: 9,
+  // Metrics listen to the engine's events; only commands wire them (checked below).
+  metrics: 9,
   commands: 10,
   cli: 11,
 };
@@ -127,6 +129,22 @@ describe('architecture', () => {
       return to.endsWith('/index.ts') ? [] : [`${relative(src, from)} -> ${relative(src, to)}`];
     });
     assert.deepEqual(deep, []);
+  });
+
+  it('only commands import src/metrics (the engine emits events, metrics listen)', () => {
+    const users = edges.flatMap(({ from, to }) => {
+      const a = moduleOf(from);
+      if (moduleOf(to) !== 'metrics' || a === 'metrics' || a === 'commands') return [];
+      return [`${relative(src, from)} -> metrics`];
+    });
+    assert.deepEqual(users, []);
+    // And metrics take only types from the engine (controller, cluster): they listen, never drive.
+    const driving = edges.flatMap(({ from, to, typeOnly }) =>
+      moduleOf(from) === 'metrics' && ['controller', 'cluster'].includes(moduleOf(to) ?? '') && !typeOnly
+        ? [`${relative(src, from)} -> ${relative(src, to)}`]
+        : [],
+    );
+    assert.deepEqual(driving, []);
   });
 
   it('finds the imports it checks (the checks cannot pass on an empty graph)', () => {

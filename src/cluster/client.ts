@@ -15,6 +15,10 @@
  *   server's Retry-After (capped) or an exponential delay; each attempt counts as a request.
  * - Failures are `ApiError`s ("<subject>: failed to <verb>: <server message>") with code and reason.
  * - Every call takes an AbortSignal; aborting destroys the HTTP request.
+ * - `onRequest` (optional) observes every attempt once it has an answer (or failed to get one): verb, the
+ *   resource type and namespace, status code (0: no answer), dry run, server and context. The metrics room
+ *   (src/metrics) counts Argo CD's `argocd_app_k8s_request_total` with it; an observer that throws is
+ *   ignored, it never fails a request.
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -50,6 +54,29 @@ export interface ClientOptions {
   context?: string;
   /** Credentials laid over the kubeconfig's on every request (a cluster Secret's exec provider). */
   credentialPlugin?: CredentialPlugin | undefined;
+  /** Observes every request attempt (retries included) after its answer; see `KubeRequestInfo`. */
+  onRequest?: ((info: KubeRequestInfo) => void) | undefined;
+}
+
+/** One request attempt as `ClientOptions.onRequest` sees it. */
+export interface KubeRequestInfo {
+  verb: Verb;
+  method: RawRequest['method'];
+  /** The resource type ("" for the core group); all four "" for discovery requests. */
+  group: string;
+  version: string;
+  kind: string;
+  /** The plural resource name of the URL ("deployments"). */
+  resource: string;
+  /** The namespace of the URL; "" for cluster-scoped types, lists across namespaces and discovery. */
+  namespace: string;
+  /** The HTTP status; 0 when no answer came (connection refused, timeout, abort). */
+  code: number;
+  /** A server-side dry run (`dryRun=All`). */
+  dryRun: boolean;
+  /** The API server URL (the kubeconfig cluster's `server`) and the kube context of the connection. */
+  server: string;
+  context: string;
 }
 
 /** A source of per-request credentials that may expire (exec-credential.ts). */
@@ -77,6 +104,9 @@ export interface RawRequest {
   subject: string;
   /** "group/Kind" for counting; omitted for discovery. */
   groupKind?: string;
+  /** The resource type and namespace the path names (for `onRequest`); omitted for discovery. */
+  resource?: ResourceInfo;
+  namespace?: string | undefined;
   signal?: AbortSignal | undefined;
 }
 
@@ -161,6 +191,7 @@ export class KubeClient {
   readonly #requestTimeoutMs: number;
   readonly #context: string;
   readonly #plugin: CredentialPlugin | undefined;
+  readonly #onRequest: ((info: KubeRequestInfo) => void) | undefined;
   readonly #counts: RequestCounts = { total: 0, byVerb: {}, byGroupKind: {} };
 
   constructor(kc: KubeConfig, options: ClientOptions = {}) {
@@ -175,6 +206,7 @@ export class KubeClient {
     this.#context = options.context ?? kc.getCurrentContext();
     this.#retry = { maxRetries: 4, baseDelayMs: 100, maxDelayMs: 5000, ...options.retry };
     this.#plugin = options.credentialPlugin;
+    this.#onRequest = options.onRequest;
     this.#agent = makeAgent(kc, { keepAlive: true, maxSockets: 32 });
     this.#watchAgent = makeAgent(kc, { keepAlive: false });
   }
@@ -409,11 +441,13 @@ export class KubeClient {
     namespace?: string,
     name?: string,
     subject?: string,
-  ): { path: string; subject: string; groupKind: string } {
+  ): { path: string; subject: string; groupKind: string; resource: ResourceInfo; namespace?: string } {
     return {
       path: resourcePath(info, namespace, name),
       subject: subject ?? describe(info, namespace, name),
       groupKind: groupKind(info),
+      resource: info,
+      ...(info.namespaced && namespace ? { namespace } : {}),
     };
   }
 
@@ -487,14 +521,44 @@ export class KubeClient {
   async #send(req: RawRequest): Promise<http.IncomingMessage> {
     req.signal?.throwIfAborted();
     this.#count(req);
-    const res = await send(
-      (opts) => this.#authorize(opts),
-      this.server,
-      req.verb === 'watch' ? this.#watchAgent : this.#agent,
-      req,
-    );
+    let res: http.IncomingMessage;
+    try {
+      res = await send(
+        (opts) => this.#authorize(opts),
+        this.server,
+        req.verb === 'watch' ? this.#watchAgent : this.#agent,
+        req,
+      );
+    } catch (err) {
+      this.#observe(req, 0);
+      throw err;
+    }
+    this.#observe(req, res.statusCode ?? 0);
     if (res.statusCode === 401) this.#plugin?.invalidate();
     return res;
+  }
+
+  #observe(req: RawRequest, code: number): void {
+    const hook = this.#onRequest;
+    if (!hook) return;
+    const r = req.resource;
+    try {
+      hook({
+        verb: req.verb,
+        method: req.method,
+        group: r?.group ?? '',
+        version: r?.version ?? '',
+        kind: r?.kind ?? '',
+        resource: r?.plural ?? '',
+        namespace: req.namespace ?? '',
+        code,
+        dryRun: req.query?.['dryRun'] === 'All',
+        server: this.server,
+        context: this.#context,
+      });
+    } catch {
+      // An observer never fails a request (metrics are best effort).
+    }
   }
 
   #count(req: RawRequest): void {

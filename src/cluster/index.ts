@@ -38,6 +38,7 @@ export type {
   ClientOptions,
   CredentialPlugin,
   DeleteOptions,
+  KubeRequestInfo,
   RequestCounts,
   WatchEvent,
   ListResult,

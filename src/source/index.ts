@@ -54,6 +54,7 @@ import { redactURL, repoKey } from './url.js';
 export { defaultCacheRoot } from './cache.js';
 export { normalizeGitURL, redactURL, repoKey } from './url.js';
 export { execProcess } from './exec.js';
+export type { Exec, ExecOptions, ExecResult } from './exec.js';
 export { TRACKING_ANNOTATION, trackingId, resourceKey, groupOf } from './tracking.js';
 export { OfflineScope, placeInDestination } from './scope.js';
 export type { GitStats } from './git.js';
