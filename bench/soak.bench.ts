@@ -172,7 +172,9 @@ interface ChildResult {
   soakMs: number;
   events: number;
   refreshes: number;
+  /** Automated operations (self-heals, and auto-syncs to a new commit's revision). */
   heals: number;
+  selfHeals: number;
   failedHeals: number;
   writes: number;
   /** Of the writes, the patches (the others are deletes). */
@@ -215,6 +217,7 @@ async function child(): Promise<void> {
   let refreshes = 0;
   let heals = 0;
   let failedHeals = 0;
+  let selfHeals = 0;
   const latencies: number[] = [];
   const undelayed: number[] = [];
   let allSynced: () => void = () => {};
@@ -240,8 +243,11 @@ async function child(): Promise<void> {
       const p = pending.get(e.key);
       if (p && /self-heal retrying/.test(e.reason)) p.delayed = true;
     } else if (e.type === 'operation-done' && steady) {
-      if (e.request.selfHeal) {
+      // A heal: a self-heal, or (after a commit moved the revision) an auto-sync of the drifted app, as
+      // Argo CD's alreadyAttemptedSync compares revisions.
+      if (e.request.initiatedBy.automated) {
         heals++;
+        if (e.request.selfHeal) selfHeals++;
         if (e.phase !== 'Succeeded') failedHeals++;
       }
       const p = pending.get(e.key);
@@ -376,6 +382,7 @@ async function child(): Promise<void> {
     events,
     refreshes,
     heals,
+    selfHeals,
     failedHeals,
     writes,
     patches,
@@ -518,7 +525,7 @@ export default async function soakBench(): Promise<BenchRow[]> {
         name: `${label}: loop events handled`,
         value: Math.round((r.events / secs) * 10) / 10,
         unit: 'events/s',
-        note: `${(r.refreshes / secs).toFixed(1)} refreshes/s, ${(r.heals / secs).toFixed(2)} heals/s (${r.heals} heals, ${r.failedHeals} failed), ${r.writes} drift writes (${r.writeErrors} refused)`,
+        note: `${(r.refreshes / secs).toFixed(1)} refreshes/s, ${(r.heals / secs).toFixed(2)} heals/s (${r.heals} heals: ${r.selfHeals} self-heals, ${r.heals - r.selfHeals} auto-syncs; ${r.failedHeals} failed), ${r.writes} drift writes (${r.writeErrors} refused)`,
       },
       {
         name: `${label}: drift to Synced again, p50`,
