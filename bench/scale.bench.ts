@@ -12,12 +12,18 @@
  * Printed per size: our wall (median of BENCH_ROUNDS runs, default 3, after one warm-up that fills the manifest
  * and discovery caches), kubectl's wall (one run: it is the slow side), the ratio, our peak RSS (GNU time) and
  * the API requests each made (embedded server's counters). At 1,000 objects also `diff` of one app of 100.
- * At the largest size also `diff` of one app (the issue's "one app of 1,000" at 10,000 objects).
+ * At the largest size also `diff` of one app (the issue's "one app of 1,000" at 10,000 objects), with the
+ * parse cache warm and cold. At the smallest size one `diff --server-side-diff` (one dry-run PATCH per live
+ * object, in Argo CD's batches), and BEFORE's with BENCH_SCALE_BASE.
  * Targets (issue 23): ratio >= 10x at 1k, >= 25x at 10k, at 30k no lower than at 10k; one app <= 500 ms.
+ * Memory (issue 23): RSS <= 2 KB per live object beyond start-up (at the largest size: (RSS of the diff of
+ * every app - RSS of the diff of one app, parse cache warm) / objects; across sizes: the slope of our RSS); a
+ * sync of 20,000 objects <= 350 MB (BENCH_SCALE_SYNC=1, one `sync --async` of every app at the largest size).
  * The CLI is rebuilt first (`node scripts/build.mjs`), so the figures are of the current sources.
  * Environment: BENCH_ROUNDS (default 3), BENCH_SCALE_SIZES (e.g. "10000"), BENCH_SCALE_NO_KUBECTL=1 (leave
  * kubectl out: no ratio), BENCH_SCALE_BASE=DIR (a built checkout of the code before a change: its rounds
- * alternate with ours on the same corpus, printed as BEFORE rows), BENCH_SCALE_PROFILE=DIR (one more run of each diff under `--cpu-prof`, written to
+ * alternate with ours on the same corpus, printed as BEFORE rows), BENCH_SCALE_SYNC=1 (see above),
+ * BENCH_SCALE_PROFILE=DIR (one more run of each diff under `--cpu-prof`, written to
  * DIR/<size>-all and DIR/<size>-one).
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -133,14 +139,19 @@ async function pool(n: number, width: number, task: (i: number) => Promise<unkno
   );
 }
 
-interface Corpus {
+export interface Corpus {
   appsDir: string;
   manifests: string;
   objects: number;
   drifted: string[];
 }
 
-async function seed(cluster: EmbeddedCluster, kubeconfig: string, dir: string, n: number): Promise<Corpus> {
+export async function seed(
+  cluster: EmbeddedCluster,
+  kubeconfig: string,
+  dir: string,
+  n: number,
+): Promise<Corpus> {
   const apps = n / PER_APP;
   const repo = join(dir, 'repo');
   const appsDir = join(dir, 'apps');
@@ -306,7 +317,15 @@ const kubectlNames = (stdout: string): string[] =>
     })
     .sort();
 
-async function size(n: number, rows: BenchRow[], withOneApp: boolean): Promise<number> {
+/** What one size's run hands back for the rows across sizes. */
+interface SizeResult {
+  ratio: number;
+  /** Median peak RSS of our diff of every app, and of the BEFORE build's (NaN without one). */
+  rssMb: number;
+  baseRssMb: number;
+}
+
+async function size(n: number, rows: BenchRow[], withOneApp: boolean): Promise<SizeResult> {
   const dir = mkdtempSync(join(tmpdir(), 'gitops-scale-bench-'));
   const cluster = await startEmbeddedCluster({ namespaces: ['default', 'argocd'] });
   try {
@@ -383,27 +402,99 @@ async function size(n: number, rows: BenchRow[], withOneApp: boolean): Promise<n
       { name: `${label}: our API requests`, value: median(runs.map((r) => r.requests)), unit: 'requests' },
     );
     if (withOneApp) {
-      const one = [];
-      const baseOne = [];
       const oneArgs = [...ours.slice(0, 3), 'app-7', ...ours.slice(3)];
-      for (let r = 0; r < ROUNDS; r++) {
-        if (baseLauncher) baseOne.push(await measure(cluster, baseLauncher, oneArgs, env));
-        one.push(await measure(cluster, launcher, oneArgs, env));
+      // Warm: the parse cache holds every app file (the warm-up filled it). Cold: emptied before each run,
+      // as on a first run or in CI (every app file would be parsed without the pre-scan).
+      const parsed = join(dir, 'cache', 'kubectl-gitops', 'parsed');
+      let warmOne: RunResult[] = [];
+      let warmBaseOne: RunResult[] = [];
+      for (const cold of [false, true]) {
+        const one: RunResult[] = [];
+        const baseOne: RunResult[] = [];
+        for (let r = 0; r < ROUNDS; r++) {
+          if (baseLauncher) {
+            if (cold) rmSync(parsed, { recursive: true, force: true });
+            baseOne.push(await measure(cluster, baseLauncher, oneArgs, env));
+          }
+          if (cold) rmSync(parsed, { recursive: true, force: true });
+          one.push(await measure(cluster, launcher, oneArgs, env));
+        }
+        const what = `diff of one app of ${n / PER_APP}${cold ? ', parse cache cold' : ''}`;
+        if (baseLauncher)
+          rows.push({
+            name: `${label}: BEFORE ${what} (wall)`,
+            value: Math.round(median(baseOne.map((r) => r.ms))),
+            unit: 'ms',
+            note: `CPU ${Math.round(median(baseOne.map((r) => r.cpuMs)))} ms`,
+          });
+        rows.push({
+          name: `${label}: ${what} (wall)`,
+          value: Math.round(median(one.map((r) => r.ms))),
+          unit: 'ms',
+          target: { value: 500, better: 'lower' },
+          note: `CPU ${Math.round(median(one.map((r) => r.cpuMs)))} ms; ${median(one.map((r) => r.requests))} requests, ${Math.round(median(one.map((r) => r.rssMb)))} MB RSS`,
+        });
+        if (!cold) {
+          warmOne = one;
+          warmBaseOne = baseOne;
+        }
       }
+      // Issue 23's memory target: RSS per live object beyond the start-up baseline, the baseline being the
+      // diff of one app on the same corpus (same process start, discovery, schemas; one namespace listed).
+      const perObject = (all: RunResult[], single: RunResult[]): number =>
+        Math.round(((median(all.map((r) => r.rssMb)) - median(single.map((r) => r.rssMb))) * 1048576) / n);
       if (baseLauncher)
         rows.push({
-          name: `${label}: BEFORE diff of one app of ${n / PER_APP} (wall)`,
-          value: Math.round(median(baseOne.map((r) => r.ms))),
-          unit: 'ms',
-          note: `CPU ${Math.round(median(baseOne.map((r) => r.cpuMs)))} ms`,
+          name: `${label}: BEFORE RSS per live object beyond start-up`,
+          value: perObject(baseRuns, warmBaseOne),
+          unit: 'B',
         });
       rows.push({
-        name: `${label}: diff of one app of ${n / PER_APP} (wall)`,
-        value: Math.round(median(one.map((r) => r.ms))),
-        unit: 'ms',
-        target: { value: 500, better: 'lower' },
-        note: `CPU ${Math.round(median(one.map((r) => r.cpuMs)))} ms; ${median(one.map((r) => r.requests))} requests, ${Math.round(median(one.map((r) => r.rssMb)))} MB RSS`,
+        name: `${label}: RSS per live object beyond start-up`,
+        value: perObject(runs, warmOne),
+        unit: 'B',
+        target: { value: 2048, better: 'lower' },
+        note: `(diff of every app - diff of one app) / objects; start-up ${Math.round(median(warmOne.map((r) => r.rssMb)))} MB`,
       });
+      // BENCH_SCALE_SYNC=1: one `sync` of every app (every object applied; the issue's "sync of 20,000
+      // objects", run with BENCH_SCALE_SIZES=20000): ours first, then the BEFORE build's (a re-sync).
+      if (process.env['BENCH_SCALE_SYNC'] === '1') {
+        const syncArgs = ['sync', '-f', corpus.appsDir, '--async', '-o', 'json', '--kubeconfig', kubeconfig];
+        for (const [who, bin] of [
+          ['', launcher],
+          ['BEFORE ', baseLauncher],
+        ] as const) {
+          if (!bin) continue;
+          const r = await measure(cluster, bin, syncArgs, env);
+          const phases = (JSON.parse(r.stdout) as { apps: { phase: string }[] }).apps.map((a) => a.phase);
+          const failed = phases.filter((p) => p !== 'Succeeded').length;
+          rows.push({
+            name: `${label}: ${who}sync of every app: peak RSS`,
+            value: Math.round(r.rssMb),
+            unit: 'MB',
+            ...(who ? {} : { target: { value: 350, better: 'lower' as const } }),
+            note: `wall ${Math.round(r.ms)} ms, CPU ${Math.round(r.cpuMs)} ms, ${r.requests} requests; ${phases.length - failed}/${phases.length} apps Succeeded`,
+          });
+        }
+      }
+    }
+    if (n === Math.min(...sizes())) {
+      // Server-side diff (one dry-run PATCH per live object, in Argo CD's batches): one run of each build.
+      const ssd = [...ours, '--server-side-diff'];
+      for (const [who, bin] of [
+        ['BEFORE ', baseLauncher],
+        ['', launcher],
+      ] as const) {
+        if (!bin) continue;
+        const r = await measure(cluster, bin, ssd, env);
+        const f = ourNames(r.stdout);
+        rows.push({
+          name: `${label}: ${who}diff --server-side-diff -o name (wall)`,
+          value: Math.round(r.ms),
+          unit: 'ms',
+          note: `CPU ${Math.round(r.cpuMs)} ms; ${r.requests} requests, ${Math.round(r.rssMb)} MB RSS; found ${f.length}/${DRIFTED}${same(f) ? '' : ' WRONG SET'}`,
+        });
+      }
     }
     const profiles = process.env['BENCH_SCALE_PROFILE'];
     if (profiles) {
@@ -426,28 +517,58 @@ async function size(n: number, rows: BenchRow[], withOneApp: boolean): Promise<n
         rows.findIndex((r) => r.name === `${label}: kubectl diff (wall)`),
         2,
       );
-    return ratio;
+    return {
+      ratio,
+      rssMb: median(runs.map((r) => r.rssMb)),
+      baseRssMb: baseRuns.length ? median(baseRuns.map((r) => r.rssMb)) : NaN,
+    };
   } finally {
     await cluster.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-export default async function scaleBench(): Promise<BenchRow[]> {
+/** The sizes of this run (BENCH_SCALE_SIZES, or 1k and 10k, and 30k with --large). */
+function benchSizes(): number[] {
   const large = process.argv.includes('--large');
+  return (process.env['BENCH_SCALE_SIZES'] ?? (large ? '1000,10000,30000' : '1000,10000'))
+    .split(',')
+    .map(Number);
+}
+const sizes = benchSizes;
+
+export default async function scaleBench(): Promise<BenchRow[]> {
   const build = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs')], {
     cwd: repoRoot,
     encoding: 'utf8',
   });
   if (build.status !== 0) throw new Error(`build failed: ${build.stderr}`);
-  const sizes = (process.env['BENCH_SCALE_SIZES'] ?? (large ? '1000,10000,30000' : '1000,10000'))
-    .split(',')
-    .map(Number);
+  const sizes = benchSizes();
   const rows: BenchRow[] = [];
-  const ratios: number[] = [];
+  const results: SizeResult[] = [];
   for (const n of sizes) {
     process.stderr.write(`scale: ${n} objects...\n`);
-    ratios.push(await size(n, rows, n === 10000 || n === sizes.at(-1)));
+    results.push(await size(n, rows, n === 10000 || n === sizes.at(-1)));
+  }
+  const ratios = results.map((r) => r.ratio);
+  // RSS per live object between the smallest and the largest size (the slope: start-up cancels out).
+  if (sizes.length > 1) {
+    const [a, b] = [0, sizes.length - 1];
+    const slope = (ra: number, rb: number): number =>
+      Math.round(((rb - ra) * 1048576) / (sizes[b]! - sizes[a]!));
+    const span = `${sizes[a]!.toLocaleString('en')} to ${sizes[b]!.toLocaleString('en')} objects`;
+    if (!Number.isNaN(results[a]!.baseRssMb))
+      rows.push({
+        name: `BEFORE RSS per live object, ${span}`,
+        value: slope(results[a]!.baseRssMb, results[b]!.baseRssMb),
+        unit: 'B',
+      });
+    rows.push({
+      name: `RSS per live object, ${span}`,
+      value: slope(results[a]!.rssMb, results[b]!.rssMb),
+      unit: 'B',
+      target: { value: 2048, better: 'lower' },
+    });
   }
   if (sizes.includes(30000) && sizes.includes(10000)) {
     rows.push({

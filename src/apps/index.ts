@@ -4,7 +4,8 @@
  * `loadApplications` gathers apps from every requested place, in this order: files and folders (`files`),
  * the live Argo CD namespace (`fromCluster`), the ad-hoc app from flags (`adHoc`). It then rejects
  * duplicates (same namespace and name, the namespace defaulting to the control-plane namespace) naming both
- * origins, and applies the selection (`names`, `selector`). Asking for no place at all is a UsageError;
+ * origins, and applies the selection (`names`, `selector`). With names, app files that cannot hold them are
+ * not parsed (prescan.ts): their errors and duplicates are not reported; the selection is unchanged. Asking for no place at all is a UsageError;
  * a selection matching nothing returns [] (the command decides whether that is an error).
  *
  * `instanceName` is the value Argo CD writes into tracking annotations for an app (spec 1).
@@ -13,6 +14,7 @@ import { UsageError } from '../common/index.js';
 import { adHocApplication, type AdHocAppOptions } from './adhoc.js';
 import { loadClusterApplications, type ApplicationLister } from './cluster.js';
 import { readAppFiles, type SourcedAppSet } from './load.js';
+import { prescanOf } from './prescan.js';
 import type { SourcedObject } from '../util/yaml-docs.js';
 import { selectApplications } from './select.js';
 import type { Application } from './types.js';
@@ -118,8 +120,17 @@ export interface LoadApplicationsOptions {
   /** Injected cluster reader (tests); default @kubernetes/client-node, imported lazily. */
   lister?: ApplicationLister;
   adHoc?: AdHocAppOptions;
-  /** Select by name (or namespace/name). */
+  /**
+   * Select by name (or namespace/name). With names, files that cannot hold them are not parsed
+   * (prescan.ts; the selection is the same as with every file parsed).
+   */
   names?: readonly string[];
+  /**
+   * The names the caller will select itself from what this returns (and from what its ApplicationSets
+   * generate), for the pre-scan only (prescan.ts): `names` when absent. Only for callers whose selection
+   * needs no other app (no app-of-apps recursion, no sharding over the fleet).
+   */
+  prescanNames?: readonly string[];
   /** Label selector on the Applications' labels. */
   selector?: string;
   /** Documents of app files that were skipped (one line per file). */
@@ -140,7 +151,11 @@ export async function loadApplications(options: LoadApplicationsOptions): Promis
   }
   const apps: Application[] = [];
   if (files.length > 0) {
-    const read = await readAppFiles(files, { onWarning: options.onWarning, requireApps: true });
+    const read = await readAppFiles(files, {
+      onWarning: options.onWarning,
+      requireApps: true,
+      prescan: prescanOf(options.prescanNames ?? options.names ?? []),
+    });
     apps.push(...read.apps);
     options.appsets?.push(...read.appsets);
     options.projectDocs?.push(...read.projects);

@@ -88,6 +88,7 @@ export function selectApplications(apps: readonly Application[], options: Select
   return out;
 }
 
-function matchesName(app: Application, name: string): boolean {
+/** A name argument names `app`: its `metadata.name` or `<namespace>/<name>`. */
+export function matchesName(app: Application, name: string): boolean {
   return app.name === name || (app.namespace !== undefined && `${app.namespace}/${app.name}` === name);
 }

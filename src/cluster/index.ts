@@ -65,7 +65,7 @@ export {
   INSTALLATION_ID_ANNOTATION,
 } from './tracking.js';
 export type { TrackingMethod, TrackingOptions, TrackingId } from './tracking.js';
-export { defaultTransform, identityTransform, stripTransform } from './transform.js';
+export { defaultTransform, identityTransform, stripTransform, stubOf, isStub } from './transform.js';
 export type { Transform, StripOptions } from './transform.js';
 export { formatKey, keyOf, groupKind, apiVersionOf, parseApiVersion } from './types.js';
 export type { KubeObject, ResourceKey, GroupVersionKind, ResourceInfo } from './types.js';

@@ -133,6 +133,9 @@ export function keepTokenFiles(from: KubeConfig, copy: KubeConfig): void {
  * loads the file; kubectl takes it relative to the kubeconfig.)
  */
 function readTokenFiles(text: string, into: Map<string, string>): void {
+  // A file that does not spell either key (without a backslash, no YAML or JSON escape can make one) has
+  // no token file: not parsed a second time (client-node parses it anyway; issue 23, start-up time).
+  if (!text.includes('token-file') && !text.includes('tokenFile') && !text.includes('\\')) return;
   let doc: unknown;
   try {
     doc = parseYaml(text);

@@ -5,7 +5,9 @@
  *
  * The result, keyed by `formatKey`: every cached object without ownerReferences whose tracking names the
  * app, plus the live object of each target key even if untracked:
- * - a target the cache covers comes from the cache;
+ * - a target the cache covers comes from the cache, unless the cache holds only its stub (an object no
+ *   app tracks, transform.ts): that one is read with a GET like the next, and `fill` hands the answer to
+ *   the cache (which stores that key in full from then on);
  * - a target the cache does not cover (kind resolved by `discovery`), or one that must be read at another
  *   version than the cached one (`info` given: the target's own apiVersion), is fetched with one GET, at
  *   most `MANAGED_LIVE_READS` in flight, never one awaited after another; the answer (transformed as the
@@ -15,6 +17,7 @@
 import type { KubeClient } from './client.js';
 import type { Discovery } from './discovery.js';
 import { isNotFound } from './errors.js';
+import { isStub } from './transform.js';
 import type { Transform } from './transform.js';
 import { formatKey, keyOf } from './types.js';
 import type { KubeObject, ResourceInfo, ResourceKey } from './types.js';
@@ -33,6 +36,10 @@ export interface ManagedSource {
   byApp(app: string): KubeObject[];
   covers(key: ResourceKey): boolean;
   get(key: ResourceKey): KubeObject | undefined;
+  /** A target's object read because the cache held its stub (see the header). */
+  fill?(obj: KubeObject): void;
+  /** How the cache lists the kind of a key it covers (the GET of a stubbed target uses it). */
+  infoOf?(key: ResourceKey): ResourceInfo | undefined;
   client: Pick<KubeClient, 'get'>;
   discovery: Pick<Discovery, 'lookup'> | undefined;
   transformFor(gk: { group: string; kind: string }): Transform;
@@ -50,13 +57,22 @@ export async function managedLive(
     if (!obj.metadata?.ownerReferences?.length) result.set(formatKey(keyOf(obj)), obj);
   }
   const reads: ManagedTarget[] = [];
+  const stubbed = new Set<string>();
   for (const t of targets) {
     const target: ManagedTarget = 'key' in t ? t : { key: t };
     const id = formatKey(target.key);
     if (target.info === undefined && (result.has(id) || source.covers(target.key))) {
       const obj = result.get(id) ?? source.get(target.key);
-      if (obj) result.set(id, obj);
-      continue;
+      if (!isStub(obj)) {
+        if (obj) result.set(id, obj);
+        continue;
+      }
+      stubbed.add(id);
+      const info = source.infoOf?.(target.key);
+      if (info) {
+        reads.push({ key: target.key, info });
+        continue;
+      }
     }
     reads.push(target);
   }
@@ -69,7 +85,9 @@ export async function managedLive(
       if (!info) continue;
       try {
         const obj = await source.client.get(info, info.namespaced ? key.namespace : '', key.name, signal);
-        result.set(id, source.transformFor(info)(obj));
+        const transformed = source.transformFor(info)(obj);
+        result.set(id, transformed);
+        if (stubbed.has(id)) source.fill?.(transformed);
       } catch (err) {
         if (!isNotFound(err)) throw err;
         result.delete(id);

@@ -7,6 +7,10 @@
  * - `labelSelector`: sent with every list and watch.
  * - `transform`: applied to each object before it is stored; default drops `metadata.managedFields`
  *   (`transformFor`).
+ * - `manifests` (the whole cache): 'all' (default) stores every object as transformed; 'tracked' stores
+ *   in full only objects an app tracks (per `tracking`), CustomResourceDefinitions and keys a target
+ *   named, and a stub (metadata only, transform.ts `stubOf`) of every other object, as Argo CD's cluster
+ *   cache does (docs/diff.md "What the live cache keeps").
  * - `namespaceMode`: 'auto' (default) lists and watches a namespaced type per namespace when at most
  *   `PER_NAMESPACE_MAX` (4) namespaces are scoped, else cluster-wide once, filtering namespaces on the
  *   client: a handful of namespaces in a big cluster never transfers the whole cluster, and many namespaces
@@ -43,6 +47,8 @@ export interface LiveCacheOptions extends ScopeOptions {
   byGroupKind?: Record<string, ScopeOptions>;
   namespaceMode?: 'auto' | 'per-namespace' | 'cluster';
   tracking?: TrackingOptions;
+  /** Which objects are stored in full (see the header). Default 'all'. */
+  manifests?: 'all' | 'tracked';
   listConcurrency?: number;
   pageSize?: number;
   /** Watch reconnect backoff. Default 200 ms doubling to 10 s. */

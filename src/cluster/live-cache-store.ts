@@ -6,6 +6,10 @@
  * `appOf(obj) === a` (appOf is a pure function of the object). Events are emitted after the store changed,
  * synchronously, in the order of the changes; a subscriber that throws does not stop the others, and its
  * error goes to `onSubscriberError` (the cache logs it), never dropped.
+ * `shape` (optional) decides how an object written by the loops is stored (the cache's stubs for objects
+ * no app tracks, transform.ts `stubOf`); `fill` puts a read object in place of the stub of the same
+ * version, without an event (nothing changed on the server). `appOf` must answer the same for an object
+ * and its stub (a stub keeps labels and tracking annotations), so `fill` leaves the app index as it is.
  */
 import { groupKind, keyOf } from './types.js';
 import type { KubeObject, ResourceKey } from './types.js';
@@ -42,13 +46,16 @@ export class LiveStore {
   events = 0;
 
   readonly #onSubscriberError: ((err: unknown, event: CacheEvent) => void) | undefined;
+  readonly #shape: (obj: KubeObject) => KubeObject;
 
   constructor(
     appOf: (obj: KubeObject) => string | undefined,
     onSubscriberError?: (err: unknown, event: CacheEvent) => void,
+    shape: (obj: KubeObject) => KubeObject = (obj) => obj,
   ) {
     this.#appOf = appOf;
     this.#onSubscriberError = onSubscriberError;
+    this.#shape = shape;
   }
 
   get size(): number {
@@ -78,15 +85,16 @@ export class LiveStore {
   }
 
   /** Stores `obj`; emits ADDED, or MODIFIED when its resourceVersion changed (same version: no-op). */
-  upsert(obj: KubeObject): void {
-    const key = keyOf(obj);
+  upsert(written: KubeObject): void {
+    const key = keyOf(written);
     const gk = groupKind(key);
     let objects = this.#kinds.get(gk);
     if (!objects) this.#kinds.set(gk, (objects = new Map()));
     const nn = `${key.namespace}/${key.name}`;
     const prev = objects.get(nn);
-    const rv = obj.metadata?.resourceVersion;
+    const rv = written.metadata?.resourceVersion;
     if (prev && rv && prev.metadata?.resourceVersion === rv) return; // seen again (relist, replayed event)
+    const obj = this.#shape(written);
     if (prev) this.#unindex(prev);
     else this.#size++;
     objects.set(nn, obj);
@@ -94,6 +102,21 @@ export class LiveStore {
     this.#emit(
       prev ? { type: 'MODIFIED', key, object: obj, old: prev } : { type: 'ADDED', key, object: obj },
     );
+  }
+
+  /**
+   * Puts `obj` (read from the server) in place of the stored object of its key when that is `stub` at the
+   * same resourceVersion; no event, index unchanged (see the header). Returns whether it did.
+   */
+  fill(obj: KubeObject, isStub: (stored: KubeObject) => boolean): boolean {
+    const key = keyOf(obj);
+    const objects = this.#kinds.get(groupKind(key));
+    const nn = `${key.namespace}/${key.name}`;
+    const prev = objects?.get(nn);
+    const rv = obj.metadata?.resourceVersion;
+    if (!objects || !prev || !isStub(prev) || !rv || prev.metadata?.resourceVersion !== rv) return false;
+    objects.set(nn, obj);
+    return true;
   }
 
   /** Removes the object with `obj`'s key; emits DELETED (with the last stored state) if it was stored. */

@@ -4,8 +4,8 @@
  * the objects indexed by resource key (group/kind/namespace/name) and by owning app (resource tracking,
  * see tracking.ts).
  *
- * Scope: `namespaces`, `labelSelector`, `transform`, per-kind overrides and `namespaceMode` (per namespace
- * or cluster-wide) are live-cache-options.ts; a cluster-wide list answered 403 (namespace-scoped RBAC)
+ * Scope: `namespaces`, `labelSelector`, `transform`, `manifests`, per-kind overrides and `namespaceMode`
+ * (per namespace or cluster-wide) are live-cache-options.ts; a cluster-wide list answered 403 (namespace-scoped RBAC)
  * in 'auto' mode falls back to per-namespace lists (`#addScopes`).
  * Lists of different scopes run in parallel (`listConcurrency`, default 8), paginated (`pageSize`, 500).
  *
@@ -21,6 +21,11 @@
  * when an object satisfies a predicate (live-cache-wait.ts). `managedLive(app, targets)` answers "which
  * live objects does this app manage" for the comparison (live-cache-managed.ts). The list and watch loops
  * are live-cache-list.ts and live-cache-watch.ts, the store live-cache-store.ts.
+ * Manifests (`manifests: 'tracked'`, Argo CD's cluster cache): an object no app tracks, other than a
+ * CustomResourceDefinition, is stored as a stub (transform.ts `stubOf`: its metadata only) unless a target
+ * named its key; `managedLive` reads such a target with a GET, puts the answer in place of the stub of
+ * the same version, and from then on the key is stored in full (`#pinned`, until the object is deleted),
+ * so sync reads it from here.
  */
 import { setMaxListeners } from 'node:events';
 import { ApiError } from './errors.js';
@@ -37,11 +42,19 @@ import type { CacheEventHandler } from './live-cache-store.js';
 import { raceAbort, waitForObject } from './live-cache-wait.js';
 import { watchScope } from './live-cache-watch.js';
 import { owningApp } from './tracking.js';
-import { formatKey, groupKind } from './types.js';
+import { isStub, stubOf } from './transform.js';
+import { formatKey, groupKind, keyOf } from './types.js';
 import type { KubeObject, ResourceInfo, ResourceKey } from './types.js';
 import { isNotFound } from './errors.js';
 import { realClock } from '../queue/index.js';
 import { oneLine } from '../common/index.js';
+
+/** apiextensions.k8s.io CustomResourceDefinition: kept in full (the schemas of custom kinds). */
+function isCrd(obj: KubeObject): boolean {
+  return (
+    obj.kind === 'CustomResourceDefinition' && (obj.apiVersion ?? '').startsWith('apiextensions.k8s.io/')
+  );
+}
 
 export interface LiveCacheStats extends LoopStats {
   objects: number;
@@ -63,16 +76,31 @@ export class LiveStateCache {
   #started = false;
   #synced: Promise<void> | undefined;
   #syncMs: number | undefined;
+  /** Keys a target named (`managedLive`): stored in full even when no app tracks them. */
+  readonly #pinned = new Set<string>();
 
   constructor(options: LiveCacheOptions) {
     this.#options = options;
     setMaxListeners(0, this.#abort.signal); // one listener per watch and per pending request
     const tracking = options.tracking ?? {};
     const warn = options.onWarning;
+    const appOf = (obj: KubeObject): string | undefined => owningApp(obj, tracking);
     this.#store = new LiveStore(
-      (obj) => owningApp(obj, tracking),
+      appOf,
       (err, e) => warn?.(`live cache subscriber failed on ${e.type} ${formatKey(e.key)}: ${oneLine(err)}`),
+      options.manifests === 'tracked'
+        ? (obj) =>
+            appOf(obj) !== undefined || isCrd(obj) || this.#pinned.has(formatKey(keyOf(obj)))
+              ? obj
+              : stubOf(obj)
+        : undefined,
     );
+    // A pinned key is let go when its object is deleted: a long-running cache does not collect the keys
+    // of every object a target ever named.
+    if (options.manifests === 'tracked')
+      this.#store.subscribe((e) => {
+        if (e.type === 'DELETED') this.#pinned.delete(formatKey(e.key));
+      });
     this.#ctx = {
       client: options.client,
       store: this.#store,
@@ -237,6 +265,11 @@ export class LiveStateCache {
       byApp: (name: string) => this.byApp(name),
       covers: (key: ResourceKey) => this.covers(key),
       get: (key: ResourceKey) => this.get(key),
+      infoOf: (key: ResourceKey) => this.#coveringScope(key)?.info,
+      fill: (obj: KubeObject) => {
+        this.#pinned.add(formatKey(keyOf(obj)));
+        this.#store.fill(obj, isStub);
+      },
       client: o.client,
       discovery: o.discovery,
       transformFor: (gk: { group: string; kind: string }) => transformFor(o, gk),

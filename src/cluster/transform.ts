@@ -6,8 +6,17 @@
  * `kubectl.kubernetes.io/last-applied-configuration` annotation is kept because the client-side diff reads
  * it. `stripTransform(options)` builds a transform that also drops chosen annotations or top-level fields.
  * A transform may mutate and return its argument (the cache owns freshly parsed objects), or return a new one.
+ *
+ * Stubs (`stubOf`, `isStub`): what the live cache stores, with `manifests: 'tracked'`, for an object no app
+ * tracks (Argo CD's cluster cache keeps the manifest only of objects with an app and of CRDs, and reads any
+ * other object with a GET when a target names it: gitops-engine pkg/cache GetManagedLiveObjs). A stub is
+ * `apiVersion`, `kind` and `metadata` less `managedFields` and the last-applied annotation: enough for keys,
+ * tracking, owner references, finalizers and deletion, not for a comparison or a health check.
  */
 import type { KubeObject } from './types.js';
+
+/** kubectl's client-side apply annotation (the three-way diff's original). */
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
 export type Transform = (obj: KubeObject) => KubeObject;
 
@@ -51,3 +60,26 @@ export const defaultTransform: Transform = stripTransform();
 
 /** Stores objects as the server sent them. */
 export const identityTransform: Transform = (obj) => obj;
+
+const STUBS = new WeakSet<object>();
+
+/** The stub of `obj` (see the header): `apiVersion`, `kind`, and `metadata` without the bulk. */
+export function stubOf(obj: KubeObject): KubeObject {
+  const { managedFields: _dropped, ...meta } = obj.metadata ?? {};
+  if (meta.annotations && LAST_APPLIED in meta.annotations) {
+    const { [LAST_APPLIED]: _lastApplied, ...annotations } = meta.annotations;
+    meta.annotations = annotations;
+  }
+  const stub: KubeObject = {
+    ...(obj.apiVersion !== undefined ? { apiVersion: obj.apiVersion } : {}),
+    ...(obj.kind !== undefined ? { kind: obj.kind } : {}),
+    metadata: meta,
+  };
+  STUBS.add(stub);
+  return stub;
+}
+
+/** Whether the live cache holds `obj` as a stub (only its metadata: read the object to compare it). */
+export function isStub(obj: KubeObject | undefined): boolean {
+  return obj !== undefined && STUBS.has(obj);
+}

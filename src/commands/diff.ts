@@ -6,6 +6,8 @@ import {
   sourceSelection,
   clusterFlags,
   progressFlags,
+  serverSideDiffFlags,
+  serverSideDiffLimits,
   runProjects,
   runSettings,
   useParseCache,
@@ -19,7 +21,7 @@ import type { RunReport } from '../controller/index.js';
 import type { IgnoreDifference } from '../diff/index.js';
 import { hasDifferences } from '../output/diff.js';
 import type { DiffFormat } from '../output/diff.js';
-import { DIFF_FORMATS, renderDiffReport } from '../output/diff-format.js';
+import { DIFF_FORMATS, diffReportChunks } from '../output/diff-format.js';
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../output/diff-markdown.js';
 import { useColor } from '../output/color.js';
 import { createSourceService, type SourceServiceOptions } from '../source/index.js';
@@ -94,6 +96,7 @@ are read at both revisions, so apps the change adds or removes show as added or 
     ...clusterFlags,
     ...treeFlags,
     ...progressFlags,
+    ...serverSideDiffFlags,
     base: Flags.string({
       description:
         'Preview a change with no cluster: compare every app rendered at this revision with the head.',
@@ -149,6 +152,8 @@ are read at both revisions, so apps the change adds or removes show as added or 
       a === '--exit-code=false' ? '--no-exit-code' : a === '--exit-code=true' ? '--exit-code' : a,
     );
     const { flags, argv: names } = await this.parse(Diff, argv);
+    // Server-side diff's batches (a bad value fails before anything is read).
+    const ssdLimits = serverSideDiffLimits(flags);
     // The engine loads on demand: every other command's start-up stays free of it.
     const [{ Run, prepareRun }, { loadIgnoreDifferencesFile }] = await Promise.all([
       import('../controller/index.js'),
@@ -264,6 +269,7 @@ are read at both revisions, so apps the change adds or removes show as added or 
         projects,
         ignoreDifferences: extraRules,
         serverSideDiff: flags['server-side-diff'],
+        ...ssdLimits,
         statusProcessors: flags['status-processors'],
         ...clientOptionsOf(flags),
         signal: this.signal,
@@ -275,11 +281,12 @@ are read at both revisions, so apps the change adds or removes show as added or 
       await this.stopProgress();
       await source.close();
     }
-    const text = renderDiffReport(report, flags.output as DiffFormat, {
+    // -o json is written app by app (issue 23): a big run's document is never one string.
+    for (const text of diffReportChunks(report, flags.output as DiffFormat, {
       color,
       maxBytes: flags['max-output-bytes'],
-    });
-    if (text) this.write(text);
+    }))
+      if (text) this.write(text);
 
     this.conclude({
       command: 'diff',

@@ -500,3 +500,38 @@ export const progressFlags = {
       'No progress on stderr (shown on a TTY; sync prints one line per event when stderr is not a TTY). Errors and warnings still print.',
   }),
 };
+
+/**
+ * Server-side diff's batching (src/controller/server-side.ts), named and defaulted as Argo CD 3's
+ * `argocd app diff` / `argocd app sync` flags (cmd/argocd/commands/app_diff.go `addServerSideDiffPerfFlags`).
+ */
+export const serverSideDiffFlags = {
+  'server-side-diff-concurrency': Flags.integer({
+    description:
+      'Server-side diff: batches of dry runs per app at once (-1 = all, 1 = one batch at a time; 0 is refused). A batch dry-runs its resources one after another.',
+    default: -1,
+    min: -1,
+  }),
+  'server-side-diff-max-batch-kb': Flags.integer({
+    description:
+      'Server-side diff: KB of live + target JSON per batch of dry runs (a bigger resource is a batch alone).',
+    default: 250,
+    min: 1,
+  }),
+};
+
+/** The StateManager options of `serverSideDiffFlags`; concurrency 0 is a UsageError, as Argo CD's. */
+export function serverSideDiffLimits(flags: {
+  'server-side-diff-concurrency': number;
+  'server-side-diff-max-batch-kb': number;
+}): { serverSideConcurrency: number; serverSideMaxBatchKB: number } {
+  if (flags['server-side-diff-concurrency'] === 0)
+    throw new UsageError(
+      'failed to parse: 0 is not allowed (use -1 for all batches at once, or a positive number to limit them)',
+      { subject: '--server-side-diff-concurrency' },
+    );
+  return {
+    serverSideConcurrency: flags['server-side-diff-concurrency'],
+    serverSideMaxBatchKB: flags['server-side-diff-max-batch-kb'],
+  };
+}

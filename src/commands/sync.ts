@@ -7,6 +7,8 @@ import {
   sourceSelection,
   clusterFlags,
   progressFlags,
+  serverSideDiffFlags,
+  serverSideDiffLimits,
   runProjects,
   runSettings,
   useParseCache,
@@ -16,7 +18,7 @@ import { DEFAULT_OPERATION_PROCESSORS, UsageError } from '../common/index.js';
 import { parseDuration } from '../apps/index.js';
 import type { SourcedObject } from '../util/yaml-docs.js';
 import type { RunReport } from '../controller/index.js';
-import { syncJson, syncText } from '../output/sync.js';
+import { syncJsonChunks, syncText } from '../output/sync.js';
 import { createSourceService } from '../source/index.js';
 import { prose } from './prose.js';
 
@@ -72,6 +74,7 @@ interrupted.`;
     ...appFlags,
     ...clusterFlags,
     ...progressFlags,
+    ...serverSideDiffFlags,
     output: Flags.string({
       char: 'o',
       description: 'Output format.',
@@ -129,6 +132,8 @@ interrupted.`;
 
   async run(): Promise<void> {
     const { flags, argv: names } = await this.parse(Sync);
+    // Server-side diff's batches (a bad value fails before anything is read).
+    const ssdLimits = serverSideDiffLimits(flags);
     const [{ Run, prepareRun }, sync] = await Promise.all([
       import('../controller/index.js'),
       import('../sync/index.js'),
@@ -214,6 +219,7 @@ interrupted.`;
         // A CLI sync is a manual sync; a dry run plans even when a window refuses it.
         syncWindows: flags['dry-run'] ? 'report' : 'enforce',
         statusProcessors: flags['status-processors'],
+        ...ssdLimits,
         ...clientOptionsOf(flags),
         operationProcessors: flags['operation-processors'],
         diffText: false,
@@ -250,7 +256,9 @@ interrupted.`;
       await this.stopProgress();
       await source.close();
     }
-    this.write(json ? syncJson(report) : syncText(report));
+    // -o json is written app by app (issue 23): a big run's document is never one string.
+    if (json) for (const text of syncJsonChunks(report)) this.write(text);
+    else this.write(syncText(report));
     this.conclude({
       command: 'sync',
       errors: report.apps.flatMap((a) => (a.error ? [a.error] : [])),

@@ -66,6 +66,9 @@ export async function selectAppTree(
   const appsets: SourcedAppSet[] = [];
   loadOptions.appsets = appsets;
   if (options.projectDocs) loadOptions.projectDocs = options.projectDocs;
+  // Named apps without recursion or sharding need no other app: files that cannot hold them are not
+  // parsed (src/apps/prescan.ts; a name not found in the files reads them all).
+  if (!options.recursive && flags.shard === undefined) loadOptions.prescanNames = names;
   const roots = withRevisionOverride(await loadApplications(loadOptions), flags, options.onWarning);
   if (flags['from-cluster'])
     appsets.push(

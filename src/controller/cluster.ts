@@ -11,6 +11,10 @@
  * own, and `managedFieldsManagers` of ignoreDifferences rules); everything else is dropped, except on
  * objects one of `appliers` server-side applied (an Apply entry): structured-merge diff needs every
  * entry there, as a field we applied and Git dropped is pruned only when no other manager owns it.
+ * Manifests (`manifests: 'tracked'`, src/cluster live-cache.ts): only objects an app tracks and CRDs are
+ * kept whole; any other object is a stub of its metadata (Pods, ReplicaSets, Events, Secrets of other
+ * tools: most of a namespace), and a target naming one is read with a GET, as Argo CD's cluster cache
+ * does (docs/diff.md "What the live cache keeps").
  * Schema facts (`schemas()`): Kubernetes' published schemas plus the CustomResourceDefinitions in the live
  * cache, kept current from its events (a CRD created or deleted during the run), with argocd-cm's
  * knownTypeFields: the lookup the diff reads list shapes of custom resources from, as Argo CD's
@@ -73,6 +77,8 @@ export interface ClusterStateOptions {
   onEvent?: RunEventHandler;
   /** argocd-cm `resource.customizations.knownTypeFields.*` (laid over the schemas of custom kinds). */
   knownTypeFields?: readonly KnownTypeField[];
+  /** Which objects the live cache keeps whole (see the header). Default 'tracked'; 'all' for comparisons. */
+  manifests?: 'all' | 'tracked';
 }
 
 const CRD_GROUP = 'apiextensions.k8s.io';
@@ -198,6 +204,8 @@ export class ClusterState {
         ...(scoped ? { namespaceMode: 'per-namespace' as const } : {}),
         tracking: this.#options.tracking,
         transform: keepManagersTransform(this.#options.managers, this.#options.appliers),
+        // Argo CD's cluster cache: the manifest of tracked objects (and CRDs) only, a stub of the others.
+        manifests: this.#options.manifests ?? 'tracked',
         discovery: this.conn.discovery,
         ...(this.#options.onWarning ? { onWarning: this.#options.onWarning } : {}),
         ...(emit

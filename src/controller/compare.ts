@@ -2,9 +2,10 @@
  * The comparison of one app's pairs (Argo CD controller/state.go CompareAppState, per resource; spec §4-5).
  *
  * - `dryRunPairs`: with server-side diff, one dry-run apply per pair with a live object, a served kind and
- *   a status (server-side.ts), at most `concurrency` in flight. With `reuseComparisons`, a pair whose live
- *   object and target are unchanged since its last dry run in this process reuses that answer
- *   (memo.ts `DryRunMemo`): no request. Each answer is the predicted live object or the refusal.
+ *   a status (server-side.ts), in Argo CD's batches (`limits`: batch budget, batches at once). With
+ *   `reuseComparisons`, a pair whose live object and target are unchanged since its last dry run in this
+ *   process reuses that answer (memo.ts `DryRunMemo`): no request, and it counts in no batch. Each answer is
+ *   the predicted live object or the refusal.
  * - `compareOne`: one row of the reconciliation.
  *   - A listed-only pair (`noStatus`: a Skip target, a live hook or ignored hook object, a copied tracking
  *     id) gets status '' and is never compared; `requiresPruning` is Argo CD's ("no target, live,
@@ -33,7 +34,7 @@ import { formatViolation } from '../schema/index.js';
 import type { SchemaLookup } from '../schema/index.js';
 import type { ComparisonMemo, DryRunMemo } from './memo.js';
 import { COMPARE_OPTIONS_ANNOTATION, dryRunApply } from './server-side.js';
-import type { DryRunOutcome } from './server-side.js';
+import type { DryRunLimits, DryRunOutcome } from './server-side.js';
 import type { Target } from './targets.js';
 import { instanceLabelValue } from './targets.js';
 import type { AppCondition, ReconciledResource } from './types.js';
@@ -95,9 +96,11 @@ export async function dryRunPairs(
   pairs: readonly Pair[],
   o: {
     client: KubeClient;
-    concurrency: number;
+    limits: DryRunLimits;
     reuseComparisons: boolean;
     memo: DryRunMemo;
+    /** The cluster's schemas (a dry-run answer is kept only with the schemas it was given under). */
+    schemas: object;
     signal?: AbortSignal | undefined;
   },
 ): Promise<Map<Pair, DryRunOutcome>> {
@@ -105,21 +108,26 @@ export async function dryRunPairs(
   const jobs = pairs.filter((p) => p.target?.served && p.live && !p.noStatus);
   // A pair whose live object and target are unchanged since its last dry run in this process reuses
   // that answer (memo.ts `DryRunMemo`): no request.
-  const todo: Pair[] = [];
+  const todo: Array<{ pair: Pair; digest: string }> = [];
   for (const p of jobs) {
-    const kept = o.reuseComparisons ? o.memo.get(p.live!, p.target!.obj) : undefined;
+    if (!o.reuseComparisons) {
+      todo.push({ pair: p, digest: '' });
+      continue;
+    }
+    const digest = o.memo.digest(p.target!.obj);
+    const kept = o.memo.get(p.live!, digest, o.client, o.schemas);
     if (kept) dryRuns.set(p, kept);
-    else todo.push(p);
+    else todo.push({ pair: p, digest });
   }
   const outcomes = await dryRunApply(
     o.client,
-    todo.map((p) => ({ info: p.target!.served!.info, target: p.target!.obj })),
-    o.concurrency,
+    todo.map(({ pair: p }) => ({ info: p.target!.served!.info, target: p.target!.obj, live: p.live })),
+    o.limits,
     o.signal,
   );
-  todo.forEach((p, i) => {
+  todo.forEach(({ pair: p, digest }, i) => {
     dryRuns.set(p, outcomes[i]!);
-    if (o.reuseComparisons) o.memo.set(p.live!, p.target!.obj, outcomes[i]!);
+    if (o.reuseComparisons) o.memo.set(p.live!, digest, o.client, o.schemas, outcomes[i]!);
   });
   return dryRuns;
 }
@@ -200,8 +208,17 @@ export function compareOne(
       if (err instanceof ServerSideDiffError) return comparisonError(err.message);
       throw err;
     }
+  // The row is written out rather than spread from `base`: a spread copy of `base` holding the
+  // comparison kept each normalized pair alive through young-generation collections until the next full
+  // collection (measured: about 1.5 KB promoted per compared object in a 10,000-object diff).
   const status: ReconciledResource = {
-    ...base,
+    group: p.group,
+    version: p.version,
+    kind: p.kind,
+    namespace: p.namespace,
+    name: p.name,
+    ...(p.target ? { target: p.target.obj } : {}),
+    ...(p.live ? { live: p.live } : {}),
     status: result.status,
     difference: result.difference,
     requiresPruning: !p.target && Boolean(p.live),

@@ -19,9 +19,13 @@
  * `MAX_ENTRIES` (the soak benchmark, bench/soak.bench.ts, deletes objects that self-heal creates again).
  *
  * `DryRunMemo`: server-side diff's dry-run answers (the predicted live object), kept per live object while
- * its uid and resourceVersion and the target's digest are the same: the answer of a dry run is a function of
- * both (and of the admission chain, which a run does not expect to change), so a second refresh of an
- * unchanged object sends no request. Failed dry runs are not kept (tried again next time).
+ * its uid and resourceVersion, the target's digest, the cluster (its client) and that cluster's schemas are
+ * the same: the answer of a dry run is a function of the stored object and the applied one, and of the
+ * served schemas (defaults, a CRD changed during the run gives the cluster new ones); the admission chain
+ * (webhooks, LimitRanges) is taken as unchanged while the process runs, as Argo CD's controller takes it when
+ * it reuses a cached diff for an unchanged resourceVersion (util/argo/diff `diffArrayCached`). So a second
+ * refresh of an unchanged object sends no request. Failed dry runs are not kept (tried again next time).
+ * `compareObjects` copies the kept answer before normalizing it (src/diff/compare.ts), so reuse is safe.
  */
 import { createHash } from 'node:crypto';
 import type { KubeObject } from '../cluster/index.js';
@@ -152,24 +156,49 @@ export class ComparisonMemo {
 
 /** Dry-run answers of server-side diff, per live object (see the header). */
 export class DryRunMemo {
-  readonly #entries: AgedMap<{ resourceVersion: string; digest: string; outcome: DryRunOutcome }>;
+  readonly #entries: AgedMap<{
+    resourceVersion: string;
+    digest: string;
+    cluster: object;
+    schemas: object;
+    outcome: DryRunOutcome;
+  }>;
+  /** Answers reused, and dry runs sent for want of one, since the memo was made. */
+  hits = 0;
+  misses = 0;
 
   constructor(options: MemoOptions = {}) {
     this.#entries = new AgedMap(options);
   }
 
-  #digest(target: KubeObject): string {
+  /** The digest of a target (what `get` and `set` are given). */
+  digest(target: KubeObject): string {
     return createHash('sha1').update(JSON.stringify(target)).digest('base64');
   }
 
-  get(live: KubeObject, target: KubeObject): DryRunOutcome | undefined {
+  /**
+   * The kept answer for `live` when its uid and resourceVersion, the target's digest, the cluster (its
+   * client) and that cluster's schemas are the ones it was kept with.
+   */
+  get(live: KubeObject, digest: string, cluster: object, schemas: object): DryRunOutcome | undefined {
     const uid = live.metadata?.uid;
     const e = uid ? this.#entries.get(uid) : undefined;
-    if (!e || e.resourceVersion !== live.metadata?.resourceVersion) return undefined;
-    return e.digest === this.#digest(target) ? e.outcome : undefined;
+    if (
+      e &&
+      e.resourceVersion === live.metadata?.resourceVersion &&
+      e.digest === digest &&
+      e.cluster === cluster &&
+      e.schemas === schemas
+    ) {
+      this.hits++;
+      return e.outcome;
+    }
+    this.misses++;
+    return undefined;
   }
 
-  set(live: KubeObject, target: KubeObject, outcome: DryRunOutcome): void {
+  /** Keeps a successful answer; a failed one forgets what was kept for `live` (tried again next time). */
+  set(live: KubeObject, digest: string, cluster: object, schemas: object, outcome: DryRunOutcome): void {
     const uid = live.metadata?.uid;
     const rv = live.metadata?.resourceVersion;
     if (!uid || !rv) return;
@@ -177,6 +206,10 @@ export class DryRunMemo {
       this.#entries.delete(uid);
       return;
     }
-    this.#entries.set(uid, { resourceVersion: rv, digest: this.#digest(target), outcome });
+    this.#entries.set(uid, { resourceVersion: rv, digest, cluster, schemas, outcome });
+  }
+
+  get size(): number {
+    return this.#entries.size;
   }
 }

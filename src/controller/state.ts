@@ -57,7 +57,12 @@ import type { ClusterState } from './cluster.js';
 import { compareOne, dryRunPairs } from './compare.js';
 import type { AppDiffOptions, CompareContext, Pair } from './compare.js';
 import { byKey, kindsOf, projectStatus, selectPairs } from './live.js';
-import { appIncludesMutationWebhook, appServerSideDiff } from './server-side.js';
+import {
+  appIncludesMutationWebhook,
+  appServerSideDiff,
+  DEFAULT_SERVER_SIDE_DIFF_CONCURRENCY,
+  DEFAULT_SERVER_SIDE_DIFF_MAX_BATCH_KB,
+} from './server-side.js';
 import type { DryRunOutcome } from './server-side.js';
 import {
   instanceLabelValue,
@@ -95,8 +100,13 @@ export interface StateManagerOptions {
   fieldManagers?: readonly string[];
   /** Default false; an app's `compare-options` annotation wins. */
   serverSideDiff?: boolean;
-  /** Dry runs in flight per app. Default 8. */
+  /**
+   * Server-side diff's batches of an app at once (`--server-side-diff-concurrency`); default -1: all, as
+   * Argo CD (server-side.ts). A batch's dry runs run one after another.
+   */
   serverSideConcurrency?: number;
+  /** Server-side diff's batch budget in KB of live + target JSON (`--server-side-diff-max-batch-kb`). Default 250. */
+  serverSideMaxBatchKB?: number;
   /**
    * Default true: each differing resource of the report (`toReport`) carries its unified `diffText`. Sync reports never print it
    * (only `diff` does), so it passes false and skips rendering YAML for every resource it creates.
@@ -150,7 +160,8 @@ export class StateManager {
       ignoreDifferences: [],
       fieldManagers: OWN_FIELD_MANAGERS,
       serverSideDiff: false,
-      serverSideConcurrency: 8,
+      serverSideConcurrency: DEFAULT_SERVER_SIDE_DIFF_CONCURRENCY,
+      serverSideMaxBatchKB: DEFAULT_SERVER_SIDE_DIFF_MAX_BATCH_KB,
       diffText: true,
       reuseComparisons: false,
       ...options,
@@ -235,9 +246,10 @@ export class StateManager {
     const dryRuns = serverSide
       ? await dryRunPairs(pairs, {
           client: cluster.conn.client,
-          concurrency: o.serverSideConcurrency,
+          limits: { concurrency: o.serverSideConcurrency, maxBatchKB: o.serverSideMaxBatchKB },
           reuseComparisons: o.reuseComparisons,
           memo: this.#dryRunMemo,
+          schemas,
           signal,
         })
       : new Map<Pair, DryRunOutcome>();

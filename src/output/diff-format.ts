@@ -1,6 +1,10 @@
-/** `kubectl gitops diff -o <format>`: picks the printer (diff.ts, diff-markdown.ts) for a format. */
+/**
+ * `kubectl gitops diff -o <format>`: picks the printer (diff.ts, diff-markdown.ts) for a format.
+ * `diffReportChunks` is what the command writes: `-o json` streamed app by app (diff.ts `diffJsonChunks`,
+ * the same bytes as `renderDiffReport`), every other format as one text.
+ */
 import type { RunReport } from '../controller/index.js';
-import { renderDiffNames, renderDiffStructured, renderDiffText } from './diff.js';
+import { diffJsonChunks, renderDiffNames, renderDiffStructured, renderDiffText } from './diff.js';
 import type { DiffFormat } from './diff.js';
 import { DEFAULT_MAX_OUTPUT_BYTES, renderDiffMarkdown } from './diff-markdown.js';
 
@@ -29,4 +33,14 @@ export function renderDiffReport(
     default:
       return renderDiffText(report, { color: options.color ?? false });
   }
+}
+
+/** The report as the chunks the command writes (see the header); together, `renderDiffReport`'s text. */
+export function* diffReportChunks(
+  report: RunReport,
+  format: DiffFormat,
+  options: DiffOutputOptions = {},
+): Generator<string> {
+  if (format === 'json') yield* diffJsonChunks(report);
+  else yield renderDiffReport(report, format, options);
 }

@@ -21,7 +21,7 @@
 import { Chalk } from 'chalk';
 import { activeWindowsLine } from '../apps/index.js';
 import type { AppReport, ResourceStatus, RunReport } from '../controller/index.js';
-import { renderStructured } from './structured.js';
+import { jsonListChunks, renderStructured } from './structured.js';
 import type { StructuredFormat } from './structured.js';
 
 export type DiffFormat = 'diff' | 'json' | 'yaml' | 'name' | 'markdown';
@@ -146,43 +146,52 @@ export function renderDiffNames(report: RunReport): string {
 
 /** The stable machine-readable document (see the header). */
 export function diffDocument(report: RunReport): { apps: Record<string, unknown>[] } {
-  return {
-    apps: report.apps.map((a) => {
-      const cmp = a.comparison;
-      const base: Record<string, unknown> = {
-        name: a.app.name,
-        ...(a.app.namespace ? { namespace: a.app.namespace } : {}),
-        destination: a.destination,
-        revision: cmp?.revision ?? null,
-        sync: cmp?.sync ?? 'Unknown',
-        health: cmp?.health.status ?? 'Unknown',
-        ...(cmp?.health.message ? { healthMessage: cmp.health.message } : {}),
-        conditions: cmp?.conditions ?? [],
-        ...(a.syncWindows ? { syncWindows: a.syncWindows } : {}),
-        ...(a.error ? { error: a.error.message } : {}),
-        resources: (cmp?.resources ?? []).map((r) => ({
-          group: r.group,
-          version: r.version,
-          kind: r.kind,
-          namespace: r.namespace,
-          name: r.name,
-          status: r.status,
-          difference: r.difference,
-          health: r.health?.status ?? null,
-          ...(r.health?.message ? { healthMessage: r.health.message } : {}),
-          requiresPruning: r.requiresPruning,
-          ...(r.hook ? { hook: true } : {}),
-          ...(r.sharedWith ? { sharedWith: r.sharedWith } : {}),
-          ...(r.message ? { message: r.message } : {}),
-          ...(r.note ? { note: r.note } : {}),
-          changes: r.changes,
-        })),
-      };
-      return base;
-    }),
+  return { apps: report.apps.map(diffDocumentApp) };
+}
+
+/** One app of the machine-readable document. */
+export function diffDocumentApp(a: AppReport): Record<string, unknown> {
+  const cmp = a.comparison;
+  const base: Record<string, unknown> = {
+    name: a.app.name,
+    ...(a.app.namespace ? { namespace: a.app.namespace } : {}),
+    destination: a.destination,
+    revision: cmp?.revision ?? null,
+    sync: cmp?.sync ?? 'Unknown',
+    health: cmp?.health.status ?? 'Unknown',
+    ...(cmp?.health.message ? { healthMessage: cmp.health.message } : {}),
+    conditions: cmp?.conditions ?? [],
+    ...(a.syncWindows ? { syncWindows: a.syncWindows } : {}),
+    ...(a.error ? { error: a.error.message } : {}),
+    resources: (cmp?.resources ?? []).map((r) => ({
+      group: r.group,
+      version: r.version,
+      kind: r.kind,
+      namespace: r.namespace,
+      name: r.name,
+      status: r.status,
+      difference: r.difference,
+      health: r.health?.status ?? null,
+      ...(r.health?.message ? { healthMessage: r.health.message } : {}),
+      requiresPruning: r.requiresPruning,
+      ...(r.hook ? { hook: true } : {}),
+      ...(r.sharedWith ? { sharedWith: r.sharedWith } : {}),
+      ...(r.message ? { message: r.message } : {}),
+      ...(r.note ? { note: r.note } : {}),
+      changes: r.changes,
+    })),
   };
+  return base;
 }
 
 export function renderDiffStructured(report: RunReport, format: StructuredFormat): string {
   return renderStructured(diffDocument(report), format);
+}
+
+/**
+ * `-o json`, streamed: the same bytes as `renderDiffStructured(report, 'json')`, one app at a time, so the
+ * document of a big run is never built whole (structured.ts `jsonListChunks`).
+ */
+export function diffJsonChunks(report: RunReport): Generator<string> {
+  return jsonListChunks('apps', report.apps, diffDocumentApp);
 }

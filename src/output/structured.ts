@@ -1,4 +1,8 @@
-/** Machine-readable output: JSON (2-space indent) or YAML of a plain result object. */
+/**
+ * Machine-readable output: JSON (2-space indent) or YAML of a plain result object, and `jsonListChunks`,
+ * the same JSON of a `{"<key>": [items]}` document written one item at a time (issue 23: a report of
+ * thousands of apps is never held whole as one string).
+ */
 import {
   stringify,
   type CreateNodeOptions,
@@ -23,4 +27,27 @@ export type StructuredFormat = 'json' | 'yaml';
 export function renderStructured(value: unknown, format: StructuredFormat): string {
   if (format === 'json') return `${JSON.stringify(value, null, 2)}\n`;
   return stringify(value, YAML_OUT);
+}
+
+/**
+ * The text of `JSON.stringify({ [key]: items.map(toJson) }, null, 2)` plus a newline, byte for byte, as
+ * chunks: the opening, then one chunk per item (built when the consumer asks for it), then the closing.
+ * Nested lines of an item get the item's indent (4 spaces); JSON text never holds a raw newline inside a
+ * string, so indenting after each newline is exact.
+ */
+export function* jsonListChunks<T>(
+  key: string,
+  items: readonly T[],
+  toJson: (item: T) => unknown,
+): Generator<string> {
+  if (items.length === 0) {
+    yield `${JSON.stringify({ [key]: [] }, null, 2)}\n`;
+    return;
+  }
+  yield `{\n  ${JSON.stringify(key)}: [\n`;
+  for (let i = 0; i < items.length; i++) {
+    const text = JSON.stringify(toJson(items[i]!), null, 2) ?? 'null';
+    yield `    ${text.replace(/\n/g, '\n    ')}${i < items.length - 1 ? ',' : ''}\n`;
+  }
+  yield '  ]\n}\n';
 }

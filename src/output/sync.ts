@@ -2,8 +2,9 @@
  * Printers of a sync run: `-o json` (Argo CD's operation state names, so `jq` habits carry over) and the
  * plain text summary (one line per app, then one line per task). Built from the RunReport only.
  */
-import type { RunReport } from '../controller/index.js';
+import type { AppReport, RunReport } from '../controller/index.js';
 import { resourceHealthLines } from './diff.js';
+import { jsonListChunks } from './structured.js';
 
 /**
  * `resourceHealth`: the health messages of the app's resources after the sync (only when there are any),
@@ -37,27 +38,34 @@ function resourceHealthOf(a: RunReport['apps'][number]): {
 }
 
 export function syncJson(report: RunReport): string {
-  const apps = report.apps.map((a) => {
-    const op = a.operation;
-    return {
-      name: a.app.name,
-      revision: op?.revision ?? a.comparison?.revision ?? '',
-      phase: op?.phase ?? 'Error',
-      message: op?.message ?? a.error?.message ?? '',
-      startedAt: op?.startedAt ?? '',
-      finishedAt: op?.finishedAt ?? '',
-      sync: a.comparison?.sync ?? 'Unknown',
-      health: a.comparison?.health.status ?? 'Unknown',
-      ...(a.comparison?.health.message ? { healthMessage: a.comparison.health.message } : {}),
-      // Health messages of the app's resources after the sync, as argocd app get shows them.
-      ...resourceHealthOf(a),
-      ...(op?.dryRun ? { dryRun: true } : {}),
-      ...(a.syncWindows ? { syncWindows: a.syncWindows } : {}),
-      ...(op && op.retries > 0 ? { retries: op.retries } : {}),
-      resources: (op?.resources ?? []).filter((r) => r.status !== '' || r.hookPhase !== ''),
-    };
-  });
-  return `${JSON.stringify({ apps }, null, 2)}\n`;
+  return `${JSON.stringify({ apps: report.apps.map(syncJsonApp) }, null, 2)}\n`;
+}
+
+/** `syncJson` streamed: the same bytes, one app at a time (structured.ts `jsonListChunks`). */
+export function syncJsonChunks(report: RunReport): Generator<string> {
+  return jsonListChunks('apps', report.apps, syncJsonApp);
+}
+
+/** One app of `syncJson`'s document. */
+export function syncJsonApp(a: AppReport): Record<string, unknown> {
+  const op = a.operation;
+  return {
+    name: a.app.name,
+    revision: op?.revision ?? a.comparison?.revision ?? '',
+    phase: op?.phase ?? 'Error',
+    message: op?.message ?? a.error?.message ?? '',
+    startedAt: op?.startedAt ?? '',
+    finishedAt: op?.finishedAt ?? '',
+    sync: a.comparison?.sync ?? 'Unknown',
+    health: a.comparison?.health.status ?? 'Unknown',
+    ...(a.comparison?.health.message ? { healthMessage: a.comparison.health.message } : {}),
+    // Health messages of the app's resources after the sync, as argocd app get shows them.
+    ...resourceHealthOf(a),
+    ...(op?.dryRun ? { dryRun: true } : {}),
+    ...(a.syncWindows ? { syncWindows: a.syncWindows } : {}),
+    ...(op && op.retries > 0 ? { retries: op.retries } : {}),
+    resources: (op?.resources ?? []).filter((r) => r.status !== '' || r.hookPhase !== ''),
+  };
 }
 
 export function syncText(report: RunReport): string {
