@@ -162,6 +162,8 @@ interface Sample {
   minute: number;
   rssMb: number;
   heapMb: number;
+  /** Memory of C++ objects bound to JS ones (Buffers included): where RSS grows when the heap does not. */
+  externalMb: number;
 }
 
 interface ChildResult {
@@ -197,7 +199,7 @@ const mb = (n: number): number => Math.round((n / 1024 / 1024) * 10) / 10;
 function sample(minute: number): Sample {
   (globalThis as { gc?: () => void }).gc?.();
   const m = process.memoryUsage();
-  return { minute, rssMb: mb(m.rss), heapMb: mb(m.heapUsed) };
+  return { minute, rssMb: mb(m.rss), heapMb: mb(m.heapUsed), externalMb: mb(m.external) };
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -349,7 +351,7 @@ async function child(): Promise<void> {
     await sleep(Math.min(m * 60_000, soakMs) - (performance.now() - begin));
     samples.push(sample(Math.min(m, o.minutes)));
     process.stderr.write(
-      `soak: minute ${m}: rss ${samples.at(-1)!.rssMb} MB, heap ${samples.at(-1)!.heapMb} MB, ${heals} heals, ${pending.size} drifted apps pending\n`,
+      `soak: minute ${m}: rss ${samples.at(-1)!.rssMb} MB, heap ${samples.at(-1)!.heapMb} MB, external ${samples.at(-1)!.externalMb} MB, ${heals} heals, ${pending.size} drifted apps pending\n`,
     );
     if (m === 1 && o.snapshots) writeHeapSnapshot(join(o.snapshots, 'soak-minute-1.heapsnapshot'));
   }
@@ -519,7 +521,7 @@ export default async function soakBench(): Promise<BenchRow[]> {
         name: `${label}: RSS growth per minute`,
         value: Math.round(((r.end.rssMb - r.start.rssMb) / o.minutes) * 100) / 100,
         unit: 'MB/min',
-        note: `slope of minutes 1-${o.minutes}: ${rssSlope.toFixed(2)} MB/min; samples ${r.samples.map((s) => s.rssMb).join(', ')}`,
+        note: `slope of minutes 1-${o.minutes}: ${rssSlope.toFixed(2)} MB/min; samples ${r.samples.map((s) => s.rssMb).join(', ')}; external ${r.start.externalMb} -> ${r.end.externalMb} MB`,
       },
       {
         name: `${label}: loop events handled`,
