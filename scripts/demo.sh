@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `npm run demo`: the whole pipeline on the examples (render, shards, diff, sync, drift, diff, sync), no cluster needed.
+# `npm run demo`: the whole pipeline on the examples (render, shards, diff, sync, drift, diff, sync, sync --watch
+# healing a drift), no cluster needed.
 # Runs the built CLI (npm ci builds it through the prepare script).
 #
 # Every command runs through `step TITLE EXPECTED CMD...`: it prints the title, runs CMD and stops the demo
@@ -94,4 +95,47 @@ fi
 
 step 'kubectl gitops diff -f examples/apps guestbook -o markdown --no-exit-code   (a pull-request comment)' 0 \
   $cli diff -f examples/apps guestbook --kubeconfig "$kc" -o markdown --no-exit-code
+
+# sync --watch: keep guestbook in sync in the background (one line per event: stdout is a file here), change
+# the live Deployment by hand, wait for the line saying it was healed, then stop the watch with SIGTERM (exit 0).
+watch_log="$demo/watch.log"
+wait_for_line() { # FILE PATTERN PID: until FILE has a line matching PATTERN (the watch must still run)
+  for _ in $(seq 600); do
+    grep -Eq -- "$2" "$1" && return 0
+    kill -0 "$3" 2>/dev/null || break
+    sleep 0.1
+  done
+  cat "$1" >&2
+  return 1
+}
+edit_live() { # what `kubectl edit` would send: a merge patch of the live Deployment (replicas: 5)
+  if command -v kubectl >/dev/null; then
+    kubectl --kubeconfig "$kc" -n guestbook patch deployment guestbook --type merge -p '{"spec":{"replicas":5}}'
+  else
+    node -e '
+      const server = /server: (\S+)/.exec(require("fs").readFileSync(process.argv[1], "utf8"))[1];
+      fetch(`${server}/apis/apps/v1/namespaces/guestbook/deployments/guestbook`, {
+        method: "PATCH", headers: { "Content-Type": "application/merge-patch+json" },
+        body: JSON.stringify({ spec: { replicas: 5 } }),
+      }).then((r) => { console.log(`deployment.apps/guestbook patched (${r.status})`); process.exit(r.ok ? 0 : 1); });' "$kc"
+  fi
+}
+watch_heal() {
+  $cli sync -f examples/apps guestbook --kubeconfig "$kc" --watch --self-heal --poll-interval 1m >"$watch_log" 2>&1 &
+  local watch=$! rc=0
+  # Edit once the watch has compared the app (it was synced above: Synced Healthy) and polls Git.
+  wait_for_line "$watch_log" 'watching 1 app' "$watch" || return 1
+  wait_for_line "$watch_log" 'guestbook Synced Healthy .*\(refresh: initial\)' "$watch" || return 1
+  edit_live || return 1
+  # Healed: auto-sync (the first sync this watch makes of the app) or self-heal (drift after one), then
+  # compared again: Synced.
+  wait_for_line "$watch_log" 'guestbook Synced Healthy .*\(refresh: (operation-done|live change)\)' "$watch" || return 1
+  kill -TERM "$watch"
+  wait "$watch" || rc=$?
+  sed -E 's/^[0-9:]{8} //' "$watch_log"
+  return "$rc"
+}
+step 'kubectl gitops sync -f examples/apps guestbook --watch --self-heal &   (then: replicas: 5 by hand, SIGTERM)' 0 \
+  watch_heal
+
 kill "$embedded" && wait "$embedded" 2>/dev/null || true

@@ -21,6 +21,28 @@ import type { RunReport } from '../controller/index.js';
 import { syncJsonChunks, syncText } from '../output/sync.js';
 import { createSourceService } from '../source/index.js';
 import { prose } from './prose.js';
+import { syncWatch } from './sync-watch.js';
+
+type SyncOptionFlags = Record<'force' | 'replace' | 'server-side' | 'apply-out-of-sync-only', boolean> & {
+  'sync-option'?: string[] | undefined;
+};
+
+/** `--sync-option` values with the shorthand flags laid over them. */
+function syncOptionsOf(
+  flags: SyncOptionFlags,
+  parse: (values: string[]) => Record<string, string>,
+): Record<string, string> {
+  const syncOptions = parse(flags['sync-option'] ?? []);
+  for (const [flag, option] of [
+    ['force', 'Force'],
+    ['replace', 'Replace'],
+    ['server-side', 'ServerSideApply'],
+    ['apply-out-of-sync-only', 'ApplyOutOfSyncOnly'],
+  ] as const) {
+    if (flags[flag]) syncOptions[option] = 'true';
+  }
+  return syncOptions;
+}
 
 export default class Sync extends BaseCommand {
   static override summary = 'Sync Applications from Git to the cluster, as Argo CD runs a sync operation.';
@@ -31,6 +53,10 @@ Sync, PostSync) and waves in order, hooks, prunes (with --prune), waiting for he
 is compared again afterwards and its final sync and health reported. A sync is a manual sync to the app's
 AppProject syncWindows: one they refuse now is that app's error, naming the window, and writes nothing
 (--dry-run still plans).
+
+With --watch it keeps going after that, until SIGTERM or Ctrl-C: new commits (polled), or saved files
+with --local, are synced; drift is reported, or synced back with --self-heal; one line (or JSON object) per
+event, a live table on a terminal. SIGTERM exits 0, Ctrl-C 130 (docs/usage/watch.md).
 
 Exit codes: 0 every operation Succeeded and every app ends Healthy (Progressing is fine with --async);
 1 an operation Failed, an app ends Degraded, or --timeout passed; 2 bad input or an app that could not be
@@ -52,6 +78,10 @@ interrupted.`;
     {
       description: 'Print the plan and change nothing.',
       command: '<%= config.bin %> sync -f apps/ --dry-run',
+    },
+    {
+      description: 'Keep the apps in sync, healing drift, until Ctrl-C; JSON lines for a log shipper.',
+      command: '<%= config.bin %> sync -f apps/ --watch --self-heal -o json',
     },
     {
       description: 'Sync one resource, creating its namespace.',
@@ -122,6 +152,36 @@ interrupted.`;
       min: 1,
       max: 100,
     }),
+    watch: Flags.boolean({
+      description:
+        'Keep the apps in sync until Ctrl-C or SIGTERM: poll Git (or watch the --local files), sync new revisions, report drift.',
+      exclusive: ['dry-run', 'resource', 'timeout', 'async'],
+    }),
+    'poll-interval': Flags.string({
+      description:
+        'With --watch: how often the refs of each repository are polled (one git ls-remote each); default 30s.',
+      dependsOn: ['watch'],
+    }),
+    'self-heal': Flags.boolean({
+      description:
+        "With --watch: sync an app back when its live objects drift from Git (Argo CD's selfHeal).",
+      dependsOn: ['watch'],
+    }),
+    'self-heal-timeout': Flags.string({
+      description:
+        'With --self-heal: wait before a repeated self-heal, x3 per attempt, at most 5m; default 2s.',
+      dependsOn: ['self-heal'],
+    }),
+    'app-resync': Flags.string({
+      description:
+        "With --watch: refresh every app this often, with jitter (Argo CD's timeout.reconciliation); default 3m, 0: never.",
+      dependsOn: ['watch'],
+    }),
+    'shutdown-timeout': Flags.string({
+      description:
+        'With --watch: how long running syncs may take to end after SIGTERM or Ctrl-C; default 30s.',
+      dependsOn: ['watch'],
+    }),
     'operation-processors': Flags.integer({
       description: "Apps synced in parallel (the operation queue's workers), as Argo CD's controller flag.",
       default: DEFAULT_OPERATION_PROCESSORS,
@@ -134,6 +194,15 @@ interrupted.`;
     const { flags, argv: names } = await this.parse(Sync);
     // Server-side diff's batches (a bad value fails before anything is read).
     const ssdLimits = serverSideDiffLimits(flags);
+    if (flags.watch) {
+      const { parseSyncOptions } = await import('../sync/index.js');
+      return syncWatch({
+        flags,
+        names: names as string[],
+        signal: this.signal,
+        syncOptions: syncOptionsOf(flags, parseSyncOptions),
+      });
+    }
     const [{ Run, prepareRun }, sync] = await Promise.all([
       import('../controller/index.js'),
       import('../sync/index.js'),
@@ -145,15 +214,7 @@ interrupted.`;
       return ms;
     };
     const timeoutMs = duration('timeout', flags.timeout);
-    const syncOptions = sync.parseSyncOptions(flags['sync-option'] ?? []);
-    for (const [flag, option] of [
-      ['force', 'Force'],
-      ['replace', 'Replace'],
-      ['server-side', 'ServerSideApply'],
-      ['apply-out-of-sync-only', 'ApplyOutOfSyncOnly'],
-    ] as const) {
-      if (flags[flag]) syncOptions[option] = 'true';
-    }
+    const syncOptions = syncOptionsOf(flags, sync.parseSyncOptions);
     const resources = (flags.resource ?? []).map((r) => sync.parseResourceFilter(r));
     const retry =
       flags['retry-limit'] === undefined

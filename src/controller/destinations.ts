@@ -282,13 +282,14 @@ export class ClusterPool {
   /**
    * The continuous loop's apps changed: a cluster whose live cache does not cover the destination
    * namespaces of its apps now is closed, and connected again (listed anew) by the next app that needs
-   * it. Returns the cluster keys closed (their API requests count in `close()`).
+   * it. `all`: every cluster is (the shared options changed: a new managedFields manager to keep).
+   * Returns the cluster keys closed (their API requests count in `close()`).
    */
-  async rescope(): Promise<string[]> {
+  async rescope(all = false): Promise<string[]> {
     const closed: string[] = [];
     for (const [context, p] of [...this.#clusters]) {
       const had = this.#namespaces.get(context);
-      if (!had || this.#wanted(context).every((ns) => had.has(ns))) continue;
+      if (!all && (!had || this.#wanted(context).every((ns) => had.has(ns)))) continue;
       this.#clusters.delete(context);
       this.#namespaces.delete(context);
       closed.push(context);

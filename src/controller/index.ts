@@ -60,6 +60,8 @@ export type { Exclusion, FilteredResource } from './exclusions.js';
 export { appServerSideDiff, SERVER_SIDE_DIFF_MANAGER } from './server-side.js';
 export type * from './types.js';
 export type * from './loop-types.js';
+export { watchApps } from './watch-run.js';
+export type { WatchEvent, WatchRunOptions } from './watch-run.js';
 export { Loop } from './loop.js';
 export type { LoopOptions } from './loop-options.js';
 export { DEFAULT_APP_RESYNC_JITTER_MS, DEFAULT_APP_RESYNC_MS } from './loop-options.js';

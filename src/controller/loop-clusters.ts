@@ -175,13 +175,28 @@ export class LoopClusters {
     for (const [c, a] of d.accessOf) this.dest.accessOf.set(c, a);
     for (const [c, s] of d.scopeOf) if (!this.dest.scopeOf.has(c)) this.dest.scopeOf.set(c, s);
     for (const [a, p] of d.projectOf) this.dest.projectOf.set(a, p);
+    this.keepManagersOf(app);
     if (rescope) this.rescope();
     return report;
   }
 
   /** The apps changed (added, or a new ownership): clusters that no longer cover them are listed again. */
-  rescope(): void {
-    void this.pool.rescope().then((closed) => closed.length > 0 && this.#o.onRescoped(closed));
+  rescope(all = false): void {
+    void this.pool.rescope(all).then((closed) => closed.length > 0 && this.#o.onRescoped(closed));
+  }
+
+  /**
+   * Keeps the managedFields entries of the app's ignoreDifferences `managedFieldsManagers` too (an app
+   * added after the start): the live caches, which dropped those entries, are listed again.
+   */
+  keepManagersOf(app: Application): void {
+    const managers = this.#o.shared.managers as Set<string>;
+    const added = app.ignoreDifferences
+      .flatMap((r) => r.managedFieldsManagers)
+      .filter((m) => !managers.has(m));
+    if (added.length === 0) return;
+    for (const m of added) managers.add(m);
+    this.rescope(true);
   }
 
   /**

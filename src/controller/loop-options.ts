@@ -49,6 +49,12 @@ export interface LoopOptions extends Omit<
   ownsApp?: (app: Application) => boolean;
   /** Live-cache events are collected this long before their refreshes are asked. Default 20 ms. */
   eventBatchMs?: number;
+  /**
+   * A level-2 refresh (resync, app change) re-resolves the app's branches unless that repository was
+   * re-resolved less than this long ago (Argo CD's repo-server `--revision-cache-expiration`, 3 min there).
+   * Default 0: every level-2 refresh sees the newest commit. Level 3 (Git poller, hard refresh) always does.
+   */
+  revisionCacheMs?: number;
   /** The time running operations get when `signal` aborts. Default 0 (they are aborted at once). */
   shutdownTimeoutMs?: number;
 }

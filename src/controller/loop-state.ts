@@ -7,11 +7,15 @@
  *   operation (and each of its retries, unless `retry.refresh`) syncs the revision it was decided for;
  * - `syncRequestOf(request)`: the src/sync request an `OperationRequest` means (strategy default hook, as
  *   Argo CD's; the request's sync options laid over the app's by `runOperation`);
+ * - `scheduleResync` / `clearTimers`: the app's resync timer (a level-1 refresh keeps a pending one) and
+ *   its delayed refresh request;
+ * - `RevisionFreshness`: which refresh requests make the source service re-resolve the app's repositories;
  * - `maxRefresh`: coalescing of refresh requests (the highest level wins; its reason goes with it).
  */
 import type { Application } from '../apps/index.js';
+import { repoKey } from '../source/index.js';
 import type { KubeObject } from '../cluster/index.js';
-import type { TimerHandle } from '../common/index.js';
+import type { Clock, TimerHandle } from '../common/index.js';
 import type { OperationReport, SyncRequest } from '../sync/index.js';
 import type { LastOperation } from './autosync.js';
 import type { AppLoopState, CompareLevel, OperationRequest, RefreshReason } from './loop-types.js';
@@ -149,4 +153,66 @@ export function syncRequestOf(request: OperationRequest): SyncRequest {
     resources: request.resources ?? [],
     syncOptions: request.syncOptions ?? {},
   };
+}
+
+/** A new app's entry, with the last operation its `status.operationState` records (`lastOperationOf`). */
+export function newEntry(key: string, app: Application): LoopEntry {
+  const seeded = lastOperationOf(app);
+  const state: AppLoopState = { key, app, selfHealAttempts: seeded?.selfHealAttempts ?? 0 };
+  if (seeded?.syncedRevision) state.syncedRevision = seeded.syncedRevision;
+  if (seeded?.last.report) state.lastOperation = { request: seeded.last.request, report: seeded.last.report };
+  return { key, app, state, executing: false, lastSync: seeded?.last };
+}
+
+/** Sets the app's next resync after a refresh at `level` (a level-1 refresh keeps a pending one). */
+export function scheduleResync(
+  entry: LoopEntry,
+  level: number,
+  o: { clock: Clock; everyMs: number; jitterMs: number; random: () => number; request: () => void },
+): void {
+  if (level < 2 && entry.resyncTimer !== undefined) return;
+  if (entry.resyncTimer !== undefined) o.clock.clearTimeout(entry.resyncTimer);
+  entry.resyncTimer = undefined;
+  if (o.everyMs <= 0) return;
+  entry.resyncTimer = o.clock.setTimeout(
+    () => {
+      entry.resyncTimer = undefined;
+      o.request();
+    },
+    o.everyMs + Math.floor(o.random() * o.jitterMs),
+  );
+}
+
+/** Cancels the app's resync and delayed refresh. */
+export function clearTimers(entry: LoopEntry, clock: Clock): void {
+  if (entry.resyncTimer !== undefined) clock.clearTimeout(entry.resyncTimer);
+  if (entry.delayed) clock.clearTimeout(entry.delayed.timer);
+  entry.resyncTimer = undefined;
+  entry.delayed = undefined;
+}
+
+/**
+ * A level-3 request re-resolves the app's repositories (`forget`); a level-2 one too unless they were
+ * re-resolved less than `cacheMs` ago (Argo CD's repo-server revision cache; 0: always); level 0-1 never.
+ */
+export class RevisionFreshness {
+  readonly #forgotten = new Map<string, number>();
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly cacheMs: number,
+    private readonly forget: (repoURL: string) => void,
+  ) {}
+
+  requested(app: Application, level: number): void {
+    if (level < 2) return;
+    const now = this.clock.now();
+    for (const s of app.sources) {
+      const repo = repoKey(s.repoURL);
+      const last = this.#forgotten.get(repo);
+      if (level < 3 && last !== undefined && now - last < this.cacheMs) continue;
+      this.#forgotten.set(repo, now);
+      this.forget(s.repoURL);
+    }
+  }
 }

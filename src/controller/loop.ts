@@ -47,7 +47,7 @@ import { AppIndex, isApplicationItself, LiveRouter, resourceIndexKey } from './l
 import type { LoopCore } from './loop-process.js';
 import { operationWorker, refreshWorker } from './loop-workers.js';
 import type { WorkerContext } from './loop-workers.js';
-import { lastOperationOf, maxRefresh } from './loop-state.js';
+import { clearTimers, maxRefresh, newEntry, RevisionFreshness, scheduleResync } from './loop-state.js';
 import type { LoopEntry } from './loop-state.js';
 import type {
   AppLoopState,
@@ -64,6 +64,9 @@ import {
   DEFAULT_EVENT_BATCH_MS,
 } from './loop-options.js';
 import type { LoopOptions } from './loop-options.js';
+
+// Kept where the first version had it (branches importing it from here).
+export type { LoopOptions } from './loop-options.js';
 
 const keyOf = (app: Application, argocdNamespace: string): string =>
   `${app.namespace ?? argocdNamespace}/${app.name}`;
@@ -95,12 +98,16 @@ export class Loop implements ReconcileLoop {
   readonly #index = new AppIndex();
   /** `<cluster>|<namespace>` → apps whose project watches orphaned resources there; rebuilt after changes. */
   #orphans: Map<string, string[]> | undefined;
+  readonly #revisions: RevisionFreshness;
 
   constructor(options: LoopOptions) {
     this.#o = options;
     this.#ns = options.argocdNamespace ?? DEFAULT_ARGOCD_NAMESPACE;
     this.#clock = options.clock ?? realClock;
     this.#owns = options.ownsApp ?? ((): boolean => true);
+    this.#revisions = new RevisionFreshness(this.#clock, options.revisionCacheMs ?? 0, (url) =>
+      options.source.forgetRevisions?.(url),
+    );
     this.#refreshQueue = new RateLimitingQueue<string>({ name: 'refresh', clock: this.#clock });
     this.#operationQueue = new RateLimitingQueue<string>({ name: 'operation', clock: this.#clock });
     for (const app of options.apps ?? []) this.upsertApp(app);
@@ -113,12 +120,7 @@ export class Loop implements ReconcileLoop {
     const key = keyOf(app, this.#ns);
     const entry = this.#entries.get(key);
     if (!entry) {
-      const seeded = lastOperationOf(app);
-      const state: AppLoopState = { key, app, selfHealAttempts: seeded?.selfHealAttempts ?? 0 };
-      if (seeded?.syncedRevision) state.syncedRevision = seeded.syncedRevision;
-      if (seeded?.last.report)
-        state.lastOperation = { request: seeded.last.request, report: seeded.last.report };
-      const added: LoopEntry = { key, app, state, executing: false, lastSync: seeded?.last };
+      const added = newEntry(key, app);
       this.#entries.set(key, added);
       this.#index.setInstance(instanceName(app, this.#ns), key);
       this.#emit({ type: 'app-added', app: app.name, key });
@@ -143,7 +145,7 @@ export class Loop implements ReconcileLoop {
     if (!entry) return;
     this.#entries.delete(key);
     this.#orphans = undefined;
-    this.#clearTimers(entry);
+    clearTimers(entry, this.#clock);
     this.#index.remove(key, instanceName(entry.app, this.#ns));
     this.#clusters?.forget(entry.app);
     this.#emit({ type: 'app-removed', app: entry.app.name, key });
@@ -165,7 +167,7 @@ export class Loop implements ReconcileLoop {
       entry.delayed = { at, timer };
       return;
     }
-    if (level >= 2) for (const s of entry.app.sources) this.#o.source.forgetRevisions?.(s.repoURL);
+    this.#revisions.requested(entry.app, level);
     entry.pending = maxRefresh(entry.pending, { level, reason });
     this.#refreshQueue.add(key);
   }
@@ -322,7 +324,7 @@ export class Loop implements ReconcileLoop {
   async #stop(timeoutMs: number): Promise<void> {
     this.#stopping = true;
     this.#emit({ type: 'loop-stopping', reason: this.#stopReason });
-    for (const entry of this.#entries.values()) this.#clearTimers(entry);
+    for (const entry of this.#entries.values()) clearTimers(entry, this.#clock);
     this.#router?.stop();
     this.#refreshQueue.shutDown();
     this.#refreshAbort.abort(new Error('the loop is stopping'));
@@ -380,21 +382,6 @@ export class Loop implements ReconcileLoop {
     }
   }
 
-  /** Argo CD's comparison expiry counts from the last refresh at level >= 2 (its `reconciledAt`). */
-  #scheduleResync(entry: LoopEntry, level: number): void {
-    if (level < 2 && entry.resyncTimer !== undefined) return;
-    this.#clearResync(entry);
-    const every = this.#o.appResyncMs ?? DEFAULT_APP_RESYNC_MS;
-    if (every <= 0 || this.#stopping) return;
-    const jitter = Math.floor(
-      (this.#o.random ?? Math.random)() * (this.#o.appResyncJitterMs ?? DEFAULT_APP_RESYNC_JITTER_MS),
-    );
-    entry.resyncTimer = this.#clock.setTimeout(() => {
-      entry.resyncTimer = undefined;
-      this.requestRefresh(entry.key, 2, 'resync');
-    }, every + jitter);
-  }
-
   #orphanWatchers(): Map<string, string[]> {
     this.#orphans ??= this.#clusters?.orphanWatchers(
       [...this.#entries.values()].filter((e) => this.#owns(e.app)),
@@ -402,14 +389,15 @@ export class Loop implements ReconcileLoop {
     return this.#orphans ?? new Map();
   }
 
-  #clearResync(entry: LoopEntry): void {
-    if (entry.resyncTimer !== undefined) this.#clock.clearTimeout(entry.resyncTimer);
-    entry.resyncTimer = undefined;
-  }
-
-  #clearTimers(entry: LoopEntry): void {
-    this.#clearResync(entry);
-    if (entry.delayed) this.#clock.clearTimeout(entry.delayed.timer);
-    entry.delayed = undefined;
+  /** Argo CD's comparison expiry counts from the last refresh at level >= 2 (its `reconciledAt`). */
+  #scheduleResync(entry: LoopEntry, level: number): void {
+    if (this.#stopping) return;
+    scheduleResync(entry, level, {
+      clock: this.#clock,
+      everyMs: this.#o.appResyncMs ?? DEFAULT_APP_RESYNC_MS,
+      jitterMs: this.#o.appResyncJitterMs ?? DEFAULT_APP_RESYNC_JITTER_MS,
+      random: this.#o.random ?? Math.random,
+      request: () => this.requestRefresh(entry.key, 2, 'resync'),
+    });
   }
 }

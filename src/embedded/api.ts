@@ -321,6 +321,9 @@ export class ApiCore {
       obj as unknown as Json,
       this.registry.schemas,
       this.registry.schemaOf(ctx.type, ctx.version),
+      '',
+      [],
+      ctx.type.crd !== undefined,
     );
     const problems = fieldProblems(unknown, validation === 'Ignore' ? [] : duplicateFields(bodyText));
     if (problems.length === 0 || validation === 'Ignore') return undefined;

@@ -52,6 +52,18 @@ function childPath(path: string, key: string): string {
 /**
  * Drops the fields `schema` does not declare from `value` (in place) and returns their paths, written as
  * the real server writes them (`spec.template.spec.containers[0].foo`).
+ *
+ * `structural` (custom resources): the CRD's own schema is pruned as apiextensions-apiserver prunes a
+ * structural schema (pkg/apiserver/schema/pruning/algorithm.go `Prune`/`prune`/`skipPrune`):
+ * - an object schema without `properties` and `additionalProperties` keeps no field (`type: object` alone
+ *   prunes everything below it);
+ * - `x-kubernetes-preserve-unknown-fields: true` keeps unknown fields, but the fields it declares are still
+ *   pruned by their own schemas;
+ * - `x-kubernetes-embedded-resource: true` keeps `apiVersion`, `kind` and `metadata` of the embedded object;
+ * - an array without `items` prunes every field of its objects.
+ * Where the walk enters a built-in definition (`$ref`: the root's ObjectMeta), the built-in rules apply:
+ * the typed decode drops undeclared fields, and a definition without properties (FieldsV1, RawExtension)
+ * is kept whole.
  */
 export function pruneUnknown(
   value: Json,
@@ -59,29 +71,63 @@ export function pruneUnknown(
   schema: Schema | undefined,
   path = '',
   out: string[] = [],
+  structural = false,
 ): string[] {
+  walk(value, schemas, schema, path, out, structural, false);
+  return out;
+}
+
+/** `keep`: inside a preserved array (`skipPrune` of its items): unknown fields stay. */
+function walk(
+  value: Json,
+  schemas: SchemaCatalog,
+  schema: Schema | undefined,
+  path: string,
+  out: string[],
+  structural: boolean,
+  keep: boolean,
+): void {
+  const inCrd = structural && !(schema && typeof schema['$ref'] === 'string');
   const s = schemas.resolve(schema);
-  if (!s || s['x-kubernetes-preserve-unknown-fields'] === true) return out;
+  if (!s) {
+    if (inCrd && !keep) pruneAll(value, path, out);
+    return;
+  }
+  const preserve = keep || s['x-kubernetes-preserve-unknown-fields'] === true;
+  if (preserve && !inCrd) return;
   if (Array.isArray(value)) {
     const items = schemas.items(s);
-    if (items) value.forEach((v, i) => pruneUnknown(v, schemas, items, `${path}[${i}]`, out));
-    return out;
+    if (items || inCrd)
+      value.forEach((v, i) => walk(v, schemas, items, `${path}[${i}]`, out, inCrd, inCrd && preserve));
+    return;
   }
-  if (!isMap(value)) return out;
+  if (!isMap(value)) return;
   const props = s['properties'];
   const extra = s['additionalProperties'];
+  const embedded = inCrd && s['x-kubernetes-embedded-resource'] === true;
   for (const [k, v] of Object.entries(value)) {
+    if (embedded && (k === 'apiVersion' || k === 'kind' || k === 'metadata')) continue;
     const declared = isMap(props as Json) ? (props as Record<string, Schema>)[k] : undefined;
-    if (declared) pruneUnknown(v, schemas, declared, childPath(path, k), out);
+    if (declared) walk(v, schemas, declared, childPath(path, k), out, inCrd, false);
     else if (typeof extra === 'object' && extra !== null)
-      pruneUnknown(v, schemas, extra as Schema, childPath(path, k), out);
-    else if (extra === true || (props === undefined && extra === undefined)) continue;
+      walk(v, schemas, extra as Schema, childPath(path, k), out, inCrd, false);
+    else if (preserve || extra === true) continue;
+    else if (!inCrd && props === undefined && extra === undefined) continue;
     else {
       out.push(childPath(path, k));
       delete (value as JsonMap)[k];
     }
   }
-  return out;
+}
+
+/** `prune(x, nil)`: a value without a schema keeps no object field, at any depth. */
+function pruneAll(value: Json, path: string, out: string[]): void {
+  if (Array.isArray(value)) value.forEach((v, i) => pruneAll(v, `${path}[${i}]`, out));
+  else if (isMap(value))
+    for (const k of Object.keys(value)) {
+      out.push(childPath(path, k));
+      delete (value as JsonMap)[k];
+    }
 }
 
 /**

@@ -27,6 +27,7 @@
  *   for the commands that talk to the remote (ls-remote, fetch); refs and fetches are remembered per
  *   (repository, credentials) so an app never rides on another project's credentials, and fetches into
  *   one mirror run one at a time.
+ * - A long-running loop's poller asks `listRefs`: a fresh ls-remote each time, never cached.
  * - Messages never contain credentials: URLs are redacted (`redactURL`) and every secret value of the
  *   credentials in use is scrubbed from git's stderr; "terminal prompts disabled" (git found no
  *   credential) becomes "authentication required: no credentials matched this URL" (Argo CD's
@@ -82,6 +83,23 @@ export class RevisionNotFoundError extends GitopsError {
 export interface RepoAuth {
   id: string;
   environ(): Promise<GitEnv>;
+}
+
+/**
+ * The SHA `revision` (not a SHA, not "") names among `refs` (an ls-remote answer), as Argo CD resolves a
+ * symbolic revision: a full `refs/...` name (peeled first), else the name itself (HEAD), a branch, a tag
+ * (peeled first).
+ */
+export function refOf(refs: ReadonlyMap<string, string>, revision: string): string | undefined {
+  const rev = revision.trim() || 'HEAD';
+  const candidates = rev.startsWith('refs/')
+    ? [`${rev}^{}`, rev]
+    : [rev, `refs/heads/${rev}`, `refs/tags/${rev}^{}`, `refs/tags/${rev}`];
+  for (const name of candidates) {
+    const sha = refs.get(name);
+    if (sha) return sha;
+  }
+  return undefined;
 }
 
 const NO_AUTH: RepoAuth = { id: '', environ: () => Promise.resolve({ env: {}, secrets: [] }) };
@@ -153,14 +171,8 @@ export class GitRepos {
       pending = this.lsRemote(repo, auth);
       repo.refs.set(auth.id, pending);
     }
-    const refs = await pending;
-    const candidates = rev.startsWith('refs/')
-      ? [`${rev}^{}`, rev]
-      : [rev, `refs/heads/${rev}`, `refs/tags/${rev}^{}`, `refs/tags/${rev}`];
-    for (const name of candidates) {
-      const sha = refs.get(name);
-      if (sha) return sha;
-    }
+    const sha = refOf(await pending, rev);
+    if (sha) return sha;
     if (SHORT_SHA.test(rev)) {
       await this.fetchOnce(repo, auth);
       const out = await this.run(
@@ -172,6 +184,15 @@ export class GitRepos {
       if (out && FULL_SHA.test(out.trim())) return out.trim();
     }
     throw new RevisionNotFoundError(url, rev);
+  }
+
+  /**
+   * The refs of `url` right now (ref name -> SHA, annotated tags also as `<tag>^{}`): one fresh
+   * `git ls-remote`, never cached, with the same credentials and message scrubbing as every other remote
+   * command (the Git poller, poller.ts).
+   */
+  listRefs(url: string, auth: RepoAuth = NO_AUTH): Promise<Map<string, string>> {
+    return this.lsRemote(this.repo(url), auth);
   }
 
   /**

@@ -23,7 +23,8 @@
  * Child processes: renderers run at most `concurrency` at a time (default: CPU count, at least 2) with
  * `renderTimeoutMs` each (default 90 s, Argo CD's exec timeout); git runs at most 8 at a time.
  */
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { lstat, mkdtemp, readdir, readFile, readlink, rm, stat } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Application, ApplicationSource } from '../apps/index.js';
@@ -66,6 +67,10 @@ export {
 } from './repositories.js';
 export type { RepositoryObject, RepoCredentials } from './repositories.js';
 export type { SourceType } from './render/index.js';
+export { RepoPoller, repositoriesToPoll, DEFAULT_POLL_INTERVAL_MS } from './poller.js';
+export type { PolledRepository, RefChange, RepoPollerOptions } from './poller.js';
+export { FileWatcher, DEFAULT_QUIET_MS } from './file-watch.js';
+export type { FileWatcherOptions } from './file-watch.js';
 
 export interface SourceServiceOptions {
   /** Cache root (mirrors + manifests); default `$XDG_CACHE_HOME/kubectl-gitops` or `~/.cache/kubectl-gitops`. */
@@ -74,6 +79,13 @@ export interface SourceServiceOptions {
   hardRefresh?: boolean;
   /** Render this working directory instead of fetching Git (`--local`). */
   local?: string;
+  /**
+   * The revision reported for sources read from `local`: `fixed` (default) is "local"; `digest` is
+   * "local:<12 hex>", a digest of every file under the directory (`.git` left out), computed again after
+   * `forgetRevisions`: a continuous loop (`sync --watch --local`) then sees a saved change as a new
+   * revision (auto-synced, like a new commit) and a live edit as drift at the same revision.
+   */
+  localRevision?: 'fixed' | 'digest';
   /**
    * Per-repository working directories (`repoKey(url)` -> directory): sources of those repositories are
    * read from the directory like `local` (revision "local"), the others from Git (`diff --base --local`).
@@ -140,6 +152,11 @@ export interface SourceService {
    */
   projectRepositories?(project: string): Promise<string[]>;
   /**
+   * The refs of `repoURL` now (one fresh `git ls-remote`, never cached), with the credentials Argo CD uses
+   * for an app of `project`: what the Git poller (poller.ts) reads. Errors name the redacted URL only.
+   */
+  listRefs?(repoURL: string, project: string): Promise<Map<string, string>>;
+  /**
    * Forgets what this service resolved of `repoURL` so far (ls-remote answers, branch reads, the fetch):
    * the next render resolves its revisions afresh (a continuous loop's refresh at level >= 2, a new
    * commit seen by a poller). Checkouts and cached manifests of resolved commits stay valid.
@@ -178,6 +195,7 @@ export function observeRenders(service: SourceService, onEvent: (event: RenderEv
     },
     checkoutTree: (repoURL, revision) => service.checkoutTree(repoURL, revision),
     projectRepositories: async (project) => (await service.projectRepositories?.(project)) ?? [],
+    ...(service.listRefs ? { listRefs: service.listRefs.bind(service) } : {}),
     forgetRevisions: (repoURL) => service.forgetRevisions?.(repoURL),
     get stats() {
       return service.stats;
@@ -212,6 +230,30 @@ export class SourceError extends GitopsError {
     });
     this.name = 'SourceError';
   }
+}
+
+/** sha256 over every file under `root` (sorted relative paths, `.git` left out): path, then content. */
+async function treeDigest(root: string): Promise<string> {
+  const files: string[] = [];
+  const walk = async (dir: string, rel: string): Promise<void> => {
+    for (const e of await readdir(dir, { withFileTypes: true })) {
+      if (e.name === '.git') continue;
+      const path = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) await walk(join(dir, e.name), path);
+      else files.push(path);
+    }
+  };
+  await walk(root, '');
+  files.sort();
+  const hash = createHash('sha256');
+  for (const f of files) {
+    const full = join(root, f);
+    const info = await lstat(full);
+    hash.update(`${f}\0`);
+    hash.update(info.isSymbolicLink() ? `-> ${await readlink(full)}` : await readFile(full));
+    hash.update('\0');
+  }
+  return hash.digest('hex');
 }
 
 export function createSourceService(options: SourceServiceOptions = {}): SourceService {
@@ -260,7 +302,22 @@ class Service implements SourceService {
 
   private readonly gitWorkDir: string;
 
+  /** "local:<12 hex>" of the files under `dir` (memoized until `forgetRevisions`). */
+  private localDigest(dir: string): Promise<string> {
+    const key = resolve(dir);
+    let digest = this.digests.get(key);
+    if (!digest) {
+      digest = treeDigest(key).then((hex) => `local:${hex.slice(0, 12)}`);
+      this.digests.set(key, digest);
+      digest.catch(() => this.digests.delete(key));
+    }
+    return digest;
+  }
+
+  private readonly digests = new Map<string, Promise<string>>();
+
   forgetRevisions(repoURL: string): void {
+    if (this.localDir({ repoURL })) this.digests.clear();
     this.git.forgetRefs(repoURL);
   }
 
@@ -305,7 +362,8 @@ class Service implements SourceService {
     const revisions = await Promise.all(
       app.sources.map(async (s) => {
         try {
-          if (this.localDir(s)) return 'local';
+          const local = this.localDir(s);
+          if (local) return this.options.localRevision === 'digest' ? await this.localDigest(local) : 'local';
           if (s.chart) return s.targetRevision;
           return await this.git.resolveRevision(
             s.repoURL,
@@ -459,6 +517,10 @@ class Service implements SourceService {
     const auth = await this.auth(repoURL, '');
     const sha = await this.git.resolveRevision(repoURL, revision, auth);
     return this.git.checkout(repoURL, sha, auth);
+  }
+
+  async listRefs(repoURL: string, project: string): Promise<Map<string, string>> {
+    return this.git.listRefs(repoURL, await this.auth(repoURL, project));
   }
 
   /** The run's repositories (loaded once) and the private-file writer for their credentials. */

@@ -13,7 +13,7 @@ import { createSourceService } from '../../src/source/index.js';
 import { runOperation } from '../../src/sync/index.js';
 import { syncRequestOf } from '../../src/controller/index.js';
 import type { LoopEvent } from '../../src/controller/index.js';
-import { useEmbeddedCluster } from '../support/embedded.js';
+import { api, useEmbeddedCluster } from '../support/embedded.js';
 import { TestRepo, cm } from '../support/git.js';
 import { application, newCacheRoot } from './setup.js';
 import { opDone, startLoop } from './loop-setup.js';
@@ -236,4 +236,35 @@ describe('continuous loop: queues, timers, shutdown', () => {
       await run.stop();
     }
   });
+
+  it(
+    'an app added while running in a new namespace is synced, and its live edits are seen (cache rescoped)',
+    T,
+    async () => {
+      repo.commit({ 'first/a.yaml': cm('first-a'), 'later/a.yaml': cm('later-a') });
+      const run = startLoop(fx, [application('first', repo.url, 'first')], cacheRoot, {
+        autoSync: { mode: 'all', prune: true, selfHeal: false, allowEmpty: false },
+        appResyncMs: 0,
+      });
+      try {
+        await run.until(opDone('first'));
+        run.loop.upsertApp(application('later', repo.url, 'later', { namespace: 'loop-later' }));
+        const done = (await run.until(opDone('later'))) as OperationDone;
+        assert.equal(done.phase, 'Succeeded');
+        await run.until((e) => e.type === 'refreshed' && e.app === 'later' && e.reason === 'operation-done');
+        const from = run.events.length;
+        await api(
+          fx.cluster,
+          'PATCH',
+          '/api/v1/namespaces/loop-later/configmaps/later-a',
+          { data: { key: 'edited' } },
+          'application/merge-patch+json',
+        );
+        const drift = await run.until((e) => e.type === 'drift' && e.app === 'later', from);
+        assert.deepEqual(drift.type === 'drift' && drift.resources, ['ConfigMap/loop-later/later-a']);
+      } finally {
+        await run.stop();
+      }
+    },
+  );
 });

@@ -1,6 +1,7 @@
 /**
  * Live-cache events → app refreshes (src/controller/loop-live.ts `LiveRouter`), as Argo CD's
- * handleObjectUpdated: which apps an event touches, what is dropped, and the batching on the loop clock.
+ * handleObjectUpdated: which apps an event touches, what is dropped, and the batching on the loop clock;
+ * and which refresh requests re-resolve revisions (loop-state.ts `RevisionFreshness`).
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,6 +13,8 @@ import {
   LiveRouter,
   resourceIndexKey,
 } from '../../src/controller/loop-live.js';
+import { RevisionFreshness } from '../../src/controller/loop-state.js';
+import { application } from './setup.js';
 
 const cmObj = (name: string, tracking?: string, data = 'v', rv = '1'): KubeObject => ({
   apiVersion: 'v1',
@@ -149,5 +152,31 @@ describe('live-cache events → refreshes (handleObjectUpdated)', () => {
     t.clock.step(1000);
     assert.deepEqual(t.batches, []);
     assert.equal(t.clock.pendingTimers, 0);
+  });
+});
+
+describe('which refresh requests re-resolve revisions (RevisionFreshness)', () => {
+  const app = application('r', 'https://example.com/Repo.git', 'p');
+  it('level 3 always, level 2 unless re-resolved within revisionCacheMs, level 0-1 never', () => {
+    const clock = new FakeClock();
+    const forgotten: string[] = [];
+    const f = new RevisionFreshness(clock, 1_000, (url) => forgotten.push(url));
+    f.requested(app, 1);
+    assert.equal(forgotten.length, 0);
+    f.requested(app, 2);
+    f.requested(app, 2);
+    assert.equal(forgotten.length, 1, 'the second level-2 request within the period shares the first');
+    f.requested(app, 3);
+    assert.equal(forgotten.length, 2);
+    clock.step(1_000);
+    f.requested(app, 2);
+    assert.deepEqual(forgotten, Array(3).fill('https://example.com/Repo.git'));
+  });
+  it('revisionCacheMs 0: every level-2 request', () => {
+    const forgotten: string[] = [];
+    const f = new RevisionFreshness(new FakeClock(), 0, (url) => forgotten.push(url));
+    f.requested(app, 2);
+    f.requested(app, 2);
+    assert.equal(forgotten.length, 2);
   });
 });

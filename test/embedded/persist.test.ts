@@ -28,9 +28,9 @@ describe('--data persistence', () => {
         apiVersion: 'argoproj.io/v1alpha1',
         kind: 'Application',
         metadata: { name: 'guestbook' },
-        spec: { project: 'default' },
+        spec: { project: 'default', destination: { server: 'https://kubernetes.default.svc' } },
       });
-      assert.equal(app.status, 201);
+      assert.equal(app.status, 201, JSON.stringify(app.body));
       const rv = (await api(first, 'GET', '/api/v1/namespaces')).body.metadata.resourceVersion;
       await first.close();
       assert.ok(existsSync(dataFile));

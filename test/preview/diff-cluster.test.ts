@@ -10,7 +10,7 @@ import { parse } from 'yaml';
 import type { ClusterConnection, KubeObject } from '../../src/cluster/index.js';
 import { runCli } from '../support/cli.js';
 import { useEmbeddedCluster } from '../support/embedded.js';
-import { APPLICATION_CRD } from '../support/argocd.js';
+import { APPLICATION_CRD, APPLICATION_SET_CRD } from '../support/argocd.js';
 import { appYaml, TestRepo, tempDir } from '../support/git.js';
 import { configMap } from '../controller/manifests.js';
 import { applyObjects, connectAs, createNamespaces } from '../controller/setup.js';
@@ -73,29 +73,7 @@ describe('diff --recursive against a cluster (embedded)', () => {
   });
 
   it('render --from-cluster: ApplicationSets and cluster Secrets read from the live Argo CD namespace', async () => {
-    const crd = {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: 'applicationsets.argoproj.io' },
-      spec: {
-        group: 'argoproj.io',
-        scope: 'Namespaced',
-        names: {
-          plural: 'applicationsets',
-          singular: 'applicationset',
-          kind: 'ApplicationSet',
-          listKind: 'ApplicationSetList',
-        },
-        versions: [
-          {
-            name: 'v1alpha1',
-            served: true,
-            storage: true,
-            schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-          },
-        ],
-      },
-    } as KubeObject;
+    const crd = structuredClone(APPLICATION_SET_CRD);
     // An Argo CD installation: both CRDs (--from-cluster without the Application CRD is an error).
     await applyObjects(conn, [structuredClone(APPLICATION_CRD) as unknown as KubeObject, crd], '');
     const secret = parse(`apiVersion: v1
@@ -112,6 +90,7 @@ spec:
   template:
     metadata: {name: 'web-{{ .name }}'}
     spec:
+      project: default
       source: {repoURL: ${repo.url}, path: child}
       destination: {server: '{{ .server }}', namespace: web}
 `) as KubeObject;
