@@ -29,7 +29,7 @@ import { applyCredentials, CredentialsError } from './credentials.js';
 import type { StatusBody } from './errors.js';
 import { apiVersionOf, groupKind } from './types.js';
 import type { KubeObject, ResourceInfo } from './types.js';
-import { CLIENT_FIELD_MANAGER } from '../common/index.js';
+import { CLIENT_FIELD_MANAGER, linkedSignal } from '../common/index.js';
 import { realClock } from '../queue/index.js';
 import type { Clock } from '../queue/index.js';
 import { sleep } from './sleep.js';
@@ -375,8 +375,11 @@ export class KubeClient {
         const failure = await this.#failure(res, target.subject, 'watch', deadline.signal);
         throw deadline.expired() ? deadline.error : failure;
       }
+      // The caller's signal ends the stream: it stays linked until the stream closes.
+      res.once('close', () => deadline.release());
       return parseWatchStream(res);
     } catch (err) {
+      deadline.release();
       if (deadline.expired()) throw deadline.error;
       throw err;
     } finally {
@@ -405,6 +408,7 @@ export class KubeClient {
         error = new ApiError(req.subject, req.verb, 0, undefined, err);
       } finally {
         deadline.clear();
+        deadline.release();
       }
       const retry =
         isRetryable(error) && (req.method === 'GET' || error.code === 429) && attempt < maxRetries;
@@ -473,7 +477,10 @@ export class KubeClient {
     signal: AbortSignal | undefined;
     error: ApiError;
     expired(): boolean;
+    /** Stops the timer (the caller's signal still reaches `signal`). */
     clear(): void;
+    /** Unhooks `signal` from the caller's (common/signals.ts: no AbortSignal.any on a long-lived signal). */
+    release(): void;
   } {
     const ms = this.#requestTimeoutMs;
     // Built only when the deadline passes: an error captures a stack, and most requests answer in time.
@@ -491,6 +498,7 @@ export class KubeClient {
         },
         expired: () => false,
         clear: () => undefined,
+        release: () => undefined,
       };
     const timer = new AbortController();
     let timedOut = false;
@@ -498,13 +506,15 @@ export class KubeClient {
       timedOut = true;
       timer.abort(timeout());
     }, ms);
+    const link = req.signal ? linkedSignal(req.signal, timer.signal) : undefined;
     return {
-      signal: req.signal ? AbortSignal.any([req.signal, timer.signal]) : timer.signal,
+      signal: link?.signal ?? timer.signal,
       get error() {
         return timeout();
       },
       expired: () => timedOut,
       clear: () => clearTimeout(handle),
+      release: () => link?.dispose(),
     };
   }
 

@@ -32,7 +32,7 @@ import { inScope } from './live-cache-scope.js';
 import { WATCH_LOST, WATCH_TIMEOUT_GRACE_MS, watchTimeoutOf } from './live-cache-scope.js';
 import type { LoopContext, Scope } from './live-cache-scope.js';
 import { sleep } from './sleep.js';
-import { oneLine } from '../common/index.js';
+import { linkedSignal, oneLine } from '../common/index.js';
 
 export async function watchScope(ctx: LoopContext, scope: Scope, signal: AbortSignal): Promise<void> {
   let failures = 0;
@@ -166,13 +166,18 @@ function idleTimer(
   if (!(ms > 0)) return { signal, reset: () => undefined, stop: () => undefined, fired: () => false };
   const idle = new AbortController();
   let handle = ctx.clock.setTimeout(() => idle.abort(new Error('watch idle')), ms);
+  // Not AbortSignal.any: `signal` lives as long as the cache (one watch after another; common/signals.ts).
+  const linked = linkedSignal(signal, idle.signal);
   return {
-    signal: AbortSignal.any([signal, idle.signal]),
+    signal: linked.signal,
     reset() {
       ctx.clock.clearTimeout(handle);
       handle = ctx.clock.setTimeout(() => idle.abort(new Error('watch idle')), ms);
     },
-    stop: () => ctx.clock.clearTimeout(handle),
+    stop: () => {
+      ctx.clock.clearTimeout(handle);
+      linked.dispose();
+    },
     fired: () => idle.signal.aborted,
   };
 }

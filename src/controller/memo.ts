@@ -11,6 +11,13 @@
  * to printing it). Server-side diff comparisons are never kept (their input is a dry-run answer). The
  * memo is bounded (`MAX_ENTRIES`): past it, it starts again empty.
  *
+ * Both memos forget what is not used (`AgedMap`): an entry neither read nor written for `agePeriodMs`
+ * (default 10 minutes, over twice Argo CD's default resync of 3 minutes + 1 minute jitter, so every live
+ * object of a running loop is read again well within it) is dropped by `2 * agePeriodMs` at the latest.
+ * Entries are keyed by uid, and a deleted object's uid never comes back: without this a continuous loop
+ * kept the comparison (both normalized objects, a few KB) of every object deleted since it started, up to
+ * `MAX_ENTRIES` (the soak benchmark, bench/soak.bench.ts, deletes objects that self-heal creates again).
+ *
  * `DryRunMemo`: server-side diff's dry-run answers (the predicted live object), kept per live object while
  * its uid and resourceVersion, the target's digest, the cluster (its client) and that cluster's schemas are
  * the same: the answer of a dry run is a function of the stored object and the applied one, and of the
@@ -27,6 +34,74 @@ import type { DryRunOutcome } from './server-side.js';
 
 /** Entries kept at most (about 100 bytes each, plus the kept comparison). */
 export const MAX_ENTRIES = 200_000;
+/** An entry unused this long is dropped within as long again (see the header). */
+export const DEFAULT_AGE_PERIOD_MS = 10 * 60_000;
+
+export interface MemoOptions {
+  /** Default `DEFAULT_AGE_PERIOD_MS`. */
+  agePeriodMs?: number;
+  /** Milliseconds now (tests: a fake clock). Default `Date.now`. */
+  now?: () => number;
+}
+
+/**
+ * A map whose entries unused (neither `get` nor `set`) for a period are dropped: two generations, the
+ * young one written and read, the old one read only (a hit moves back to young); when a period has passed
+ * (checked on each call: no timer), young becomes old and the old is let go. Bounded by `MAX_ENTRIES`.
+ */
+export class AgedMap<V> {
+  #young = new Map<string, V>();
+  #old = new Map<string, V>();
+  #since: number;
+  readonly #period: number;
+  readonly #now: () => number;
+
+  constructor(options: MemoOptions = {}) {
+    this.#period = options.agePeriodMs ?? DEFAULT_AGE_PERIOD_MS;
+    this.#now = options.now ?? Date.now;
+    this.#since = this.#now();
+  }
+
+  get(key: string): V | undefined {
+    this.#age();
+    const young = this.#young.get(key);
+    if (young !== undefined) return young;
+    const old = this.#old.get(key);
+    if (old !== undefined) {
+      this.#old.delete(key);
+      this.#young.set(key, old);
+    }
+    return old;
+  }
+
+  set(key: string, value: V): void {
+    this.#age();
+    this.#old.delete(key);
+    if (this.size >= MAX_ENTRIES && !this.#young.has(key)) {
+      this.#young.clear();
+      this.#old.clear();
+    }
+    this.#young.set(key, value);
+  }
+
+  delete(key: string): void {
+    this.#young.delete(key);
+    this.#old.delete(key);
+  }
+
+  get size(): number {
+    return this.#young.size + this.#old.size;
+  }
+
+  #age(): void {
+    const now = this.#now();
+    if (now - this.#since < this.#period) return;
+    // Two periods or more without a call: nothing was used since the last turn, the young go too.
+    this.#old = now - this.#since >= 2 * this.#period ? new Map() : this.#young;
+    this.#young = new Map();
+    this.#since = now;
+  }
+}
 
 interface Entry {
   resourceVersion: string;
@@ -36,9 +111,13 @@ interface Entry {
 }
 
 export class ComparisonMemo {
-  readonly #entries = new Map<string, Entry>();
+  readonly #entries: AgedMap<Entry>;
   hits = 0;
   misses = 0;
+
+  constructor(options: MemoOptions = {}) {
+    this.#entries = new AgedMap(options);
+  }
 
   /** The digest of `target` compared with `scope` (what `get` and `set` are given). */
   digest(target: KubeObject, scope: string): string {
@@ -67,7 +146,6 @@ export class ComparisonMemo {
       this.#entries.delete(uid);
       return;
     }
-    if (this.#entries.size >= MAX_ENTRIES && !this.#entries.has(uid)) this.#entries.clear();
     this.#entries.set(uid, { resourceVersion: rv, digest, schemas, result });
   }
 
@@ -78,13 +156,20 @@ export class ComparisonMemo {
 
 /** Dry-run answers of server-side diff, per live object (see the header). */
 export class DryRunMemo {
-  readonly #entries = new Map<
-    string,
-    { resourceVersion: string; digest: string; cluster: object; schemas: object; outcome: DryRunOutcome }
-  >();
+  readonly #entries: AgedMap<{
+    resourceVersion: string;
+    digest: string;
+    cluster: object;
+    schemas: object;
+    outcome: DryRunOutcome;
+  }>;
   /** Answers reused, and dry runs sent for want of one, since the memo was made. */
   hits = 0;
   misses = 0;
+
+  constructor(options: MemoOptions = {}) {
+    this.#entries = new AgedMap(options);
+  }
 
   /** The digest of a target (what `get` and `set` are given). */
   digest(target: KubeObject): string {
@@ -121,7 +206,6 @@ export class DryRunMemo {
       this.#entries.delete(uid);
       return;
     }
-    if (this.#entries.size >= MAX_ENTRIES && !this.#entries.has(uid)) this.#entries.clear();
     this.#entries.set(uid, { resourceVersion: rv, digest, cluster, schemas, outcome });
   }
 

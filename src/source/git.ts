@@ -16,6 +16,11 @@
  *   files (local-refs.ts), the same answer ls-remote gives, with no process; once per name per run.
  *   Tags, short SHAs and anything the reader is unsure of still go through ls-remote.
  * - `forgetRefs(url)` ends the "once" for one repository: its next resolution and fetch ask the remote again.
+ * - Checkouts: `checkout` keeps the tree for the instance's life (its caller holds the path); `lease` lends
+ *   one until `release()`. Per repository, at most `MAX_IDLE_CHECKOUTS` trees no lease holds are kept
+ *   (the least recently used beyond that are removed from disk), so a continuous loop that sees commit
+ *   after commit for days does not keep a full tree of each (it did: one directory per commit, found
+ *   while soaking the loop, bench/soak.bench.ts). A removed commit asked again is checked out again.
  * - A repository is fetched at most once (concurrent callers wait on the same fetch), and only when a
  *   needed commit is missing from the mirror. A commit still missing after the fetch is fetched by SHA.
  * - Credentials (`RepoAuth`, from repository Secrets: git-auth.ts) reach git through its environment only,
@@ -111,12 +116,34 @@ interface RepoState {
   /** Revisions read from a local repository's ref files this run (one answer per name per run). */
   localRefs: Map<string, string | undefined>;
   fetched: boolean;
-  checkouts: Map<string, Promise<string>>;
+  checkouts: Map<string, Checkout>;
+  /** Trees being removed, by commit: a new checkout of the same commit waits for its removal. */
+  removals: Map<string, Promise<void>>;
+}
+
+interface Checkout {
+  dir: Promise<string>;
+  /** Leases not yet released. */
+  leases: number;
+  /** Given out by `checkout` (held by its caller for good): never removed. */
+  pinned: boolean;
+  /** When it was last leased (a counter). */
+  used: number;
+}
+
+/** Checkouts no lease holds kept per repository (the least recently used beyond are removed). */
+export const MAX_IDLE_CHECKOUTS = 8;
+
+/** A checkout lent by `GitRepos.lease`; `release()` (idempotent) lets it be removed. */
+export interface CheckoutLease {
+  dir: string;
+  release(): void;
 }
 
 export class GitRepos {
   readonly stats: GitStats = { processes: 0, fetches: {}, lsRemotes: 0, localRefReads: 0 };
   private readonly repos = new Map<string, RepoState>();
+  private leaseCount = 0;
   private readonly exec: Exec;
   private readonly git: string;
   private readonly timeoutMs: number;
@@ -184,13 +211,65 @@ export class GitRepos {
 
   /** A directory holding the tree of commit `sha` (shared by every caller asking for the same commit). */
   checkout(url: string, sha: string, auth: RepoAuth = NO_AUTH): Promise<string> {
+    const c = this.entry(this.repo(url), sha, auth);
+    c.pinned = true;
+    return c.dir;
+  }
+
+  /** `checkout`, lent until `release()`: then it may be removed (see the header). */
+  async lease(url: string, sha: string, auth: RepoAuth = NO_AUTH): Promise<CheckoutLease> {
     const repo = this.repo(url);
-    let dir = repo.checkouts.get(sha);
-    if (!dir) {
-      dir = this.doCheckout(repo, sha, auth);
-      repo.checkouts.set(sha, dir);
+    const c = this.entry(repo, sha, auth);
+    c.leases++;
+    c.used = ++this.leaseCount;
+    let released = false;
+    const release = (): void => {
+      if (released) return;
+      released = true;
+      c.leases--;
+      this.prune(repo);
+    };
+    try {
+      return { dir: await c.dir, release };
+    } catch (err) {
+      release();
+      throw err;
     }
-    return dir;
+  }
+
+  /** Paths of the checkouts on disk now, per repository (tests). */
+  checkoutCount(url: string): number {
+    return this.repos.get(repoDirName(url))?.checkouts.size ?? 0;
+  }
+
+  private entry(repo: RepoState, sha: string, auth: RepoAuth): Checkout {
+    let c = repo.checkouts.get(sha);
+    if (!c) {
+      const removal = repo.removals.get(sha);
+      const dir = removal
+        ? removal.then(() => this.doCheckout(repo, sha, auth))
+        : this.doCheckout(repo, sha, auth);
+      c = { dir, leases: 0, pinned: false, used: 0 };
+      repo.checkouts.set(sha, c);
+    }
+    return c;
+  }
+
+  /** Removes the least recently leased idle checkouts beyond `MAX_IDLE_CHECKOUTS`. */
+  private prune(repo: RepoState): void {
+    const idle = [...repo.checkouts].filter(([, c]) => c.leases === 0 && !c.pinned);
+    if (idle.length <= MAX_IDLE_CHECKOUTS) return;
+    idle.sort(([, a], [, b]) => a.used - b.used);
+    for (const [sha, c] of idle.slice(0, idle.length - MAX_IDLE_CHECKOUTS)) {
+      repo.checkouts.delete(sha);
+      const removal = c.dir
+        .then((dir) => rm(dir, { recursive: true, force: true }))
+        .catch(() => undefined)
+        .finally(() => {
+          if (repo.removals.get(sha) === removal) repo.removals.delete(sha);
+        });
+      repo.removals.set(sha, removal);
+    }
   }
 
   private repo(url: string): RepoState {
@@ -207,6 +286,7 @@ export class GitRepos {
         fetched: false,
         localRefs: new Map(),
         checkouts: new Map(),
+        removals: new Map(),
       };
       this.repos.set(name, repo);
     }

@@ -33,7 +33,7 @@ import { ExitCode, GitopsError, oneLine } from '../common/index.js';
 import type { KubeObject } from '../util/yaml-docs.js';
 import { cacheKey, defaultCacheRoot, ManifestCache } from './cache.js';
 import { DEFAULT_TIMEOUT_MS, execProcess, Limiter, which, type Exec } from './exec.js';
-import { GitRepos, type GitStats, type RepoAuth } from './git.js';
+import { GitRepos, type CheckoutLease, type GitStats, type RepoAuth } from './git.js';
 import { GitAuth, type GitAuthOptions, type GitEnv } from './git-auth.js';
 import {
   credentialsId,
@@ -459,40 +459,39 @@ class Service implements SourceService {
           cached: true,
         };
     }
-    const root =
-      local ??
-      (source.chart
-        ? this.gitWorkDir
-        : await this.git.checkout(source.repoURL, revision, await this.auth(source.repoURL, app.project)));
-    const refRoots = new Map<string, string>();
-    for (const r of new Set(usedRefs)) {
-      const ref = refs.get(r);
-      if (!ref) throw new RenderError(`$${r}`, `no source has ref "${r}"`);
-      const refLocal = this.localDir(ref.source);
-      refRoots.set(
-        r,
-        refLocal
-          ? resolve(refLocal)
-          : await this.git.checkout(
-              ref.source.repoURL,
-              ref.revision,
-              await this.auth(ref.source.repoURL, app.project),
-            ),
+    // Checkouts are leased for the render only: a continuous loop's old commits are not kept (git.ts).
+    const leases: CheckoutLease[] = [];
+    const lease = async (repoURL: string, sha: string): Promise<string> => {
+      const l = await this.git.lease(repoURL, sha, await this.auth(repoURL, app.project));
+      leases.push(l);
+      return l.dir;
+    };
+    let result: Awaited<ReturnType<typeof renderSource>>;
+    try {
+      const root = local ?? (source.chart ? this.gitWorkDir : await lease(source.repoURL, revision));
+      const refRoots = new Map<string, string>();
+      for (const r of new Set(usedRefs)) {
+        const ref = refs.get(r);
+        if (!ref) throw new RenderError(`$${r}`, `no source has ref "${r}"`);
+        const refLocal = this.localDir(ref.source);
+        refRoots.set(r, refLocal ? resolve(refLocal) : await lease(ref.source.repoURL, ref.revision));
+      }
+      this.renders++;
+      const helmRepo = source.chart && !local ? await this.helmAuth(source.repoURL, app.project) : undefined;
+      result = await renderSource(
+        {
+          appName: app.name,
+          destNamespace: app.destination.namespace,
+          source,
+          root,
+          refRoots,
+          ...(helmRepo ? { helmRepository: helmRepo } : {}),
+        },
+        this.tools,
       );
+    } finally {
+      for (const l of leases) l.release();
     }
-    this.renders++;
-    const helmRepo = source.chart && !local ? await this.helmAuth(source.repoURL, app.project) : undefined;
-    const result = await renderSource(
-      {
-        appName: app.name,
-        destNamespace: app.destination.namespace,
-        source,
-        root,
-        refRoots,
-        ...(helmRepo ? { helmRepository: helmRepo } : {}),
-      },
-      this.tools,
-    );
     if (key) {
       await this.cache.put(key, {
         type: result.type,

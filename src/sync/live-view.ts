@@ -15,6 +15,7 @@
  */
 import { sleep } from '../cluster/index.js';
 import type { LiveStateCache } from '../cluster/index.js';
+import { linkedSignal } from '../common/index.js';
 import type { KubeObject } from '../common/index.js';
 import { realClock } from '../queue/index.js';
 import { formatResourceKey } from './plan.js';
@@ -133,7 +134,13 @@ export class LiveView {
   /** `changed`, or `RECHECK_MS` passed: true when it was a change. */
   async changedOrInterval(after: number, signal: AbortSignal): Promise<boolean> {
     const interval = AbortSignal.timeout(RECHECK_MS);
-    await this.changed(after, AbortSignal.any([signal, interval]));
+    // Not AbortSignal.any: `signal` may live as long as the continuous loop (common/signals.ts).
+    const linked = linkedSignal(signal, interval);
+    try {
+      await this.changed(after, linked.signal);
+    } finally {
+      linked.dispose();
+    }
     return !interval.aborted;
   }
 
@@ -146,7 +153,22 @@ export class LiveView {
    */
   async gone(key: Key, read: () => Promise<KubeObject | undefined>, signal?: AbortSignal): Promise<void> {
     const deadline = realClock.now() + FORCE_DELETE_WAIT_MS;
-    const limit = AbortSignal.any([AbortSignal.timeout(FORCE_DELETE_WAIT_MS), ...(signal ? [signal] : [])]);
+    const linked = linkedSignal(AbortSignal.timeout(FORCE_DELETE_WAIT_MS), signal);
+    const limit = linked.signal;
+    try {
+      await this.#goneWithin(key, read, deadline, limit, signal);
+    } finally {
+      linked.dispose();
+    }
+  }
+
+  async #goneWithin(
+    key: Key,
+    read: () => Promise<KubeObject | undefined>,
+    deadline: number,
+    limit: AbortSignal,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
     // The delete's own answer first (`live`): an object the server removed at once is not waited for.
     let poll = false;
     for (;;) {

@@ -19,6 +19,7 @@
  */
 import { getResourceHealth } from '../health/index.js';
 import type { HealthOptions, HealthStatus, Unstructured } from '../health/index.js';
+import { linkedSignal } from '../common/index.js';
 import type { KubeObject } from '../common/index.js';
 import type { EngineRun, SyncClient, TaskState } from './engine-types.js';
 
@@ -77,18 +78,21 @@ export async function changedOrInterval(
   recheckMs: number = RECHECK_MS,
 ): Promise<'change' | 'interval'> {
   const stop = new AbortController();
+  // Not AbortSignal.any: `signal` is the operation's (the continuous loop's, long-lived); common/signals.ts.
+  const linked = linkedSignal(signal, stop.signal);
   let timer: ReturnType<typeof setTimeout> | undefined;
   const interval = new Promise<'interval'>((resolve) => {
     timer = setTimeout(() => resolve('interval'), recheckMs);
   });
   try {
     return await Promise.race([
-      client.changed(generation, AbortSignal.any([signal, stop.signal])).then(() => 'change' as const),
+      client.changed(generation, linked.signal).then(() => 'change' as const),
       interval,
     ]);
   } finally {
     clearTimeout(timer);
     stop.abort();
+    linked.dispose();
   }
 }
 

@@ -1,7 +1,10 @@
-/** ComparisonMemo (src/controller/memo.ts): a kept comparison is reused only while nothing it read changed. */
+/**
+ * ComparisonMemo (src/controller/memo.ts): a kept comparison is reused only while nothing it read changed;
+ * entries nobody uses any more (deleted objects: their uid never comes back) are let go (AgedMap).
+ */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ComparisonMemo } from '../../src/controller/memo.js';
+import { AgedMap, ComparisonMemo, MAX_ENTRIES } from '../../src/controller/memo.js';
 import { compareObjects } from '../../src/diff/index.js';
 import type { KubeObject } from '../../src/cluster/index.js';
 
@@ -56,5 +59,53 @@ describe('comparison memo', () => {
     const memo = new ComparisonMemo();
     memo.set(target, 'd', {}, compareObjects({ target, live: target }));
     assert.equal(memo.size, 0);
+  });
+
+  it('forgets the comparisons of objects no longer read (deleted ones) and keeps those read each period', () => {
+    let now = 0;
+    const memo = new ComparisonMemo({ agePeriodMs: 1000, now: () => now });
+    const schemas = {};
+    const d = memo.digest(target, 'opts');
+    const result = compareObjects({ target, live: live('1') });
+    const of = (uid: string): KubeObject => ({ ...live('1'), metadata: { ...live('1').metadata, uid } });
+    // 1,000 objects compared once (then deleted: their uids never come back), 10 compared again and again.
+    for (let i = 0; i < 1000; i++) memo.set(of(`gone-${i}`), d, schemas, result);
+    for (let i = 0; i < 10; i++) memo.set(of(`kept-${i}`), d, schemas, result);
+    assert.equal(memo.size, 1010);
+    for (let step = 0; step < 10; step++) {
+      now += 900; // each kept object is read within every period
+      for (let i = 0; i < 10; i++) assert.equal(memo.get(of(`kept-${i}`), d, schemas), result);
+    }
+    assert.equal(memo.size, 10, 'the deleted objects are gone, the ones in use stay');
+    now += 2000; // then nothing for two periods
+    assert.equal(memo.get(of('kept-0'), d, schemas), undefined);
+    assert.equal(memo.size, 0);
+  });
+});
+
+describe('AgedMap', () => {
+  it('drops an entry unused for two periods, keeps one used within each, and a hit in the old generation stays', () => {
+    let now = 0;
+    const m = new AgedMap<number>({ agePeriodMs: 100, now: () => now });
+    m.set('a', 1);
+    m.set('b', 2);
+    now = 150; // a turn: a and b are old now
+    assert.equal(m.get('a'), 1); // back to young
+    now = 250; // another turn: b, unused since 0, is gone; a (used at 150) is old
+    assert.equal(m.get('b'), undefined);
+    assert.equal(m.size, 1);
+    assert.equal(m.get('a'), 1);
+    m.delete('a');
+    assert.equal(m.size, 0);
+  });
+
+  it('starts again empty past MAX_ENTRIES (the old bound stays)', () => {
+    const m = new AgedMap<number>({ now: () => 0 });
+    for (let i = 0; i < MAX_ENTRIES; i++) m.set(`k${i}`, i);
+    assert.equal(m.size, MAX_ENTRIES);
+    m.set('k0', 0); // a known key: no reset
+    assert.equal(m.size, MAX_ENTRIES);
+    m.set('one more', 1);
+    assert.equal(m.size, 1);
   });
 });
