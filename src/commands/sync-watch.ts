@@ -112,6 +112,9 @@ export async function syncWatch(c: SyncWatchContext): Promise<void> {
         allowEmpty: flags['allow-empty'],
       },
       appResyncMs,
+      // The poller re-resolves a moved branch (level 3); a resync reuses a resolution up to 3 minutes old,
+      // as Argo CD's repo-server revision cache.
+      revisionCacheMs: 180_000,
       selfHealBackoff: { durationMs: selfHealMs, factor: 3, maxDurationMs: 300_000 },
       operation: (app, reconciliation, request, opSignal) =>
         sync.runOperation(

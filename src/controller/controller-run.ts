@@ -347,6 +347,10 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
         apps,
         projects,
         autoSync: { mode: 'policy' },
+        // Argo CD's repo-server keeps a branch's resolved commit 3 minutes (--revision-cache-expiration):
+        // a resync reuses it; a refresh annotation (level 3) re-resolves. Without it, 1,000 apps on one
+        // remote repository would run an ls-remote each per resync.
+        revisionCacheMs: base.loopOptions.revisionCacheMs ?? 180_000,
         ownsApp: shards.owns,
         onEvent: onLoopEvent,
         operation: base.loopOptions.operation ?? defaultOperation,
