@@ -238,7 +238,9 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
       writer.removeRefreshAnnotation(key);
       loop?.requestRefresh(key, 3, 'requested');
     }
-    operations.seen(key, app, obj);
+    // Argo CD's canProcessApp: only an app of this controller's shards has its operation run here.
+    if (shards.owns(app)) operations.seen(key, app, obj);
+    else operations.forget(key);
   };
 
   const onNamespaceEvent = (e: NamespaceEvent): void => {
@@ -320,6 +322,14 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
     onChange: (change) => {
       emit({ type: 'shard', ...change });
       loop?.setOwnership(shards.owns);
+      // A shard taken over (its controller died): the operations its apps wait for are asked here now.
+      for (const obj of watch.applications()) {
+        const app = isDeleting(obj) || skipsReconcile(obj) ? undefined : parseApp(obj);
+        if (!app) continue;
+        const key = keyOfManifest(obj, ns);
+        if (shards.owns(app)) operations.seen(key, app, obj);
+        else operations.forget(key);
+      }
     },
     onClaimer: o.onClaimer,
     onWarning: warn,

@@ -3,8 +3,11 @@
  * src/sharding's ShardClaimer) on two embedded API servers: the management cluster (in-cluster, where the
  * Argo CD namespace lives) and a remote one reached through a cluster Secret. With round-robin and two
  * replicas each controller claims one shard and runs only the operations of the apps on its cluster.
- * (Takeover of a dead controller's shard after the heartbeat timeout is tested with a fake clock in
- * test/sharding/shard-claimer.test.ts.)
+ * Then one controller is killed (stopped without a word: its claim is left to turn stale) and a replacement
+ * (a new hostname, as a Deployment's new pod) started: it holds no shard while the dead one's heartbeat is
+ * live, takes the shard once it is stale (3 heartbeat periods: about 30 s of real time here, the shortest
+ * Argo CD allows), and runs that cluster's apps. (The same procedure on a fake clock, with every timing
+ * rule, is test/sharding/shard-claimer.test.ts.)
  */
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -28,7 +31,38 @@ describe('two controllers with dynamic cluster distribution', () => {
   const remote = useEmbeddedCluster({ namespaces: ['default', 'kube-system', 'web'] });
   const repo = new TestRepo();
   const abort = new AbortController();
-  const runs: Array<{ done: Promise<unknown>; source: SourceService; events: Event[] }> = [];
+  const runs: Array<{
+    done: Promise<unknown>;
+    source: SourceService;
+    events: Event[];
+    stop: AbortController;
+  }> = [];
+  const start = (name: string): void => {
+    const source = createSourceService({ cacheRoot: newCacheRoot() });
+    const events: Event[] = [];
+    const stop = new AbortController();
+    const done = runController({
+      argocdNamespace: 'argocd',
+      kubeconfig: mgmt.kubeconfig,
+      signal: AbortSignal.any([abort.signal, stop.signal]),
+      controllerName: name,
+      sharding: { dynamic: true, requestedShard: -1, replicas: 2, algorithm: 'round-robin' },
+      loopOptions: {
+        source,
+        kubeconfig: mgmt.kubeconfig,
+        discovery: { cacheDir: join(mgmt.dir, `discovery-${name}`), ttlMs: 0 },
+        client: { retry: { baseDelayMs: 5, maxDelayMs: 20 } },
+        eventBatchMs: 10,
+        appResyncMs: 0,
+        diffText: false,
+      },
+      onEvent: (e) => events.push(e),
+    });
+    runs.push({ done, source, events, stop });
+  };
+  const lastShard = (events: Event[]) =>
+    events.filter((e) => e.type === 'shard').at(-1) as
+      Extract<ControllerEvent, { type: 'shard' }> | undefined;
 
   before(async () => {
     for (const crd of [APPLICATION_CRD, APP_PROJECT_CRD])
@@ -69,28 +103,7 @@ describe('two controllers with dynamic cluster distribution', () => {
       const res = await api(mgmt.cluster, 'POST', APPS, { ...app, operation: { sync: {} } });
       assert.equal(res.status, 201, JSON.stringify(res.body));
     }
-    for (const name of ['ctl-a', 'ctl-b']) {
-      const source = createSourceService({ cacheRoot: newCacheRoot() });
-      const events: Event[] = [];
-      const done = runController({
-        argocdNamespace: 'argocd',
-        kubeconfig: mgmt.kubeconfig,
-        signal: abort.signal,
-        controllerName: name,
-        sharding: { dynamic: true, requestedShard: -1, replicas: 2, algorithm: 'round-robin' },
-        loopOptions: {
-          source,
-          kubeconfig: mgmt.kubeconfig,
-          discovery: { cacheDir: join(mgmt.dir, `discovery-${name}`), ttlMs: 0 },
-          client: { retry: { baseDelayMs: 5, maxDelayMs: 20 } },
-          eventBatchMs: 10,
-          appResyncMs: 0,
-          diffText: false,
-        },
-        onEvent: (e) => events.push(e),
-      });
-      runs.push({ done, source, events });
-    }
+    for (const name of ['ctl-a', 'ctl-b']) start(name);
   });
 
   after(async () => {
@@ -129,6 +142,48 @@ describe('two controllers with dynamic cluster distribution', () => {
       );
       assert.equal((await api(remote.cluster, 'GET', '/api/v1/namespaces/web/configmaps/web')).status, 200);
       assert.equal((await api(mgmt.cluster, 'GET', '/api/v1/namespaces/web/configmaps/web')).status, 200);
+    },
+  );
+  it(
+    "a killed controller's shard is taken by its replacement once stale, and that cluster's apps run there",
+    { timeout: 120_000 },
+    async () => {
+      // ctl-b dies: no more heartbeats, its claim stays in the ConfigMap.
+      const dead = runs[1]!;
+      const deadShard = lastShard(dead.events)!;
+      dead.stop.abort();
+      await dead.done.catch(() => undefined);
+      const deadApp = deadShard.owned[0] === remote.cluster.url ? 'far' : 'local';
+      start('ctl-c');
+      const replacement = runs[2]!;
+      // Ask for an operation on the dead controller's app: only the replacement may run it, after the takeover.
+      const patched = await api(
+        mgmt.cluster,
+        'PATCH',
+        `${APPS}/${deadApp}`,
+        { operation: { sync: {}, initiatedBy: { username: 'test' } } },
+        'application/merge-patch+json',
+      );
+      assert.equal(patched.status, 200, JSON.stringify(patched.body));
+      await waitForObject(
+        mgmt.cluster,
+        `${APPS}/${deadApp}`,
+        (o) => !o?.operation && o?.status?.operationState?.operation?.initiatedBy?.username === 'test',
+        110_000,
+      );
+      const taken = lastShard(replacement.events);
+      assert.equal(taken?.shard, deadShard.shard, "the replacement holds the dead controller's shard");
+      assert.deepEqual(taken?.owned, deadShard.owned);
+      const ranBy = runs.map((r) =>
+        r.events.some(
+          (e) =>
+            e.type === 'operation-done' &&
+            'key' in e &&
+            e.app === deadApp &&
+            e.request.initiatedBy.username === 'test',
+        ),
+      );
+      assert.deepEqual(ranBy, [false, false, true], 'run by the replacement only');
     },
   );
 });
