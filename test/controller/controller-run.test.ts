@@ -167,6 +167,9 @@ describe('kubectl gitops controller on the embedded API server', () => {
       assert.deepEqual(synced.status.resources, [
         { version: 'v1', kind: 'ConfigMap', namespace: 'op', name: 'op-a', status: 'Synced' },
       ]);
+      // From the app's render: a plain directory of manifests, no image and no link.
+      assert.equal(synced.status.sourceType, 'Directory');
+      assert.deepEqual(synced.status.summary, {});
     },
   );
 
