@@ -48,7 +48,7 @@ export async function syncWatch(c: SyncWatchContext): Promise<void> {
   const appResyncMs = duration('app-resync', flags['app-resync'] ?? '3m');
   const selfHealMs = duration('self-heal-timeout', flags['self-heal-timeout'] ?? '2s');
   const shutdownTimeoutMs = duration('shutdown-timeout', flags['shutdown-timeout'] ?? '30s');
-  const [{ Loop, watchApps }, sync] = await Promise.all([
+  const [{ Loop, watchApps, syncAppOf }, sync] = await Promise.all([
     import('../controller/index.js'),
     import('../sync/index.js'),
   ]);
@@ -118,13 +118,7 @@ export async function syncWatch(c: SyncWatchContext): Promise<void> {
       selfHealBackoff: { durationMs: selfHealMs, factor: 3, maxDurationMs: 300_000 },
       operation: (app, reconciliation, request, opSignal) =>
         sync.runOperation(
-          {
-            name: app.name,
-            syncOptions: app.syncPolicy.options,
-            ...(app.syncPolicy.managedNamespaceMetadata
-              ? { managedNamespaceMetadata: app.syncPolicy.managedNamespaceMetadata }
-              : {}),
-          },
+          syncAppOf(app),
           reconciliation,
           {
             prune: request.prune,

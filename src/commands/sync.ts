@@ -203,7 +203,7 @@ interrupted.`;
         syncOptions: syncOptionsOf(flags, parseSyncOptions),
       });
     }
-    const [{ Run, prepareRun }, sync] = await Promise.all([
+    const [{ Run, prepareRun, syncAppOf }, sync] = await Promise.all([
       import('../controller/index.js'),
       import('../sync/index.js'),
     ]);
@@ -291,13 +291,7 @@ interrupted.`;
         onEvent: progress.onEvent,
         operation: (app, reconciliation, opSignal) =>
           sync.runOperation(
-            {
-              name: app.name,
-              syncOptions: app.syncPolicy.options,
-              ...(app.syncPolicy.managedNamespaceMetadata
-                ? { managedNamespaceMetadata: app.syncPolicy.managedNamespaceMetadata }
-                : {}),
-            },
+            syncAppOf(app),
             reconciliation,
             {
               prune: flags.prune,

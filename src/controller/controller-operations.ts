@@ -20,6 +20,7 @@ import { isNotFound } from '../cluster/index.js';
 import type { KubeClient, KubeObject } from '../cluster/index.js';
 import { GitopsError, oneLine } from '../common/index.js';
 import { runOperation } from '../sync/index.js';
+import type { SyncApp } from '../sync/index.js';
 import { syncRequestOf } from './loop-state.js';
 import type { LoopOptions } from './loop.js';
 import type { LoopEvent, OperationRequest, ReconcileLoop } from './loop-types.js';
@@ -110,17 +111,17 @@ export class RequestedOperations {
   }
 }
 
+/** What a sync operation reads of the app (src/sync `SyncApp`): its name, sync options, managed namespace. */
+export function syncAppOf(app: Application): SyncApp {
+  return {
+    name: app.name,
+    syncOptions: app.syncPolicy.options,
+    ...(app.syncPolicy.managedNamespaceMetadata
+      ? { managedNamespaceMetadata: app.syncPolicy.managedNamespaceMetadata }
+      : {}),
+  };
+}
+
 /** A sync as the request says (src/sync `runOperation`), with the app's own sync options beneath. */
 export const defaultOperation: LoopOptions['operation'] = (app, reconciliation, request, signal) =>
-  runOperation(
-    {
-      name: app.name,
-      syncOptions: app.syncPolicy.options,
-      ...(app.syncPolicy.managedNamespaceMetadata
-        ? { managedNamespaceMetadata: app.syncPolicy.managedNamespaceMetadata }
-        : {}),
-    },
-    reconciliation,
-    syncRequestOf(request),
-    signal,
-  );
+  runOperation(syncAppOf(app), reconciliation, syncRequestOf(request), signal);

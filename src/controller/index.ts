@@ -78,7 +78,7 @@ export { StatusWriter, REFRESH_ANNOTATION } from './status-writer.js';
 export type { StatusWriterOptions } from './status-writer.js';
 export { AppFinalizer, FinalizerQueue } from './app-finalizer.js';
 export { ControllerShards } from './controller-shards.js';
-export { RequestedOperations } from './controller-operations.js';
+export { RequestedOperations, syncAppOf } from './controller-operations.js';
 export type { AppFinalizerOptions } from './app-finalizer.js';
 export {
   decideAutoSync,
