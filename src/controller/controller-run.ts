@@ -277,6 +277,7 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
         upserted.delete(key);
         loop?.removeApp(key);
         writer.forget(key);
+        rendered.delete(key);
         operations.forget(key, true);
         shards.appsChanged();
         break;
