@@ -1,5 +1,31 @@
 /** Generated inputs for benchmarks (deterministic). */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { seededRandom, randomUid } from '../test/support/random.js';
+
+/**
+ * A Git repository at `repo` (created) with one commit holding `apps/app-<i>/all.yaml` = `manifests(i)` for
+ * each of `count` apps: the app repository the refresh, sync and soak benches render.
+ */
+export function writeAppRepo(
+  repo: string,
+  count: number,
+  manifests: (i: number) => string,
+  message: string,
+): void {
+  for (let i = 0; i < count; i++) {
+    mkdirSync(join(repo, 'apps', `app-${i}`), { recursive: true });
+    writeFileSync(join(repo, 'apps', `app-${i}`, 'all.yaml'), manifests(i));
+  }
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.com', ...args], {
+      cwd: repo,
+    });
+  git('init', '-q', '-b', 'main');
+  git('add', '-A');
+  git('commit', '-qm', message);
+}
 
 /** `n` cluster Secrets as a multi-document YAML string, with real-looking UIDs. */
 export function clusterSecretsYaml(n: number, seed = 1): string {

@@ -8,13 +8,14 @@
  * Targets: warm < 2 s; API requests independent of resource count (lists/watches per kind, no GET per
  * object).
  */
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parse } from 'yaml';
 import type { BenchRow } from './util.js';
+import { writeAppRepo } from './fixtures.js';
 import { parseApplication } from '../src/apps/index.js';
 import type { Application } from '../src/apps/index.js';
 import { connect } from '../src/cluster/index.js';
@@ -151,17 +152,7 @@ function runChild(kubeconfig: string, cacheRoot: string, repoURL: string): Promi
 
 async function seed(kubeconfig: string, dir: string): Promise<{ repoURL: string; drifted: number }> {
   const repo = join(dir, 'repo');
-  for (let i = 0; i < APPS; i++) {
-    mkdirSync(join(repo, 'apps', `app-${i}`), { recursive: true });
-    writeFileSync(join(repo, 'apps', `app-${i}`, 'all.yaml'), manifests(i));
-  }
-  const git = (...args: string[]) =>
-    execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.com', ...args], {
-      cwd: repo,
-    });
-  git('init', '-q', '-b', 'main');
-  git('add', '-A');
-  git('commit', '-qm', 'bench');
+  writeAppRepo(repo, APPS, manifests, 'bench');
   const repoURL = pathToFileURL(repo).href;
 
   const conn = await connect({

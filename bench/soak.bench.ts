@@ -40,6 +40,7 @@ import { execFileSync } from 'node:child_process';
 import { writeHeapSnapshot } from 'node:v8';
 import { parse } from 'yaml';
 import type { BenchRow } from './util.js';
+import { writeAppRepo } from './fixtures.js';
 import { median } from './util.js';
 import { parseApplication } from '../src/apps/index.js';
 import type { Application } from '../src/apps/index.js';
@@ -423,17 +424,7 @@ function runChild(args: string[], o: SoakOptions, onPhase: (phase: string) => vo
 
 async function seed(kubeconfig: string, dir: string, apps: number): Promise<string> {
   const repo = join(dir, 'repo');
-  for (let i = 0; i < apps; i++) {
-    mkdirSync(join(repo, 'apps', `app-${i}`), { recursive: true });
-    writeFileSync(join(repo, 'apps', `app-${i}`, 'all.yaml'), manifests(i));
-  }
-  const git = (...args: string[]) =>
-    execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.com', ...args], {
-      cwd: repo,
-    });
-  git('init', '-q', '-b', 'main');
-  git('add', '-A');
-  git('commit', '-qm', 'soak');
+  writeAppRepo(repo, apps, manifests, 'soak');
   const conn = await connect({ kubeconfig, discovery: { cacheDir: join(dir, 'seed-discovery') } });
   const nsInfo = await conn.discovery.resolve({ group: '', kind: 'Namespace' });
   for (let i = 0; i < NAMESPACES; i++)

@@ -13,13 +13,14 @@
  * The embedded server runs in this process: the engine run shares its thread with the server (a real
  * API server is elsewhere); kubectl and the CLI run are children.
  */
-import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { stringify } from 'yaml';
 import type { BenchRow } from './util.js';
+import { writeAppRepo } from './fixtures.js';
 import { appManifest, manifests } from './refresh.bench.js';
 import { parseApplication } from '../src/apps/index.js';
 import { Run } from '../src/controller/index.js';
@@ -37,17 +38,7 @@ const writes = (c: EmbeddedCluster): number => WRITES.reduce((n, v) => n + c.sta
 export default async function bench(): Promise<BenchRow[]> {
   const dir = mkdtempSync(join(tmpdir(), 'kg-sync-bench-'));
   const repo = join(dir, 'repo');
-  for (let i = 0; i < APPS; i++) {
-    mkdirSync(join(repo, 'apps', `app-${i}`), { recursive: true });
-    writeFileSync(join(repo, 'apps', `app-${i}`, 'all.yaml'), manifests(i));
-  }
-  const git = (...args: string[]) =>
-    execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.com', ...args], {
-      cwd: repo,
-    });
-  git('init', '-q', '-b', 'main');
-  git('add', '-A');
-  git('commit', '-qm', 'bench');
+  writeAppRepo(repo, APPS, manifests, 'bench');
   const repoURL = pathToFileURL(repo).href;
   const appManifests = Array.from({ length: APPS }, (_, i) => {
     const manifest = appManifest(i, repoURL);
