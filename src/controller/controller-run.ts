@@ -24,7 +24,6 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
-  applicationSummary,
   ArgoNamespaceWatch,
   cascades,
   isDeleting,
@@ -32,8 +31,7 @@ import {
   parseProject,
   ProjectSet,
 } from '../apps/index.js';
-import type { AppSummary, Application, NamespaceEvent, StatusRenderedSource } from '../apps/index.js';
-import type { SourceService } from '../source/index.js';
+import type { Application, NamespaceEvent } from '../apps/index.js';
 import { connect as defaultConnect, loadKubeConfig } from '../cluster/index.js';
 import type { ClusterAccess, KubeObject, TrackingOptions } from '../cluster/index.js';
 import { DEFAULT_TRACKING_METHOD, oneLine } from '../common/index.js';
@@ -137,28 +135,7 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
       if (ready || ((e.type === 'settings' || e.type === 'secret') && loop)) onNamespaceEvent(e);
     },
   });
-  // What the loop's state does not carry: each app's source types and summary, from its last render
-  // (status.sourceType(s), status.summary: images and external URLs of the rendered targets, Argo CD's
-  // link annotations on the Application).
-  const rendered = new Map<string, { sources: StatusRenderedSource[]; summary: AppSummary }>();
-  const recording = (inner: SourceService): SourceService =>
-    new Proxy(inner, {
-      get(target, prop) {
-        if (prop === 'renderApp')
-          return async (app: Application) => {
-            const r = await target.renderApp(app);
-            rendered.set(`${app.namespace ?? ns}/${app.name}`, {
-              sources: r.sources.map((src) => ({ revision: src.revision, type: src.type })),
-              summary: applicationSummary(r.objects, app.annotations),
-            });
-            return r;
-          };
-        const v: unknown = Reflect.get(target, prop, target);
-        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-      },
-    });
   const writer = new StatusWriter({
-    extras: (key) => rendered.get(key),
     client,
     argocdNamespace: ns,
     current: (namespace, name) => watch.application(namespace, name),
@@ -277,7 +254,6 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
         upserted.delete(key);
         loop?.removeApp(key);
         writer.forget(key);
-        rendered.delete(key);
         operations.forget(key, true);
         shards.appsChanged();
         break;
@@ -376,7 +352,6 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
       finalizer.update({ clusterSecrets, tracking: trackingOf(base.loopOptions) });
       loop = new Loop({
         ...base.loopOptions,
-        source: recording(base.loopOptions.source),
         clusterSecrets,
         argocdNamespace: ns,
         apps,

@@ -2,9 +2,10 @@
  * The continuous loop's two processors (loop.ts runs them on its refresh and operation queues), as Argo CD's
  * `processAppRefreshQueueItem` and `processRequestedAppOperation` (controller/appcontroller.go):
  *
- * `refreshEntry`: compares the app (state.ts), records the comparison, reports `refreshed`, then decides
- * auto-sync (autosync.ts, behind the sync-window gate) and drift: a `drift` event when the app is OutOfSync
- * at the revision it was last synced to (reported again only when the drifted set changes), with `healing`
+ * `refreshEntry`: compares the app (state.ts), records the comparison and what was rendered (each source's
+ * revision and type, the summary), reports `refreshed`, then decides auto-sync (autosync.ts, behind the
+ * sync-window gate) and drift: a `drift` event when the app is OutOfSync at the revision it was last synced
+ * to (reported again only when the drifted set changes), with `healing`
  * when self-heal will sync it back; an `auto-sync-skipped` event when auto-sync declines (again only when
  * the reason changes); a self-heal waiting for its backoff asks for a level-2 refresh when it ends. A
  * refresh asked for while the app's operation runs waits for the operation's end (which refreshes anyway).
@@ -96,6 +97,7 @@ export async function refreshEntry(
   if (!core.current(entry) || entry.specVersion !== specVersion) return;
   const comparison = toReport(reconciliation);
   state.comparison = comparison;
+  state.rendered = { sources: reconciliation.sources, summary: reconciliation.summary };
   delete state.error;
   // Argo CD sets reconciledAt on a first refresh and on those at level >= 2 (processAppRefreshQueueItem).
   if (!state.reconciledAt || request.level >= 2) state.reconciledAt = iso(core.wallClock());

@@ -19,7 +19,7 @@
  *   finished); `removeRefreshAnnotation(key)`: it also removes `argocd.argoproj.io/refresh` (consumed).
  */
 import { APPLICATION_RESOURCE, buildStatus } from '../apps/index.js';
-import type { AppOperationReport, AppSummary, StatusRenderedSource } from '../apps/index.js';
+import type { AppOperationReport } from '../apps/index.js';
 import { isNotFound } from '../cluster/index.js';
 import type { KubeClient, KubeObject } from '../cluster/index.js';
 import { oneLine } from '../common/index.js';
@@ -34,9 +34,6 @@ export interface StatusWriterOptions {
   current: (namespace: string, name: string) => KubeObject | undefined;
   state: (key: string) => AppLoopState | undefined;
   persistResourceHealth?: boolean | undefined;
-  /** Per-app extras the loop state does not carry (source types, summary), when known. */
-  extras?:
-    ((key: string) => { sources?: StatusRenderedSource[]; summary?: AppSummary } | undefined) | undefined;
   now?: () => number;
   onWarning?: (message: string) => void;
   /** Each patch sent (logs, tests). */
@@ -214,7 +211,8 @@ export class StatusWriter {
     const name = key.slice(slash + 1);
     const current = newerOf(o.current(namespace, name), entry.written);
     if (!current) return; // gone
-    const extras = o.extras?.(key);
+    // Source revisions and types, summary: the loop's record of the app's last render.
+    const rendered = loopState.rendered;
     const clearOperation =
       entry.clearOperation && current['operation'] !== undefined && current['operation'] !== null;
     const built = buildStatus({
@@ -224,8 +222,7 @@ export class StatusWriter {
       controllerNamespace: o.argocdNamespace,
       level,
       persistResourceHealth: o.persistResourceHealth,
-      ...(extras?.sources ? { sources: extras.sources } : {}),
-      ...(extras?.summary ? { summary: extras.summary } : {}),
+      ...(rendered ? { sources: rendered.sources, summary: rendered.summary } : {}),
       clearOperation,
       syncError: entry.syncError,
       appendHistory: entry.pendingHistory,
