@@ -290,7 +290,7 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
   };
 
   const onLoopEvent = (e: LoopEvent): void => {
-    if (operations.done(e) && 'key' in e) writer.clearOperation(e.key);
+    if (e.type === 'app-operation-done' && operations.done(e)) writer.clearOperation(e.key);
     writer.onEvent(e);
     emit(e);
   };

@@ -15,7 +15,7 @@
  * window blocks it), then the operation on the comparison it was decided on (first attempt) or a fresh one
  * (retries; pinned to the decided commit unless `retry.refresh`). A Failed or Error attempt with retries
  * left (`request.retry`: limit, duration·factor^n capped) comes back after its backoff; the last attempt
- * ends the operation: `operation-done`, the app's last operation and synced revision, and a refresh (level
+ * ends the operation: `app-operation-done`, the app's last operation and synced revision, and a refresh (level
  * 2 after an automated sync, 3 after a requested one, as Argo CD).
  */
 import type { Application } from '../apps/index.js';
@@ -205,7 +205,7 @@ export async function operateEntry(core: LoopCore, entry: LoopEntry, signal: Abo
   if (op.attempt === 0) {
     op.startedAt = core.clock.now();
     state.running = { request, startedAt: iso(core.wallClock()) };
-    core.emit({ type: 'operation-start', app: app.name, key, request });
+    core.emit({ type: 'app-operation-start', app: app.name, key, request });
   }
   entry.executing = true;
   let report: OperationReport | undefined;
@@ -267,7 +267,7 @@ export async function operateEntry(core: LoopCore, entry: LoopEntry, signal: Abo
   };
   if (done && phase === 'Succeeded' && !done.dryRun) state.syncedRevision = done.revision;
   core.emit({
-    type: 'operation-done',
+    type: 'app-operation-done',
     app: app.name,
     key,
     request,

@@ -99,9 +99,13 @@ export type LoopEvent =
   /** Live objects of the app changed away from Git at the same revision. */
   | { type: 'drift'; app: string; key: string; resources: string[]; healing: boolean }
   | { type: 'auto-sync-skipped'; app: string; key: string; reason: string }
-  | { type: 'operation-start'; app: string; key: string; request: OperationRequest }
+  /**
+   * An operation of the app starts (its first attempt) / ends (its last). Named apart from src/sync's
+   * engine events `operation-start` / `operation-done`, which the loop passes on too (per attempt).
+   */
+  | { type: 'app-operation-start'; app: string; key: string; request: OperationRequest }
   | {
-      type: 'operation-done';
+      type: 'app-operation-done';
       app: string;
       key: string;
       request: OperationRequest;

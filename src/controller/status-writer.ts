@@ -3,7 +3,7 @@
  * persists them (persistAppStatus, setOperationState, persistRevisionHistory; src/apps status.ts builds the
  * status, rules in docs/controller.md).
  *
- * - On a loop event about an app (`refreshed`, `operation-start`, `operation-done`) it builds the app's new
+ * - On a loop event about an app (`refreshed`, `app-operation-start`, `app-operation-done`) it builds the app's new
  *   status from the previous one and the loop's state, and sends what changed as one JSON merge patch of
  *   the Application (Argo CD's Application CRD has no status subresource: status is patched on the main
  *   resource). No change, no request: at most one patch per event, none for a no-op refresh.
@@ -57,10 +57,10 @@ interface AppWrites {
    * (after a restart) is not written again: the status already holds it, in full.
    */
   own: WeakSet<object>;
-  /** When the loop's running operation started (its operation-start). */
+  /** When the loop's running operation started (its app-operation-start). */
   startedAt?: string | undefined;
   /**
-   * The last operation as its operation-done told it: stands in for the loop's `lastOperation` when the
+   * The last operation as its app-operation-done told it: stands in for the loop's `lastOperation` when the
    * operation ended without a report (it failed before syncing anything), so its Error is still written.
    */
   ended?: { request: OperationRequest; report: AppOperationReport } | undefined;
@@ -91,12 +91,12 @@ export class StatusWriter {
 
   /** The loop's event handler: writes the status of the app the event is about. */
   onEvent(event: LoopEvent): void {
-    if (event.type === 'operation-start' && 'key' in event) {
+    if (event.type === 'app-operation-start') {
       const e = this.#entry(event.key);
       e.startedAt = new Date((this.#o.now ?? Date.now)()).toISOString();
       e.own.add(event.request);
     }
-    if (event.type === 'operation-done' && 'key' in event) {
+    if (event.type === 'app-operation-done') {
       const e = this.#entry(event.key);
       e.pendingHistory = true;
       const now = new Date((this.#o.now ?? Date.now)()).toISOString();
@@ -121,11 +121,10 @@ export class StatusWriter {
         void this.write(event.key, 0);
       }
     }
-    if (event.type === 'operation-start' && 'key' in event) this.#entry(event.key).syncError = null;
+    if (event.type === 'app-operation-start') this.#entry(event.key).syncError = null;
     if (event.type === 'refreshed' && event.sync === 'Synced') this.#entry(event.key).syncError = null;
     if (event.type === 'refreshed') void this.write(event.key, event.level);
-    // The loop's own operation events carry the app key (sync's engine events of the same names do not).
-    else if ((event.type === 'operation-start' || event.type === 'operation-done') && 'key' in event)
+    else if (event.type === 'app-operation-start' || event.type === 'app-operation-done')
       void this.write(event.key, 0);
   }
 

@@ -209,7 +209,7 @@ describe('continuous loop: queues, timers, shutdown', () => {
     assert.equal(done?.phase, 'Succeeded');
     const stop = run.events.findIndex((e) => e.type === 'loop-stopping');
     assert.equal(
-      run.events.slice(stop).filter((e) => e.type === 'operation-start' || e.type === 'refreshed').length,
+      run.events.slice(stop).filter((e) => e.type === 'app-operation-start' || e.type === 'refreshed').length,
       0,
     );
     await run.stop(); // idempotent
