@@ -37,6 +37,7 @@ import type { ClusterAccess, KubeObject, TrackingOptions } from '../cluster/inde
 import { DEFAULT_TRACKING_METHOD, oneLine } from '../common/index.js';
 import { clustersFromSecrets } from '../sharding/index.js';
 import { AppFinalizer, FinalizerQueue } from './app-finalizer.js';
+import { ProcessedApps } from './controller-apps.js';
 import { defaultOperation, RequestedOperations } from './controller-operations.js';
 import { ControllerShards } from './controller-shards.js';
 import type {
@@ -157,6 +158,10 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
       }),
   });
 
+  // What Argo CD's metrics list: the loop's apps of this controller's shards, and those being deleted here.
+  const processed = new ProcessedApps({ loop: () => loop, owns: (app) => shards.owns(app) });
+  o.onApps?.(processed);
+
   const parseApp = (obj: KubeObject): Application | undefined => {
     const manifest: KubeObject = { apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', ...obj };
     try {
@@ -207,12 +212,14 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
       upserted.delete(key);
       loop?.removeApp(key);
       operations.forget(key);
+      processed.forget(key);
       return;
     }
     if (isDeleting(obj)) {
       upserted.delete(key);
       loop?.removeApp(key);
       operations.forget(key);
+      processed.deleting(key, obj);
       // The shard that owns the app finalizes it (canProcessApp).
       const dest = (obj['spec'] as { destination?: { server?: string; name?: string } } | undefined)
         ?.destination;
@@ -220,6 +227,7 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
         finalizing.schedule(key);
       return;
     }
+    processed.forget(key);
     const app = parseApp(obj);
     if (!app) {
       upserted.delete(key);
@@ -254,6 +262,7 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
         upserted.delete(key);
         loop?.removeApp(key);
         writer.forget(key);
+        processed.forget(key);
         operations.forget(key, true);
         shards.appsChanged();
         break;
