@@ -15,8 +15,8 @@
  * window blocks it), then the operation on the comparison it was decided on (first attempt) or a fresh one
  * (retries; pinned to the decided commit unless `retry.refresh`). A Failed or Error attempt with retries
  * left (`request.retry`: limit, duration·factor^n capped) comes back after its backoff; the last attempt
- * ends the operation: `app-operation-done`, the app's last operation and synced revision, and a refresh (level
- * 2 after an automated sync, 3 after a requested one, as Argo CD).
+ * ends the operation: `app-operation-done`, the app's last operation and synced revision, and a refresh
+ * (level 2 after an automated sync, 3 after a requested one, as Argo CD).
  */
 import type { Application } from '../apps/index.js';
 import { oneLine } from '../common/index.js';

@@ -3,10 +3,11 @@
  * persists them (persistAppStatus, setOperationState, persistRevisionHistory; src/apps status.ts builds the
  * status, rules in docs/controller.md).
  *
- * - On a loop event about an app (`refreshed`, `app-operation-start`, `app-operation-done`) it builds the app's new
- *   status from the previous one and the loop's state, and sends what changed as one JSON merge patch of
- *   the Application (Argo CD's Application CRD has no status subresource: status is patched on the main
- *   resource). No change, no request: at most one patch per event, none for a no-op refresh.
+ * - On a loop event about an app (`refreshed`, `app-operation-start`, `app-operation-done`) it builds the
+ *   app's new status from the previous one and the loop's state (`loop.state(key)`: comparison, operations,
+ *   and its last render's source revisions, types and summary), and sends what changed as one JSON merge
+ *   patch of the Application (Argo CD's Application CRD has no status subresource: status is patched on the
+ *   main resource). No change, no request: at most one patch per event, none for a no-op refresh.
  * - The previous status is the newest of the Application as the namespace watch last saw it and as our
  *   last patch answered (Argo CD's writeBackToInformer), by resourceVersion, so a watch lagging behind our
  *   own write never makes us send the same change twice.

@@ -2,8 +2,9 @@
  * The controller's log (`kubectl gitops controller`): one line per event that says what happened to an app
  * or to the controller, as text (`<time> <app> <what>`) or, with `-o json`, one JSON object per line for
  * log shippers: `{"time", "app", "event", ...fields}` (`event`: the event's type, the loop's operation events
- * under their documented names `operation-start` / `operation-done`: `printedEventName`). Progress of renders, cache lists and single sync
- * tasks is left out (the loop emits them for the interactive printers); `status-written` only at `-v 2`+.
+ * under their documented names `operation-start` / `operation-done`: `printedEventName`). Progress of
+ * renders, cache lists and single sync tasks is left out (the loop emits them for the interactive
+ * printers); `status-written` only at `-v 2`+.
  */
 import { printedEventName } from './structured.js';
 

@@ -24,6 +24,8 @@ const manifest: KubeObject = {
   },
 };
 
+type Status = { sync: { revisions?: string[] }; sourceTypes?: string[]; summary?: unknown };
+
 function writerFor(state: AppLoopState): { writer: StatusWriter; patches: Array<Record<string, unknown>> } {
   const patches: Array<Record<string, unknown>> = [];
   const client = {
@@ -78,10 +80,10 @@ describe('StatusWriter: the last render from the loop state', () => {
     });
     await writer.idle();
     assert.equal(patches.length, 1);
-    const status = patches[0]!['status'] as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-    assert.deepEqual(status['sync'].revisions, [sha, '1.2.3']);
-    assert.deepEqual(status['sourceTypes'], ['Kustomize', 'Helm']);
-    assert.deepEqual(status['summary'], { images: ['nginx:1.25'] });
+    const status = patches[0]!['status'] as Status;
+    assert.deepEqual(status.sync.revisions, [sha, '1.2.3']);
+    assert.deepEqual(status.sourceTypes, ['Kustomize', 'Helm']);
+    assert.deepEqual(status.summary, { images: ['nginx:1.25'] });
   });
 
   it('without a render recorded, source types are not written', async () => {
@@ -96,8 +98,8 @@ describe('StatusWriter: the last render from the loop state', () => {
       durationMs: 1,
     });
     await writer.idle();
-    const status = patches[0]!['status'] as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-    assert.equal(status['sourceTypes'], undefined);
-    assert.deepEqual(status['sync'].revisions, [sha]);
+    const status = patches[0]!['status'] as Status;
+    assert.equal(status.sourceTypes, undefined);
+    assert.deepEqual(status.sync.revisions, [sha]);
   });
 });

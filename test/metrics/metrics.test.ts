@@ -235,7 +235,7 @@ describe('Metrics over HTTP', () => {
         revision: 'abc',
         durationMs: 1000,
       },
-      // The engine's own operation-done (one per attempt): the loop reports the operation once, so it is not counted.
+      // The engine's own operation-done (one per attempt): the loop's reports the operation once; not counted.
       { type: 'operation-done', app: 'web', phase: 'Succeeded', message: 'ok' },
     ];
     for (const ev of events) metrics.onEvent(ev);
