@@ -1,17 +1,21 @@
 /**
- * `applicationSummary`: Argo CD's `status.summary` (types.go `ApplicationTree.GetSummary`,
- * controller/cache/info.go populateNodeInfo) from the app's live objects.
- *
- * - images: the container and init-container images of Pods. Argo CD reads them from the Pods of the
- *   resource tree (children found through ownerReferences); where the live cache holds no Pods, the Pod
- *   templates of the app's workloads (Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob) stand
- *   in for them: the same images once the rollout is done.
- * - externalURLs: `link.argocd.argoproj.io/*` annotations of the objects (the part after "|" must be an
- *   http(s) URL, settings.ValidateExternalURL) and of the Application; Ingress rules' hosts
- *   (`https://` when the Ingress has a TLS entry with a secretName or for that host, else `http://`; the
- *   path with a trailing `*` removed), unless `argocd.argoproj.io/ignore-default-links: "true"`.
- * - isAppOfApps: one of the objects is an argoproj.io Application.
- * Lists are deduplicated and sorted.
+ * `applicationSummary`: Argo CD's `status.summary` (pkg/apis/application/v1alpha1/types.go
+ * `ApplicationTree.GetSummary`) from the nodes of the app's resource tree (its managed live objects and
+ * their descendants by ownerReferences: src/cluster resource-tree.ts), reading of each node what
+ * controller/cache/info.go `populateNodeInfo` reads:
+ * - images: the init-container and container images of the Pods among the nodes (`populatePodInfo`).
+ *   Only live Pods count: Argo CD reads no Pod template, so an app whose workloads have no Pods has none,
+ *   and during a rollout both the old and the new Pods' images are listed.
+ * - externalURLs: every node's `link.argocd.argoproj.io/*` annotations whose URL (the part after "|", if
+ *   any) is empty or http(s) (`settings.ValidateExternalURL`); the Application's own link annotations as
+ *   they are (GetSummary does not check them); Ingress rules' hosts (a rule without host takes the first
+ *   load balancer hostname or IP), one URL per path: `https://` when any TLS entry has a `secretName`,
+ *   else `http://` (populateIngressInfo compares the rule's host to a TLS entry's `hosts` through a type
+ *   that never matches a list, so only `secretName` counts), the path with a trailing `*` removed; none
+ *   when `argocd.argoproj.io/ignore-default-links` parses as true (Go's strconv.ParseBool). Services add
+ *   only their link annotations.
+ * - isAppOfApps: one of the nodes is an argoproj.io Application.
+ * Lists are deduplicated and sorted. Not read (yet): Gateway API Gateways' listener URLs.
  */
 import type { KubeObject } from '../util/yaml-docs.js';
 
@@ -24,23 +28,22 @@ const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const at = (o: unknown, ...path: string[]): unknown =>
   path.reduce<unknown>((v, k) => (isObj(v) ? v[k] : undefined), o);
 
-const WORKLOAD_TEMPLATE: Record<string, string[]> = {
-  'apps/Deployment': ['spec', 'template'],
-  'apps/StatefulSet': ['spec', 'template'],
-  'apps/DaemonSet': ['spec', 'template'],
-  'apps/ReplicaSet': ['spec', 'template'],
-  'batch/Job': ['spec', 'template'],
-  'batch/CronJob': ['spec', 'jobTemplate', 'spec', 'template'],
-};
-
 function groupOf(obj: KubeObject): string {
   const v = obj.apiVersion ?? '';
   return v.includes('/') ? v.slice(0, v.indexOf('/')) : '';
 }
 
+/** Go's strconv.ParseBool: undefined when the value is not one of its spellings. */
+function parseBool(value: string): boolean | undefined {
+  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value)) return true;
+  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(value)) return false;
+  return undefined;
+}
+
 function validURL(value: string): boolean {
   const bar = value.indexOf('|');
   const url = bar >= 0 ? value.slice(bar + 1) : value;
+  if (url === '') return true;
   try {
     const u = new URL(url);
     return u.protocol === 'http:' || u.protocol === 'https:';
@@ -57,12 +60,13 @@ function linkURLs(annotations: Record<string, string> | undefined): string[] {
 
 function podSpecImages(podSpec: unknown): string[] {
   return [...arr(at(podSpec, 'initContainers')), ...arr(at(podSpec, 'containers'))]
-    .map((c) => at(c, 'image'))
-    .filter((i): i is string => typeof i === 'string' && i !== '');
+    .map((c) => at(c, 'image') ?? '')
+    .filter((i): i is string => typeof i === 'string');
 }
 
 function ingressURLs(obj: KubeObject): string[] {
-  if (obj.metadata?.annotations?.[IGNORE_DEFAULT_LINKS] === 'true') return [];
+  const ignore = obj.metadata?.annotations?.[IGNORE_DEFAULT_LINKS];
+  if (ignore !== undefined && parseBool(ignore) === true) return [];
   const tls = arr(at(obj, 'spec', 'tls'));
   const lbHost = arr(at(obj, 'status', 'loadBalancer', 'ingress'))
     .map((i) => (at(i, 'hostname') as string | undefined) || (at(i, 'ip') as string | undefined) || '')
@@ -71,11 +75,7 @@ function ingressURLs(obj: KubeObject): string[] {
   for (const rule of arr(at(obj, 'spec', 'rules'))) {
     const host = (at(rule, 'host') as string | undefined) || lbHost;
     if (!host) continue;
-    let scheme = 'http';
-    for (const t of tls) {
-      if (at(t, 'secretName')) scheme = 'https';
-      if (arr(at(t, 'hosts')).includes(host)) scheme = 'https';
-    }
+    const scheme = tls.some((t) => at(t, 'secretName') != null) ? 'https' : 'http';
     for (const path of arr(at(rule, 'http', 'paths'))) {
       const p = at(path, 'path');
       urls.push(`${scheme}://${host}${typeof p === 'string' ? p.replace(/\*$/, '') : ''}`);
@@ -84,20 +84,23 @@ function ingressURLs(obj: KubeObject): string[] {
   return urls;
 }
 
+/** The summary of the tree's `nodes` and the Application's annotations (see the header). */
 export function applicationSummary(
-  objects: readonly KubeObject[],
+  nodes: readonly KubeObject[],
   appAnnotations: Record<string, string> = {},
 ): { externalURLs: string[]; images: string[]; isAppOfApps: boolean } {
   const images = new Set<string>();
-  const urls = new Set<string>(linkURLs(appAnnotations));
+  const urls = new Set<string>(
+    Object.entries(appAnnotations)
+      .filter(([k]) => k.startsWith(LINK_ANNOTATION_PREFIX))
+      .map(([, v]) => v),
+  );
   let isAppOfApps = false;
-  for (const obj of objects) {
+  for (const obj of nodes) {
     const group = groupOf(obj);
     const gk = `${group}/${obj.kind ?? ''}`;
     for (const u of linkURLs(obj.metadata?.annotations)) urls.add(u);
     if (gk === '/Pod') for (const i of podSpecImages(at(obj, 'spec'))) images.add(i);
-    const template = WORKLOAD_TEMPLATE[gk];
-    if (template) for (const i of podSpecImages(at(obj, ...template, 'spec'))) images.add(i);
     if ((group === 'networking.k8s.io' || group === 'extensions') && obj.kind === 'Ingress')
       for (const u of ingressURLs(obj)) urls.add(u);
     if (group === 'argoproj.io' && obj.kind === 'Application') isAppOfApps = true;

@@ -15,7 +15,8 @@
  *   failures are `ApiError` (code, reason).
  * - `Discovery`: served types, cached on disk per cluster (short TTL), refreshed once on a miss.
  * - `LiveStateCache`: list then watch per type (and namespace), resume on reconnect, relist on 410; indexed
- *   by key and owning app; scope options, transform, `onEvent`, `waitFor`, `waitForSync`.
+ *   by key, owning app and owner uid; scope options, transform, `onEvent`, `waitFor`, `waitForSync`.
+ * - `resourceTree(cache, roots)`: an app's managed objects and their descendants by ownerReferences.
  */
 export { connect } from './connect.js';
 export type { ConnectOptions, ClusterConnection } from './connect.js';
@@ -65,6 +66,8 @@ export {
   INSTALLATION_ID_ANNOTATION,
 } from './tracking.js';
 export type { TrackingMethod, TrackingOptions, TrackingId } from './tracking.js';
+export { resourceTree } from './resource-tree.js';
+export type { TreeSource, TreeOptions } from './resource-tree.js';
 export { defaultTransform, identityTransform, stripTransform, stubOf, isStub } from './transform.js';
 export type { Transform, StripOptions } from './transform.js';
 export { formatKey, keyOf, groupKind, apiVersionOf, parseApiVersion } from './types.js';

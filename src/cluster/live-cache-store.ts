@@ -10,6 +10,10 @@
  * no app tracks, transform.ts `stubOf`); `fill` puts a read object in place of the stub of the same
  * version, without an event (nothing changed on the server). `appOf` must answer the same for an object
  * and its stub (a stub keeps labels and tracking annotations), so `fill` leaves the app index as it is.
+ * Owner index (`childrenOf(uid)`): the objects whose `metadata.ownerReferences` name that uid, the edges
+ * of the resource tree (resource-tree.ts; gitops-engine's `parentUIDToChildren`). Invariant: obj is in
+ * the set of uid u iff obj is stored and one of its ownerReferences has uid u. Only objects with owners
+ * cost an entry.
  */
 import { groupKind, keyOf } from './types.js';
 import type { KubeObject, ResourceKey } from './types.js';
@@ -40,6 +44,8 @@ export class LiveStore {
   #kinds = new Map<string, Map<string, KubeObject>>();
   /** Objects by owning app. Invariant: obj is in #byApp.get(a) iff appOf(obj) === a and obj is stored. */
   #byApp = new Map<string, Set<KubeObject>>();
+  /** Objects by the uid of each of their owners. Invariant: see the header. */
+  #children = new Map<string, Set<KubeObject>>();
   #size = 0;
   #handlers = new Set<CacheEventHandler>();
   readonly #appOf: (obj: KubeObject) => string | undefined;
@@ -73,6 +79,11 @@ export class LiveStore {
 
   byApp(app: string): KubeObject[] {
     return [...(this.#byApp.get(app) ?? [])];
+  }
+
+  /** The stored objects one of whose ownerReferences names `uid` (see the header). */
+  childrenOf(uid: string): KubeObject[] {
+    return [...(this.#children.get(uid) ?? [])];
   }
 
   byGroupKind(group: string, kind: string, namespace?: string): KubeObject[] {
@@ -116,6 +127,11 @@ export class LiveStore {
     const rv = obj.metadata?.resourceVersion;
     if (!objects || !prev || !isStub(prev) || !rv || prev.metadata?.resourceVersion !== rv) return false;
     objects.set(nn, obj);
+    for (const uid of ownerUids(prev)) {
+      const set = this.#children.get(uid);
+      set?.delete(prev);
+      set?.add(obj);
+    }
     return true;
   }
 
@@ -143,6 +159,11 @@ export class LiveStore {
   }
 
   #index(obj: KubeObject): void {
+    for (const uid of ownerUids(obj)) {
+      let children = this.#children.get(uid);
+      if (!children) this.#children.set(uid, (children = new Set()));
+      children.add(obj);
+    }
     const app = this.#appOf(obj);
     if (app === undefined) return;
     let set = this.#byApp.get(app);
@@ -151,6 +172,11 @@ export class LiveStore {
   }
 
   #unindex(obj: KubeObject): void {
+    for (const uid of ownerUids(obj)) {
+      const children = this.#children.get(uid);
+      children?.delete(obj);
+      if (children?.size === 0) this.#children.delete(uid);
+    }
     const app = this.#appOf(obj);
     if (app === undefined) return;
     const set = this.#byApp.get(app);
@@ -169,4 +195,16 @@ export class LiveStore {
       }
     }
   }
+}
+
+/** The uids `obj`'s ownerReferences name (Kubernetes requires one on each reference). */
+function ownerUids(obj: KubeObject): string[] {
+  const refs = obj.metadata?.ownerReferences;
+  if (!refs?.length) return [];
+  const uids: string[] = [];
+  for (const r of refs) {
+    const uid = (r as { uid?: unknown } | undefined)?.uid;
+    if (typeof uid === 'string' && uid !== '') uids.push(uid);
+  }
+  return uids;
 }

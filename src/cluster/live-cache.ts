@@ -20,7 +20,8 @@
  * Subscribers (`onEvent`) see every change (the initial list as ADDED) synchronously; `waitFor` resolves
  * when an object satisfies a predicate (live-cache-wait.ts). `managedLive(app, targets)` answers "which
  * live objects does this app manage" for the comparison (live-cache-managed.ts). The list and watch loops
- * are live-cache-list.ts and live-cache-watch.ts, the store live-cache-store.ts.
+ * are live-cache-list.ts and live-cache-watch.ts, the store live-cache-store.ts. `childrenOf(uid)` answers
+ * the objects that name an owner (the resource tree's edges, resource-tree.ts).
  * Manifests (`manifests: 'tracked'`, Argo CD's cluster cache): an object no app tracks, other than a
  * CustomResourceDefinition, is stored as a stub (transform.ts `stubOf`: its metadata only) unless a target
  * named its key; `managedLive` reads such a target with a GET, puts the answer in place of the stub of
@@ -198,6 +199,11 @@ export class LiveStateCache {
   /** Objects of a kind, optionally in one namespace. */
   list(group: string, kind: string, namespace?: string): KubeObject[] {
     return this.#store.byGroupKind(group, kind, namespace);
+  }
+
+  /** Objects one of whose ownerReferences names `uid` (the edges of resource-tree.ts). */
+  childrenOf(uid: string): KubeObject[] {
+    return this.#store.childrenOf(uid);
   }
 
   /** Objects whose tracking names `app` (the instance name). */

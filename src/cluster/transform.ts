@@ -11,7 +11,14 @@
  * tracks (Argo CD's cluster cache keeps the manifest only of objects with an app and of CRDs, and reads any
  * other object with a GET when a target names it: gitops-engine pkg/cache GetManagedLiveObjs). A stub is
  * `apiVersion`, `kind` and `metadata` less `managedFields` and the last-applied annotation: enough for keys,
- * tracking, owner references, finalizers and deletion, not for a comparison or a health check.
+ * tracking, owner references, finalizers and deletion, not for a comparison or a health check. A stub also
+ * keeps what the resource tree's summary reads of it (Argo CD's controller/cache/info.go populateNodeInfo:
+ * `status.summary`, src/apps summary.ts), and nothing more:
+ * - a Pod (core group): `spec.initContainers[].image` and `spec.containers[].image` (populatePodInfo's
+ *   images), each container reduced to its image;
+ * - an Ingress (networking.k8s.io, extensions): `spec.rules`, `spec.tls` and `status.loadBalancer.ingress`
+ *   (populateIngressInfo's URLs: hosts, paths, TLS, the load balancer's host or IP);
+ * - a Service needs nothing beyond metadata (Argo CD takes its external URLs from link annotations only).
  */
 import type { KubeObject } from './types.js';
 
@@ -63,7 +70,47 @@ export const identityTransform: Transform = (obj) => obj;
 
 const STUBS = new WeakSet<object>();
 
-/** The stub of `obj` (see the header): `apiVersion`, `kind`, and `metadata` without the bulk. */
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Containers reduced to their image (Argo CD reads nothing else of them for the tree's summary). */
+function imagesOnly(containers: unknown): { image: unknown }[] | undefined {
+  if (!Array.isArray(containers)) return undefined;
+  return containers.map((c) => ({ image: isObj(c) ? c['image'] : undefined }));
+}
+
+/** What the tree's summary reads of `obj` beyond its metadata (see the header); undefined: nothing. */
+function summaryFields(obj: KubeObject): Obj | undefined {
+  const apiVersion = obj.apiVersion ?? '';
+  const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
+  const spec = (obj as Obj)['spec'];
+  if (group === '' && obj.kind === 'Pod') {
+    if (!isObj(spec)) return undefined;
+    const init = imagesOnly(spec['initContainers']);
+    const containers = imagesOnly(spec['containers']);
+    return {
+      spec: { ...(init ? { initContainers: init } : {}), ...(containers ? { containers } : {}) },
+    };
+  }
+  if ((group === 'networking.k8s.io' || group === 'extensions') && obj.kind === 'Ingress') {
+    const status = (obj as Obj)['status'];
+    const lb = isObj(status) && isObj(status['loadBalancer']) ? status['loadBalancer']['ingress'] : undefined;
+    const out: Obj = {};
+    if (isObj(spec) && (spec['rules'] !== undefined || spec['tls'] !== undefined))
+      out['spec'] = {
+        ...(spec['rules'] !== undefined ? { rules: spec['rules'] } : {}),
+        ...(spec['tls'] !== undefined ? { tls: spec['tls'] } : {}),
+      };
+    if (lb !== undefined) out['status'] = { loadBalancer: { ingress: lb } };
+    return out;
+  }
+  return undefined;
+}
+
+/**
+ * The stub of `obj` (see the header): `apiVersion`, `kind`, and `metadata` without the bulk, plus what the
+ * tree's summary reads of Pods and Ingresses.
+ */
 export function stubOf(obj: KubeObject): KubeObject {
   const { managedFields: _dropped, ...meta } = obj.metadata ?? {};
   if (meta.annotations && LAST_APPLIED in meta.annotations) {
@@ -74,6 +121,7 @@ export function stubOf(obj: KubeObject): KubeObject {
     ...(obj.apiVersion !== undefined ? { apiVersion: obj.apiVersion } : {}),
     ...(obj.kind !== undefined ? { kind: obj.kind } : {}),
     metadata: meta,
+    ...summaryFields(obj),
   };
   STUBS.add(stub);
   return stub;

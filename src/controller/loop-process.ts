@@ -10,6 +10,15 @@
  * the reason changes); a self-heal waiting for its backoff asks for a level-2 refresh when it ends. A
  * refresh asked for while the app's operation runs waits for the operation's end (which refreshes anyway).
  *
+ * `treeRefresh`: a level-0 refresh (Argo CD's `ComparisonWithNothing`, asked for by a change of an object
+ * that hangs in the app's tree through ownerReferences: loop-live.ts). As processAppRefreshQueueItem does,
+ * it renders and compares nothing: the app's summary is worked out again from the live cache's tree
+ * (tree.ts, through the last comparison's `summarize`) and `refreshed` is reported at level 0 with the
+ * last comparison's verdict, so the controller writes what changed (the summary; `reconciledAt` stays).
+ * When there is no comparison to start from (none yet, or the last refresh failed: Argo CD finds no
+ * managed resources in its cache then and falls back to a full reconciliation), it answers false and the
+ * caller refreshes the app in full.
+ *
  * `operateEntry`: runs one attempt of the app's pending operation: sync windows first (a refused
  * operation waits, re-checked every `WINDOW_RECHECK_MS`, as Argo CD's operation stays Running while a
  * window blocks it), then the operation on the comparison it was decided on (first attempt) or a fresh one
@@ -66,6 +75,27 @@ export interface LoopCore {
 
 const iso = (d: Date): string => d.toISOString();
 
+/** The level-0 refresh (see the header): false when the app has no comparison to start from. */
+export function treeRefresh(core: LoopCore, entry: LoopEntry, request: RefreshRequest): boolean {
+  const { key, state } = entry;
+  const comparison = state.comparison;
+  if (!entry.summarize || !comparison || !state.rendered || state.error || entry.report?.error) return false;
+  const started = core.clock.now();
+  state.rendered = { sources: state.rendered.sources, summary: entry.summarize() };
+  core.emit({
+    type: 'refreshed',
+    app: entry.app.name,
+    key,
+    reason: request.reason,
+    level: 0,
+    sync: comparison.sync,
+    health: comparison.health.status,
+    revision: comparison.revision,
+    durationMs: core.clock.now() - started,
+  });
+  return true;
+}
+
 /** The refresh processor (see the header). Throws the comparison's failure (the caller records it). */
 export async function refreshEntry(
   core: LoopCore,
@@ -98,6 +128,7 @@ export async function refreshEntry(
   const comparison = toReport(reconciliation);
   state.comparison = comparison;
   state.rendered = { sources: reconciliation.sources, summary: reconciliation.summary };
+  entry.summarize = reconciliation.summarize;
   delete state.error;
   // Argo CD sets reconciledAt on a first refresh and on those at level >= 2 (processAppRefreshQueueItem).
   if (!state.reconciledAt || request.level >= 2) state.reconciledAt = iso(core.wallClock());

@@ -12,7 +12,7 @@
  * - `RevisionFreshness`: which refresh requests make the source service re-resolve the app's repositories;
  * - `maxRefresh`: coalescing of refresh requests (the highest level wins; its reason goes with it).
  */
-import type { Application } from '../apps/index.js';
+import type { AppSummary, Application } from '../apps/index.js';
 import { repoKey } from '../source/index.js';
 import type { KubeObject } from '../cluster/index.js';
 import type { Clock, TimerHandle } from '../common/index.js';
@@ -51,6 +51,11 @@ export interface LoopEntry {
   state: AppLoopState;
   /** Destination and project as resolved (destinations.ts); `error` stops the app before any compare. */
   report?: AppReport;
+  /**
+   * The app's summary from the live cache's tree now (the last successful comparison's `summarize`,
+   * tree.ts): what a level-0 refresh calls.
+   */
+  summarize?: (() => AppSummary) | undefined;
   /** The refresh waiting in the queue (coalesced). */
   pending?: RefreshRequest | undefined;
   /** A refresh asked for while the app's operation ran: done when it ends. */

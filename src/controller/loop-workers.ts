@@ -1,8 +1,9 @@
 /**
  * The continuous loop's workers (loop.ts starts `statusProcessors` refresh workers and
  * `operationProcessors` operation workers): each takes an app key from its queue, runs the processor
- * (loop-process.ts) and calls `done`, until the queue is shut down. A refresh asked for while the app's
- * operation runs is deferred to the operation's end; a transient refresh failure (5xx, 429, transport) is
+ * (loop-process.ts) and calls `done`, until the queue is shut down. A level-0 refresh (tree and summary
+ * only, `treeRefresh`) runs at once; any other refresh asked for while the app's operation runs is
+ * deferred to the operation's end; a transient refresh failure (5xx, 429, transport) is
  * retried with per-app backoff (`MAX_TRANSIENT_RETRIES`), any other is the app's error until the next
  * refresh; every refresh of an owned app sets its next resync. Keys the queues still hand out after
  * shutdown start nothing; operations of apps no longer owned are dropped with a warning.
@@ -11,7 +12,7 @@ import type { Application } from '../apps/index.js';
 import { isRetryable } from '../cluster/index.js';
 import { oneLine } from '../common/index.js';
 import type { RateLimitingQueue } from '../queue/index.js';
-import { operateEntry, refreshEntry } from './loop-process.js';
+import { operateEntry, refreshEntry, treeRefresh } from './loop-process.js';
 import type { LoopCore } from './loop-process.js';
 import { maxRefresh } from './loop-state.js';
 import type { LoopEntry } from './loop-state.js';
@@ -38,6 +39,12 @@ export async function refreshWorker(w: WorkerContext, queue: RateLimitingQueue<s
       if (!entry || core.stopping() || !w.owns(entry.app)) continue;
       const request = entry.pending ?? { level: 2 as const, reason: 'resync' as const };
       entry.pending = undefined;
+      // Level 0 reads the live cache only: it neither waits for a running operation nor compares (falls
+      // back to a full refresh when there is no comparison yet).
+      if (request.level === 0 && treeRefresh(core, entry, request)) {
+        queue.forget(key);
+        continue;
+      }
       if (entry.executing) {
         entry.deferred = maxRefresh(entry.deferred, request); // the operation's end refreshes
         continue;

@@ -12,8 +12,9 @@
  *   loop-process.ts (auto-sync: autosync.ts), options in loop-options.ts.
  * - Triggers: the resync timer per app (`appResyncMs` + up to `appResyncJitterMs`, after every refresh:
  *   Argo CD's `timeout.reconciliation` and its jitter; 0 turns it off), live-cache events on the app's
- *   objects (loop-live.ts, level 1, batched), and `requestRefresh` (Git poller, file watcher, Application
- *   watch). A request at level >= 2 makes the source service forget what it resolved of the app's
+ *   objects (loop-live.ts, batched: level 1 for its managed objects, level 0 for their descendants by
+ *   ownerReferences: the resource tree and summary only, loop-process.ts `treeRefresh`), and
+ *   `requestRefresh` (Git poller, file watcher, Application watch). A request at level >= 2 makes the source service forget what it resolved of the app's
  *   repositories (`SourceService.forgetRevisions`), so the refresh sees the branch's new commit.
  * - Clusters: one `ClusterPool` (destinations.ts) for the loop's life: one connection and live cache per
  *   cluster, kept across refreshes; a cluster whose cache does not cover a new app's destination
@@ -261,7 +262,7 @@ export class Loop implements ReconcileLoop {
         orphanWatchers: (cluster, namespace) => this.#orphanWatchers().get(`${cluster}|${namespace}`) ?? [],
         isSelf: (appKey, k) => isApplicationItself(this.#entries.get(appKey)?.app, this.#ns, k),
         flush: (keys) => {
-          for (const key of keys) this.requestRefresh(key, 1, 'drift');
+          for (const [key, level] of keys) this.requestRefresh(key, level, 'drift');
         },
       });
       const clusters = new LoopClusters({

@@ -42,7 +42,6 @@ import {
 import { OWN_FIELD_MANAGERS } from '../common/index.js';
 import type { AppSummary, Application, ArgoCdSettings } from '../apps/index.js';
 import {
-  applicationSummary,
   DEFAULT_COMPARE_SETTINGS,
   instanceName,
   overrideIgnoreRules,
@@ -73,6 +72,7 @@ import {
   withTracking,
 } from './targets.js';
 import { toReport } from './report.js';
+import { treeSummarizer } from './tree.js';
 import { ComparisonMemo, DryRunMemo } from './memo.js';
 import type { AppProjectContext } from './projects.js';
 import type {
@@ -331,17 +331,22 @@ export class StateManager {
     if (resources.some((r) => statusOf(r) === 'Unknown')) sync = 'Unknown';
     else if (resources.some((r) => statusOf(r) === 'OutOfSync' && !r.ignoreExtraneous)) sync = 'OutOfSync';
     emit?.({ type: 'compare-done', app: app.name, sync, health: health.status, resources: resources.length });
-    // The summary is worked out when first read: the controller's status writes read it, a one-shot diff or
-    // sync never does (a pass over every rendered object, about 2 us per object, saved).
-    const { objects } = rendered;
-    const { annotations } = app;
+    // The summary, from the resource tree (tree.ts): worked out when first read (the controller's status
+    // writes read it, a one-shot diff or sync never does), again by the loop's level-0 refreshes.
+    const summarize = treeSummarizer(
+      cache,
+      resources.flatMap((r) => (r.live ? [keyOf(r.live)] : [])),
+      app.annotations,
+      projectContext,
+    );
     let summary: AppSummary | undefined;
     return {
       revision: rendered.revision,
       sources: rendered.sources.map((s) => ({ revision: s.revision, type: s.type })),
       get summary(): AppSummary {
-        return (summary ??= applicationSummary(objects, annotations));
+        return (summary ??= summarize());
       },
+      summarize,
       destNamespace,
       resources,
       status: {

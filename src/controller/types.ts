@@ -140,10 +140,14 @@ export interface Reconciliation {
   /** What each source of the spec resolved to, in spec order: revision and type (none: a ref-only source). */
   sources: StatusRenderedSource[];
   /**
-   * Argo CD's ApplicationSummary of the rendered objects (images, external URLs with the Application's own
-   * link annotations, app of apps): `status.summary` (src/apps `applicationSummary`).
+   * Argo CD's ApplicationSummary of the app's resource tree (its managed live objects and their
+   * descendants by ownerReferences: live Pods' images, external URLs with the Application's own link
+   * annotations, app of apps): `status.summary` (tree.ts, src/apps `applicationSummary`), worked out from
+   * the live cache when first read.
    */
   summary: AppSummary;
+  /** The summary again from the live cache as it is now (the loop's level-0 refresh; tree.ts). */
+  summarize: () => AppSummary;
   destNamespace: string;
   /** Every resource, sorted by group, kind, namespace, name (the report's rows). */
   resources: ReconciledResource[];

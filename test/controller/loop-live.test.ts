@@ -44,6 +44,7 @@ function router(over: { orphans?: Record<string, string[]> } = {}) {
   const clock = new FakeClock();
   const index = new AppIndex();
   const batches: string[][] = [];
+  const levels: Array<Record<string, number>> = [];
   const r = new LiveRouter({
     tracking: {},
     clock,
@@ -52,9 +53,20 @@ function router(over: { orphans?: Record<string, string[]> } = {}) {
     keysOfResource: (k) => index.keysOfResource(k),
     orphanWatchers: (cluster, ns) => over.orphans?.[`${cluster}|${ns}`] ?? [],
     isSelf: (key, k) => isApplicationItself({ name: key.split('/')[1]! }, 'argocd', k),
-    flush: (keys) => batches.push([...keys].sort()),
+    flush: (keys) => {
+      batches.push([...keys.keys()].sort());
+      levels.push(Object.fromEntries(keys));
+    },
   });
-  return { clock, index, batches, on: r.handler('c1'), r };
+  const objects = new Map<string, KubeObject>();
+  const lookup = (k: { group: string; kind: string; namespace: string; name: string }) =>
+    objects.get(`${k.group}/${k.kind}/${k.namespace}/${k.name}`);
+  const put = (o: KubeObject): KubeObject => {
+    const group = o.apiVersion!.includes('/') ? o.apiVersion!.split('/')[0] : '';
+    objects.set(`${group}/${o.kind}/${o.metadata!.namespace ?? ''}/${o.metadata!.name}`, o);
+    return o;
+  };
+  return { clock, index, batches, levels, on: r.handler('c1', lookup), put, r };
 }
 
 describe('live-cache events → refreshes (handleObjectUpdated)', () => {
@@ -139,6 +151,74 @@ describe('live-cache events → refreshes (handleObjectUpdated)', () => {
       key: { group: 'argoproj.io', kind: 'Application', namespace: 'argocd', name: 'root' },
       object: self,
     });
+    t.clock.step(100);
+    assert.deepEqual(t.batches, []);
+  });
+
+  // A Deployment tracked by `web`, its ReplicaSet and Pod (owners by uid, as the controllers set them).
+  const owned = (apiVersion: string, kind: string, name: string, owner?: KubeObject, labels = {}) => ({
+    apiVersion,
+    kind,
+    metadata: {
+      name,
+      namespace: 'ns',
+      uid: `uid-${name}`,
+      resourceVersion: '1',
+      labels,
+      ...(owner
+        ? {
+            ownerReferences: [
+              {
+                apiVersion: owner.apiVersion!,
+                kind: owner.kind!,
+                name: owner.metadata!.name!,
+                uid: owner.metadata!.uid!,
+              },
+            ],
+          }
+        : { annotations: { 'argocd.argoproj.io/tracking-id': 'web:apps/Deployment:ns/web' } }),
+    },
+  });
+
+  it('a descendant by ownerReferences of a tracked root asks a level-0 refresh (getApp, isRootAppNode)', () => {
+    const t = router();
+    t.index.setInstance('web', 'argocd/web');
+    const deploy = t.put(owned('apps/v1', 'Deployment', 'web'));
+    const rs = t.put(owned('apps/v1', 'ReplicaSet', 'web-1', deploy));
+    // The Pod carries the app's instance label (label tracking copies it from the template): an object
+    // with owners takes its app from its owners only, at level 0.
+    const pod = owned('v1', 'Pod', 'web-1-a', rs, { 'app.kubernetes.io/instance': 'web' });
+    t.on({ type: 'ADDED', key: { group: '', kind: 'Pod', namespace: 'ns', name: 'web-1-a' }, object: pod });
+    t.clock.step(100);
+    assert.deepEqual(t.levels, [{ 'argocd/web': 0 }]);
+    // The root itself: level 1; with a child's level 0 in the same batch, level 1 wins.
+    t.on({ type: 'ADDED', key: { group: '', kind: 'Pod', namespace: 'ns', name: 'web-1-a' }, object: pod });
+    t.on({
+      type: 'MODIFIED',
+      key: { group: 'apps', kind: 'Deployment', namespace: 'ns', name: 'web' },
+      object: { ...deploy, spec: { replicas: 2 } },
+      old: deploy,
+    });
+    t.clock.step(100);
+    assert.deepEqual(t.levels[1], { 'argocd/web': 1 });
+  });
+
+  it('owners not held, an untracked root, a cycle: no refresh', () => {
+    const t = router();
+    t.index.setInstance('web', 'argocd/web');
+    const ghost = owned('apps/v1', 'ReplicaSet', 'ghost', owned('apps/v1', 'Deployment', 'gone'));
+    const key = { group: '', kind: 'Pod', namespace: 'ns', name: 'p' };
+    t.on({ type: 'ADDED', key, object: owned('v1', 'Pod', 'p', ghost) });
+    const plain = t.put({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'plain', namespace: 'ns', uid: 'u' },
+    });
+    t.on({ type: 'ADDED', key, object: owned('v1', 'Pod', 'p', plain) });
+    const a = owned('apps/v1', 'ReplicaSet', 'a');
+    const b = t.put(owned('apps/v1', 'ReplicaSet', 'b', a));
+    t.put(Object.assign(a, owned('apps/v1', 'ReplicaSet', 'a', b)));
+    t.on({ type: 'ADDED', key, object: owned('v1', 'Pod', 'p', b) });
     t.clock.step(100);
     assert.deepEqual(t.batches, []);
   });
