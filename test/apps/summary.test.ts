@@ -1,10 +1,22 @@
-/** `applicationSummary`: Argo CD's status.summary (images, external URLs, app of apps) from live objects. */
+/**
+ * `applicationSummary`: Argo CD's status.summary (types.go GetSummary over controller/cache/info.go
+ * populateNodeInfo) from the nodes of the app's resource tree: images of live Pods only (no Pod
+ * templates), Ingress and link URLs with Argo CD's rules, app of apps.
+ */
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import { applicationSummary } from '../../src/apps/index.js';
 
+const ingress = (name: string, spec: object, annotations?: Record<string, string>, status?: object) => ({
+  apiVersion: 'networking.k8s.io/v1',
+  kind: 'Ingress',
+  metadata: { name, ...(annotations ? { annotations } : {}) },
+  spec,
+  ...(status ? { status } : {}),
+});
+
 describe('applicationSummary', () => {
-  it('images of Pods and workload templates, Ingress and link URLs, app of apps; sorted, deduplicated', () => {
+  it('images of live Pods, never of Pod templates; Ingress and link URLs; app of apps; sorted', () => {
     const summary = applicationSummary(
       [
         {
@@ -14,17 +26,13 @@ describe('applicationSummary', () => {
             name: 'web',
             annotations: { 'link.argocd.argoproj.io/docs': 'Docs|https://docs.example.com' },
           },
-          spec: {
-            template: {
-              spec: { initContainers: [{ image: 'busybox:1' }], containers: [{ image: 'nginx:1.25' }] },
-            },
-          },
+          spec: { template: { spec: { containers: [{ image: 'nginx:1.25' }] } } },
         },
         {
           apiVersion: 'v1',
           kind: 'Pod',
-          metadata: { name: 'p' },
-          spec: { containers: [{ image: 'nginx:1.25' }] },
+          metadata: { name: 'web-1' },
+          spec: { initContainers: [{ image: 'busybox:1' }], containers: [{ image: 'nginx:1.26' }] },
         },
         {
           apiVersion: 'batch/v1',
@@ -32,18 +40,26 @@ describe('applicationSummary', () => {
           metadata: { name: 'c' },
           spec: { jobTemplate: { spec: { template: { spec: { containers: [{ image: 'job:2' }] } } } } },
         },
-        {
-          apiVersion: 'networking.k8s.io/v1',
-          kind: 'Ingress',
-          metadata: { name: 'i' },
-          spec: {
-            tls: [{ hosts: ['secure.example.com'] }],
-            rules: [
-              { host: 'secure.example.com', http: { paths: [{ path: '/app*' }] } },
-              { host: 'plain.example.com', http: { paths: [{ path: '/' }] } },
-            ],
+        // TLS hosts without a secretName: http (populateIngressInfo reads `hosts` as a map: never matches).
+        ingress('hosts-only', {
+          tls: [{ hosts: ['a.example.com'] }],
+          rules: [{ host: 'a.example.com', http: { paths: [{ path: '/app*' }] } }],
+        }),
+        // A secretName: every rule https; a rule without host takes the load balancer's address.
+        ingress(
+          'secret',
+          {
+            tls: [{ secretName: 'cert' }],
+            rules: [{ host: 'b.example.com', http: { paths: [{ path: '/' }] } }, { http: { paths: [{}] } }],
           },
-        },
+          undefined,
+          { loadBalancer: { ingress: [{ ip: '10.0.0.9' }] } },
+        ),
+        ingress(
+          'ignored',
+          { rules: [{ host: 'c.example.com', http: { paths: [{ path: '/' }] } }] },
+          { 'argocd.argoproj.io/ignore-default-links': 'True' },
+        ),
         {
           apiVersion: 'v1',
           kind: 'Service',
@@ -51,16 +67,22 @@ describe('applicationSummary', () => {
         },
         { apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', metadata: { name: 'child' } },
       ],
-      { 'link.argocd.argoproj.io/dash': 'https://dash.example.com' },
+      // The Application's own links are taken as they are (GetSummary does not validate them).
+      {
+        'link.argocd.argoproj.io/dash': 'https://dash.example.com',
+        'link.argocd.argoproj.io/raw': 'not a url',
+      },
     );
     assert.deepEqual(summary, {
       externalURLs: [
         'Docs|https://docs.example.com',
-        'http://plain.example.com/',
+        'http://a.example.com/app',
+        'https://10.0.0.9',
+        'https://b.example.com/',
         'https://dash.example.com',
-        'https://secure.example.com/app',
+        'not a url',
       ],
-      images: ['busybox:1', 'job:2', 'nginx:1.25'],
+      images: ['busybox:1', 'nginx:1.26'],
       isAppOfApps: true,
     });
   });

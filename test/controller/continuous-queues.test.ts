@@ -284,7 +284,9 @@ describe('continuous loop: queues, timers, shutdown', () => {
             { revision: head, type: 'Directory' },
             { revision: head, type: 'Directory' },
           ],
-          summary: { externalURLs: ['https://docs.example.com'], images: ['nginx:1.25'], isAppOfApps: false },
+          // Nothing is synced (no auto-sync): the tree holds no live object, so the summary is empty
+          // (Argo CD's GetSummary reads the live tree, never the rendered manifests).
+          summary: { externalURLs: [], images: [], isAppOfApps: false },
         });
         // A refresh that fails (a source path that does not exist) keeps the last render's record.
         const from = run.events.length;
