@@ -12,49 +12,13 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LoopEvent } from '../../src/controller/index.js';
-import { createSourceService } from '../../src/source/index.js';
-import type { SourceService } from '../../src/source/index.js';
 import { api, useEmbeddedCluster } from '../support/embedded.js';
 import { TestRepo } from '../support/git.js';
 import { application, newCacheRoot } from './setup.js';
 import { opDone, startLoop } from './loop-setup.js';
+import { countingSource, deploymentYaml } from './tree-setup.js';
 
 const T = { timeout: 60_000 };
-
-export const deploymentYaml = (name: string, image: string): string =>
-  [
-    'apiVersion: apps/v1',
-    'kind: Deployment',
-    'metadata:',
-    `  name: ${name}`,
-    'spec:',
-    '  replicas: 1',
-    `  selector: { matchLabels: { app: ${name} } }`,
-    '  template:',
-    `    metadata: { labels: { app: ${name} } }`,
-    '    spec:',
-    `      containers: [{ name: main, image: "${image}" }]`,
-    '',
-  ].join('\n');
-
-/** A source service counting the apps it renders. */
-export function countingSource(cacheRoot: string): { source: SourceService; renders: () => number } {
-  const inner = createSourceService({ cacheRoot });
-  let renders = 0;
-  const source: SourceService = {
-    renderApp: (app) => {
-      renders++;
-      return inner.renderApp(app);
-    },
-    checkoutTree: (url, revision) => inner.checkoutTree(url, revision),
-    forgetRevisions: (url) => inner.forgetRevisions?.(url),
-    get stats() {
-      return inner.stats;
-    },
-    close: () => inner.close(),
-  };
-  return { source, renders: () => renders };
-}
 
 describe('the resource tree in the continuous loop', () => {
   const fx = useEmbeddedCluster({ simulateWorkloads: { delayMs: 5 } });
@@ -81,8 +45,12 @@ describe('the resource tree in the continuous loop', () => {
       try {
         await run.until(opDone('web'));
         // The simulation creates the ReplicaSet and its Pod after the sync: their events refresh the tree
-        // (level 0, or level 1 when the Deployment's status changed in the same batch).
-        await run.until((e) => e.type === 'refreshed' && e.app === 'web' && images() === 'nginx:1.25');
+        // (level 0, or level 1 when the Deployment's status changed in the same batch). Once the
+        // Deployment is Healthy its status stops changing: only the Pod's change follows.
+        await run.until(
+          (e) =>
+            e.type === 'refreshed' && e.app === 'web' && e.health === 'Healthy' && images() === 'nginx:1.25',
+        );
 
         // The Pod's image changed in place (a mutable field of a Pod): the template still says 1.25.
         const pods = (await api(fx.cluster, 'GET', '/api/v1/namespaces/web/pods')).body.items;
