@@ -15,7 +15,8 @@
  * keeps what the resource tree's summary reads of it (Argo CD's controller/cache/info.go populateNodeInfo:
  * `status.summary`, src/apps summary.ts), and nothing more:
  * - a Pod (core group): `spec.initContainers[].image` and `spec.containers[].image` (populatePodInfo's
- *   images), each container reduced to its image;
+ *   images), each container reduced to its image, one frozen object shared by the Pods with the same
+ *   images (`sharedPodSpec`);
  * - an Ingress (networking.k8s.io, extensions): `spec.rules`, `spec.tls` and `status.loadBalancer.ingress`
  *   (populateIngressInfo's URLs: hosts, paths, TLS, the load balancer's host or IP);
  * - a Service needs nothing beyond metadata (Argo CD takes its external URLs from link annotations only).
@@ -79,18 +80,39 @@ function imagesOnly(containers: unknown): { image: unknown }[] | undefined {
   return containers.map((c) => ({ image: isObj(c) ? c['image'] : undefined }));
 }
 
+/**
+ * The stubs' Pod specs, shared (and frozen) between Pods that run the same images: the Pods of one
+ * ReplicaSet, Job or DaemonSet hold one object, not one each (about 480 B per Pod saved). Bounded: when
+ * it holds `POD_SPECS_MAX` image sets it starts again (stubs keep the objects they hold).
+ */
+const POD_SPECS = new Map<string, Obj>();
+const POD_SPECS_MAX = 4096;
+
+function sharedPodSpec(spec: Obj): Obj {
+  const init = imagesOnly(spec['initContainers']);
+  const containers = imagesOnly(spec['containers']);
+  const id = JSON.stringify([init, containers]);
+  let shared = POD_SPECS.get(id);
+  if (!shared) {
+    const freeze = (list: { image: unknown }[] | undefined) =>
+      list ? Object.freeze(list.map((c) => Object.freeze(c))) : undefined;
+    shared = Object.freeze({
+      ...(init ? { initContainers: freeze(init) } : {}),
+      ...(containers ? { containers: freeze(containers) } : {}),
+    });
+    if (POD_SPECS.size >= POD_SPECS_MAX) POD_SPECS.clear();
+    POD_SPECS.set(id, shared);
+  }
+  return shared;
+}
+
 /** What the tree's summary reads of `obj` beyond its metadata (see the header); undefined: nothing. */
 function summaryFields(obj: KubeObject): Obj | undefined {
   const apiVersion = obj.apiVersion ?? '';
   const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
   const spec = (obj as Obj)['spec'];
   if (group === '' && obj.kind === 'Pod') {
-    if (!isObj(spec)) return undefined;
-    const init = imagesOnly(spec['initContainers']);
-    const containers = imagesOnly(spec['containers']);
-    return {
-      spec: { ...(init ? { initContainers: init } : {}), ...(containers ? { containers } : {}) },
-    };
+    return isObj(spec) ? { spec: sharedPodSpec(spec) } : undefined;
   }
   if ((group === 'networking.k8s.io' || group === 'extensions') && obj.kind === 'Ingress') {
     const status = (obj as Obj)['status'];
