@@ -13,9 +13,12 @@
  *   else `http://` (populateIngressInfo compares the rule's host to a TLS entry's `hosts` through a type
  *   that never matches a list, so only `secretName` counts), the path with a trailing `*` removed; none
  *   when `argocd.argoproj.io/ignore-default-links` parses as true (Go's strconv.ParseBool). Services add
- *   only their link annotations.
+ *   only their link annotations. Gateway API Gateways (`populateGatewayInfo`): per listener, its
+ *   hostname (unless empty or `*`; then each `status.addresses` value of type Hostname, IPAddress or
+ *   none), `https://` for protocol HTTPS or TLS, else `http://`, with `:port` unless 80 / 443; the same
+ *   ignore annotation.
  * - isAppOfApps: one of the nodes is an argoproj.io Application.
- * Lists are deduplicated and sorted. Not read (yet): Gateway API Gateways' listener URLs.
+ * Lists are deduplicated and sorted.
  */
 import type { KubeObject } from '../util/yaml-docs.js';
 
@@ -84,6 +87,34 @@ function ingressURLs(obj: KubeObject): string[] {
   return urls;
 }
 
+/** Gateway API Gateway: a URL per listener host and address (populateGatewayInfo, generateGatewayURLs). */
+function gatewayURLs(obj: KubeObject): string[] {
+  const ignore = obj.metadata?.annotations?.[IGNORE_DEFAULT_LINKS];
+  if (ignore !== undefined && parseBool(ignore) === true) return [];
+  const addresses: string[] = [];
+  for (const a of arr(at(obj, 'status', 'addresses'))) {
+    const type = at(a, 'type') ?? '';
+    const value = at(a, 'value');
+    if (typeof value !== 'string' || value === '') continue;
+    if (type === 'Hostname' || type === 'IPAddress' || type === '') addresses.push(value);
+  }
+  const urls: string[] = [];
+  for (const listener of arr(at(obj, 'spec', 'listeners'))) {
+    if (!isObj(listener)) continue;
+    const hostname = typeof listener['hostname'] === 'string' ? listener['hostname'] : '';
+    const protocol = listener['protocol'];
+    const port = typeof listener['port'] === 'number' ? Math.trunc(listener['port']) : 0;
+    const scheme = protocol === 'HTTPS' || protocol === 'TLS' ? 'https' : 'http';
+    const hosts = hostname !== '' && hostname !== '*' ? [hostname] : addresses;
+    for (const host of hosts) {
+      let url = `${scheme}://${host}`;
+      if ((scheme === 'http' && port !== 80) || (scheme === 'https' && port !== 443)) url += `:${port}`;
+      if (validURL(url)) urls.push(url);
+    }
+  }
+  return urls;
+}
+
 /** The summary of the tree's `nodes` and the Application's annotations (see the header). */
 export function applicationSummary(
   nodes: readonly KubeObject[],
@@ -103,6 +134,8 @@ export function applicationSummary(
     if (gk === '/Pod') for (const i of podSpecImages(at(obj, 'spec'))) images.add(i);
     if ((group === 'networking.k8s.io' || group === 'extensions') && obj.kind === 'Ingress')
       for (const u of ingressURLs(obj)) urls.add(u);
+    if (group === 'gateway.networking.k8s.io' && obj.kind === 'Gateway')
+      for (const u of gatewayURLs(obj)) urls.add(u);
     if (group === 'argoproj.io' && obj.kind === 'Application') isAppOfApps = true;
   }
   return { externalURLs: [...urls].sort(), images: [...images].sort(), isAppOfApps };

@@ -19,6 +19,8 @@
  *   images (`sharedPodSpec`);
  * - an Ingress (networking.k8s.io, extensions): `spec.rules`, `spec.tls` and `status.loadBalancer.ingress`
  *   (populateIngressInfo's URLs: hosts, paths, TLS, the load balancer's host or IP);
+ * - a Gateway (gateway.networking.k8s.io): each listener's `hostname`, `protocol` and `port`, and
+ *   `status.addresses` (populateGatewayInfo);
  * - a Service needs nothing beyond metadata (Argo CD takes its external URLs from link annotations only).
  */
 import type { KubeObject } from './types.js';
@@ -125,6 +127,23 @@ function summaryFields(obj: KubeObject): Obj | undefined {
       };
     if (lb !== undefined) out['status'] = { loadBalancer: { ingress: lb } };
     return out;
+  }
+  if (group === 'gateway.networking.k8s.io' && obj.kind === 'Gateway') {
+    const status = (obj as Obj)['status'];
+    const addresses = isObj(status) ? status['addresses'] : undefined;
+    const listeners = isObj(spec) && Array.isArray(spec['listeners']) ? spec['listeners'] : undefined;
+    return {
+      ...(listeners
+        ? {
+            spec: {
+              listeners: listeners.map((l) =>
+                isObj(l) ? { hostname: l['hostname'], protocol: l['protocol'], port: l['port'] } : {},
+              ),
+            },
+          }
+        : {}),
+      ...(addresses !== undefined ? { status: { addresses } } : {}),
+    };
   }
   return undefined;
 }

@@ -66,6 +66,24 @@ describe('applicationSummary', () => {
           metadata: { name: 's', annotations: { 'link.argocd.argoproj.io/x': 'javascript:alert(1)' } },
         },
         { apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', metadata: { name: 'child' } },
+        // A Gateway: listener hostnames, else its addresses (a NamedAddress is not one); :port unless 80/443.
+        {
+          apiVersion: 'gateway.networking.k8s.io/v1',
+          kind: 'Gateway',
+          metadata: { name: 'gw' },
+          spec: {
+            listeners: [
+              { name: 'tls', hostname: 'gw.example.com', protocol: 'HTTPS', port: 443 },
+              { name: 'any', hostname: '*', protocol: 'HTTP', port: 8080 },
+            ],
+          },
+          status: {
+            addresses: [
+              { type: 'IPAddress', value: '10.1.1.1' },
+              { type: 'NamedAddress', value: 'internal' },
+            ],
+          },
+        },
       ],
       // The Application's own links are taken as they are (GetSummary does not validate them).
       {
@@ -76,10 +94,12 @@ describe('applicationSummary', () => {
     assert.deepEqual(summary, {
       externalURLs: [
         'Docs|https://docs.example.com',
+        'http://10.1.1.1:8080',
         'http://a.example.com/app',
         'https://10.0.0.9',
         'https://b.example.com/',
         'https://dash.example.com',
+        'https://gw.example.com',
         'not a url',
       ],
       images: ['busybox:1', 'nginx:1.26'],

@@ -45,6 +45,36 @@ const key = (o: KubeObject) => ({
   name: o.metadata!.name!,
 });
 
+describe('stubs keep what the summary reads', () => {
+  it('Ingress rules, TLS and load balancer; Gateway listeners and addresses; nothing else', () => {
+    const ing = stubOf({
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'Ingress',
+      metadata: { name: 'i', namespace: 'n' },
+      spec: { ingressClassName: 'x', tls: [{ secretName: 's' }], rules: [{ host: 'h' }] },
+      status: { loadBalancer: { ingress: [{ ip: '1.2.3.4' }] } },
+    });
+    assert.deepEqual(ing['spec'], { tls: [{ secretName: 's' }], rules: [{ host: 'h' }] });
+    assert.deepEqual(ing['status'], { loadBalancer: { ingress: [{ ip: '1.2.3.4' }] } });
+    const gw = stubOf({
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'Gateway',
+      metadata: { name: 'g', namespace: 'n' },
+      spec: { gatewayClassName: 'c', listeners: [{ name: 'a', hostname: 'h', protocol: 'HTTP', port: 80 }] },
+      status: { addresses: [{ value: '1.2.3.4' }], conditions: [{ type: 'Ready' }] },
+    });
+    assert.deepEqual(gw['spec'], { listeners: [{ hostname: 'h', protocol: 'HTTP', port: 80 }] });
+    assert.deepEqual(gw['status'], { addresses: [{ value: '1.2.3.4' }] });
+    const svc = stubOf({
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 's' },
+      spec: { type: 'LoadBalancer' },
+    });
+    assert.deepEqual(Object.keys(svc), ['apiVersion', 'kind', 'metadata']);
+  });
+});
+
 describe('resourceTree', () => {
   it('managed objects and their descendants by uid; other namespaces only below cluster-scoped owners', () => {
     const store = new LiveStore(() => undefined);
