@@ -33,7 +33,7 @@ import { CRD_GROUP, CRD_PLURAL } from './resources.js';
 import { parseFieldSelector, parseLabelSelector } from './selectors.js';
 import type { ObjectStore } from './store.js';
 import type { Json, KObject, ResourceType } from './types.js';
-import { apiVersionOf, clone, isMap, qualifiedResource, typeKey } from './types.js';
+import { apiVersionOf, clone, hasStatus, isMap, qualifiedResource, typeKey } from './types.js';
 import { checkDecodes, checkPatchDecodes, validate } from './validate.js';
 import { crdStatus } from './crd.js';
 import { managerFromUserAgent, randomSuffix, stableJson, withClientManagedFields } from './meta.js';
@@ -47,6 +47,8 @@ import {
   writeOptions,
 } from './field-validation.js';
 import { scaleSubresource } from './scale.js';
+import { checkApplySchema } from './apply-schema.js';
+import { CustomResourceDecoder } from './decode.js';
 
 export interface RequestContext {
   type: ResourceType;
@@ -72,14 +74,21 @@ export const NAMESPACES = '/namespaces';
 
 export class ApiCore {
   private readonly alloc = new Allocator();
+  private readonly decoder: CustomResourceDecoder;
 
   constructor(
     readonly store: ObjectStore,
     readonly registry: ResourceRegistry,
-  ) {}
+  ) {
+    this.decoder = new CustomResourceDecoder(registry);
+  }
 
-  /** Returns a stored object as served at `version` (custom resources are served at every version). */
+  /**
+   * Returns a stored object as served at `version`. Custom resources are decoded as apiextensions-apiserver
+   * reads them from etcd (decode.ts: pruned and defaulted by their CRD's current schemas).
+   */
   render(obj: KObject, t: ResourceType, version: string): KObject {
+    if (t.crd) return this.decoder.decode(obj, t, version);
     const apiVersion = apiVersionOf(t.group, version);
     return obj.apiVersion === apiVersion ? obj : { ...obj, apiVersion };
   }
@@ -93,16 +102,16 @@ export class ApiCore {
     return ctx.name;
   }
 
-  /** The stored object the request names (404 when absent). */
+  /** The object the request names as a read at its version returns it (404 when absent). */
   current(ctx: RequestContext): KObject {
     const name = this.requireName(ctx);
     const obj = this.store.get(this.tkey(ctx), ctx.namespace, name);
     if (!obj) throw notFound(ctx.type, name);
-    return obj;
+    return this.render(obj, ctx.type, ctx.version);
   }
 
   get(ctx: RequestContext): Result {
-    return { code: 200, body: this.render(this.current(ctx), ctx.type, ctx.version) };
+    return { code: 200, body: this.current(ctx) };
   }
 
   /** Objects matching the request's namespace and selectors (shared by list, watch and deletecollection). */
@@ -188,7 +197,7 @@ export class ApiCore {
     return {
       schemas: this.registry.schemas,
       root: this.registry.schemaOf(ctx.type, ctx.version),
-      statusSubresource: ctx.type.statusSubresource,
+      statusSubresource: hasStatus(ctx.type, ctx.version),
       ...(ctx.subresource === 'status' ? { subresource: 'status' as const } : {}),
     };
   }
@@ -202,6 +211,7 @@ export class ApiCore {
     ssa?: ApplyResult,
   ): KObject {
     const t = ctx.type;
+    const status = hasStatus(t, ctx.version);
     this.checkIdentity(ctx, obj, mode);
     checkDecodes(t, ctx.version, obj, this.registry.schemas);
     if (mode === 'status' && old) {
@@ -225,7 +235,7 @@ export class ApiCore {
       delete meta.deletionGracePeriodSeconds;
       if (t.generation) meta.generation = 1;
       else delete meta.generation;
-      if (t.statusSubresource) delete obj['status'];
+      if (status) delete obj['status'];
     } else {
       for (const k of [
         'uid',
@@ -237,7 +247,7 @@ export class ApiCore {
         if (old.metadata[k] === undefined) delete meta[k];
         else meta[k] = old.metadata[k] as never;
       }
-      if (t.statusSubresource && mode !== 'status') {
+      if (status && mode !== 'status') {
         if (old['status'] === undefined) delete obj['status'];
         else obj['status'] = old['status'];
       }
@@ -247,7 +257,7 @@ export class ApiCore {
     applyDefaults(obj, this.registry.schemas);
     if (old) keepAllocated(obj, old);
     validate(t, obj, this.registry.schemas, old);
-    if (old && t.generation && this.specChanged(t, old, obj))
+    if (old && t.generation && this.specChanged(status, old, obj))
       meta.generation = (old.metadata.generation ?? 0) + 1;
     if (t.group === CRD_GROUP && t.plural === CRD_PLURAL) crdStatus(obj, old);
     const manager = ctx.query.get('fieldManager') || managerFromUserAgent(ctx.userAgent);
@@ -260,17 +270,24 @@ export class ApiCore {
     return obj;
   }
 
-  private specChanged(t: ResourceType, a: KObject, b: KObject): boolean {
+  private specChanged(statusSubresource: boolean, a: KObject, b: KObject): boolean {
     const strip = (o: KObject): unknown => {
       const { metadata: _m, status, ...rest } = o;
-      return t.statusSubresource ? rest : { ...rest, status };
+      return statusSubresource ? rest : { ...rest, status };
     };
     return stableJson(strip(a)) !== stableJson(strip(b));
   }
 
-  /** Stores the result of a write (unless dry-run or unchanged) and returns what the client sees. */
-  private store_(ctx: RequestContext, old: KObject | undefined, obj: KObject, dryRun: boolean): KObject {
-    if (old && this.unchanged(old, obj)) return old;
+  /**
+   * Stores the result of a write (unless dry-run or unchanged) and returns the stored object (callers
+   * `render` it). A write is a no-op when it encodes to what storage already holds (etcd3 GuaranteedUpdate
+   * compares the bytes), so a custom resource whose stored form still has fields its schema now prunes
+   * is written again.
+   */
+  private store_(ctx: RequestContext, old: KObject | undefined, written: KObject, dryRun: boolean): KObject {
+    const obj = CustomResourceDecoder.encode(written, ctx.type);
+    const raw = old ? this.store.get(this.tkey(ctx), ctx.namespace, old.metadata.name ?? '') : undefined;
+    if (raw && this.unchanged(raw, obj)) return raw;
     if (dryRun) {
       if (old) obj.metadata.resourceVersion = old.metadata.resourceVersion;
       return obj;
@@ -452,18 +469,42 @@ export class ApiCore {
     }
     if (!isMap(applied)) throw badRequest('the apply configuration must be an object');
     const cfg = applied as unknown as KObject;
-    if (!isMap(cfg.metadata)) cfg.metadata = {};
     const name = this.requireName(ctx);
+    const stored = this.store.get(this.tkey(ctx), ctx.namespace, name);
+    if (!stored && ctx.subresource) throw notFound(ctx.type, name);
+    const old = stored && this.render(stored, ctx.type, ctx.version);
+    // The field manager (managedfields/internal): versioncheck.go refuses a body of another kind or
+    // version; structuredmerge.go Apply refuses managedFields, then converts the patch to its typed form,
+    // which refuses undeclared fields (apply-schema.ts), before anything is merged, checked or stored.
+    const t = ctx.type;
+    const expected = apiVersionOf(t.group, ctx.version);
+    if (cfg.apiVersion !== expected || cfg.kind !== t.kind) {
+      const av = typeof cfg.apiVersion === 'string' ? cfg.apiVersion : '';
+      const gv = av.includes('/') ? av : `/${av}`;
+      throw badRequest(`invalid object type: ${gv}, Kind=${typeof cfg.kind === 'string' ? cfg.kind : ''}`);
+    }
+    const meta = isMap(cfg.metadata) ? cfg.metadata : undefined;
+    if (meta?.managedFields !== undefined && meta.managedFields !== null)
+      throw badRequest('metadata.managedFields must be nil');
+    checkApplySchema(
+      cfg,
+      typeof meta?.namespace === 'string' ? meta.namespace : '',
+      typeof meta?.name === 'string' ? meta.name : '',
+      {
+        schemas: this.registry.schemas,
+        root: this.registry.schemaOf(t, ctx.version),
+        custom: t.crd !== undefined,
+      },
+    );
+    if (!isMap(cfg.metadata)) cfg.metadata = {};
+    delete cfg.metadata.managedFields;
     if (cfg.metadata.name !== undefined && cfg.metadata.name !== name) {
       throw badRequest(
         `the name of the object (${cfg.metadata.name}) does not match the name on the URL (${name})`,
       );
     }
     cfg.metadata.name = name;
-    delete cfg.metadata.managedFields;
     this.checkIdentity(ctx, cfg, 'update');
-    const old = this.store.get(this.tkey(ctx), ctx.namespace, name);
-    if (!old && ctx.subresource) throw notFound(ctx.type, name);
     if (!old) this.checkNamespace(ctx, true);
     const rv = cfg.metadata.resourceVersion;
     if (rv && old && rv !== old.metadata.resourceVersion) throw conflict(ctx.type, name, STALE_MESSAGE);

@@ -69,8 +69,12 @@ export interface ResourceType {
   shortNames: string[];
   categories: string[];
   verbs: string[];
-  /** Writes to the main resource keep the old status; `/status` writes change only status. */
-  statusSubresource: boolean;
+  /**
+   * The versions at which the status subresource is served (built-in kinds: their version; a CRD decides
+   * per version, `spec.versions[].subresources.status`). There, writes to the main resource keep the old
+   * status and `/status` writes change only status; see `hasStatus`.
+   */
+  statusVersions: string[];
   /** The `scale` subresource (autoscaling/v1 Scale over spec.replicas) is served. */
   scaleSubresource?: boolean;
   /** `metadata.generation` is maintained (set to 1, bumped when anything but metadata/status changes). */
@@ -79,6 +83,8 @@ export interface ResourceType {
   strategicMerge: boolean;
   /** Name of the CustomResourceDefinition that serves this type (undefined for built-ins). */
   crd?: string;
+  /** A CRD's storage version: custom resources are stored with this apiVersion (as etcd holds them). */
+  storageVersion?: string;
   /** CRD additionalPrinterColumns per served version, used in Table responses. */
   printerColumns?: Record<string, PrinterColumn[]>;
 }
@@ -95,6 +101,14 @@ export interface PrinterColumn {
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+/**
+ * Whether `t` serves the status subresource at `version` (apiextensions-apiserver
+ * customresource_handler.go: `GetSubresourcesForVersion` for routes, strategy and discovery).
+ */
+export function hasStatus(t: Pick<ResourceType, 'statusVersions'>, version: string): boolean {
+  return t.statusVersions.includes(version);
+}
 
 /** Key of a resource type in the store: "apps/deployments", "/configmaps" for the core group. */
 export function typeKey(t: Pick<ResourceType, 'group' | 'plural'>): string {

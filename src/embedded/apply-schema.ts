@@ -1,0 +1,134 @@
+/**
+ * The typed conversion of a server-side apply patch: what kube-apiserver's field manager does before it
+ * merges an applied configuration (k8s.io/apimachinery pkg/util/managedfields/internal/structuredmerge.go
+ * `Apply`: `typeConverter.ObjectToTyped(patchObj)`), with the schema rules of kube-openapi's
+ * pkg/schemaconv (`parseObject`) and the walk of structured-merge-diff's typed/validate.go
+ * (`visitMapItems`).
+ *
+ * A field the kind's schema does not declare fails the whole request, whatever `fieldValidation` says and
+ * with or without dryRun: 500, no reason, message
+ * `failed to create typed patch object (<ns>/<name>; <group>/<version>, Kind=<Kind>): .spec.foo: field not
+ * declared in schema` (several: `errors:` then one indented line each). Namespace and name are the patch
+ * body's own (empty when the body omits them).
+ *
+ * Which fields are declared:
+ * - an object schema with `properties`: those; `additionalProperties` (a schema, or true) admits any other
+ *   key; without it, another key is undeclared;
+ * - an object schema with neither `properties` nor `additionalProperties` (FieldsV1, RawExtension, a CRD's
+ *   bare `type: object`) admits anything ("deduced": the CRD's pruning then drops it silently);
+ * - `x-kubernetes-preserve-unknown-fields: true` admits any key at that node and in every object schema
+ *   written inline below it (not through a `$ref`);
+ * - in a custom resource, `x-kubernetes-embedded-resource: true` declares `apiVersion`, `kind` and a
+ *   typed `metadata` (ObjectMeta), as apiextensions-apiserver's OpenAPI builder adds them
+ *   (pkg/controller/openapi/builder/builder.go `addEmbeddedProperties`); the root's `metadata` is always
+ *   ObjectMeta, so `metadata.foo` is undeclared even under a preserving root.
+ *
+ * Paths are structured-merge-diff's: `.field`, `[name="web"]` for an item of an associative list (keys
+ * sorted), `[0]` for an item of another list. In one map the real walk stops at the first undeclared key it
+ * meets, in Go's random map order; here the order is the body's (the same answer when a map has one).
+ */
+import type { Schema, SchemaCatalog } from '../schema/index.js';
+import { listShapeAt } from '../schema/index.js';
+import { ApiError } from './errors.js';
+import type { Json, KObject } from './types.js';
+import { isMap } from './types.js';
+
+export interface ApplySchemaOptions {
+  schemas: SchemaCatalog;
+  /** The kind's root schema at the request's version (undefined: no schema, everything is admitted). */
+  root: Schema | undefined;
+  /** The kind is a custom resource (embedded resources get their type meta). */
+  custom: boolean;
+}
+
+/** Paths of the fields of `applied` its schema does not declare (empty when all are declared). */
+export function undeclaredFields(applied: Json, opts: ApplySchemaOptions): string[] {
+  const out: string[] = [];
+  if (!opts.root) return out;
+  const objectMeta = opts.schemas.property(opts.schemas.resolve(opts.root) ?? {}, 'metadata');
+  walk(applied, opts.root, '', false, out, { ...opts, objectMeta });
+  return out;
+}
+
+interface Walk extends ApplySchemaOptions {
+  objectMeta: Schema | undefined;
+}
+
+const STRING: Schema = { type: 'string' };
+
+function walk(value: Json, field: Schema, path: string, inherited: boolean, out: string[], w: Walk): void {
+  if (value === null) return;
+  const named = typeof field['$ref'] === 'string';
+  const s = w.schemas.resolve(field);
+  if (!s) return;
+  // A named type is converted on its own, outside any preserving parent.
+  const preserve = (!named && inherited) || s['x-kubernetes-preserve-unknown-fields'] === true;
+  if (Array.isArray(value)) {
+    const items = w.schemas.items(s);
+    if (!items) return;
+    const shape = listShapeAt(w.schemas, field);
+    value.forEach((item, i) => {
+      let el = `[${i}]`;
+      if (shape.kind === 'map' && isMap(item)) {
+        const parts: string[] = [];
+        for (const k of [...shape.keys].sort()) {
+          const v = item[k] ?? shape.keyDefaults?.[k];
+          if (v === undefined) return; // structured-merge-diff reports the missing key and goes no deeper
+          parts.push(`${k}=${JSON.stringify(v)}`);
+        }
+        el = `[${parts.join(',')}]`;
+      }
+      walk(item, items, `${path}${el}`, preserve, out, w);
+    });
+    return;
+  }
+  if (!isMap(value)) return;
+  const props = isMap(s['properties'] as Json) ? (s['properties'] as Record<string, Schema>) : undefined;
+  const extra = s['additionalProperties'];
+  const embedded = w.custom && s['x-kubernetes-embedded-resource'] === true;
+  for (const [k, v] of Object.entries(value)) {
+    let declared = props?.[k];
+    if (!declared && embedded) {
+      if (k === 'apiVersion' || k === 'kind') declared = STRING;
+      else if (k === 'metadata') declared = w.objectMeta;
+    }
+    const childPath = `${path}.${k}`;
+    if (declared) walk(v, declared, childPath, preserve, out, w);
+    else if (isMap(extra as Json)) walk(v, extra as Schema, childPath, preserve, out, w);
+    else if (extra === true || (extra === undefined && (preserve || !props || !Object.keys(props).length)))
+      continue;
+    else {
+      out.push(`${childPath}: field not declared in schema`);
+      return;
+    }
+  }
+}
+
+/** `<namespace>/<name>; <group>/<version>, Kind=<Kind>` of the patch body, as `objectGVKNN` prints it. */
+function gvknn(applied: KObject, namespace: string, name: string): string {
+  const av = String(applied.apiVersion ?? '');
+  const slash = av.indexOf('/');
+  const group = slash < 0 ? '' : av.slice(0, slash);
+  const version = slash < 0 ? av : av.slice(slash + 1);
+  return `${namespace}/${name}; ${group}/${version}, Kind=${String(applied.kind ?? '')}`;
+}
+
+/**
+ * Throws the real server's 500 when the applied configuration has undeclared fields. `namespace` and
+ * `name` are the body's own, read before anything filled them in.
+ */
+export function checkApplySchema(
+  applied: KObject,
+  namespace: string,
+  name: string,
+  opts: ApplySchemaOptions,
+): void {
+  const errs = undeclaredFields(applied as unknown as Json, opts);
+  if (errs.length === 0) return;
+  const text = errs.length === 1 ? errs[0]! : ['errors:', ...errs.map((e) => `  ${e}`)].join('\n');
+  throw new ApiError(
+    500,
+    '',
+    `failed to create typed patch object (${gvknn(applied, namespace, name)}): ${text}`,
+  );
+}
