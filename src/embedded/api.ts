@@ -13,7 +13,7 @@
  * - Writing a CustomResourceDefinition (re)registers the kinds it serves once stored.
  */
 import { randomUUID } from 'node:crypto';
-import { parse as parseYaml } from 'yaml';
+import { LineCounter, parseDocument } from 'yaml';
 import { Allocator, applyDefaults, keepAllocated } from './defaults.js';
 import {
   ApiError,
@@ -47,7 +47,7 @@ import {
   writeOptions,
 } from './field-validation.js';
 import { scaleSubresource } from './scale.js';
-import { checkApplySchema } from './apply-schema.js';
+import { checkApplySchema, duplicateYamlKeys } from './apply-schema.js';
 import { CustomResourceDecoder } from './decode.js';
 
 export interface RequestContext {
@@ -452,7 +452,7 @@ export class ApiCore {
 
   /** Server-side apply (creates the object when it does not exist). */
   apply(ctx: RequestContext, raw: string): Result {
-    const { dryRun } = writeOptions(ctx.query, 'PatchOptions');
+    const { dryRun, validation } = writeOptions(ctx.query, 'PatchOptions');
     const manager = ctx.query.get('fieldManager');
     if (!manager) {
       throw new ApiError(
@@ -461,12 +461,12 @@ export class ApiCore {
         'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
       );
     }
-    let applied: unknown;
-    try {
-      applied = parseYaml(raw);
-    } catch (err) {
-      throw badRequest(`error decoding YAML: ${(err as Error).message}`);
-    }
+    // Decoded as sigs.k8s.io/yaml Unmarshal does (a duplicate key keeps its last value); the duplicates
+    // are reported after the apply, by fieldValidation (see below).
+    const lines = new LineCounter();
+    const doc = parseDocument(raw, { uniqueKeys: false, lineCounter: lines });
+    if (doc.errors.length > 0) throw badRequest(`error decoding YAML: ${doc.errors[0]!.message}`);
+    const applied: unknown = doc.toJS();
     if (!isMap(applied)) throw badRequest('the apply configuration must be an object');
     const cfg = applied as unknown as KObject;
     const name = this.requireName(ctx);
@@ -511,11 +511,22 @@ export class ApiCore {
     delete cfg.metadata.resourceVersion;
     const force = ctx.query.get('force') === 'true';
     const res = serverSideApply(old, cfg, manager, force, this.trackOptions(ctx));
+    // patch.go applyPatcher: after the apply, Strict and Warn decode the body again strictly.
+    let headers: Record<string, string[]> | undefined;
+    const dups = validation === 'Ignore' ? [] : duplicateYamlKeys(doc, lines);
+    if (dups.length > 0) {
+      if (validation === 'Strict')
+        throw badRequest(
+          `error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n${dups.map((d) => `  ${d}`).join('\n')}`,
+        );
+      headers = { Warning: dups.map(warningLine) };
+    }
     const mode: Mode = !old ? 'create' : ctx.subresource === 'status' ? 'status' : 'update';
     const result = this.finishWrite(ctx, old, res.obj, mode, res);
     return {
       code: old ? 200 : 201,
       body: this.render(this.store_(ctx, old, result, dryRun), ctx.type, ctx.version),
+      ...(headers ? { headers } : {}),
     };
   }
 }

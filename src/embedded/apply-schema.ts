@@ -27,6 +27,8 @@
  * sorted), `[0]` for an item of another list. In one map the real walk stops at the first undeclared key it
  * meets, in Go's random map order; here the order is the body's (the same answer when a map has one).
  */
+import type { Document, LineCounter } from 'yaml';
+import { isNode, isScalar, visit } from 'yaml';
 import type { Schema, SchemaCatalog } from '../schema/index.js';
 import { listShapeAt } from '../schema/index.js';
 import { ApiError } from './errors.js';
@@ -131,4 +133,30 @@ export function checkApplySchema(
     '',
     `failed to create typed patch object (${gvknn(applied, namespace, name)}): ${text}`,
   );
+}
+
+/**
+ * The duplicate keys of an apply body, as go-yaml's strict decode reports them (sigs.k8s.io/yaml
+ * `UnmarshalStrict`, which `patch.go` `applyPatcher` runs after the apply for fieldValidation Strict and
+ * Warn): `line <n>: key "<key>" already set in map`, in document order. The non-strict decode keeps the
+ * last value, as `parse(..., { uniqueKeys: false })` does.
+ */
+export function duplicateYamlKeys(doc: Document, lines: LineCounter): string[] {
+  const found: Array<{ at: number; text: string }> = [];
+  visit(doc, {
+    Map(_, map) {
+      const seen = new Set<string>();
+      for (const item of map.items) {
+        const key = isScalar(item.key) ? item.key.value : item.key;
+        const id = JSON.stringify(key);
+        if (seen.has(id)) {
+          const at = isNode(item.key) && item.key.range ? item.key.range[0] : 0;
+          const shown = typeof key === 'string' ? JSON.stringify(key) : String(key);
+          found.push({ at, text: `line ${lines.linePos(at).line}: key ${shown} already set in map` });
+        }
+        seen.add(id);
+      }
+    },
+  });
+  return found.sort((a, b) => a.at - b.at).map((f) => f.text);
 }

@@ -137,6 +137,46 @@ describe('server-side apply of undeclared fields (typed conversion of the patch)
     assert.equal(noType.body.message, 'invalid object type: /, Kind=');
   });
 
+  it('duplicate keys: the last one wins; Strict refuses them (400), Warn warns, Ignore is silent', async () => {
+    const text = (v: string) =>
+      [
+        'apiVersion: v1',
+        'kind: ConfigMap',
+        'metadata:',
+        '  name: dup',
+        'data:',
+        '  a: "1"',
+        `  a: "${v}"`,
+      ].join('\n');
+    const strict = await api(
+      fx.cluster,
+      'PATCH',
+      `${CMS}/dup?fieldManager=alice&fieldValidation=Strict`,
+      text('2'),
+      APPLY,
+    );
+    assert.equal(strict.status, 400);
+    assert.equal(
+      strict.body.message,
+      'error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n' +
+        '  line 7: key "a" already set in map',
+    );
+    const warn = await api(fx.cluster, 'PATCH', `${CMS}/dup?fieldManager=alice`, text('2'), APPLY);
+    assert.equal(warn.status, 201);
+    assert.deepEqual(warn.body.data, { a: '2' });
+    assert.equal(warn.headers.get('warning'), '299 - "line 7: key \\"a\\" already set in map"');
+    const ignore = await api(
+      fx.cluster,
+      'PATCH',
+      `${CMS}/dup?fieldManager=alice&fieldValidation=Ignore`,
+      text('3'),
+      APPLY,
+    );
+    assert.equal(ignore.status, 200);
+    assert.equal(ignore.headers.get('warning'), null);
+    assert.deepEqual(ignore.body.data, { a: '3' });
+  });
+
   it('custom resource: undeclared fields refused; preserve-unknown-fields and bare objects admit anything (pruned)', async () => {
     assert.equal((await api(fx.cluster, 'POST', CRDS, widgetCrd())).status, 201);
     const bad = await api(
@@ -171,7 +211,10 @@ describe('server-side apply of undeclared fields (typed conversion of the patch)
       APPLY,
     );
     assert.equal(embeddedMeta.status, 500);
-    assert.match(embeddedMeta.body.message, /\.spec\.template\.metadata\.nope: field not declared in schema$/);
+    assert.match(
+      embeddedMeta.body.message,
+      /\.spec\.template\.metadata\.nope: field not declared in schema$/,
+    );
 
     const ok = await api(
       fx.cluster,
@@ -198,7 +241,13 @@ describe('server-side apply of undeclared fields (typed conversion of the patch)
     );
     assert.equal((await api(fx.cluster, 'POST', CRDS, crd)).status, 201);
     const path = '/apis/example.com/v1/namespaces/default/blobs/b1?fieldManager=alice';
-    const body = { apiVersion: 'example.com/v1', kind: 'Blob', metadata: { name: 'b1' }, spec: { x: 1 }, y: 2 };
+    const body = {
+      apiVersion: 'example.com/v1',
+      kind: 'Blob',
+      metadata: { name: 'b1' },
+      spec: { x: 1 },
+      y: 2,
+    };
     const ok = await api(fx.cluster, 'PATCH', path, stringify(body), APPLY);
     assert.equal(ok.status, 201, JSON.stringify(ok.body));
     assert.equal(ok.body.y, 2);
