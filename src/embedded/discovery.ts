@@ -8,7 +8,7 @@
  */
 import type { ResourceRegistry } from './resources.js';
 import type { JsonMap, ResourceType } from './types.js';
-import { apiVersionOf, hasStatus } from './types.js';
+import { apiVersionOf, hasScale, hasStatus } from './types.js';
 
 export const SERVER_VERSION = { major: '1', minor: '32', gitVersion: 'v1.32.0+embedded' };
 
@@ -68,7 +68,7 @@ function resourceRows(t: ResourceType, version: string): JsonMap[] {
       verbs: ['get', 'patch', 'update'],
     });
   }
-  if (t.scaleSubresource) {
+  if (hasScale(t, version)) {
     rows.push({
       name: `${t.plural}/scale`,
       singularName: '',

@@ -7,7 +7,7 @@
  */
 import type { Schema } from '../schema/index.js';
 import { SchemaCatalog } from '../schema/index.js';
-import type { JsonMap, KObject, PrinterColumn, ResourceType } from './types.js';
+import type { JsonMap, KObject, PrinterColumn, ResourceType, ScalePaths } from './types.js';
 import { isMap } from './types.js';
 
 export const STANDARD_VERBS = [
@@ -317,6 +317,18 @@ export class ResourceRegistry {
     const statusVersions = served
       .filter((v) => isMap(v['subresources']) && isMap(v['subresources']['status']))
       .map((v) => String(v['name']));
+    const scaleByVersion: Record<string, ScalePaths> = {};
+    for (const v of served) {
+      const scale = isMap(v['subresources']) ? v['subresources']['scale'] : undefined;
+      if (!isMap(scale)) continue;
+      scaleByVersion[String(v['name'])] = {
+        specReplicasPath: String(scale['specReplicasPath'] ?? ''),
+        statusReplicasPath: String(scale['statusReplicasPath'] ?? ''),
+        ...(typeof scale['labelSelectorPath'] === 'string'
+          ? { labelSelectorPath: scale['labelSelectorPath'] }
+          : {}),
+      };
+    }
     const columns: Record<string, PrinterColumn[]> = {};
     for (const v of served)
       if (Array.isArray(v['additionalPrinterColumns']))
@@ -335,6 +347,7 @@ export class ResourceRegistry {
       categories: Array.isArray(names['categories']) ? names['categories'].map(String) : [],
       verbs: STANDARD_VERBS,
       statusVersions,
+      ...(Object.keys(scaleByVersion).length > 0 ? { scaleByVersion } : {}),
       storageVersion: String(storage['name']),
       generation: true,
       strategicMerge: false,

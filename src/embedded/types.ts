@@ -75,8 +75,10 @@ export interface ResourceType {
    * status and `/status` writes change only status; see `hasStatus`.
    */
   statusVersions: string[];
-  /** The `scale` subresource (autoscaling/v1 Scale over spec.replicas) is served. */
+  /** The `scale` subresource (autoscaling/v1 Scale over spec.replicas) is served (built-in kinds). */
   scaleSubresource?: boolean;
+  /** A CRD's `scale` subresource per served version that declares one (`subresources.scale`). */
+  scaleByVersion?: Record<string, ScalePaths>;
   /** `metadata.generation` is maintained (set to 1, bumped when anything but metadata/status changes). */
   generation: boolean;
   /** Strategic merge patch is accepted (built-in kinds only, as on a real server). */
@@ -101,6 +103,21 @@ export interface PrinterColumn {
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+/** Where a custom resource's Scale reads and writes (`.spec.replicas` style JSON paths). */
+export interface ScalePaths {
+  specReplicasPath: string;
+  statusReplicasPath: string;
+  labelSelectorPath?: string;
+}
+
+/** Whether `t` serves the scale subresource at `version` (CRDs: per version, as status). */
+export function hasScale(
+  t: Pick<ResourceType, 'scaleSubresource' | 'scaleByVersion'>,
+  version: string,
+): boolean {
+  return t.scaleSubresource === true || t.scaleByVersion?.[version] !== undefined;
+}
 
 /**
  * Whether `t` serves the status subresource at `version` (apiextensions-apiserver

@@ -156,4 +156,80 @@ describe('custom resources: per-version subresources and decoding on read', () =
     assert.deepEqual((await api(fx.cluster, 'GET', at('v1', '/old'))).body.spec, { size: 3 });
     assert.deepEqual((await api(fx.cluster, 'GET', at('v1', '/full'))).body.spec, {});
   });
+
+  it('scale is per version too: GET/PATCH /scale at the version that declares it, read and written at its paths', async () => {
+    const version = (name: string, scale: boolean) => ({
+      name,
+      served: true,
+      storage: name === 'v1',
+      ...(scale
+        ? {
+            subresources: {
+              scale: {
+                specReplicasPath: '.spec.count',
+                statusReplicasPath: '.status.count',
+                labelSelectorPath: '.status.selector',
+              },
+            },
+          }
+        : {}),
+      schema: {
+        openAPIV3Schema: {
+          type: 'object',
+          properties: {
+            spec: { type: 'object', properties: { count: { type: 'integer' } } },
+            status: {
+              type: 'object',
+              properties: { count: { type: 'integer' }, selector: { type: 'string' } },
+            },
+          },
+        },
+      },
+    });
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'pools.example.com' },
+      spec: {
+        group: 'example.com',
+        scope: 'Namespaced',
+        names: { plural: 'pools', singular: 'pool', kind: 'Pool', listKind: 'PoolList' },
+        versions: [version('v1', true), version('v1beta1', false)],
+      },
+    };
+    assert.equal((await api(fx.cluster, 'POST', CRDS, crd)).status, 201);
+    const v1 = await api(fx.cluster, 'GET', '/apis/example.com/v1');
+    const row = v1.body.resources.find((r: { name: string }) => r.name === 'pools/scale');
+    assert.deepEqual(
+      { group: row?.group, version: row?.version, kind: row?.kind },
+      { group: 'autoscaling', version: 'v1', kind: 'Scale' },
+    );
+    const beta = await api(fx.cluster, 'GET', '/apis/example.com/v1beta1');
+    assert.deepEqual(
+      beta.body.resources.map((r: { name: string }) => r.name),
+      ['gadgets', 'pools'],
+    );
+    const pools = (v: string, rest = '') => `/apis/example.com/${v}/namespaces/default/pools${rest}`;
+    const created = await api(fx.cluster, 'POST', pools('v1'), {
+      apiVersion: 'example.com/v1',
+      kind: 'Pool',
+      metadata: { name: 'p' },
+      spec: {},
+    });
+    assert.equal(created.status, 201);
+    assert.equal((await api(fx.cluster, 'GET', pools('v1beta1', '/p/scale'))).status, 404);
+    const empty = await api(fx.cluster, 'GET', pools('v1', '/p/scale'));
+    assert.equal(empty.status, 200);
+    assert.deepEqual(empty.body.spec, {});
+    assert.deepEqual(empty.body.status, { replicas: 0 });
+    const unset = await api(fx.cluster, 'PATCH', pools('v1', '/p/scale'), { metadata: {} }, MERGE);
+    assert.equal(unset.status, 400);
+    assert.equal(unset.body.message, 'the spec replicas field ".spec.count" cannot be empty');
+    const scaled = await api(fx.cluster, 'PATCH', pools('v1', '/p/scale'), { spec: { replicas: 3 } }, MERGE);
+    assert.equal(scaled.status, 200);
+    assert.deepEqual(scaled.body.spec, { replicas: 3 });
+    const got = await api(fx.cluster, 'GET', pools('v1', '/p'));
+    assert.deepEqual(got.body.spec, { count: 3 });
+    assert.equal(got.body.metadata.generation, 2);
+  });
 });
