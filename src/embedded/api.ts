@@ -42,6 +42,7 @@ import type { FieldValidation } from './field-validation.js';
 import {
   duplicateFields,
   fieldProblems,
+  pruneNonNullableNulls,
   pruneUnknown,
   warningLine,
   writeOptions,
@@ -342,6 +343,12 @@ export class ApiCore {
       [],
       ctx.type.crd !== undefined,
     );
+    if (ctx.type.crd !== undefined)
+      pruneNonNullableNulls(
+        obj as unknown as Json,
+        this.registry.schemas,
+        this.registry.schemaOf(ctx.type, ctx.version),
+      );
     const problems = fieldProblems(unknown, validation === 'Ignore' ? [] : duplicateFields(bodyText));
     if (problems.length === 0 || validation === 'Ignore') return undefined;
     if (validation === 'Strict')

@@ -16,11 +16,11 @@
  *
  * Decoded objects are shared and must not be changed; one is kept per stored object (a WeakMap) until a
  * CRD changes (`ResourceRegistry.crdEpoch`).
- * Not done: `PruneNonNullableNullsWithoutDefaults` (nulls in non-nullable fields are kept) and the
- * metadata coercion of very old objects (`dropInvalidMetadata`, `repairGeneration`).
+ * Step 1 also drops nulls the schema neither allows nor defaults (`PruneNonNullableNullsWithoutDefaults`).
+ * Not done: the metadata coercion of very old objects (`dropInvalidMetadata`, `repairGeneration`).
  */
 import { applyDefaults } from './defaults.js';
-import { pruneUnknown } from './field-validation.js';
+import { pruneNonNullableNulls, pruneUnknown } from './field-validation.js';
 import type { ResourceRegistry } from './resources.js';
 import type { Json, KObject, ResourceType } from './types.js';
 import { apiVersionOf, clone } from './types.js';
@@ -54,6 +54,7 @@ export class CustomResourceDecoder {
     const storedSchema = this.registry.schemaOf(t, at);
     if (storedSchema) {
       pruneUnknown(out as unknown as Json, schemas, storedSchema, '', [], true);
+      pruneNonNullableNulls(out as unknown as Json, schemas, storedSchema);
       applyDefaults(out, schemas);
     }
     out.apiVersion = apiVersionOf(t.group, version);

@@ -120,6 +120,36 @@ function walk(
   }
 }
 
+/**
+ * Drops, in place, the nulls a custom resource's structural schema neither allows (`nullable`) nor
+ * defaults, as apiextensions-apiserver does right after pruning (pkg/apiserver/schema/defaulting/
+ * prunenulls.go `PruneNonNullableNullsWithoutDefaults`): map entries only (a null list item stays), found
+ * by `properties` then `additionalProperties`; a null with a default is left for defaulting. Built-in
+ * definitions reached by `$ref` (the root's metadata) and the root's type meta are not walked.
+ */
+export function pruneNonNullableNulls(value: Json, schemas: SchemaCatalog, schema: Schema | undefined): void {
+  nulls(value, schemas, schema, true);
+}
+
+function nulls(value: Json, schemas: SchemaCatalog, schema: Schema | undefined, root: boolean): void {
+  if (!schema || typeof schema['$ref'] === 'string') return;
+  if (Array.isArray(value)) {
+    const items = schemas.items(schema);
+    for (const v of value) nulls(v, schemas, items, false);
+    return;
+  }
+  if (!isMap(value)) return;
+  const props = isMap(schema['properties'] as Json) ? (schema['properties'] as Record<string, Schema>) : {};
+  const extra = schema['additionalProperties'];
+  for (const [k, v] of Object.entries(value)) {
+    if (root && (k === 'apiVersion' || k === 'kind' || k === 'metadata')) continue;
+    const field = props[k] ?? (isMap(extra as Json) ? (extra as Schema) : undefined);
+    if (v === null && field && field['nullable'] !== true && field['default'] === undefined)
+      delete (value as JsonMap)[k];
+    else nulls(v, schemas, field, false);
+  }
+}
+
 /** `prune(x, nil)`: a value without a schema keeps no object field, at any depth. */
 function pruneAll(value: Json, path: string, out: string[]): void {
   if (Array.isArray(value)) value.forEach((v, i) => pruneAll(v, `${path}[${i}]`, out));

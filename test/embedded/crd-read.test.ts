@@ -113,6 +113,17 @@ describe('custom resources: per-version subresources and decoding on read', () =
     assert.deepEqual(viaV1.body.status, { phase: 'Down' });
   });
 
+  it('drops nulls the schema neither allows nor defaults, before defaulting and validation', async () => {
+    const res = await api(fx.cluster, 'POST', at('v1'), gadget('v1', 'nulls', { size: null }));
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.deepEqual(res.body.spec, {});
+    const patched = await api(fx.cluster, 'PATCH', at('v1', '/nulls'), { spec: { size: 2 } }, MERGE);
+    assert.deepEqual(patched.body.spec, { size: 2 });
+    const put = await api(fx.cluster, 'PUT', at('v1', '/nulls'), { ...patched.body, spec: { size: null } });
+    assert.equal(put.status, 200, JSON.stringify(put.body));
+    assert.deepEqual(put.body.spec, {});
+  });
+
   it('after a schema change, reads prune and default stored objects; storage keeps the old fields', async () => {
     const created = await api(fx.cluster, 'POST', at('v1'), gadget('v1', 'old', { size: 3, colour: 'red' }));
     assert.equal(created.status, 201);
