@@ -19,6 +19,7 @@
  * Step 1 also drops nulls the schema neither allows nor defaults (`PruneNonNullableNullsWithoutDefaults`).
  * Not done: the metadata coercion of very old objects (`dropInvalidMetadata`, `repairGeneration`).
  */
+import { isDeepStrictEqual } from 'node:util';
 import { applyDefaults } from './defaults.js';
 import { pruneNonNullableNulls, pruneUnknown } from './field-validation.js';
 import type { ResourceRegistry } from './resources.js';
@@ -62,8 +63,16 @@ export class CustomResourceDecoder {
       const target = this.registry.schemaOf(t, version);
       if (target) pruneUnknown(out as unknown as Json, schemas, target, '', [], true);
     }
-    this.cache.set(stored, { epoch, version, out });
-    return out;
+    // Most objects decode to what is stored: share the stored one rather than keep a second copy.
+    const { apiVersion: _a, ...rest } = out;
+    const { apiVersion: _b, ...same } = stored;
+    const result = isDeepStrictEqual(rest, same)
+      ? stored.apiVersion === out.apiVersion
+        ? stored
+        : { ...stored, apiVersion: out.apiVersion }
+      : out;
+    this.cache.set(stored, { epoch, version, out: result });
+    return result;
   }
 
   /** The object as storage keeps it: a custom resource at its CRD's storage version. */
