@@ -85,6 +85,10 @@ describe('custom resources: per-version subresources and decoding on read', () =
     assert.equal(created.status, 201);
     assert.equal((await api(fx.cluster, 'GET', at('v1', '/g1/status'))).status, 200);
     assert.equal((await api(fx.cluster, 'GET', at('v1beta1', '/g1/status'))).status, 404);
+    const paths = (await api(fx.cluster, 'GET', '/openapi/v2')).body.paths as Record<string, unknown>;
+    const status = (v: string) => `/apis/example.com/${v}/namespaces/{namespace}/gadgets/{name}/status`;
+    assert.ok(paths[status('v1')], 'OpenAPI: v1 has the status path');
+    assert.equal(paths[status('v1beta1')], undefined, 'OpenAPI: v1beta1 has none');
   });
 
   it('v1 drops status on create and keeps it on update; v1beta1 writes it through the main resource', async () => {
