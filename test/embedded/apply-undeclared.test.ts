@@ -11,7 +11,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { stringify } from 'yaml';
 import { crdWithSchema } from '../support/crds.js';
-import { api, useEmbeddedCluster } from '../support/embedded.js';
+import { api, hasKubectl, kubectl, useEmbeddedCluster } from '../support/embedded.js';
 
 const APPLY = 'application/apply-patch+yaml';
 const CMS = '/api/v1/namespaces/default/configmaps';
@@ -175,6 +175,23 @@ describe('server-side apply of undeclared fields (typed conversion of the patch)
     assert.equal(ignore.status, 200);
     assert.equal(ignore.headers.get('warning'), null);
     assert.deepEqual(ignore.body.data, { a: '3' });
+  });
+
+  it("kubectl apply --server-side shows the server's error and exits 1", { skip: !hasKubectl }, async () => {
+    const manifest = stringify({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'kc', namespace: 'default' },
+      data: { a: '1' },
+      bogus: true,
+    });
+    const r = await kubectl(fx, ['apply', '--server-side', '--validate=false', '-f', '-'], manifest);
+    assert.equal(r.code, 1, r.stdout);
+    assert.match(
+      r.stderr,
+      /^Error from server: failed to create typed patch object \(default\/kc; \/v1, Kind=ConfigMap\): \.bogus: field not declared in schema$/m,
+    );
+    assert.equal((await api(fx.cluster, 'GET', `${CMS}/kc`)).status, 404);
   });
 
   it('custom resource: undeclared fields refused; preserve-unknown-fields and bare objects admit anything (pruned)', async () => {
