@@ -13,7 +13,6 @@
  * - Writing a CustomResourceDefinition (re)registers the kinds it serves once stored.
  */
 import { randomUUID } from 'node:crypto';
-import { LineCounter, parseDocument } from 'yaml';
 import { Allocator, applyDefaults, keepAllocated } from './defaults.js';
 import {
   ApiError,
@@ -48,7 +47,7 @@ import {
   writeOptions,
 } from './field-validation.js';
 import { scaleSubresource } from './scale.js';
-import { checkApplySchema, duplicateYamlKeys } from './apply-schema.js';
+import { decodeApplyPatch, strictYamlDecode } from './apply-schema.js';
 import { CustomResourceDecoder } from './decode.js';
 
 export interface RequestContext {
@@ -468,41 +467,18 @@ export class ApiCore {
         'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
       );
     }
-    // Decoded as sigs.k8s.io/yaml Unmarshal does (a duplicate key keeps its last value); the duplicates
-    // are reported after the apply, by fieldValidation (see below).
-    const lines = new LineCounter();
-    const doc = parseDocument(raw, { uniqueKeys: false, lineCounter: lines });
-    if (doc.errors.length > 0) throw badRequest(`error decoding YAML: ${doc.errors[0]!.message}`);
-    const applied: unknown = doc.toJS();
-    if (!isMap(applied)) throw badRequest('the apply configuration must be an object');
-    const cfg = applied as unknown as KObject;
     const name = this.requireName(ctx);
     const stored = this.store.get(this.tkey(ctx), ctx.namespace, name);
     if (!stored && ctx.subresource) throw notFound(ctx.type, name);
     const old = stored && this.render(stored, ctx.type, ctx.version);
-    // The field manager (managedfields/internal): versioncheck.go refuses a body of another kind or
-    // version; structuredmerge.go Apply refuses managedFields, then converts the patch to its typed form,
-    // which refuses undeclared fields (apply-schema.ts), before anything is merged, checked or stored.
-    const t = ctx.type;
-    const expected = apiVersionOf(t.group, ctx.version);
-    if (cfg.apiVersion !== expected || cfg.kind !== t.kind) {
-      const av = typeof cfg.apiVersion === 'string' ? cfg.apiVersion : '';
-      const gv = av.includes('/') ? av : `/${av}`;
-      throw badRequest(`invalid object type: ${gv}, Kind=${typeof cfg.kind === 'string' ? cfg.kind : ''}`);
-    }
-    const meta = isMap(cfg.metadata) ? cfg.metadata : undefined;
-    if (meta?.managedFields !== undefined && meta.managedFields !== null)
-      throw badRequest('metadata.managedFields must be nil');
-    checkApplySchema(
-      cfg,
-      typeof meta?.namespace === 'string' ? meta.namespace : '',
-      typeof meta?.name === 'string' ? meta.name : '',
-      {
-        schemas: this.registry.schemas,
-        root: this.registry.schemaOf(t, ctx.version),
-        custom: t.crd !== undefined,
-      },
-    );
+    // What the field manager checks before it merges (apply-schema.ts); YAML duplicates come after.
+    const { cfg, duplicates } = decodeApplyPatch(raw, {
+      apiVersion: apiVersionOf(ctx.type.group, ctx.version),
+      kind: ctx.type.kind,
+      schemas: this.registry.schemas,
+      root: this.registry.schemaOf(ctx.type, ctx.version),
+      custom: ctx.type.crd !== undefined,
+    });
     if (!isMap(cfg.metadata)) cfg.metadata = {};
     delete cfg.metadata.managedFields;
     if (cfg.metadata.name !== undefined && cfg.metadata.name !== name) {
@@ -518,16 +494,7 @@ export class ApiCore {
     delete cfg.metadata.resourceVersion;
     const force = ctx.query.get('force') === 'true';
     const res = serverSideApply(old, cfg, manager, force, this.trackOptions(ctx));
-    // patch.go applyPatcher: after the apply, Strict and Warn decode the body again strictly.
-    let headers: Record<string, string[]> | undefined;
-    const dups = validation === 'Ignore' ? [] : duplicateYamlKeys(doc, lines);
-    if (dups.length > 0) {
-      if (validation === 'Strict')
-        throw badRequest(
-          `error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n${dups.map((d) => `  ${d}`).join('\n')}`,
-        );
-      headers = { Warning: dups.map(warningLine) };
-    }
+    const headers = strictYamlDecode(duplicates, validation);
     const mode: Mode = !old ? 'create' : ctx.subresource === 'status' ? 'status' : 'update';
     const result = this.finishWrite(ctx, old, res.obj, mode, res);
     return {

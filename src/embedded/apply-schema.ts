@@ -1,5 +1,8 @@
 /**
- * The typed conversion of a server-side apply patch: what kube-apiserver's field manager does before it
+ * A server-side apply patch on its way in: `decodeApplyPatch` (YAML decode, kind/version and managedFields
+ * checks, typed conversion) before the merge, `strictYamlDecode` (duplicate keys by fieldValidation) after.
+ *
+ * The typed conversion is what kube-apiserver's field manager does before it
  * merges an applied configuration (k8s.io/apimachinery pkg/util/managedfields/internal/structuredmerge.go
  * `Apply`: `typeConverter.ObjectToTyped(patchObj)`), with the schema rules of kube-openapi's
  * pkg/schemaconv (`parseObject`) and the walk of structured-merge-diff's typed/validate.go
@@ -27,11 +30,13 @@
  * sorted), `[0]` for an item of another list. In one map the real walk stops at the first undeclared key it
  * meets, in Go's random map order; here the order is the body's (the same answer when a map has one).
  */
-import type { Document, LineCounter } from 'yaml';
-import { isNode, isScalar, visit } from 'yaml';
+import type { Document } from 'yaml';
+import { LineCounter, isNode, isScalar, parseDocument, visit } from 'yaml';
 import type { Schema, SchemaCatalog } from '../schema/index.js';
 import { listShapeAt } from '../schema/index.js';
-import { ApiError } from './errors.js';
+import { ApiError, badRequest } from './errors.js';
+import type { FieldValidation } from './field-validation.js';
+import { warningLine } from './field-validation.js';
 import type { Json, KObject } from './types.js';
 import { isMap } from './types.js';
 
@@ -119,12 +124,7 @@ function gvknn(applied: KObject, namespace: string, name: string): string {
  * Throws the real server's 500 when the applied configuration has undeclared fields. `namespace` and
  * `name` are the body's own, read before anything filled them in.
  */
-export function checkApplySchema(
-  applied: KObject,
-  namespace: string,
-  name: string,
-  opts: ApplySchemaOptions,
-): void {
+function checkApplySchema(applied: KObject, namespace: string, name: string, opts: ApplySchemaOptions): void {
   const errs = undeclaredFields(applied as unknown as Json, opts);
   if (errs.length === 0) return;
   const text = errs.length === 1 ? errs[0]! : ['errors:', ...errs.map((e) => `  ${e}`)].join('\n');
@@ -141,7 +141,7 @@ export function checkApplySchema(
  * Warn): `line <n>: key "<key>" already set in map`, in document order. The non-strict decode keeps the
  * last value, as `parse(..., { uniqueKeys: false })` does.
  */
-export function duplicateYamlKeys(doc: Document, lines: LineCounter): string[] {
+function duplicateYamlKeys(doc: Document, lines: LineCounter): string[] {
   const found: Array<{ at: number; text: string }> = [];
   visit(doc, {
     Map(_, map) {
@@ -159,4 +159,63 @@ export function duplicateYamlKeys(doc: Document, lines: LineCounter): string[] {
     },
   });
   return found.sort((a, b) => a.at - b.at).map((f) => f.text);
+}
+
+export interface DecodeApplyOptions extends ApplySchemaOptions {
+  /** The group/version and kind the request's URL names. */
+  apiVersion: string;
+  kind: string;
+}
+
+/**
+ * An apply patch as kube-apiserver reads it before merging (patch.go `applyPatcher`, then the field
+ * manager): decoded as sigs.k8s.io/yaml `Unmarshal` (400 `error decoding YAML: ...`; a duplicate key keeps
+ * its last value), a body of another kind or version refused (versioncheck.go: 400 `invalid object type:
+ * apps/v2, Kind=Deployment`, also when apiVersion or kind is missing), `metadata.managedFields` refused
+ * (structuredmerge.go: 400 `metadata.managedFields must be nil`; null passes), then the typed conversion
+ * (`checkApplySchema`). Returns the configuration and its duplicate keys, which `strictYamlDecode` judges
+ * after the merge.
+ */
+export function decodeApplyPatch(
+  raw: string,
+  opts: DecodeApplyOptions,
+): { cfg: KObject; duplicates: string[] } {
+  const lines = new LineCounter();
+  const doc = parseDocument(raw, { uniqueKeys: false, lineCounter: lines });
+  if (doc.errors.length > 0) throw badRequest(`error decoding YAML: ${doc.errors[0]!.message}`);
+  const applied: unknown = doc.toJS();
+  if (!isMap(applied as Json)) throw badRequest('the apply configuration must be an object');
+  const cfg = applied as KObject;
+  if (cfg.apiVersion !== opts.apiVersion || cfg.kind !== opts.kind) {
+    const av = typeof cfg.apiVersion === 'string' ? cfg.apiVersion : '';
+    const gv = av.includes('/') ? av : `/${av}`;
+    throw badRequest(`invalid object type: ${gv}, Kind=${typeof cfg.kind === 'string' ? cfg.kind : ''}`);
+  }
+  const meta = isMap(cfg.metadata as Json) ? cfg.metadata : undefined;
+  if (meta?.managedFields !== undefined && meta.managedFields !== null)
+    throw badRequest('metadata.managedFields must be nil');
+  checkApplySchema(
+    cfg,
+    typeof meta?.namespace === 'string' ? meta.namespace : '',
+    typeof meta?.name === 'string' ? meta.name : '',
+    opts,
+  );
+  return { cfg, duplicates: duplicateYamlKeys(doc, lines) };
+}
+
+/**
+ * The strict YAML decode `applyPatcher` runs after the apply: under Strict duplicate keys are 400 `error
+ * strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:` and one indented line each;
+ * under Warn (the default) each is a Warning header (`parseYAMLWarnings`); under Ignore nothing.
+ */
+export function strictYamlDecode(
+  duplicates: string[],
+  validation: FieldValidation,
+): Record<string, string[]> | undefined {
+  if (duplicates.length === 0 || validation === 'Ignore') return undefined;
+  if (validation === 'Strict')
+    throw badRequest(
+      `error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n${duplicates.map((d) => `  ${d}`).join('\n')}`,
+    );
+  return { Warning: duplicates.map(warningLine) };
 }
