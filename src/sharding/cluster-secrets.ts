@@ -88,7 +88,7 @@ export function parseManualShard(text: string | undefined): number | undefined {
 }
 
 /** A Secret's string fields: stringData wins over data, as the API server merges them on write. */
-function secretStrings(secret: Record<string, unknown>, subject: string): Map<string, string> {
+export function secretStrings(secret: Record<string, unknown>, subject: string): Map<string, string> {
   const out = new Map<string, string>();
   const data = secret['data'];
   if (data && typeof data === 'object') {

@@ -89,17 +89,23 @@ describe('cluster Secrets', () => {
     assert.equal(byName.id, 'why');
   });
 
-  test('a Secret without server is an error naming file and document', () => {
-    assert.throws(
-      () =>
-        clustersFromSecrets(
-          parse(
-            `${secret('a', { server: 'https://a' }, { uid: 'u' })}\n---\n${secret('b', { name: 'b' }, { uid: 'v' })}`,
-          ),
-          opts,
-        ),
-      /clusters\.yaml \(document 2\): Secret b: has no server/,
+  test('a Secret without server is kept (server ""), with a warning naming file and document', () => {
+    // Argo CD's secretToCluster does not check data.server; ListClusters and the sharding cache keep it.
+    const { clusters, warnings } = clustersFromSecrets(
+      parse(
+        `${secret('a', { server: 'https://a' }, { uid: 'u' })}\n---\n${secret('b', { name: 'b' }, { uid: 'v' })}`,
+      ),
+      opts,
     );
+    assert.deepEqual(
+      clusters.map((c) => [c.id, c.server]),
+      [
+        ['', 'https://kubernetes.default.svc'],
+        ['u', 'https://a'],
+        ['v', ''],
+      ],
+    );
+    assert.match(warnings.join('\n'), /clusters\.yaml \(document 2\): Secret b: has no server/);
   });
 
   test('invalid shard is "not set" with a warning; invalid config JSON leaves the Secret out', () => {
