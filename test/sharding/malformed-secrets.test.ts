@@ -74,7 +74,10 @@ describe('malformed cluster Secrets (Argo CD 3.x rules)', () => {
     const about = (name: string) => warnings.filter((w) => w.includes(`Secret ${name}:`));
     assert.match(about('b-no-server').join('\n'), /has no server .*counted in the shard distribution/);
     assert.match(about('c-empty-server').join('\n'), /has no server/);
-    assert.match(about('c-empty-server').join('\n'), /duplicate server \(empty\) \(also .*item 2\)\): the later Secret is used/);
+    assert.match(
+      about('c-empty-server').join('\n'),
+      /duplicate server \(empty\) \(also .*item 2\)\): the later Secret is used/,
+    );
     assert.match(about('d-config-not-json')[0]!, /left out: config is not valid JSON/);
     assert.match(
       about('e-config-wrong-type')[0]!,
