@@ -219,7 +219,7 @@ describe('application counts', () => {
   const app = (name: string, ns: string, dest: string) =>
     `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: ${name}, namespace: ${ns}}\nspec: {destination: ${dest}}`;
 
-  test('de-duplicated by bare name (last wins), exact server match, by-name destinations count nowhere', () => {
+  test('de-duplicated by bare name (last wins), exact server match, by-name destinations count under ""', () => {
     const text = [
       app('a', 'argocd', '{server: "https://one"}'),
       app('a', 'team', '{server: "https://two"}'),
@@ -228,7 +228,10 @@ describe('application counts', () => {
       app('d', 'argocd', '{server: "https://one"}'),
     ].join('\n---\n');
     const counts = countApplications(parseKubeObjects(text, 'apps.yaml'));
+    // Argo CD's getAppDistribution keys by Spec.Destination.Server: "" for a by-name destination, which only
+    // a cluster Secret with no server (server "") picks up.
     assert.deepEqual([...counts.byServer].sort(), [
+      ['', 1],
       ['https://one', 1],
       ['https://one/', 1],
       ['https://two', 1],

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { clustersFromSecrets } from '../../src/sharding/cluster-secrets.js';
 import { appSetClustersFromSecrets } from '../../src/sharding/cluster-source.js';
 import { distribute } from '../../src/sharding/distribute.js';
+import { countApplications } from '../../src/sharding/app-counts.js';
 import { shardOwnership } from '../../src/sharding/ownership.js';
 import { assignAppShards } from '../../src/sharding/app-shards.js';
 import { lookupDestination } from '../../src/cluster/cluster-lookup.js';
@@ -67,6 +68,37 @@ describe('malformed cluster Secrets (Argo CD 3.x rules)', () => {
       'uid-i': 0,
       'uid-j': 1,
     });
+  });
+
+  test('consistent-hashing: the cluster with no server carries the load of every by-name app (Argo CD keys app counts by destination.server, "" for those)', async () => {
+    const { clusters } = clustersFromSecrets(await readKubeObjects(FIXTURE), opts);
+    const app = (name: string, destination: object) => ({
+      object: {
+        apiVersion: 'argoproj.io/v1alpha1',
+        kind: 'Application',
+        metadata: { name },
+        spec: { destination },
+      },
+      file: 'apps.yaml',
+      doc: 0,
+    });
+    const counts = countApplications([
+      app('one', { name: 'foxtrot' }),
+      app('two', { name: 'bravo' }),
+      app('three', { server: 'https://a.example' }),
+    ]);
+    for (const c of clusters) c.apps = counts.byServer.get(c.server) ?? 0;
+    assert.deepEqual(
+      clusters.map((c) => [c.id, c.apps]),
+      [
+        ['', 0],
+        ['uid-c', 2],
+        ['uid-f', 0],
+        ['uid-h', 0],
+        ['uid-i', 0],
+        ['uid-j', 1],
+      ],
+    );
   });
 
   test('one warning per malformed Secret, naming it, with no Secret value in any message', async () => {
