@@ -8,9 +8,10 @@
  *   view: Argo CD's generator reads the Secrets itself (applicationset/generators/cluster.go
  *   `getSecretsByClusterName`, `getClusterParameters`; applicationset/utils/clusterUtils.go
  *   `SecretsContainInClusterCredentials`). `config` is never parsed (a Secret with a broken config still
- *   generates), `server` is data.server as written (no "/" trimmed, "" when missing), Secrets are keyed by
- *   data.name (two with one name: the later one in list order, with a warning), and the in-cluster entry
- *   is added when no Secret's server is exactly https://kubernetes.default.svc, whatever argocd-cm's
+ *   generates), `server` is data.server as written (no "/" trimmed, "" when missing). The generator
+ *   (src/apps/appset/generators.ts) keys the Secrets its selector matches by data.name (two with one
+ *   name: the later one in list order; warned here) and adds the in-cluster entry when there is no
+ *   selector and none of them has the server https://kubernetes.default.svc exactly, whatever argocd-cm's
  *   `cluster.inClusterEnabled` says (the generator does not read it; the controller refuses the apps).
  */
 import { readKubeObjects, type SourcedObject } from '../util/yaml-docs.js';
@@ -70,13 +71,18 @@ export interface AppSetClusterEntry {
   inCluster?: boolean;
 }
 
-/** The ApplicationSet generator's clusters from Secret objects (see the module comment). */
+/**
+ * The ApplicationSet generator's clusters from Secret objects (see the module comment): every cluster
+ * Secret in list order, then the in-cluster entry; the generator applies its selector, keys the matching
+ * Secrets by name and keeps the in-cluster entry only when none of them has its server (as Argo CD's).
+ */
 export function appSetClustersFromSecrets(objects: readonly SourcedObject[]): {
   clusters: AppSetClusterEntry[];
   warnings: string[];
 } {
   const warnings: string[] = [];
-  const byName = new Map<string, { entry: AppSetClusterEntry; source: string }>();
+  const clusters: AppSetClusterEntry[] = [];
+  const sourceOf = new Map<string, string>();
   for (const so of objects) {
     const obj = so.object;
     const ns = obj.metadata?.namespace;
@@ -96,32 +102,28 @@ export function appSetClustersFromSecrets(objects: readonly SourcedObject[]): {
     const named = `${subject}: Secret ${secretName}`;
     const strings = secretStrings(obj, named);
     const name = strings.get('name') ?? '';
-    const previous = byName.get(name);
-    if (previous)
+    const previous = sourceOf.get(name);
+    if (previous !== undefined)
       warnings.push(
-        `${named}: ApplicationSet clusters generator: same name "${name}" as ${previous.source}: the later Secret is used (Argo CD keys the generator's clusters by name)`,
+        `${named}: same name "${name}" as ${previous}: an ApplicationSet clusters generator keeps only the later one its selector matches (Argo CD keys them by name)`,
       );
-    byName.set(name, {
-      source: subject,
-      entry: {
-        name,
-        server: strings.get('server') ?? '',
-        project: strings.get('project') ?? '',
-        labels: { ...(obj.metadata?.labels ?? {}) },
-        annotations: { ...(obj.metadata?.annotations ?? {}) },
-      },
+    sourceOf.set(name, subject);
+    clusters.push({
+      name,
+      server: strings.get('server') ?? '',
+      project: strings.get('project') ?? '',
+      labels: { ...(obj.metadata?.labels ?? {}) },
+      annotations: { ...(obj.metadata?.annotations ?? {}) },
     });
   }
-  const clusters = [...byName.values()].map((e) => e.entry);
-  if (!clusters.some((c) => c.server === IN_CLUSTER_SERVER))
-    clusters.push({
-      name: IN_CLUSTER_NAME,
-      server: IN_CLUSTER_SERVER,
-      project: '',
-      labels: {},
-      annotations: {},
-      inCluster: true,
-    });
+  clusters.push({
+    name: IN_CLUSTER_NAME,
+    server: IN_CLUSTER_SERVER,
+    project: '',
+    labels: {},
+    annotations: {},
+    inCluster: true,
+  });
   return { clusters, warnings };
 }
 

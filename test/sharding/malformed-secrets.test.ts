@@ -15,6 +15,7 @@ import { countApplications } from '../../src/sharding/app-counts.js';
 import { shardOwnership } from '../../src/sharding/ownership.js';
 import { assignAppShards } from '../../src/sharding/app-shards.js';
 import { lookupDestination } from '../../src/cluster/cluster-lookup.js';
+import { generateParams, type GeneratorContext } from '../../src/apps/appset/generators.js';
 import { readKubeObjects } from '../../src/util/yaml-docs.js';
 import { fixturesDir } from '../support/paths.js';
 
@@ -196,21 +197,28 @@ describe('malformed cluster Secrets (Argo CD 3.x rules)', () => {
 
   test('the ApplicationSet clusters generator reads Secrets its own way: by name, config unread, server as written', async () => {
     const { clusters, warnings } = appSetClustersFromSecrets(await readKubeObjects(FIXTURE));
-    assert.deepEqual(
-      clusters.map((c) => [c.name, c.server]),
-      [
-        ['alpha', 'https://a.example/'],
-        ['bravo', ''],
-        ['charlie', ''],
-        // Every Secret without a name shares the key "": the last one (l-ca-not-padded, config unread).
-        ['', 'https://l.example'],
-        ['foxtrot', 'https://f.example'],
-        ['in-cluster', 'https://kubernetes.default.svc'],
-      ],
-    );
-    assert.match(
-      warnings.join('\n'),
-      /Secret j-duplicate-server: ApplicationSet clusters generator: same name "alpha"/,
-    );
+    const ctx: GeneratorContext = {
+      goTemplate: false,
+      goTemplateOptions: [],
+      clusters: () => Promise.resolve(clusters),
+      checkout: () => Promise.reject(new Error('no checkout')),
+    };
+    const generated = async (spec: object) =>
+      (await generateParams({ clusters: spec }, ctx, 'generators[0]')).map((p) => [p['name'], p['server']]);
+    const expected = [
+      // Every Secret without a name shares the key "": the last one (l-ca-not-padded, config unread).
+      ['', 'https://l.example'],
+      ['alpha', 'https://a.example/'],
+      ['bravo', ''],
+      ['charlie', ''],
+      ['foxtrot', 'https://f.example'],
+    ];
+    assert.deepEqual(await generated({}), [...expected, ['in-cluster', 'https://kubernetes.default.svc']]);
+    // A selector: no in-cluster entry (it has no labels to match), as Argo CD's ignoreLocalClusters.
+    const selector = {
+      matchExpressions: [{ key: 'argocd.argoproj.io/secret-type', operator: 'In', values: ['cluster'] }],
+    };
+    assert.deepEqual(await generated({ selector }), expected);
+    assert.match(warnings.join('\n'), /Secret j-duplicate-server: same name "alpha" as .*item 1\)/);
   });
 });
