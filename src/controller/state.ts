@@ -42,6 +42,7 @@ import {
 import { OWN_FIELD_MANAGERS } from '../common/index.js';
 import type { Application, ArgoCdSettings } from '../apps/index.js';
 import {
+  applicationSummary,
   DEFAULT_COMPARE_SETTINGS,
   instanceName,
   overrideIgnoreRules,
@@ -332,6 +333,8 @@ export class StateManager {
     emit?.({ type: 'compare-done', app: app.name, sync, health: health.status, resources: resources.length });
     return {
       revision: rendered.revision,
+      sources: rendered.sources.map((s) => ({ revision: s.revision, type: s.type })),
+      summary: applicationSummary(rendered.objects, app.annotations),
       destNamespace,
       resources,
       status: {
