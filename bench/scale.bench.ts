@@ -431,7 +431,8 @@ async function size(n: number, rows: BenchRow[], withOneApp: boolean): Promise<S
           name: `${label}: ${what} (wall)`,
           value: Math.round(median(one.map((r) => r.ms))),
           unit: 'ms',
-          target: { value: 500, better: 'lower' },
+          // The issue's target is for one app of 1,000 (10 objects of 10,000); other sizes print no verdict.
+          ...(n === 10000 ? { target: { value: 500, better: 'lower' as const } } : {}),
           note: `CPU ${Math.round(median(one.map((r) => r.cpuMs)))} ms; ${median(one.map((r) => r.requests))} requests, ${Math.round(median(one.map((r) => r.rssMb)))} MB RSS`,
         });
         if (!cold) {
@@ -551,9 +552,13 @@ export default async function scaleBench(): Promise<BenchRow[]> {
     results.push(await size(n, rows, n === 10000 || n === sizes.at(-1)));
   }
   const ratios = results.map((r) => r.ratio);
-  // RSS per live object between the smallest and the largest size (the slope: start-up cancels out).
-  if (sizes.length > 1) {
-    const [a, b] = [0, sizes.length - 1];
+  // RSS per live object between two sizes (the slope: start-up cancels out): the smallest and the largest,
+  // and with three sizes also the middle and the largest, where the costs that come once a run is big
+  // (the young generation grown to its maximum, list buffers) are paid at both ends and cancel too.
+  const spans: [number, number][] = [];
+  if (sizes.length > 1) spans.push([0, sizes.length - 1]);
+  if (sizes.length > 2) spans.push([sizes.length - 2, sizes.length - 1]);
+  for (const [a, b] of spans) {
     const slope = (ra: number, rb: number): number =>
       Math.round(((rb - ra) * 1048576) / (sizes[b]! - sizes[a]!));
     const span = `${sizes[a]!.toLocaleString('en')} to ${sizes[b]!.toLocaleString('en')} objects`;

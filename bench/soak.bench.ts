@@ -51,6 +51,17 @@ import type { LoopEvent } from '../src/controller/index.js';
 import { createSourceService } from '../src/source/index.js';
 import { runOperation } from '../src/sync/index.js';
 
+/** The loop's own events about an app (counted as events/s); the sync engine's per-task events are not. */
+const LOOP_OWN = new Set<string>([
+  'app-added',
+  'app-removed',
+  'refreshed',
+  'drift',
+  'auto-sync-skipped',
+  'app-operation-start',
+  'app-operation-done',
+]);
+
 const NAMESPACES = 20;
 const DRAIN_MS = 120_000;
 
@@ -226,7 +237,7 @@ async function child(): Promise<void> {
   let allSynced: () => void = () => {};
   const initial = new Promise<void>((r) => (allSynced = r));
   const onEvent = (e: LoopEvent): void => {
-    if (!('key' in e)) return; // the sync engine's own events (per resource, per phase)
+    if (!LOOP_OWN.has(e.type)) return; // the sync engine's own events (per resource, per phase) and the like
     if (steady) events++;
     if (e.type === 'refreshed') {
       if (steady) refreshes++;
@@ -245,7 +256,7 @@ async function child(): Promise<void> {
     } else if (e.type === 'auto-sync-skipped' && steady) {
       const p = pending.get(e.key);
       if (p && /self-heal retrying/.test(e.reason)) p.delayed = true;
-    } else if (e.type === 'operation-done' && steady) {
+    } else if (e.type === 'app-operation-done' && steady) {
       // A heal: a self-heal, or (after a commit moved the revision) an auto-sync of the drifted app, as
       // Argo CD's alreadyAttemptedSync compares revisions.
       if (e.request.initiatedBy.automated) {

@@ -258,7 +258,7 @@ export async function controllerMetrics(
 ): Promise<
   | {
       metrics: Metrics;
-      hooks: Pick<ControllerRunOptions, 'onLoop' | 'onClaimer'>;
+      hooks: Pick<ControllerRunOptions, 'onApps' | 'onClaimer'>;
       onEvent: (e: { type: string }) => void;
       url: string;
       close: () => Promise<void>;
@@ -270,11 +270,12 @@ export async function controllerMetrics(
   // prom-client is loaded only when metrics are asked for.
   const { Metrics, MetricsServer, parseMetricsAddr } = await import('../metrics/index.js');
   parseMetricsAddr(addr);
-  let loop: ReconcileLoop | undefined;
+  /** The apps the controller processes (its shards', and those being deleted), as Argo CD's metrics list them. */
+  let apps: Pick<ReconcileLoop, 'states' | 'state'> | undefined;
   let claimer: ShardClaimer | undefined;
   let ready = false;
   const metrics = new Metrics({
-    loop: { states: () => loop?.states() ?? [], state: (key) => loop?.state(key) },
+    loop: { states: () => apps?.states() ?? [], state: (key) => apps?.state(key) },
     argocdNamespace: flags['argocd-namespace'],
     autoSync: { mode: 'policy' },
     appLabels: flags['metrics-application-labels'] ?? [],
@@ -307,7 +308,7 @@ export async function controllerMetrics(
   return {
     metrics,
     url,
-    hooks: { onLoop: (l) => (loop = l), onClaimer: (c) => (claimer = c) },
+    hooks: { onApps: (a) => (apps = a), onClaimer: (c) => (claimer = c) },
     onEvent: (e) => {
       if (e.type === 'controller-ready') ready = true;
       if (!CONTROLLER_ONLY.has(e.type)) metrics.onEvent(e as Parameters<Metrics['onEvent']>[0]);

@@ -7,7 +7,7 @@
  *   requested from the loop once; the same `operation` seen again (our own status writes come back as
  *   events while it runs) is not requested twice. One that cannot be read is answered at once with
  *   `operationState` phase Error and its reason, and cleared (SyncAppState's "Invalid operation request").
- * - `done(event)`: the loop's operation-done. True when it ends a requested operation: the caller then
+ * - `done(event)`: the loop's app-operation-done. True when it ends a requested operation: the caller then
  *   clears `operation` with the status write (StatusWriter `clearOperation`). The answered `operation` is
  *   remembered until the Application is seen without it, so a late event still carrying it is not run again.
  * - `reset()`: a new loop runs (a reload): operations not finished are requested again when seen, as Argo
@@ -67,9 +67,9 @@ export class RequestedOperations {
     this.#o.loop()?.requestOperation(key, request);
   }
 
-  /** The loop's operation-done: true when it ends an operation requested through the Application. */
+  /** The loop's app-operation-done: true when it ends an operation requested through the Application. */
   done(event: LoopEvent): boolean {
-    if (event.type !== 'operation-done' || !('key' in event)) return false;
+    if (event.type !== 'app-operation-done') return false;
     const mine = this.#requested.get(event.key);
     if (!mine || mine.request !== event.request) return false;
     this.#requested.delete(event.key);

@@ -24,7 +24,6 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
-  applicationSummary,
   ArgoNamespaceWatch,
   cascades,
   isDeleting,
@@ -32,13 +31,13 @@ import {
   parseProject,
   ProjectSet,
 } from '../apps/index.js';
-import type { AppSummary, Application, NamespaceEvent, StatusRenderedSource } from '../apps/index.js';
-import type { SourceService } from '../source/index.js';
+import type { Application, NamespaceEvent } from '../apps/index.js';
 import { connect as defaultConnect, loadKubeConfig } from '../cluster/index.js';
 import type { ClusterAccess, KubeObject, TrackingOptions } from '../cluster/index.js';
 import { DEFAULT_TRACKING_METHOD, oneLine } from '../common/index.js';
 import { clustersFromSecrets } from '../sharding/index.js';
 import { AppFinalizer, FinalizerQueue } from './app-finalizer.js';
+import { ProcessedApps } from './controller-apps.js';
 import { defaultOperation, RequestedOperations } from './controller-operations.js';
 import { ControllerShards } from './controller-shards.js';
 import type {
@@ -71,6 +70,13 @@ const keyOfManifest = (obj: KubeObject, ns: string): string =>
 export async function runController(o: ControllerRunOptions): Promise<ControllerSummary> {
   const ns = o.argocdNamespace;
   const warn = (m: string): void => o.onWarning?.(m);
+  // A malformed cluster Secret's warning comes back at every ownership recompute and reload: once each.
+  const warned = new Set<string>();
+  const warnOnce = (m: string): void => {
+    if (warned.has(m)) return;
+    warned.add(m);
+    warn(m);
+  };
   const emit = (e: LoopEvent | ControllerEvent): void => o.onEvent?.(e);
   const now = o.now ?? Date.now;
   const connectTo = o.connect ?? defaultConnect;
@@ -137,28 +143,7 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
       if (ready || ((e.type === 'settings' || e.type === 'secret') && loop)) onNamespaceEvent(e);
     },
   });
-  // What the loop's state does not carry: each app's source types and summary, from its last render
-  // (status.sourceType(s), status.summary: images and external URLs of the rendered targets, Argo CD's
-  // link annotations on the Application).
-  const rendered = new Map<string, { sources: StatusRenderedSource[]; summary: AppSummary }>();
-  const recording = (inner: SourceService): SourceService =>
-    new Proxy(inner, {
-      get(target, prop) {
-        if (prop === 'renderApp')
-          return async (app: Application) => {
-            const r = await target.renderApp(app);
-            rendered.set(`${app.namespace ?? ns}/${app.name}`, {
-              sources: r.sources.map((src) => ({ revision: src.revision, type: src.type })),
-              summary: applicationSummary(r.objects, app.annotations),
-            });
-            return r;
-          };
-        const v: unknown = Reflect.get(target, prop, target);
-        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-      },
-    });
   const writer = new StatusWriter({
-    extras: (key) => rendered.get(key),
     client,
     argocdNamespace: ns,
     current: (namespace, name) => watch.application(namespace, name),
@@ -179,6 +164,10 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
         ],
       }),
   });
+
+  // What Argo CD's metrics list: the loop's apps of this controller's shards, and those being deleted here.
+  const processed = new ProcessedApps({ loop: () => loop, owns: (app) => shards.owns(app) });
+  o.onApps?.(processed);
 
   const parseApp = (obj: KubeObject): Application | undefined => {
     const manifest: KubeObject = { apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', ...obj };
@@ -230,12 +219,14 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
       upserted.delete(key);
       loop?.removeApp(key);
       operations.forget(key);
+      processed.forget(key);
       return;
     }
     if (isDeleting(obj)) {
       upserted.delete(key);
       loop?.removeApp(key);
       operations.forget(key);
+      processed.deleting(key, obj);
       // The shard that owns the app finalizes it (canProcessApp).
       const dest = (obj['spec'] as { destination?: { server?: string; name?: string } } | undefined)
         ?.destination;
@@ -243,6 +234,7 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
         finalizing.schedule(key);
       return;
     }
+    processed.forget(key);
     const app = parseApp(obj);
     if (!app) {
       upserted.delete(key);
@@ -277,7 +269,7 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
         upserted.delete(key);
         loop?.removeApp(key);
         writer.forget(key);
-        rendered.delete(key);
+        processed.forget(key);
         operations.forget(key, true);
         shards.appsChanged();
         break;
@@ -314,7 +306,7 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
   };
 
   const onLoopEvent = (e: LoopEvent): void => {
-    if (operations.done(e) && 'key' in e) writer.clearOperation(e.key);
+    if (e.type === 'app-operation-done' && operations.done(e)) writer.clearOperation(e.key);
     writer.onEvent(e);
     emit(e);
   };
@@ -326,7 +318,7 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
       watch.secrets('cluster').map((object) => ({ object, file: '', doc: 0 })),
       { idFrom: 'name', inClusterEnabled: base.loopOptions.settings?.inClusterEnabled !== false },
     );
-    for (const w of list.warnings) warn(w);
+    for (const w of list.warnings) warnOnce(w);
     return list.access;
   };
   let restart = false;
@@ -356,7 +348,7 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
       }
     },
     onClaimer: o.onClaimer,
-    onWarning: warn,
+    onWarning: warnOnce,
   });
   try {
     await watch.start(o.signal);
@@ -376,7 +368,6 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
       finalizer.update({ clusterSecrets, tracking: trackingOf(base.loopOptions) });
       loop = new Loop({
         ...base.loopOptions,
-        source: recording(base.loopOptions.source),
         clusterSecrets,
         argocdNamespace: ns,
         apps,

@@ -43,6 +43,11 @@ export interface ControllerRunOptions {
   controllerName?: string | undefined;
   /** Each loop once built (metrics read its states; a reload builds a new one). */
   onLoop?: ((loop: ReconcileLoop) => void) | undefined;
+  /**
+   * The apps this controller processes (controller-apps.ts: the loop's apps of its shards and those being
+   * deleted here, as Argo CD's metrics list Applications), once, before the first loop: metrics read it.
+   */
+  onApps?: ((apps: Pick<ReconcileLoop, 'states' | 'state'>) => void) | undefined;
   /** The dynamic shard claimer, once started (readiness probes, metrics). */
   onClaimer?: ((claimer: ShardClaimer) => void) | undefined;
   /** Argo CD's `--persist-resource-health`. */

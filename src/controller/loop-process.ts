@@ -2,9 +2,10 @@
  * The continuous loop's two processors (loop.ts runs them on its refresh and operation queues), as Argo CD's
  * `processAppRefreshQueueItem` and `processRequestedAppOperation` (controller/appcontroller.go):
  *
- * `refreshEntry`: compares the app (state.ts), records the comparison, reports `refreshed`, then decides
- * auto-sync (autosync.ts, behind the sync-window gate) and drift: a `drift` event when the app is OutOfSync
- * at the revision it was last synced to (reported again only when the drifted set changes), with `healing`
+ * `refreshEntry`: compares the app (state.ts), records the comparison and what was rendered (each source's
+ * revision and type, the summary), reports `refreshed`, then decides auto-sync (autosync.ts, behind the
+ * sync-window gate) and drift: a `drift` event when the app is OutOfSync at the revision it was last synced
+ * to (reported again only when the drifted set changes), with `healing`
  * when self-heal will sync it back; an `auto-sync-skipped` event when auto-sync declines (again only when
  * the reason changes); a self-heal waiting for its backoff asks for a level-2 refresh when it ends. A
  * refresh asked for while the app's operation runs waits for the operation's end (which refreshes anyway).
@@ -14,8 +15,8 @@
  * window blocks it), then the operation on the comparison it was decided on (first attempt) or a fresh one
  * (retries; pinned to the decided commit unless `retry.refresh`). A Failed or Error attempt with retries
  * left (`request.retry`: limit, duration·factor^n capped) comes back after its backoff; the last attempt
- * ends the operation: `operation-done`, the app's last operation and synced revision, and a refresh (level
- * 2 after an automated sync, 3 after a requested one, as Argo CD).
+ * ends the operation: `app-operation-done`, the app's last operation and synced revision, and a refresh
+ * (level 2 after an automated sync, 3 after a requested one, as Argo CD).
  */
 import type { Application } from '../apps/index.js';
 import { oneLine } from '../common/index.js';
@@ -96,6 +97,7 @@ export async function refreshEntry(
   if (!core.current(entry) || entry.specVersion !== specVersion) return;
   const comparison = toReport(reconciliation);
   state.comparison = comparison;
+  state.rendered = { sources: reconciliation.sources, summary: reconciliation.summary };
   delete state.error;
   // Argo CD sets reconciledAt on a first refresh and on those at level >= 2 (processAppRefreshQueueItem).
   if (!state.reconciledAt || request.level >= 2) state.reconciledAt = iso(core.wallClock());
@@ -203,7 +205,7 @@ export async function operateEntry(core: LoopCore, entry: LoopEntry, signal: Abo
   if (op.attempt === 0) {
     op.startedAt = core.clock.now();
     state.running = { request, startedAt: iso(core.wallClock()) };
-    core.emit({ type: 'operation-start', app: app.name, key, request });
+    core.emit({ type: 'app-operation-start', app: app.name, key, request });
   }
   entry.executing = true;
   let report: OperationReport | undefined;
@@ -265,7 +267,7 @@ export async function operateEntry(core: LoopCore, entry: LoopEntry, signal: Abo
   };
   if (done && phase === 'Succeeded' && !done.dryRun) state.syncedRevision = done.revision;
   core.emit({
-    type: 'operation-done',
+    type: 'app-operation-done',
     app: app.name,
     key,
     request,

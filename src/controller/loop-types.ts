@@ -7,7 +7,7 @@
  * Names follow Argo CD's application controller (`controller/appcontroller.go`): comparison levels, refresh
  * and operation queues keyed `<namespace>/<name>`, auto-sync and self-heal.
  */
-import type { Application, RetryStrategy } from '../apps/index.js';
+import type { AppSummary, Application, RetryStrategy, StatusRenderedSource } from '../apps/index.js';
 import type { HealthStatus } from '../health/index.js';
 import type { OperationReport, ResourceFilter as SyncResourceFilter } from '../sync/index.js';
 import type { AppSyncStatus, ComparisonResult, RunEvent } from './types.js';
@@ -59,6 +59,12 @@ export interface AppLoopState {
   app: Application;
   /** The last comparison (masked report), when one succeeded. */
   comparison?: ComparisonResult;
+  /**
+   * The last successful refresh's render: each source's resolved revision and type (spec order; Argo CD's
+   * `status.sync.revisions`, `status.sourceType(s)`) and the summary of the rendered objects
+   * (`status.summary`). Kept through a failed refresh; gone with the app (`removeApp`).
+   */
+  rendered?: { sources: StatusRenderedSource[]; summary: AppSummary };
   /** The last refresh's error (render, destination, project...), cleared by a successful one. */
   error?: { message: string; exitCode: number };
   /** When the last refresh finished (Argo CD's `status.reconciledAt`), ISO 8601. */
@@ -93,9 +99,13 @@ export type LoopEvent =
   /** Live objects of the app changed away from Git at the same revision. */
   | { type: 'drift'; app: string; key: string; resources: string[]; healing: boolean }
   | { type: 'auto-sync-skipped'; app: string; key: string; reason: string }
-  | { type: 'operation-start'; app: string; key: string; request: OperationRequest }
+  /**
+   * An operation of the app starts (its first attempt) / ends (its last). Named apart from src/sync's
+   * engine events `operation-start` / `operation-done`, which the loop passes on too (per attempt).
+   */
+  | { type: 'app-operation-start'; app: string; key: string; request: OperationRequest }
   | {
-      type: 'operation-done';
+      type: 'app-operation-done';
       app: string;
       key: string;
       request: OperationRequest;

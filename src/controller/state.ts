@@ -40,8 +40,9 @@ import {
   SyncOption,
 } from '../common/index.js';
 import { OWN_FIELD_MANAGERS } from '../common/index.js';
-import type { Application, ArgoCdSettings } from '../apps/index.js';
+import type { AppSummary, Application, ArgoCdSettings } from '../apps/index.js';
 import {
+  applicationSummary,
   DEFAULT_COMPARE_SETTINGS,
   instanceName,
   overrideIgnoreRules,
@@ -330,8 +331,17 @@ export class StateManager {
     if (resources.some((r) => statusOf(r) === 'Unknown')) sync = 'Unknown';
     else if (resources.some((r) => statusOf(r) === 'OutOfSync' && !r.ignoreExtraneous)) sync = 'OutOfSync';
     emit?.({ type: 'compare-done', app: app.name, sync, health: health.status, resources: resources.length });
+    // The summary is worked out when first read: the controller's status writes read it, a one-shot diff or
+    // sync never does (a pass over every rendered object, about 2 us per object, saved).
+    const { objects } = rendered;
+    const { annotations } = app;
+    let summary: AppSummary | undefined;
     return {
       revision: rendered.revision,
+      sources: rendered.sources.map((s) => ({ revision: s.revision, type: s.type })),
+      get summary(): AppSummary {
+        return (summary ??= applicationSummary(objects, annotations));
+      },
       destNamespace,
       resources,
       status: {

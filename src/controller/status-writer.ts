@@ -3,10 +3,11 @@
  * persists them (persistAppStatus, setOperationState, persistRevisionHistory; src/apps status.ts builds the
  * status, rules in docs/controller.md).
  *
- * - On a loop event about an app (`refreshed`, `operation-start`, `operation-done`) it builds the app's new
- *   status from the previous one and the loop's state, and sends what changed as one JSON merge patch of
- *   the Application (Argo CD's Application CRD has no status subresource: status is patched on the main
- *   resource). No change, no request: at most one patch per event, none for a no-op refresh.
+ * - On a loop event about an app (`refreshed`, `app-operation-start`, `app-operation-done`) it builds the
+ *   app's new status from the previous one and the loop's state (`loop.state(key)`: comparison, operations,
+ *   and its last render's source revisions, types and summary), and sends what changed as one JSON merge
+ *   patch of the Application (Argo CD's Application CRD has no status subresource: status is patched on the
+ *   main resource). No change, no request: at most one patch per event, none for a no-op refresh.
  * - The previous status is the newest of the Application as the namespace watch last saw it and as our
  *   last patch answered (Argo CD's writeBackToInformer), by resourceVersion, so a watch lagging behind our
  *   own write never makes us send the same change twice.
@@ -19,7 +20,7 @@
  *   finished); `removeRefreshAnnotation(key)`: it also removes `argocd.argoproj.io/refresh` (consumed).
  */
 import { APPLICATION_RESOURCE, buildStatus } from '../apps/index.js';
-import type { AppOperationReport, AppSummary, StatusRenderedSource } from '../apps/index.js';
+import type { AppOperationReport } from '../apps/index.js';
 import { isNotFound } from '../cluster/index.js';
 import type { KubeClient, KubeObject } from '../cluster/index.js';
 import { oneLine } from '../common/index.js';
@@ -34,9 +35,6 @@ export interface StatusWriterOptions {
   current: (namespace: string, name: string) => KubeObject | undefined;
   state: (key: string) => AppLoopState | undefined;
   persistResourceHealth?: boolean | undefined;
-  /** Per-app extras the loop state does not carry (source types, summary), when known. */
-  extras?:
-    ((key: string) => { sources?: StatusRenderedSource[]; summary?: AppSummary } | undefined) | undefined;
   now?: () => number;
   onWarning?: (message: string) => void;
   /** Each patch sent (logs, tests). */
@@ -60,10 +58,10 @@ interface AppWrites {
    * (after a restart) is not written again: the status already holds it, in full.
    */
   own: WeakSet<object>;
-  /** When the loop's running operation started (its operation-start). */
+  /** When the loop's running operation started (its app-operation-start). */
   startedAt?: string | undefined;
   /**
-   * The last operation as its operation-done told it: stands in for the loop's `lastOperation` when the
+   * The last operation as its app-operation-done told it: stands in for the loop's `lastOperation` when the
    * operation ended without a report (it failed before syncing anything), so its Error is still written.
    */
   ended?: { request: OperationRequest; report: AppOperationReport } | undefined;
@@ -94,12 +92,12 @@ export class StatusWriter {
 
   /** The loop's event handler: writes the status of the app the event is about. */
   onEvent(event: LoopEvent): void {
-    if (event.type === 'operation-start' && 'key' in event) {
+    if (event.type === 'app-operation-start') {
       const e = this.#entry(event.key);
       e.startedAt = new Date((this.#o.now ?? Date.now)()).toISOString();
       e.own.add(event.request);
     }
-    if (event.type === 'operation-done' && 'key' in event) {
+    if (event.type === 'app-operation-done') {
       const e = this.#entry(event.key);
       e.pendingHistory = true;
       const now = new Date((this.#o.now ?? Date.now)()).toISOString();
@@ -124,11 +122,10 @@ export class StatusWriter {
         void this.write(event.key, 0);
       }
     }
-    if (event.type === 'operation-start' && 'key' in event) this.#entry(event.key).syncError = null;
+    if (event.type === 'app-operation-start') this.#entry(event.key).syncError = null;
     if (event.type === 'refreshed' && event.sync === 'Synced') this.#entry(event.key).syncError = null;
     if (event.type === 'refreshed') void this.write(event.key, event.level);
-    // The loop's own operation events carry the app key (sync's engine events of the same names do not).
-    else if ((event.type === 'operation-start' || event.type === 'operation-done') && 'key' in event)
+    else if (event.type === 'app-operation-start' || event.type === 'app-operation-done')
       void this.write(event.key, 0);
   }
 
@@ -214,7 +211,8 @@ export class StatusWriter {
     const name = key.slice(slash + 1);
     const current = newerOf(o.current(namespace, name), entry.written);
     if (!current) return; // gone
-    const extras = o.extras?.(key);
+    // Source revisions and types, summary: the loop's record of the app's last render.
+    const rendered = loopState.rendered;
     const clearOperation =
       entry.clearOperation && current['operation'] !== undefined && current['operation'] !== null;
     const built = buildStatus({
@@ -224,8 +222,7 @@ export class StatusWriter {
       controllerNamespace: o.argocdNamespace,
       level,
       persistResourceHealth: o.persistResourceHealth,
-      ...(extras?.sources ? { sources: extras.sources } : {}),
-      ...(extras?.summary ? { summary: extras.summary } : {}),
+      ...(rendered ? { sources: rendered.sources, summary: rendered.summary } : {}),
       clearOperation,
       syncError: entry.syncError,
       appendHistory: entry.pendingHistory,

@@ -5,7 +5,13 @@
  * printed) and the report made from it by `toReport` (`ComparisonResult`: plain data, masked, Secret values
  * never appear), the only shape printers and `-o json` receive.
  */
-import type { AppProject, Application, SyncWindowsReport } from '../apps/index.js';
+import type {
+  AppProject,
+  AppSummary,
+  Application,
+  StatusRenderedSource,
+  SyncWindowsReport,
+} from '../apps/index.js';
 import type { IChange, ReportOptions, ResourceComparison } from '../diff/index.js';
 import type { HealthOptions, HealthStatus } from '../health/index.js';
 import type { KubeClient, KubeObject, LiveStateCache, ResourceInfo } from '../cluster/index.js';
@@ -131,6 +137,13 @@ export interface ReconciledResource extends Omit<ResourceStatus, 'changes' | 'di
  */
 export interface Reconciliation {
   revision: string;
+  /** What each source of the spec resolved to, in spec order: revision and type (none: a ref-only source). */
+  sources: StatusRenderedSource[];
+  /**
+   * Argo CD's ApplicationSummary of the rendered objects (images, external URLs with the Application's own
+   * link annotations, app of apps): `status.summary` (src/apps `applicationSummary`).
+   */
+  summary: AppSummary;
   destNamespace: string;
   /** Every resource, sorted by group, kind, namespace, name (the report's rows). */
   resources: ReconciledResource[];

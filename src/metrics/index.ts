@@ -21,9 +21,11 @@
  * - `Metrics` keeps its own prom-client `Registry` (`metrics.registry`; never the global one), Node's
  *   process metrics included (`processMetrics: false` leaves them out).
  * - `argocd_app_info`, `argocd_app_labels`, `argocd_app_condition` and the `argocd_cluster_*` gauges are
- *   computed at scrape time from `loop.states()` and the cluster table: a removed app disappears at once.
- *   Counters and the reconcile histogram keep their series for the life of the process (as Argo CD without
- *   `--metrics-cache-expiration`).
+ *   computed at scrape time from `loop.states()` and the cluster table: an app the view no longer lists
+ *   disappears at once. The controller passes the apps it processes (its `onApps`: its shards' apps and
+ *   those being deleted, as Argo CD's `appCollector` lists Applications), not its loop. Counters and the
+ *   reconcile histogram keep a deleted app's series for the life of the process (Argo CD deletes none; only
+ *   its `--metrics-cache-expiration` resets them all).
  * - `ready` decides `/readyz` (true, or the one-line reason: caches not synced, no shard claimed);
  *   `/healthz` answers 200 while the process serves.
  * - `parseMetricsAddr(addr)` validates the flag early (UsageError, exit 2).

@@ -1,10 +1,10 @@
 /**
  * `Metrics`: Argo CD's application-controller metrics in a prom-client registry of its own (never the global
  * one), fed three ways and read at scrape time:
- * - `onEvent(LoopEvent)`: `refreshed` observes `argocd_app_reconcile`; the loop's `operation-done` (the one
- *   with a `key`; the sync engine's own `operation-done` is ignored so nothing counts twice) counts
- *   `argocd_app_sync_total` when the phase is completed (Succeeded, Failed, Error: Argo CD's `IncSync`) and
- *   adds `argocd_app_sync_duration_seconds_total`; `cache-sync-start`/`cache-sync-done` keep the cluster
+ * - `onEvent(LoopEvent)`: `refreshed` observes `argocd_app_reconcile`; the loop's `app-operation-done` (one
+ *   per operation, retries included; the sync engine's own `operation-done` of each attempt is not counted)
+ *   counts `argocd_app_sync_total` when the phase is completed (Succeeded, Failed, Error: Argo CD's
+ *   `IncSync`) and adds `argocd_app_sync_duration_seconds_total`; `cache-sync-start`/`cache-sync-done` keep the cluster
  *   gauges (unless a `clusters` source is given).
  * - `onRequest(KubeRequestInfo)` (pass it as `ClientOptions.onRequest`): `argocd_kubectl_requests_total`
  *   for every request, `argocd_app_k8s_request_total` with the app labels of the operation it runs under
@@ -188,8 +188,7 @@ export class Metrics {
         );
         break;
       }
-      case 'operation-done': {
-        if (!('key' in event)) break; // the engine's; the loop reports the operation once, with its key
+      case 'app-operation-done': {
         const state = this.#o.loop.state(event.key);
         const labels = {
           ...this.#labelsOf(event.key),

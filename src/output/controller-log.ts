@@ -1,9 +1,13 @@
 /**
  * The controller's log (`kubectl gitops controller`): one line per event that says what happened to an app
  * or to the controller, as text (`<time> <app> <what>`) or, with `-o json`, one JSON object per line for
- * log shippers: `{"time", "app", "event", ...fields}`. Progress of renders, cache lists and single sync
- * tasks is left out (the loop emits them for the interactive printers); `status-written` only at `-v 2`+.
+ * log shippers: `{"time", "app", "event", ...fields}` (`event`: the event's type, the loop's operation events
+ * under their documented names `operation-start` / `operation-done`: `printedEventName`). Progress of
+ * renders, cache lists and single sync tasks is left out (the loop emits them for the interactive
+ * printers); `status-written` only at `-v 2`+.
  */
+import { printedEventName } from './structured.js';
+
 type AnyEvent = { type: string; app?: string; key?: string } & Record<string, unknown>;
 
 const SKIPPED = new Set([
@@ -42,8 +46,7 @@ function text(e: AnyEvent): string | undefined {
       return `drift on ${(e['resources'] as string[]).join(', ')}${e['healing'] ? ': self-healing' : ''}`;
     case 'auto-sync-skipped':
       return `auto-sync skipped: ${s(e['reason'])}`;
-    case 'operation-start': {
-      if (!('key' in e)) return undefined;
+    case 'app-operation-start': {
       const r = e['request'] as {
         initiatedBy?: { automated?: boolean; username?: string };
         revision?: string;
@@ -51,8 +54,7 @@ function text(e: AnyEvent): string | undefined {
       const who = r.initiatedBy?.automated ? 'automated' : (r.initiatedBy?.username ?? 'requested');
       return `sync started (${who})${r.revision ? ` to ${r.revision.slice(0, 7)}` : ''}`;
     }
-    case 'operation-done':
-      if (!('key' in e)) return undefined;
+    case 'app-operation-done':
       return `sync ${s(e['phase'])}${e['message'] ? `: ${s(e['message'])}` : ''}`;
     case 'status-written':
       return `status written (${(e['fields'] as string[]).join(', ')})`;
@@ -80,7 +82,13 @@ export function controllerLogLine(
   const time = options.time.toISOString();
   if (options.json) {
     const { type, app, key, ...rest } = e;
-    return JSON.stringify({ time, ...(app ? { app } : {}), ...(key ? { key } : {}), event: type, ...rest });
+    return JSON.stringify({
+      time,
+      ...(app ? { app } : {}),
+      ...(key ? { key } : {}),
+      event: printedEventName(type),
+      ...rest,
+    });
   }
   return `${time} ${e.key ?? e.app ?? '-'} ${line}`;
 }

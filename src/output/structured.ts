@@ -51,3 +51,17 @@ export function* jsonListChunks<T>(
   }
   yield '  ]\n}\n';
 }
+
+/**
+ * The `event` value a loop event has in the JSON lines users read (`sync --watch -o json`, the controller's
+ * `-o json` log): the loop's `app-operation-start` / `app-operation-done` keep the names documented for
+ * log shippers, `operation-start` / `operation-done` (docs/usage/watch.md); every other type is its own name.
+ */
+export function printedEventName(type: string): string {
+  return PRINTED_EVENT_NAMES[type] ?? type;
+}
+
+const PRINTED_EVENT_NAMES: Readonly<Record<string, string>> = {
+  'app-operation-start': 'operation-start',
+  'app-operation-done': 'operation-done',
+};

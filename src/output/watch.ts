@@ -15,6 +15,7 @@
  * reads an object: events carry names, statuses and messages only, so no Secret value can be printed.
  */
 import type { WatchEvent } from '../controller/index.js';
+import { printedEventName } from './structured.js';
 import { renderTable } from './table.js';
 
 export type WatchOutputMode = 'json' | 'lines' | 'table';
@@ -74,13 +75,11 @@ export class WatchModel {
       case 'auto-sync-skipped':
         row.lastEvent = `auto-sync skipped: ${e.reason}`;
         break;
-      case 'operation-start':
-        if (!('request' in e)) break;
+      case 'app-operation-start':
         row.lastOperation = `${operationKind(e.request)} running`;
         row.lastEvent = 'sync started';
         break;
-      case 'operation-done':
-        if (!('request' in e)) break;
+      case 'app-operation-done':
         row.lastOperation = `${operationKind(e.request)} ${e.phase}`;
         if (e.revision) row.revision = e.revision;
         row.lastEvent = `sync ${e.phase}`;
@@ -144,15 +143,19 @@ export function watchJson(
       const { type, key: _k, app, ...rest } = e;
       return { time, app, event: type, ...status(app), ...rest };
     }
-    case 'operation-start':
-      if (!('request' in e)) return undefined;
-      return { time, app: e.app, event: e.type, ...status(e.app), operation: operationKind(e.request) };
-    case 'operation-done':
-      if (!('request' in e)) return undefined;
+    case 'app-operation-start':
       return {
         time,
         app: e.app,
-        event: e.type,
+        event: printedEventName(e.type),
+        ...status(e.app),
+        operation: operationKind(e.request),
+      };
+    case 'app-operation-done':
+      return {
+        time,
+        app: e.app,
+        event: printedEventName(e.type),
         ...status(e.app),
         operation: operationKind(e.request),
         phase: e.phase,
@@ -189,11 +192,9 @@ export function watchLine(e: WatchEvent, changed: boolean): string | undefined {
       return `${e.app} drift: ${e.resources.join(', ')}${e.healing ? ' (healing)' : ' (not healing: no --self-heal)'}`;
     case 'auto-sync-skipped':
       return `${e.app} auto-sync skipped: ${e.reason}`;
-    case 'operation-start':
-      if (!('request' in e)) return undefined;
+    case 'app-operation-start':
       return `${e.app} ${operationKind(e.request)} started`;
-    case 'operation-done':
-      if (!('request' in e)) return undefined;
+    case 'app-operation-done':
       return `${e.app} ${operationKind(e.request)} ${e.phase}${e.revision ? ` at ${short(e.revision)}` : ''}: ${e.message} (${seconds(e.durationMs)})`;
     case 'app-removed':
       return `${e.app} removed`;

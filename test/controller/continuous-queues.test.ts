@@ -14,6 +14,7 @@ import { runOperation } from '../../src/sync/index.js';
 import { syncRequestOf } from '../../src/controller/index.js';
 import type { LoopEvent } from '../../src/controller/index.js';
 import { api, useEmbeddedCluster } from '../support/embedded.js';
+import { parseApplication } from '../../src/apps/index.js';
 import { TestRepo, cm } from '../support/git.js';
 import { application, newCacheRoot } from './setup.js';
 import { opDone, startLoop } from './loop-setup.js';
@@ -208,7 +209,7 @@ describe('continuous loop: queues, timers, shutdown', () => {
     assert.equal(done?.phase, 'Succeeded');
     const stop = run.events.findIndex((e) => e.type === 'loop-stopping');
     assert.equal(
-      run.events.slice(stop).filter((e) => e.type === 'operation-start' || e.type === 'refreshed').length,
+      run.events.slice(stop).filter((e) => e.type === 'app-operation-start' || e.type === 'refreshed').length,
       0,
     );
     await run.stop(); // idempotent
@@ -234,6 +235,70 @@ describe('continuous loop: queues, timers, shutdown', () => {
     assert.equal(fx.cluster.stats.writes(), writes);
     await run.stop();
   });
+
+  it(
+    "each refresh records what it rendered in the app's state: revision and type per source, summary",
+    T,
+    async () => {
+      const head = repo.commit({
+        'rendered/one/a.yaml': cm('rendered-a'),
+        'rendered/two/deploy.yaml': [
+          'apiVersion: apps/v1',
+          'kind: Deployment',
+          'metadata:',
+          '  name: web',
+          '  annotations:',
+          '    link.argocd.argoproj.io/docs: https://docs.example.com',
+          'spec:',
+          '  selector: { matchLabels: { app: web } }',
+          '  template:',
+          '    metadata: { labels: { app: web } }',
+          '    spec:',
+          '      containers: [{ name: web, image: nginx:1.25 }]',
+          '',
+        ].join('\n'),
+      });
+      const multi = (paths: string[]): Application =>
+        parseApplication(
+          {
+            apiVersion: 'argoproj.io/v1alpha1',
+            kind: 'Application',
+            metadata: { name: 'rendered', namespace: 'argocd' },
+            spec: {
+              project: 'default',
+              sources: paths.map((path) => ({ repoURL: repo.url, path, targetRevision: 'HEAD' })),
+              destination: { server: 'https://kubernetes.default.svc', namespace: 'rendered' },
+            },
+          },
+          'test rendered',
+        );
+      const run = startLoop(fx, [multi(['rendered/one', 'rendered/two'])], cacheRoot, {
+        autoSync: { mode: 'none' },
+        appResyncMs: 0,
+      });
+      try {
+        await run.until((e) => e.type === 'refreshed' && e.app === 'rendered' && !e.error);
+        const rendered = run.loop.state('argocd/rendered')?.rendered;
+        assert.deepEqual(rendered, {
+          sources: [
+            { revision: head, type: 'Directory' },
+            { revision: head, type: 'Directory' },
+          ],
+          summary: { externalURLs: ['https://docs.example.com'], images: ['nginx:1.25'], isAppOfApps: false },
+        });
+        // A refresh that fails (a source path that does not exist) keeps the last render's record.
+        const from = run.events.length;
+        run.loop.upsertApp(multi(['rendered/one', 'rendered/missing']));
+        const failed = await run.until((e) => e.type === 'refreshed' && e.app === 'rendered', from);
+        assert.ok(failed.type === 'refreshed' && failed.error, 'the refresh fails');
+        assert.deepEqual(run.loop.state('argocd/rendered')?.rendered, rendered);
+        run.loop.removeApp('argocd/rendered');
+        assert.equal(run.loop.state('argocd/rendered'), undefined);
+      } finally {
+        await run.stop();
+      }
+    },
+  );
 
   it('ownership filters apps; requested operations run; removed apps are forgotten', T, async () => {
     repo.commit({ 'own/a.yaml': cm('own-a'), 'other/a.yaml': cm('other-a') });

@@ -183,7 +183,7 @@ describe('continuous loop: drift and self-heal', () => {
       run.loop.requestRefresh('argocd/report', 2, 'requested');
       const r = await run.until((e) => e.type === 'refreshed' && e.reason === 'requested', again);
       assert.equal(r.type === 'refreshed' && r.sync, 'OutOfSync');
-      assert.equal(run.events.slice(from).filter((e) => e.type === 'operation-start').length, 0);
+      assert.equal(run.events.slice(from).filter((e) => e.type === 'app-operation-start').length, 0);
       assert.equal(fx.cluster.stats.writes(), writes);
       assert.equal((await getCM(fx, 'default', 'report-a')).data?.['key'], 'edited by hand');
     } finally {
@@ -218,7 +218,7 @@ describe('continuous loop: failed revisions', () => {
       const from = run.events.length;
       run.loop.requestRefresh('argocd/fail', 3, 'requested');
       await run.until((e) => e.type === 'refreshed' && e.reason === 'requested', from);
-      assert.equal(run.events.slice(from).filter((e) => e.type === 'operation-start').length, 0);
+      assert.equal(run.events.slice(from).filter((e) => e.type === 'app-operation-start').length, 0);
 
       const good = repo.commit({ 'fail/a.yaml': cm('fail-a') });
       run.loop.requestRefresh('argocd/fail', 3, 'git');

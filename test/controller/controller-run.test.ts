@@ -244,7 +244,7 @@ describe('kubectl gitops controller on the embedded API server', () => {
     );
     assert.equal(app.status.operationState.syncResult?.revision ?? repo.head(), repo.head());
     const starts = () =>
-      events.filter((e) => e.type === 'operation-start' && 'key' in e && e.key === 'argocd/bad').length;
+      events.filter((e) => e.type === 'app-operation-start' && e.key === 'argocd/bad').length;
     assert.equal(starts(), 1);
     const from = events.length;
     await patchApp('bad', { metadata: { annotations: { 'argocd.argoproj.io/refresh': 'normal' } } });
@@ -298,10 +298,7 @@ describe('kubectl gitops controller on the embedded API server', () => {
     assert.ok(ready.apps >= 3);
     // The new loop reads the failed revision from status.operationState: still not retried.
     await until((e) => e.type === 'auto-sync-skipped' && e.key === 'argocd/bad', from);
-    assert.equal(
-      events.filter((e) => e.type === 'operation-start' && 'key' in e && e.key === 'argocd/bad').length,
-      1,
-    );
+    assert.equal(events.filter((e) => e.type === 'app-operation-start' && e.key === 'argocd/bad').length, 1);
     const mark = events.length;
     await patchApp('op', { metadata: { annotations: { 'argocd.argoproj.io/refresh': 'normal' } } });
     await until((e) => e.type === 'refreshed' && e.key === 'argocd/op' && e.reason === 'requested', mark);

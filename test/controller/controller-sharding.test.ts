@@ -126,7 +126,7 @@ describe('two controllers with dynamic cluster distribution', () => {
           (o) => o?.status?.operationState?.phase === 'Succeeded',
         );
       const ran = runs.map((r) =>
-        r.events.flatMap((e) => (e.type === 'operation-done' && 'key' in e ? [e.app] : [])).sort(),
+        r.events.flatMap((e) => (e.type === 'app-operation-done' ? [e.app] : [])).sort(),
       );
       assert.deepEqual(ran.flat().sort(), ['far', 'local'], 'each operation ran once');
       assert.equal(ran[0]!.length, 1);
@@ -177,10 +177,7 @@ describe('two controllers with dynamic cluster distribution', () => {
       const ranBy = runs.map((r) =>
         r.events.some(
           (e) =>
-            e.type === 'operation-done' &&
-            'key' in e &&
-            e.app === deadApp &&
-            e.request.initiatedBy.username === 'test',
+            e.type === 'app-operation-done' && e.app === deadApp && e.request.initiatedBy.username === 'test',
         ),
       );
       assert.deepEqual(ranBy, [false, false, true], 'run by the replacement only');

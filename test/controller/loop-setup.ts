@@ -1,8 +1,8 @@
 /**
  * Shared setup of the continuous loop's tests (continuous*.test.ts): `startLoop` runs a `Loop` on the
  * embedded cluster with the real sync operation (src/sync `runOperation`, CreateNamespace=true as
- * `kubectl gitops sync` sends it), records its events and waits for one; `opDone` matches the loop's own
- * operation-done (src/sync's engine has an event of that type without `key`).
+ * `kubectl gitops sync` sends it), records its events and waits for one; `opDone` matches the loop's
+ * app-operation-done of an app.
  */
 import { join } from 'node:path';
 import type { Application } from '../../src/apps/index.js';
@@ -85,9 +85,9 @@ export function startLoop(
   };
 }
 
-/** The loop's operation-done (src/sync's engine has an event of the same type, without `key`). */
-export type OperationDone = Extract<LoopEvent, { type: 'operation-done'; key: string }>;
+/** The loop's app-operation-done (the end of an operation, after its last attempt). */
+export type OperationDone = Extract<LoopEvent, { type: 'app-operation-done' }>;
 export const opDone =
   (app: string) =>
   (e: LoopEvent): e is OperationDone =>
-    e.type === 'operation-done' && 'key' in e && e.app === app;
+    e.type === 'app-operation-done' && e.app === app;

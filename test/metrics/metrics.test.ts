@@ -206,7 +206,7 @@ describe('Metrics over HTTP', () => {
       { type: 'refreshed', app: 'web', key: 'argocd/web', reason: 'resync', level: 2, durationMs: 20_000 },
       { type: 'refreshed', app: 'multi', key: 'teams/multi', reason: 'drift', level: 1, durationMs: 100 },
       {
-        type: 'operation-done',
+        type: 'app-operation-done',
         app: 'web',
         key: 'argocd/web',
         request,
@@ -216,7 +216,7 @@ describe('Metrics over HTTP', () => {
         durationMs: 2500,
       },
       {
-        type: 'operation-done',
+        type: 'app-operation-done',
         app: 'web',
         key: 'argocd/web',
         request: { ...request, dryRun: true },
@@ -226,7 +226,7 @@ describe('Metrics over HTTP', () => {
         durationMs: 500,
       },
       {
-        type: 'operation-done',
+        type: 'app-operation-done',
         app: 'web',
         key: 'argocd/web',
         request,
@@ -235,7 +235,7 @@ describe('Metrics over HTTP', () => {
         revision: 'abc',
         durationMs: 1000,
       },
-      // The engine's own operation-done (no key): the loop reports the operation once, so it is not counted.
+      // The engine's own operation-done (one per attempt): the loop's reports the operation once; not counted.
       { type: 'operation-done', app: 'web', phase: 'Succeeded', message: 'ok' },
     ];
     for (const ev of events) metrics.onEvent(ev);

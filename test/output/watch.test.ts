@@ -41,11 +41,11 @@ const events: WatchEvent[] = [
     durationMs: 9,
   },
   { type: 'drift', app: 'web', key: 'argocd/web', resources: ['/ConfigMap/default/web'], healing: true },
-  { type: 'operation-start', app: 'web', key: 'argocd/web', request: heal },
-  // The sync engine's own event of the same name (no request): not a watch event.
+  { type: 'app-operation-start', app: 'web', key: 'argocd/web', request: heal },
+  // The sync engine's own event (the plan of one attempt): not shown by the watch.
   { type: 'operation-start', app: 'web', dryRun: false, groups: [] },
   {
-    type: 'operation-done',
+    type: 'app-operation-done',
     app: 'web',
     key: 'argocd/web',
     request: heal,
