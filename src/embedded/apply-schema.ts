@@ -95,6 +95,8 @@ function walk(value: Json, field: Schema, path: string, inherited: boolean, out:
   const embedded = w.custom && s['x-kubernetes-embedded-resource'] === true;
   for (const [k, v] of Object.entries(value)) {
     let declared = props?.[k];
+    // A built-in definition also declares the fields Kubernetes 1.34 added (the release we serve).
+    if (!declared && !w.custom) declared = w.schemas.newerProperty(s, k);
     if (!declared && embedded) {
       if (k === 'apiVersion' || k === 'kind') declared = STRING;
       else if (k === 'metadata') declared = w.objectMeta;
