@@ -14,7 +14,9 @@
 //   groups share the name (`CoreV1EndpointPort`, `DiscoveryV1EndpointPort`). The candidates are the models
 //   named <Prefix>Version+Name; the one whose fields share most with the definition's properties wins
 //   (ties: the prefix that spells the definition's group). A definition without a candidate, or whose
-//   candidate shares less than half of its properties, maps to nothing and keeps the 1.22 schema alone.
+//   candidate shares less than half of its properties, is then looked for through its parents: a
+//   definition renamed after 1.22 (core/v1 Handler) is the model its parent's model gives the same field
+//   (V1Lifecycle.postStart: V1LifecycleHandler). One still without a model keeps the 1.22 schema alone.
 // - each built-in kind (group/version/kind of the 1.22 roots) to its root model.
 // The client-node bundle is never loaded at run time (scripts/esbuild-client-node.mjs): only this table is.
 //
@@ -119,16 +121,47 @@ function modelFor(defName, def) {
 }
 
 const byDefinition = {};
-const kinds = {};
 for (const defName of Object.keys(definitions).sort()) {
   const m = modelFor(defName, definitions[defName]);
-  if (!m) continue;
-  byDefinition[defName] = m;
+  if (m) byDefinition[defName] = m;
+}
+
+// A definition renamed after 1.22 (core/v1 Handler became LifecycleHandler) has no model of its name; the
+// model is the one its parent's model gives the same field, when every parent that uses it agrees and it
+// shares at least half of the definition's properties.
+const refName = (schema) => {
+  const ref = schema?.$ref ?? schema?.items?.$ref ?? schema?.additionalProperties?.$ref;
+  return typeof ref === 'string' ? ref.slice(ref.lastIndexOf('/') + 1) : undefined;
+};
+for (let changed = true; changed;) {
+  changed = false;
+  const found = {};
+  for (const [parent, model] of Object.entries(byDefinition)) {
+    for (const [field, schema] of Object.entries(definitions[parent].properties ?? {})) {
+      const child = refName(schema);
+      if (!child || Object.hasOwn(byDefinition, child)) continue;
+      const m = (fields[model][field] ?? '').replace(/^[[{]+/, '');
+      (found[child] ??= new Set()).add(m);
+    }
+  }
+  for (const [child, ms] of Object.entries(found)) {
+    const [m] = [...ms];
+    if (ms.size !== 1 || !m) continue;
+    const props = Object.keys(definitions[child].properties ?? {});
+    if (!props.length || props.filter((p) => Object.hasOwn(fields[m], p)).length * 2 < props.length) continue;
+    byDefinition[child] = m;
+    changed = true;
+  }
+}
+
+const kinds = {};
+for (const [defName, m] of Object.entries(byDefinition)) {
   const gvks = definitions[defName]['x-kubernetes-group-version-kind'] ?? [];
   if (gvks.length === 1) kinds[`${gvks[0].group}/${gvks[0].version}/${gvks[0].kind}`] = m;
 }
+const sorted = (o) => Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
-const data = { models: fields, definitions: byDefinition, kinds };
+const data = { models: fields, definitions: sorted(byDefinition), kinds: sorted(kinds) };
 const json = JSON.stringify(data);
 const gz = gzipSync(Buffer.from(json, 'utf8'), { level: 9 });
 const text = [

@@ -47,8 +47,9 @@ describe('declared fields of Kubernetes 1.34', () => {
       modelOfDefinition('io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps'),
       'V1JSONSchemaProps',
     );
-    // Gone after 1.22 (renamed LifecycleHandler; v1beta1 APIs removed): left to the 1.22 schema.
-    assert.equal(modelOfDefinition('io.k8s.api.core.v1.Handler'), undefined);
+    // Renamed after 1.22: found through the field its parent's model gives it (Lifecycle.postStart).
+    assert.equal(modelOfDefinition('io.k8s.api.core.v1.Handler'), 'V1LifecycleHandler');
+    // Removed after 1.22 (policy/v1beta1): left to the 1.22 schema.
     assert.equal(modelOfDefinition('io.k8s.api.policy.v1beta1.PodSecurityPolicy'), undefined);
     assert.equal(modelOfKind({ group: 'apps', version: 'v1', kind: 'Deployment' }), 'V1Deployment');
     assert.equal(modelOfKind({ group: '', version: 'v1', kind: 'Event' }), 'CoreV1Event');
