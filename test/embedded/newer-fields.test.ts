@@ -187,6 +187,39 @@ describe('fields added after Kubernetes 1.22 (declared by the 1.34 models)', () 
     assert.deepEqual(specOf(created.body).containers[0]!.resizePolicy, [{ resourceName: 'cpu' }]);
   });
 
+  it('merge and strategic merge patches keep os, hostUsers and schedulingGates under Strict', async () => {
+    assert.equal((await api(fx.cluster, 'POST', DEPLOYS, deployment('patched'))).status, 201);
+    const merge = await api(
+      fx.cluster,
+      'PATCH',
+      `${DEPLOYS}/patched?fieldValidation=Strict`,
+      JSON.stringify({ spec: { template: { spec: { os: { name: 'linux' }, hostUsers: false } } } }),
+      'application/merge-patch+json',
+    );
+    assert.equal(merge.status, 200, JSON.stringify(merge.body));
+    const smp = await api(
+      fx.cluster,
+      'PATCH',
+      `${DEPLOYS}/patched?fieldValidation=Strict`,
+      JSON.stringify({ spec: { template: { spec: { schedulingGates: [{ name: 'example.com/quota' }] } } } }),
+      'application/strategic-merge-patch+json',
+    );
+    assert.equal(smp.status, 200, JSON.stringify(smp.body));
+    const pod = smp.body.spec.template.spec;
+    assert.deepEqual(pod.os, { name: 'linux' });
+    assert.equal(pod.hostUsers, false);
+    assert.deepEqual(pod.schedulingGates, [{ name: 'example.com/quota' }]);
+    const bad = await api(
+      fx.cluster,
+      'PATCH',
+      `${DEPLOYS}/patched?fieldValidation=Strict`,
+      JSON.stringify({ spec: { template: { spec: { os: { nam: 'linux' } } } } }),
+      'application/merge-patch+json',
+    );
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.message, 'strict decoding error: unknown field "spec.template.spec.os.nam"');
+  });
+
   it(
     'kubectl apply --server-side of a Deployment with a sidecar succeeds',
     { skip: !hasKubectl },
