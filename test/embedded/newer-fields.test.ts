@@ -221,13 +221,21 @@ describe('fields added after Kubernetes 1.22 (declared by the 1.34 models)', () 
   });
 
   it(
-    'kubectl apply --server-side of a Deployment with a sidecar succeeds',
+    'kubectl apply, server-side and client-side, of a Deployment with a sidecar keeps it',
     { skip: !hasKubectl },
     async () => {
       const r = await kubectl(fx, ['apply', '--server-side', '-f', '-'], stringify(deployment('kc')));
       assert.equal(r.code, 0, r.stderr);
       const got = await api(fx.cluster, 'GET', `${DEPLOYS}/kc`);
       assert.equal(specOf(got.body).initContainers[0]!.restartPolicy, 'Always');
+      // Client-side apply (validated by the server, fieldValidation=Strict) keeps them too.
+      const csa = await kubectl(fx, ['apply', '-f', '-'], stringify(deployment('kc-csa')));
+      assert.equal(csa.code, 0, csa.stderr);
+      assert.equal(csa.stderr, '');
+      const csaGot = await api(fx.cluster, 'GET', `${DEPLOYS}/kc-csa`);
+      assert.deepEqual(specOf(csaGot.body).containers[0]!.resizePolicy, [
+        { resourceName: 'cpu', restartPolicy: 'NotRequired' },
+      ]);
     },
   );
 });
