@@ -431,7 +431,8 @@ async function size(n: number, rows: BenchRow[], withOneApp: boolean): Promise<S
           name: `${label}: ${what} (wall)`,
           value: Math.round(median(one.map((r) => r.ms))),
           unit: 'ms',
-          target: { value: 500, better: 'lower' },
+          // The issue's target is for one app of 1,000 (10 objects of 10,000); other sizes print no verdict.
+          ...(n === 10000 ? { target: { value: 500, better: 'lower' as const } } : {}),
           note: `CPU ${Math.round(median(one.map((r) => r.cpuMs)))} ms; ${median(one.map((r) => r.requests))} requests, ${Math.round(median(one.map((r) => r.rssMb)))} MB RSS`,
         });
         if (!cold) {

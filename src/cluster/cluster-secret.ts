@@ -16,8 +16,9 @@
  *   token and basic auth. GKE and AKS Secrets are execProviderConfig with `argocd-k8s-auth gcp|azure`.
  * - `proxyUrl` (http, https or socks5, else an error, as Argo CD's ParseProxyUrl); `disableCompression`
  *   (we never ask for compressed answers, so it changes nothing).
- * - Unknown fields are ignored, a field of the wrong type makes the whole config invalid (Go's
- *   json.Unmarshal fails, and Argo CD leaves such a Secret out): the constructor throws. What Argo CD only
+ * - Read as Go's json.Unmarshal reads it (cluster-config.ts: case-insensitive keys, unknown fields
+ *   ignored); a field of the wrong type makes the whole config invalid (Argo CD leaves such a Secret
+ *   out): the constructor throws. What Argo CD only
  *   refuses when it builds the client (`insecure` with `caData`, a proxy scheme, an exec provider with no
  *   command) is a `ClusterConfigError` from `kubeConfig`/`execPlugin`, when the cluster is used.
  * `namespaces` (comma-separated, trimmed, empties dropped) and `clusterResources` ("true" exactly) scope
@@ -30,6 +31,7 @@ import { inspect } from 'node:util';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { ExecCredentialPlugin } from './exec-credential.js';
 import type { ExecConfig } from './exec-credential.js';
+import { parseClusterConfig, type ClusterConfig } from './cluster-config.js';
 
 /** The Secret fields `ClusterAccess` reads (strings as decoded from data/stringData). */
 export interface ClusterSecretFields {
@@ -42,32 +44,6 @@ export interface ClusterSecretFields {
   project?: string | undefined;
   /** "secret argocd/my-cluster" or "clusters.yaml (document 2)". */
   source: string;
-}
-
-/** Argo CD's ClusterConfig as read (validated). */
-interface ClusterConfig {
-  username?: string;
-  password?: string;
-  bearerToken?: string;
-  tlsClientConfig: {
-    insecure: boolean;
-    serverName?: string;
-    certData?: string;
-    keyData?: string;
-    caData?: string;
-  };
-  awsAuthConfig?: { clusterName?: string; roleARN?: string; profile?: string };
-  execProviderConfig?: {
-    command?: string;
-    args?: string[];
-    env?: Record<string, string>;
-    apiVersion?: string;
-    installHint?: string;
-    provideClusterInfo?: boolean;
-    config?: unknown;
-  };
-  disableCompression?: boolean;
-  proxyUrl?: string;
 }
 
 /** What part of a cluster the live cache may hold (Argo CD's cluster cache settings). */
@@ -207,103 +183,6 @@ export class ClusterAccess {
   [inspect.custom](): string {
     return `ClusterAccess ${this.displayName} from ${this.source}`;
   }
-}
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** Go's []byte in JSON: standard base64 (or null). */
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-
-function parseClusterConfig(text: string | undefined): ClusterConfig {
-  if (text === undefined || text === '') return { tlsClientConfig: { insecure: false } };
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    throw new Error('config is not valid JSON');
-  }
-  if (raw === null) return { tlsClientConfig: { insecure: false } };
-  if (!isObject(raw)) throw new Error('config is not a JSON object');
-  const str = (o: Record<string, unknown>, key: string, path: string): string | undefined => {
-    const v = o[key];
-    if (v === undefined || v === null) return undefined;
-    if (typeof v !== 'string') throw new Error(`config.${path}${key} is not a string`);
-    return v;
-  };
-  const bool = (o: Record<string, unknown>, key: string, path: string): boolean | undefined => {
-    const v = o[key];
-    if (v === undefined || v === null) return undefined;
-    if (typeof v !== 'boolean') throw new Error(`config.${path}${key} is not a boolean`);
-    return v;
-  };
-  const bytes = (o: Record<string, unknown>, key: string, path: string): string | undefined => {
-    const v = str(o, key, path);
-    if (v !== undefined && !BASE64.test(v)) throw new Error(`config.${path}${key} is not base64`);
-    return v || undefined;
-  };
-  const obj = (o: Record<string, unknown>, key: string): Record<string, unknown> | undefined => {
-    const v = o[key];
-    if (v === undefined || v === null) return undefined;
-    if (!isObject(v)) throw new Error(`config.${key} is not an object`);
-    return v;
-  };
-  const config: ClusterConfig = { tlsClientConfig: { insecure: false } };
-  const set = <K extends keyof ClusterConfig>(key: K, value: ClusterConfig[K] | undefined): void => {
-    if (value !== undefined) config[key] = value;
-  };
-  set('username', str(raw, 'username', ''));
-  set('password', str(raw, 'password', ''));
-  set('bearerToken', str(raw, 'bearerToken', ''));
-  set('disableCompression', bool(raw, 'disableCompression', ''));
-  set('proxyUrl', str(raw, 'proxyUrl', '') || undefined);
-  const tls = obj(raw, 'tlsClientConfig');
-  if (tls) {
-    const p = 'tlsClientConfig.';
-    const t = config.tlsClientConfig;
-    t.insecure = bool(tls, 'insecure', p) ?? false;
-    const serverName = str(tls, 'serverName', p);
-    if (serverName) t.serverName = serverName;
-    for (const key of ['certData', 'keyData', 'caData'] as const) {
-      const v = bytes(tls, key, p);
-      if (v) t[key] = v;
-    }
-  }
-  const aws = obj(raw, 'awsAuthConfig');
-  if (aws) {
-    const a: NonNullable<ClusterConfig['awsAuthConfig']> = {};
-    for (const key of ['clusterName', 'roleARN', 'profile'] as const) {
-      const v = str(aws, key, 'awsAuthConfig.');
-      if (v) a[key] = v;
-    }
-    config.awsAuthConfig = a;
-  }
-  const exec = obj(raw, 'execProviderConfig');
-  if (exec) {
-    const p = 'execProviderConfig.';
-    const e: NonNullable<ClusterConfig['execProviderConfig']> = {};
-    for (const key of ['command', 'apiVersion', 'installHint'] as const) {
-      const v = str(exec, key, p);
-      if (v !== undefined) e[key] = v;
-    }
-    const args = exec['args'];
-    if (args !== undefined && args !== null) {
-      if (!Array.isArray(args) || args.some((a) => typeof a !== 'string'))
-        throw new Error(`config.${p}args is not a list of strings`);
-      e.args = args as string[];
-    }
-    const env = exec['env'];
-    if (env !== undefined && env !== null) {
-      if (!isObject(env) || Object.values(env).some((v) => typeof v !== 'string'))
-        throw new Error(`config.${p}env is not a map of strings`);
-      e.env = env as Record<string, string>;
-    }
-    const provide = bool(exec, 'provideClusterInfo', p);
-    if (provide !== undefined) e.provideClusterInfo = provide;
-    if (exec['config'] !== undefined && exec['config'] !== null) e.config = exec['config'];
-    config.execProviderConfig = e;
-  }
-  return config;
 }
 
 /** A config Argo CD reads but cannot build a client from (it fails when it connects, and so do we). */

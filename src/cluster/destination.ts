@@ -5,10 +5,12 @@
  *    `name: in-cluster` are the current context; a context (or cluster) named `name`, or a context whose
  *    cluster has the `server`. A context wins over a cluster Secret for the same cluster: what the user's
  *    own kubeconfig says about a cluster is what they mean.
- * 2. Else the cluster Secrets (`--from-cluster`, `--clusters-file`), as Argo CD's GetDestinationCluster
- *    (util/argo/argo.go): `server` (trailing "/" ignored) matches a Secret's server; `name` matches a
- *    Secret's `name`: none is an error, two or more are an error ("there are N clusters with the same
- *    name"), one gives its server, which a kubeconfig context (or in-cluster) still wins.
+ * 2. Else the cluster Secrets (`--from-cluster`, `--clusters-file`), looked up as Argo CD's
+ *    GetDestinationCluster (cluster-lookup.ts): `server` (trailing "/" ignored) matches a Secret's server
+ *    (the later of two); `name` matches Secrets' `name`: none is an error, two or more (duplicates by
+ *    server included) are an error ("there are N clusters with the same name"), one gives its server,
+ *    which a kubeconfig context (or in-cluster) still wins. A Secret with no server that a name finds is
+ *    an error naming the Secret: Argo CD keeps such a cluster but cannot reach it.
  * A destination with both `name` and `server` is an error, as Argo CD's GetDestinationServer says it
  * ("application destination can't have both name and server defined").
  * The error when nothing matches names the destination, the contexts and how many Secrets were read.
@@ -19,24 +21,13 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { GitopsError } from '../common/index.js';
 import type { ClusterAccess, ClusterScope } from './cluster-secret.js';
-import { IN_CLUSTER_NAME, IN_CLUSTER_SERVER, resolveDestination } from './kubeconfig.js';
+import { lookupDestination } from './cluster-lookup.js';
+import { IN_CLUSTER_SERVER, resolveDestination } from './kubeconfig.js';
 import type { Destination } from './kubeconfig.js';
 
 export type ResolvedCluster =
   | { context: string; access?: undefined; scope?: ClusterScope }
   | { access: ClusterAccess; context?: undefined };
-
-/** The Secret for the cluster a destination names, when there is one (by server, else by unique name). */
-function secretFor(dest: Destination, secrets: readonly ClusterAccess[]): ClusterAccess | undefined {
-  const server = dest.server
-    ? dest.server.replace(/\/+$/, '')
-    : dest.name === IN_CLUSTER_NAME && !secrets.some((s) => s.name === IN_CLUSTER_NAME)
-      ? IN_CLUSTER_SERVER
-      : undefined;
-  if (server) return secrets.find((s) => s.server === server);
-  const named = secrets.filter((s) => s.name === dest.name);
-  return named.length === 1 ? named[0] : undefined;
-}
 
 /** Whether kubeconfig context `context` is the cluster of `secret` (same server, or in-cluster). */
 function sameCluster(kc: KubeConfig, context: string, secret: ClusterAccess): boolean {
@@ -63,34 +54,33 @@ export function resolveCluster(
       `failed to resolve: application destination can't have both name and server defined: ${dest.name} ${dest.server}`,
       { subject: `destination ${dest.server}`, hint: 'keep one of spec.destination.name and .server' },
     );
+  // Argo CD's lookup (cluster-lookup.ts); in-cluster refusals are the caller's (controller/scoped.ts).
+  const lookup = secrets.length > 0 ? lookupDestination(dest, secrets, true) : undefined;
+  const secret = lookup?.found === 'secret' ? lookup.secret : undefined;
   let kubeconfigError: unknown;
   try {
-    return contextResult(kc, resolveDestination(kc, dest), secretFor(dest, secrets));
+    return contextResult(kc, resolveDestination(kc, dest), secret);
   } catch (err) {
-    if (secrets.length === 0) throw err;
+    if (!lookup) throw err;
     kubeconfigError = err;
   }
   const server = dest.server ? dest.server.replace(/\/+$/, '') : undefined;
   const subject = `destination ${dest.server ?? dest.name ?? '(empty)'}`;
-  if (server) {
-    const access = secrets.find((s) => s.server === server);
-    if (access) return { access };
-  } else if (dest.name) {
-    const named = secrets.filter((s) => s.name === dest.name);
-    if (named.length > 1)
+  if (secret) {
+    if (secret.server === '')
       throw new GitopsError(
-        `failed to resolve: there are ${named.length} clusters with the same name: [${named.map((s) => s.server).join(' ')}]`,
-        { subject },
+        `failed to resolve: cluster Secret ${secret.source} has no server (data.server missing or empty)`,
+        { subject, hint: "set the Secret's data.server, or point the destination at another cluster" },
       );
-    const access = named[0];
-    if (access) {
-      try {
-        return contextResult(kc, resolveDestination(kc, { server: access.server }), access);
-      } catch {
-        return { access };
-      }
+    if (server) return { access: secret };
+    try {
+      return contextResult(kc, resolveDestination(kc, { server: secret.server }), secret);
+    } catch {
+      return { access: secret };
     }
   }
+  if (lookup.found === 'none' && lookup.why === 'same-name')
+    throw new GitopsError(`failed to resolve: ${lookup.error}`, { subject });
   const contexts = kc.getContexts().map((c) => c.name);
   const what = server
     ? `no kubeconfig context's cluster and no cluster Secret has server ${server}`

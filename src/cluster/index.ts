@@ -10,6 +10,8 @@
  * - `resolveCluster(kc, destination, clusterSecrets)`: a kubeconfig context first, else an Argo CD cluster
  *   Secret (`ClusterAccess`, cluster-secret.ts: token, basic auth, TLS, exec providers, proxy, and the
  *   Secret's namespaces/clusterResources scope); `connect({ access })` reaches it.
+ * - `lookupDestination(destination, secrets, inClusterEnabled)`: Argo CD's destination -> cluster Secret
+ *   lookup (cluster-lookup.ts), shared by destinations, shard ownership and fleet splitting.
  * - `KubeClient`: every request counted per verb and group/kind (`counts()`); writes take per-call
  *   `WriteOptions` (dryRun, fieldManager, force, fieldValidation); reads and 429s retried with backoff;
  *   failures are `ApiError` (code, reason).
@@ -33,6 +35,8 @@ export type { ClusterScope, ClusterSecretFields } from './cluster-secret.js';
 export { ExecCredentialPlugin, EXEC_API_VERSIONS } from './exec-credential.js';
 export type { ExecConfig } from './exec-credential.js';
 export { resolveCluster } from './destination.js';
+export { lookupDestination, serversByName } from './cluster-lookup.js';
+export type { DestinationLookup, LookupSecret } from './cluster-lookup.js';
 export type { ResolvedCluster } from './destination.js';
 export { KubeClient, resourcePath } from './client.js';
 export type {

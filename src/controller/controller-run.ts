@@ -70,6 +70,13 @@ const keyOfManifest = (obj: KubeObject, ns: string): string =>
 export async function runController(o: ControllerRunOptions): Promise<ControllerSummary> {
   const ns = o.argocdNamespace;
   const warn = (m: string): void => o.onWarning?.(m);
+  // A malformed cluster Secret's warning comes back at every ownership recompute and reload: once each.
+  const warned = new Set<string>();
+  const warnOnce = (m: string): void => {
+    if (warned.has(m)) return;
+    warned.add(m);
+    warn(m);
+  };
   const emit = (e: LoopEvent | ControllerEvent): void => o.onEvent?.(e);
   const now = o.now ?? Date.now;
   const connectTo = o.connect ?? defaultConnect;
@@ -311,7 +318,7 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
       watch.secrets('cluster').map((object) => ({ object, file: '', doc: 0 })),
       { idFrom: 'name', inClusterEnabled: base.loopOptions.settings?.inClusterEnabled !== false },
     );
-    for (const w of list.warnings) warn(w);
+    for (const w of list.warnings) warnOnce(w);
     return list.access;
   };
   let restart = false;
@@ -341,7 +348,7 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
       }
     },
     onClaimer: o.onClaimer,
-    onWarning: warn,
+    onWarning: warnOnce,
   });
   try {
     await watch.start(o.signal);

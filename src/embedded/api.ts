@@ -13,7 +13,6 @@
  * - Writing a CustomResourceDefinition (re)registers the kinds it serves once stored.
  */
 import { randomUUID } from 'node:crypto';
-import { parse as parseYaml } from 'yaml';
 import { Allocator, applyDefaults, keepAllocated } from './defaults.js';
 import {
   ApiError,
@@ -33,7 +32,7 @@ import { CRD_GROUP, CRD_PLURAL } from './resources.js';
 import { parseFieldSelector, parseLabelSelector } from './selectors.js';
 import type { ObjectStore } from './store.js';
 import type { Json, KObject, ResourceType } from './types.js';
-import { apiVersionOf, clone, isMap, qualifiedResource, typeKey } from './types.js';
+import { apiVersionOf, clone, hasStatus, isMap, qualifiedResource, typeKey } from './types.js';
 import { checkDecodes, checkPatchDecodes, validate } from './validate.js';
 import { crdStatus } from './crd.js';
 import { managerFromUserAgent, randomSuffix, stableJson, withClientManagedFields } from './meta.js';
@@ -42,11 +41,14 @@ import type { FieldValidation } from './field-validation.js';
 import {
   duplicateFields,
   fieldProblems,
+  pruneNonNullableNulls,
   pruneUnknown,
   warningLine,
   writeOptions,
 } from './field-validation.js';
 import { scaleSubresource } from './scale.js';
+import { decodeApplyPatch, strictYamlDecode } from './apply-schema.js';
+import { CustomResourceDecoder } from './decode.js';
 
 export interface RequestContext {
   type: ResourceType;
@@ -72,14 +74,21 @@ export const NAMESPACES = '/namespaces';
 
 export class ApiCore {
   private readonly alloc = new Allocator();
+  private readonly decoder: CustomResourceDecoder;
 
   constructor(
     readonly store: ObjectStore,
     readonly registry: ResourceRegistry,
-  ) {}
+  ) {
+    this.decoder = new CustomResourceDecoder(registry);
+  }
 
-  /** Returns a stored object as served at `version` (custom resources are served at every version). */
+  /**
+   * Returns a stored object as served at `version`. Custom resources are decoded as apiextensions-apiserver
+   * reads them from etcd (decode.ts: pruned and defaulted by their CRD's current schemas).
+   */
   render(obj: KObject, t: ResourceType, version: string): KObject {
+    if (t.crd) return this.decoder.decode(obj, t, version);
     const apiVersion = apiVersionOf(t.group, version);
     return obj.apiVersion === apiVersion ? obj : { ...obj, apiVersion };
   }
@@ -93,16 +102,16 @@ export class ApiCore {
     return ctx.name;
   }
 
-  /** The stored object the request names (404 when absent). */
+  /** The object the request names as a read at its version returns it (404 when absent). */
   current(ctx: RequestContext): KObject {
     const name = this.requireName(ctx);
     const obj = this.store.get(this.tkey(ctx), ctx.namespace, name);
     if (!obj) throw notFound(ctx.type, name);
-    return obj;
+    return this.render(obj, ctx.type, ctx.version);
   }
 
   get(ctx: RequestContext): Result {
-    return { code: 200, body: this.render(this.current(ctx), ctx.type, ctx.version) };
+    return { code: 200, body: this.current(ctx) };
   }
 
   /** Objects matching the request's namespace and selectors (shared by list, watch and deletecollection). */
@@ -188,7 +197,7 @@ export class ApiCore {
     return {
       schemas: this.registry.schemas,
       root: this.registry.schemaOf(ctx.type, ctx.version),
-      statusSubresource: ctx.type.statusSubresource,
+      statusSubresource: hasStatus(ctx.type, ctx.version),
       ...(ctx.subresource === 'status' ? { subresource: 'status' as const } : {}),
     };
   }
@@ -202,6 +211,7 @@ export class ApiCore {
     ssa?: ApplyResult,
   ): KObject {
     const t = ctx.type;
+    const status = hasStatus(t, ctx.version);
     this.checkIdentity(ctx, obj, mode);
     checkDecodes(t, ctx.version, obj, this.registry.schemas);
     if (mode === 'status' && old) {
@@ -225,7 +235,7 @@ export class ApiCore {
       delete meta.deletionGracePeriodSeconds;
       if (t.generation) meta.generation = 1;
       else delete meta.generation;
-      if (t.statusSubresource) delete obj['status'];
+      if (status) delete obj['status'];
     } else {
       for (const k of [
         'uid',
@@ -237,7 +247,7 @@ export class ApiCore {
         if (old.metadata[k] === undefined) delete meta[k];
         else meta[k] = old.metadata[k] as never;
       }
-      if (t.statusSubresource && mode !== 'status') {
+      if (status && mode !== 'status') {
         if (old['status'] === undefined) delete obj['status'];
         else obj['status'] = old['status'];
       }
@@ -247,7 +257,7 @@ export class ApiCore {
     applyDefaults(obj, this.registry.schemas);
     if (old) keepAllocated(obj, old);
     validate(t, obj, this.registry.schemas, old);
-    if (old && t.generation && this.specChanged(t, old, obj))
+    if (old && t.generation && this.specChanged(status, old, obj))
       meta.generation = (old.metadata.generation ?? 0) + 1;
     if (t.group === CRD_GROUP && t.plural === CRD_PLURAL) crdStatus(obj, old);
     const manager = ctx.query.get('fieldManager') || managerFromUserAgent(ctx.userAgent);
@@ -260,17 +270,24 @@ export class ApiCore {
     return obj;
   }
 
-  private specChanged(t: ResourceType, a: KObject, b: KObject): boolean {
+  private specChanged(statusSubresource: boolean, a: KObject, b: KObject): boolean {
     const strip = (o: KObject): unknown => {
       const { metadata: _m, status, ...rest } = o;
-      return t.statusSubresource ? rest : { ...rest, status };
+      return statusSubresource ? rest : { ...rest, status };
     };
     return stableJson(strip(a)) !== stableJson(strip(b));
   }
 
-  /** Stores the result of a write (unless dry-run or unchanged) and returns what the client sees. */
-  private store_(ctx: RequestContext, old: KObject | undefined, obj: KObject, dryRun: boolean): KObject {
-    if (old && this.unchanged(old, obj)) return old;
+  /**
+   * Stores the result of a write (unless dry-run or unchanged) and returns the stored object (callers
+   * `render` it). A write is a no-op when it encodes to what storage already holds (etcd3 GuaranteedUpdate
+   * compares the bytes), so a custom resource whose stored form still has fields its schema now prunes
+   * is written again.
+   */
+  private store_(ctx: RequestContext, old: KObject | undefined, written: KObject, dryRun: boolean): KObject {
+    const obj = CustomResourceDecoder.encode(written, ctx.type);
+    const raw = old ? this.store.get(this.tkey(ctx), ctx.namespace, old.metadata.name ?? '') : undefined;
+    if (raw && this.unchanged(raw, obj)) return raw;
     if (dryRun) {
       if (old) obj.metadata.resourceVersion = old.metadata.resourceVersion;
       return obj;
@@ -325,6 +342,12 @@ export class ApiCore {
       [],
       ctx.type.crd !== undefined,
     );
+    if (ctx.type.crd !== undefined)
+      pruneNonNullableNulls(
+        obj as unknown as Json,
+        this.registry.schemas,
+        this.registry.schemaOf(ctx.type, ctx.version),
+      );
     const problems = fieldProblems(unknown, validation === 'Ignore' ? [] : duplicateFields(bodyText));
     if (problems.length === 0 || validation === 'Ignore') return undefined;
     if (validation === 'Strict')
@@ -435,7 +458,7 @@ export class ApiCore {
 
   /** Server-side apply (creates the object when it does not exist). */
   apply(ctx: RequestContext, raw: string): Result {
-    const { dryRun } = writeOptions(ctx.query, 'PatchOptions');
+    const { dryRun, validation } = writeOptions(ctx.query, 'PatchOptions');
     const manager = ctx.query.get('fieldManager');
     if (!manager) {
       throw new ApiError(
@@ -444,37 +467,40 @@ export class ApiCore {
         'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
       );
     }
-    let applied: unknown;
-    try {
-      applied = parseYaml(raw);
-    } catch (err) {
-      throw badRequest(`error decoding YAML: ${(err as Error).message}`);
-    }
-    if (!isMap(applied)) throw badRequest('the apply configuration must be an object');
-    const cfg = applied as unknown as KObject;
-    if (!isMap(cfg.metadata)) cfg.metadata = {};
     const name = this.requireName(ctx);
+    const stored = this.store.get(this.tkey(ctx), ctx.namespace, name);
+    if (!stored && ctx.subresource) throw notFound(ctx.type, name);
+    const old = stored && this.render(stored, ctx.type, ctx.version);
+    // What the field manager checks before it merges (apply-schema.ts); YAML duplicates come after.
+    const { cfg, duplicates } = decodeApplyPatch(raw, {
+      apiVersion: apiVersionOf(ctx.type.group, ctx.version),
+      kind: ctx.type.kind,
+      schemas: this.registry.schemas,
+      root: this.registry.schemaOf(ctx.type, ctx.version),
+      custom: ctx.type.crd !== undefined,
+    });
+    if (!isMap(cfg.metadata)) cfg.metadata = {};
+    delete cfg.metadata.managedFields;
     if (cfg.metadata.name !== undefined && cfg.metadata.name !== name) {
       throw badRequest(
         `the name of the object (${cfg.metadata.name}) does not match the name on the URL (${name})`,
       );
     }
     cfg.metadata.name = name;
-    delete cfg.metadata.managedFields;
     this.checkIdentity(ctx, cfg, 'update');
-    const old = this.store.get(this.tkey(ctx), ctx.namespace, name);
-    if (!old && ctx.subresource) throw notFound(ctx.type, name);
     if (!old) this.checkNamespace(ctx, true);
     const rv = cfg.metadata.resourceVersion;
     if (rv && old && rv !== old.metadata.resourceVersion) throw conflict(ctx.type, name, STALE_MESSAGE);
     delete cfg.metadata.resourceVersion;
     const force = ctx.query.get('force') === 'true';
     const res = serverSideApply(old, cfg, manager, force, this.trackOptions(ctx));
+    const headers = strictYamlDecode(duplicates, validation);
     const mode: Mode = !old ? 'create' : ctx.subresource === 'status' ? 'status' : 'update';
     const result = this.finishWrite(ctx, old, res.obj, mode, res);
     return {
       code: old ? 200 : 201,
       body: this.render(this.store_(ctx, old, result, dryRun), ctx.type, ctx.version),
+      ...(headers ? { headers } : {}),
     };
   }
 }

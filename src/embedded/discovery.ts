@@ -8,7 +8,7 @@
  */
 import type { ResourceRegistry } from './resources.js';
 import type { JsonMap, ResourceType } from './types.js';
-import { apiVersionOf } from './types.js';
+import { apiVersionOf, hasScale, hasStatus } from './types.js';
 
 export const SERVER_VERSION = { major: '1', minor: '32', gitVersion: 'v1.32.0+embedded' };
 
@@ -48,7 +48,7 @@ export function groupDocFor(registry: ResourceRegistry, group: string): JsonMap 
   return versions ? { kind: 'APIGroup', apiVersion: 'v1', ...groupDoc(group, versions) } : undefined;
 }
 
-function resourceRows(t: ResourceType): JsonMap[] {
+function resourceRows(t: ResourceType, version: string): JsonMap[] {
   const row: JsonMap = {
     name: t.plural,
     singularName: t.singular,
@@ -59,7 +59,7 @@ function resourceRows(t: ResourceType): JsonMap[] {
   if (t.shortNames.length) row['shortNames'] = t.shortNames;
   if (t.categories.length) row['categories'] = t.categories;
   const rows = [row];
-  if (t.statusSubresource) {
+  if (hasStatus(t, version)) {
     rows.push({
       name: `${t.plural}/status`,
       singularName: '',
@@ -68,7 +68,7 @@ function resourceRows(t: ResourceType): JsonMap[] {
       verbs: ['get', 'patch', 'update'],
     });
   }
-  if (t.scaleSubresource) {
+  if (hasScale(t, version)) {
     rows.push({
       name: `${t.plural}/scale`,
       singularName: '',
@@ -94,6 +94,6 @@ export function resourceListDoc(
     kind: 'APIResourceList',
     apiVersion: 'v1',
     groupVersion: apiVersionOf(group, version),
-    resources: types.flatMap(resourceRows),
+    resources: types.flatMap((t) => resourceRows(t, version)),
   };
 }

@@ -20,7 +20,9 @@ export type StatusReason =
   | 'TooManyRequests'
   | 'NotAcceptable'
   | 'Forbidden'
-  | 'Timeout';
+  | 'Timeout'
+  /** StatusReasonUnknown: an error the server did not classify (a plain Go error); no `reason` is sent. */
+  | '';
 
 export interface StatusCause {
   reason: string;
@@ -63,6 +65,7 @@ export class ApiError extends Error {
       reason: this.reason,
       code: this.code,
     };
+    if (this.reason === '') delete status['reason'];
     if (this.details) status['details'] = JSON.parse(JSON.stringify(this.details)) as JsonMap;
     return status;
   }

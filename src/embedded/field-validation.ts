@@ -73,7 +73,7 @@ export function pruneUnknown(
   out: string[] = [],
   structural = false,
 ): string[] {
-  walk(value, schemas, schema, path, out, structural, false);
+  walk(value, schemas, schema, path, out, structural, false, !structural);
   return out;
 }
 
@@ -86,6 +86,7 @@ function walk(
   out: string[],
   structural: boolean,
   keep: boolean,
+  builtin: boolean,
 ): void {
   const inCrd = structural && !(schema && typeof schema['$ref'] === 'string');
   const s = schemas.resolve(schema);
@@ -98,7 +99,9 @@ function walk(
   if (Array.isArray(value)) {
     const items = schemas.items(s);
     if (items || inCrd)
-      value.forEach((v, i) => walk(v, schemas, items, `${path}[${i}]`, out, inCrd, inCrd && preserve));
+      value.forEach((v, i) =>
+        walk(v, schemas, items, `${path}[${i}]`, out, inCrd, inCrd && preserve, builtin),
+      );
     return;
   }
   if (!isMap(value)) return;
@@ -107,16 +110,48 @@ function walk(
   const embedded = inCrd && s['x-kubernetes-embedded-resource'] === true;
   for (const [k, v] of Object.entries(value)) {
     if (embedded && (k === 'apiVersion' || k === 'kind' || k === 'metadata')) continue;
-    const declared = isMap(props as Json) ? (props as Record<string, Schema>)[k] : undefined;
-    if (declared) walk(v, schemas, declared, childPath(path, k), out, inCrd, false);
+    let declared = isMap(props as Json) ? (props as Record<string, Schema>)[k] : undefined;
+    // A built-in kind's definitions also declare the fields Kubernetes 1.34 added (the release we serve).
+    if (!declared && builtin) declared = schemas.newerProperty(s, k);
+    if (declared) walk(v, schemas, declared, childPath(path, k), out, inCrd, false, builtin);
     else if (typeof extra === 'object' && extra !== null)
-      walk(v, schemas, extra as Schema, childPath(path, k), out, inCrd, false);
+      walk(v, schemas, extra as Schema, childPath(path, k), out, inCrd, false, builtin);
     else if (preserve || extra === true) continue;
     else if (!inCrd && props === undefined && extra === undefined) continue;
     else {
       out.push(childPath(path, k));
       delete (value as JsonMap)[k];
     }
+  }
+}
+
+/**
+ * Drops, in place, the nulls a custom resource's structural schema neither allows (`nullable`) nor
+ * defaults, as apiextensions-apiserver does right after pruning (pkg/apiserver/schema/defaulting/
+ * prunenulls.go `PruneNonNullableNullsWithoutDefaults`): map entries only (a null list item stays), found
+ * by `properties` then `additionalProperties`; a null with a default is left for defaulting. Built-in
+ * definitions reached by `$ref` (the root's metadata) and the root's type meta are not walked.
+ */
+export function pruneNonNullableNulls(value: Json, schemas: SchemaCatalog, schema: Schema | undefined): void {
+  nulls(value, schemas, schema, true);
+}
+
+function nulls(value: Json, schemas: SchemaCatalog, schema: Schema | undefined, root: boolean): void {
+  if (!schema || typeof schema['$ref'] === 'string') return;
+  if (Array.isArray(value)) {
+    const items = schemas.items(schema);
+    for (const v of value) nulls(v, schemas, items, false);
+    return;
+  }
+  if (!isMap(value)) return;
+  const props = isMap(schema['properties'] as Json) ? (schema['properties'] as Record<string, Schema>) : {};
+  const extra = schema['additionalProperties'];
+  for (const [k, v] of Object.entries(value)) {
+    if (root && (k === 'apiVersion' || k === 'kind' || k === 'metadata')) continue;
+    const field = props[k] ?? (isMap(extra as Json) ? (extra as Schema) : undefined);
+    if (v === null && field && field['nullable'] !== true && field['default'] === undefined)
+      delete (value as JsonMap)[k];
+    else nulls(v, schemas, field, false);
   }
 }
 

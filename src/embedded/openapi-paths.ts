@@ -13,6 +13,7 @@
 import type { SchemaCatalog } from '../schema/index.js';
 import type { ResourceRegistry } from './resources.js';
 import type { ResourceType } from './types.js';
+import { hasScale, hasStatus } from './types.js';
 
 export interface ApiParameter {
   name: string;
@@ -341,8 +342,8 @@ function pathsOf(t: ResourceType, version: string, schemas: SchemaCatalog): ApiP
         ),
       ],
     );
-  if (t.statusSubresource) subresource('status', 'Status', objectDef, gvk);
-  if (t.scaleSubresource)
+  if (hasStatus(t, version)) subresource('status', 'Status', objectDef, gvk);
+  if (hasScale(t, version))
     subresource('scale', 'Scale', SCALE_DEFINITION, { group: 'autoscaling', kind: 'Scale', version: 'v1' });
   // Every namespace, and the deprecated watch paths.
   if (t.namespaced && can('list'))

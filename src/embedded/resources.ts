@@ -7,7 +7,7 @@
  */
 import type { Schema } from '../schema/index.js';
 import { SchemaCatalog } from '../schema/index.js';
-import type { JsonMap, KObject, PrinterColumn, ResourceType } from './types.js';
+import type { JsonMap, KObject, PrinterColumn, ResourceType, ScalePaths } from './types.js';
 import { isMap } from './types.js';
 
 export const STANDARD_VERBS = [
@@ -223,7 +223,7 @@ function builtin(row: BuiltinRow): ResourceType {
     shortNames: row.shortNames ?? [],
     categories: row.categories ?? [],
     verbs: row.verbs ?? STANDARD_VERBS,
-    statusSubresource: row.status ?? false,
+    statusVersions: row.status ? [row.version] : [],
     generation: row.generation ?? false,
     strategicMerge: true,
     ...(row.scale ? { scaleSubresource: true } : {}),
@@ -238,6 +238,8 @@ export class ResourceRegistry {
   private readonly types = new Map<string, ResourceType>();
   /** Schemas of the served kinds: Kubernetes' published OpenAPI plus the stored CRDs' schemas. */
   readonly schemas = new SchemaCatalog();
+  /** Bumped whenever a CRD is (re)registered or removed: what was decoded under older schemas is stale. */
+  crdEpoch = 0;
 
   constructor() {
     for (const row of BUILTINS) this.add(builtin(row));
@@ -294,6 +296,7 @@ export class ResourceRegistry {
   registerCrd(crd: KObject): ResourceType | undefined {
     const name = crd.metadata.name ?? '';
     this.unregisterCrd(name);
+    this.crdEpoch++;
     this.schemas.addCustomResourceDefinition(crd);
     const spec = isMap(crd['spec']) ? crd['spec'] : {};
     const names = isMap(spec['names']) ? spec['names'] : {};
@@ -308,8 +311,24 @@ export class ResourceRegistry {
     // kube-aggregator orders the APIServices crdregistration registers the same way): v1 before v1alpha1,
     // whichever version stores.
     served.sort((a, b) => compareKubeAwareVersions(String(b['name']), String(a['name'])));
-    const storage = (served.find((v) => v['storage'] === true) ?? served[0]) as JsonMap;
-    const sub = isMap(storage['subresources']) ? storage['subresources'] : {};
+    const storage = (versions.find((v) => v['storage'] === true) ?? served[0]) as JsonMap;
+    // Subresources are per version (apiextensions helpers GetSubresourcesForVersion): v1 may serve
+    // /status where v1beta1 does not.
+    const statusVersions = served
+      .filter((v) => isMap(v['subresources']) && isMap(v['subresources']['status']))
+      .map((v) => String(v['name']));
+    const scaleByVersion: Record<string, ScalePaths> = {};
+    for (const v of served) {
+      const scale = isMap(v['subresources']) ? v['subresources']['scale'] : undefined;
+      if (!isMap(scale)) continue;
+      scaleByVersion[String(v['name'])] = {
+        specReplicasPath: String(scale['specReplicasPath'] ?? ''),
+        statusReplicasPath: String(scale['statusReplicasPath'] ?? ''),
+        ...(typeof scale['labelSelectorPath'] === 'string'
+          ? { labelSelectorPath: scale['labelSelectorPath'] }
+          : {}),
+      };
+    }
     const columns: Record<string, PrinterColumn[]> = {};
     for (const v of served)
       if (Array.isArray(v['additionalPrinterColumns']))
@@ -327,7 +346,9 @@ export class ResourceRegistry {
       shortNames: Array.isArray(names['shortNames']) ? names['shortNames'].map(String) : [],
       categories: Array.isArray(names['categories']) ? names['categories'].map(String) : [],
       verbs: STANDARD_VERBS,
-      statusSubresource: isMap(sub['status']),
+      statusVersions,
+      ...(Object.keys(scaleByVersion).length > 0 ? { scaleByVersion } : {}),
+      storageVersion: String(storage['name']),
       generation: true,
       strategicMerge: false,
       crd: name,
@@ -340,6 +361,7 @@ export class ResourceRegistry {
   /** Stops serving the kinds of a CRD; returns the type that was served, if any. */
   unregisterCrd(crdName: string): ResourceType | undefined {
     this.schemas.removeCustomResourceDefinition(crdName);
+    this.crdEpoch++;
     for (const [key, t] of this.types) {
       if (t.crd === crdName) {
         this.types.delete(key);

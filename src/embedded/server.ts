@@ -19,7 +19,7 @@ import { ApiError, STALE_MESSAGE, conflict, methodNotAllowed, notFoundPath } fro
 import type { FaultInjector, RequestStats } from './faults.js';
 import { includeObjectOf, renderTable, wantsTable } from './table.js';
 import type { KObject, Verb } from './types.js';
-import { qualifiedResource } from './types.js';
+import { hasScale, hasStatus, qualifiedResource } from './types.js';
 import type { WatchHub } from './watch.js';
 
 const MAX_BODY = 3 * 1024 * 1024;
@@ -209,8 +209,8 @@ export class Router {
     if (namespace !== undefined && !type.namespaced) throw notFoundPath();
     if (type.namespaced && name !== undefined && namespace === undefined) throw notFoundPath();
     const subOk =
-      (subresource === 'status' && type.statusSubresource) ||
-      (subresource === 'scale' && type.scaleSubresource);
+      (subresource === 'status' && hasStatus(type, version)) ||
+      (subresource === 'scale' && hasScale(type, version));
     if (subresource !== undefined && !subOk) throw notFoundPath();
     let verb: Verb;
     let objectName = name;

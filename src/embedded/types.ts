@@ -69,16 +69,24 @@ export interface ResourceType {
   shortNames: string[];
   categories: string[];
   verbs: string[];
-  /** Writes to the main resource keep the old status; `/status` writes change only status. */
-  statusSubresource: boolean;
-  /** The `scale` subresource (autoscaling/v1 Scale over spec.replicas) is served. */
+  /**
+   * The versions at which the status subresource is served (built-in kinds: their version; a CRD decides
+   * per version, `spec.versions[].subresources.status`). There, writes to the main resource keep the old
+   * status and `/status` writes change only status; see `hasStatus`.
+   */
+  statusVersions: string[];
+  /** The `scale` subresource (autoscaling/v1 Scale over spec.replicas) is served (built-in kinds). */
   scaleSubresource?: boolean;
+  /** A CRD's `scale` subresource per served version that declares one (`subresources.scale`). */
+  scaleByVersion?: Record<string, ScalePaths>;
   /** `metadata.generation` is maintained (set to 1, bumped when anything but metadata/status changes). */
   generation: boolean;
   /** Strategic merge patch is accepted (built-in kinds only, as on a real server). */
   strategicMerge: boolean;
   /** Name of the CustomResourceDefinition that serves this type (undefined for built-ins). */
   crd?: string;
+  /** A CRD's storage version: custom resources are stored with this apiVersion (as etcd holds them). */
+  storageVersion?: string;
   /** CRD additionalPrinterColumns per served version, used in Table responses. */
   printerColumns?: Record<string, PrinterColumn[]>;
 }
@@ -95,6 +103,29 @@ export interface PrinterColumn {
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+/** Where a custom resource's Scale reads and writes (`.spec.replicas` style JSON paths). */
+export interface ScalePaths {
+  specReplicasPath: string;
+  statusReplicasPath: string;
+  labelSelectorPath?: string;
+}
+
+/** Whether `t` serves the scale subresource at `version` (CRDs: per version, as status). */
+export function hasScale(
+  t: Pick<ResourceType, 'scaleSubresource' | 'scaleByVersion'>,
+  version: string,
+): boolean {
+  return t.scaleSubresource === true || t.scaleByVersion?.[version] !== undefined;
+}
+
+/**
+ * Whether `t` serves the status subresource at `version` (apiextensions-apiserver
+ * customresource_handler.go: `GetSubresourcesForVersion` for routes, strategy and discovery).
+ */
+export function hasStatus(t: Pick<ResourceType, 'statusVersions'>, version: string): boolean {
+  return t.statusVersions.includes(version);
+}
 
 /** Key of a resource type in the store: "apps/deployments", "/configmaps" for the core group. */
 export function typeKey(t: Pick<ResourceType, 'group' | 'plural'>): string {

@@ -48,6 +48,8 @@ function clusterNote(c: ClusterRow, replicas: number): string {
     else notes.push(`manual shard ${c.manualShard}`);
   }
   if (c.skipReconcile) notes.push('skip-reconcile: no controller manages this cluster');
+  // Argo CD keeps a cluster Secret with no server (docs/clusters.md "Malformed cluster Secrets").
+  if (c.server === '') notes.push('no server: counted, but no app can reach it');
   return notes.join('; ');
 }
 

@@ -1,11 +1,11 @@
 /**
  * Previews without a cluster (the door of `src/preview/`): the app tree (ApplicationSets expanded,
  * app-of-apps followed, tree.ts) and `diff --base` (base.ts), plus `clusterSource`, the cluster Secrets
- * ApplicationSet clusters generators read (`--clusters-file`, else the live Argo CD namespace, read once).
+ * ApplicationSet clusters generators read (`--clusters-file`, else the live Argo CD namespace, read once),
+ * as Argo CD's generator reads them (src/sharding/cluster-source.ts `readAppSetClusters`).
  */
 import type { AppSetCluster } from '../apps/appset/index.js';
-import { readClusterSecrets } from '../sharding/index.js';
-import { IN_CLUSTER_SERVER } from '../apps/index.js';
+import { readAppSetClusters } from '../sharding/index.js';
 import type { BasePreviewOptions, PreviewReport } from './base.js';
 
 export { buildAppTree, DEFAULT_MAX_DEPTH } from './tree.js';
@@ -34,7 +34,7 @@ export function clusterSource(options: ClusterSourceOptions): () => Promise<AppS
   let promise: Promise<AppSetCluster[]> | undefined;
   return () =>
     (promise ??= (async () => {
-      const list = await readClusterSecrets({
+      const list = await readAppSetClusters({
         clustersFiles: options.clustersFiles,
         ...(options.live ? { live: options.live } : {}),
       });
@@ -42,10 +42,10 @@ export function clusterSource(options: ClusterSourceOptions): () => Promise<AppS
       return list.clusters.map((c) => ({
         name: c.name,
         server: c.server,
-        labels: c.labels ?? {},
-        annotations: c.annotations ?? {},
-        ...(c.project !== undefined ? { project: c.project } : {}),
-        ...(c.source === 'in-cluster' && c.server === IN_CLUSTER_SERVER ? { inCluster: true } : {}),
+        labels: c.labels,
+        annotations: c.annotations,
+        project: c.project,
+        ...(c.inCluster ? { inCluster: true } : {}),
       }));
     })());
 }

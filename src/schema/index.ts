@@ -23,6 +23,8 @@
  * - `property(parent, name)`, `items(list)`, `fieldAt(root, path)`: walk a schema. A field schema keeps its
  *   own extensions (patch strategy, list type) even when it is a `$ref`: those live on the field, the type
  *   lives on the definition.
+ * - `newerProperty(definition, name)`: a field Kubernetes 1.34 declares and the 1.22 schema lacks (declared.ts,
+ *   from @kubernetes/client-node's models), for the embedded server's unknown-field checks.
  * - `factsOf(field)`: the field's `FieldFacts` (patch strategies, merge key, list type and map keys, map
  *   type, int-or-string).
  * - `validateObject(catalog, obj)` (validate.ts; name and label rules in validate-meta.ts, `SchemaViolation`
@@ -42,6 +44,7 @@
  * CRD `default`s are kept in the schemas as the CRD declares them.
  */
 import { gunzipSync } from 'node:zlib';
+import { modelOfDefinition, newerFieldSchema } from './declared.js';
 import {
   DEFINITIONS_GZIP_BASE64,
   KUBERNETES_VERSION,
@@ -139,6 +142,7 @@ export class SchemaCatalog {
   private readonly crds = new Map<string, CrdEntry>();
   private crdDefinitions: Record<string, Schema> = {};
   private index?: Map<string, string>;
+  private baseNames?: WeakMap<object, string>;
   private readonly factsCache = new WeakMap<object, FieldFacts>();
   /** Bumped whenever CRD schemas are added or removed (callers cache documents per generation). */
   generation = 0;
@@ -246,6 +250,23 @@ export class SchemaCatalog {
     if (!versions.length) return undefined;
     versions.sort(compareVersions);
     return this.schemaFor({ group, version: versions[0]!, kind });
+  }
+
+  /**
+   * Field `name` of a resolved built-in definition as Kubernetes 1.34 declares it, when the 1.22 schema
+   * does not (declared.ts): undefined for CRD schemas, definitions without a 1.34 model and undeclared
+   * fields. The embedded server's field checks ask it after `properties`.
+   */
+  newerProperty(parent: Schema, name: string): Schema | undefined {
+    const model = parent['x-kubectl-gitops-model'];
+    if (typeof model === 'string') return undefined; // built from the models: already complete
+    if (!this.baseNames) {
+      this.baseNames = new WeakMap();
+      for (const [n, d] of Object.entries(this.base)) this.baseNames.set(d, n);
+    }
+    const def = this.baseNames.get(parent);
+    const m = def === undefined ? undefined : modelOfDefinition(def);
+    return m === undefined ? undefined : newerFieldSchema(m, name);
   }
 
   /** The schema of field `name` of an object schema (its own extensions kept), or undefined. */
@@ -392,6 +413,13 @@ function customResourceSchema(schema: Record<string, unknown>, gvk: GroupVersion
   };
 }
 
+export {
+  DECLARED_FIELDS,
+  modelFields,
+  modelOfDefinition,
+  modelOfKind,
+  newerFieldSchema,
+} from './declared.js';
 export { applyDefaults, DEFAULTS, defaultPullPolicy, ruleFieldPath, rulesFor } from './defaults.js';
 export type { DefaultRule } from './defaults.js';
 export { knownTypeSchema, listItemKey, listShapeAt, listShapeOf, schemaLookup } from './lookup.js';

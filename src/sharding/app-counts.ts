@@ -2,16 +2,19 @@
  * Application counts per cluster server, as Argo CD's sharding cache counts them (spec 1.2):
  * Applications are de-duplicated by bare metadata.name (the last one listed wins, whatever its
  * namespace), and an app counts for a cluster only when spec.destination.server equals the cluster's
- * server exactly: no trimming, and apps that name their destination by `name` count for no cluster.
+ * server exactly: no trimming. Apps that name their destination by `name` have the server "" for Argo CD
+ * (controller/sharding/sharding.go `getAppDistribution` keys by `Spec.Destination.Server`): they count for
+ * a cluster only when a cluster Secret has no server (its server is "" too; docs/clusters.md "Malformed
+ * cluster Secrets"), under the key "".
  */
 import type { SourcedObject } from '../util/yaml-docs.js';
 
 export interface AppCounts {
-  /** server string -> number of distinct app names targeting it. */
+  /** server string -> number of distinct app names targeting it ("" : those without a server). */
   byServer: Map<string, number>;
   /** Distinct Applications read. */
   total: number;
-  /** Distinct Applications whose destination has no server (by name): they count for no cluster. */
+  /** Distinct Applications whose destination has no server (by name): counted under "" in `byServer`. */
   withoutServer: number;
   warnings: string[];
 }
@@ -42,7 +45,8 @@ export function countApplications(objects: readonly SourcedObject[]): AppCounts 
   let withoutServer = 0;
   for (const server of byName.values()) {
     if (server === undefined) withoutServer++;
-    else byServer.set(server, (byServer.get(server) ?? 0) + 1);
+    const key = server ?? '';
+    byServer.set(key, (byServer.get(key) ?? 0) + 1);
   }
   return { byServer, total: byName.size, withoutServer, warnings };
 }

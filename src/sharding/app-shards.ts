@@ -19,6 +19,7 @@
  *   managed by no shard, so its apps are left out by every shard (with a warning), as Argo CD leaves them
  *   alone.
  */
+import { lookupDestination } from '../cluster/index.js';
 import { readKubeDocuments, type SourcedObject } from '../util/yaml-docs.js';
 import { countApplications } from './app-counts.js';
 import { clustersFromSecrets, requireClusterDocuments, type ClusterEntry } from './cluster-secrets.js';
@@ -55,10 +56,6 @@ export interface AppShardAssignment<T> {
   /** The shard of each app; undefined for apps that no shard manages (skip-reconcile clusters). */
   shardOf: Map<T, number | undefined>;
   warnings: string[];
-}
-
-function trimServer(server: string): string {
-  return server.replace(/\/+$/, '');
 }
 
 export async function assignAppShards<T extends ShardableApp>(
@@ -105,21 +102,20 @@ export async function assignAppShards<T extends ShardableApp>(
   for (const c of list.clusters) c.apps = counts.byServer.get(c.server) ?? 0;
   const shards = distribute(list.clusters, req.replicas, req.algorithm);
   const byServer = new Map<string, { cluster: ClusterEntry; shard: number }>();
-  const byName = new Map<string, { cluster: ClusterEntry; shard: number }>();
   list.clusters.forEach((cluster, i) => {
-    const entry = { cluster, shard: shards[i]! };
-    byServer.set(cluster.server, entry);
-    if (cluster.name) byName.set(cluster.name, entry);
+    byServer.set(cluster.server, { cluster, shard: shards[i]! });
   });
 
   const shardOf = new Map<T, number | undefined>();
   for (const app of apps) {
-    const { server, name } = app.destination;
-    const entry = server ? byServer.get(trimServer(server)) : name ? byName.get(name) : undefined;
-    const destination = server ? `server ${server}` : `name ${name ?? '(none)'}`;
+    const found = lookupDestination(app.destination, list.secrets, inClusterEnabled);
+    const entry = found.found === 'none' ? undefined : byServer.get(found.server);
     if (!entry) {
+      const { server, name } = app.destination;
+      const destination = server ? `server ${server}` : `name ${name ?? '(none)'}`;
+      const why = found.found === 'none' ? ` (${found.error})` : '';
       warnings.push(
-        `app ${app.name}: destination ${destination} is not a known cluster; it goes to shard 0 only`,
+        `app ${app.name}: destination ${destination} is not a known cluster${why}; it goes to shard 0 only`,
       );
       shardOf.set(app, 0);
     } else if (entry.cluster.skipReconcile) {

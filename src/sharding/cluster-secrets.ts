@@ -1,20 +1,32 @@
 /**
- * Argo CD cluster Secrets -> the cluster list the sharding cache sees (spec 1.1).
+ * Argo CD cluster Secrets -> the cluster list the sharding cache sees (spec 1.1), and every Secret Argo CD's
+ * cluster informer holds as a cluster (for destination lookups). Malformed Secrets are handled as Argo CD
+ * 3.x handles them (util/settings/cluster_informer.go `secretToCluster` and `ListAvailableClusters`,
+ * util/db/cluster.go `ListClusters`, controller/sharding/cache.go `Init`); docs/clusters.md "Malformed
+ * cluster Secrets" has the table. Each case warns once per read, naming the Secret, never a value:
  *
  * - ID = metadata.uid as-is. A Secret without one is an error naming it, unless `idFrom` says to use the
  *   server URL or the cluster name instead (results then differ from Argo CD's; the report says so).
- * - server = data.server (base64) or stringData.server, every trailing "/" removed; required.
+ * - server = data.server (base64) or stringData.server, every trailing "/" removed. Missing or empty is
+ *   kept, as Argo CD keeps it: the cluster (server "") takes part in the shard distribution; connecting to
+ *   it is an error (src/cluster/destination.ts), only for an app whose destination resolves to it.
  * - shard = data.shard parsed strictly (optional sign, digits only, int64); anything else is "not set".
  * - A Secret whose `config` is not valid JSON, or not Argo CD's ClusterConfig shape (a field of the wrong
- *   type), is left out, as Argo CD leaves it out (util/db/cluster.go SecretToCluster fails).
+ *   type), is left out, as Argo CD leaves it out; unknown fields are ignored. `namespaces` and
+ *   `clusterResources` never make a Secret invalid.
  * - Each cluster also gets its `ClusterAccess` (src/cluster/cluster-secret.ts: credentials, TLS, exec
  *   provider, namespaces/clusterResources scope), in `access`, for runs that reach destinations through
  *   cluster Secrets. Credentials stay in those objects: nothing here prints them.
- * - Secrets labelled with another argocd.argoproj.io/secret-type (repository, repo-creds) are skipped;
- *   unlabelled Secrets in a clusters file are taken as cluster Secrets.
+ * - Secrets labelled with another argocd.argoproj.io/secret-type (repository, repo-creds) are skipped
+ *   (Argo CD's informer selects secret-type=cluster); unlabelled Secrets in a clusters file are taken as
+ *   cluster Secrets.
  * - In-cluster: unless disabled, an `in-cluster` entry with an empty ID is added when no Secret has server
  *   https://kubernetes.default.svc; when disabled, Secrets for that server are dropped.
- * - Two Secrets with the same server: the later one wins (Argo CD keys its cache by server), with a warning.
+ * - Two Secrets with the same server (empty included): the sharding cache keeps one per server, the later
+ *   one in list order (as the controller's cluster watch adds them, in the API server's name order), with
+ *   a warning; both stay in `secrets` (a lookup by their name finds two clusters, as Argo CD's does).
+ * - data that is not base64 is an error naming the key: no API server stores such a Secret, so it is a
+ *   broken file (plain text belongs in stringData), not a case Argo CD meets.
  */
 import { UsageError } from '../common/index.js';
 import { describeSource, type SourcedObject } from '../util/yaml-docs.js';
@@ -45,8 +57,18 @@ export interface ClusterEntry extends ShardCluster {
 }
 
 export interface ClusterList {
+  /**
+   * The sharding cache's clusters (controller/sharding/cache.go `ClusterSharding.Clusters`, keyed by
+   * server): one per server, the later Secret winning, Secrets with no server included (as one entry with
+   * server ""), plus the in-cluster entry. Every shard is computed over exactly these.
+   */
   clusters: ClusterEntry[];
-  /** How to reach each Secret's cluster (the in-cluster entry has none), in `clusters` order. */
+  /**
+   * Every Secret Argo CD's cluster informer holds as a cluster, in list order, duplicates by server
+   * included (what destination lookups by name count: src/cluster/cluster-lookup.ts). No in-cluster entry.
+   */
+  secrets: ClusterEntry[];
+  /** How to reach each cluster of `secrets`, aligned with it. */
   access: ClusterAccess[];
   warnings: string[];
 }
@@ -66,7 +88,7 @@ export function parseManualShard(text: string | undefined): number | undefined {
 }
 
 /** A Secret's string fields: stringData wins over data, as the API server merges them on write. */
-function secretStrings(secret: Record<string, unknown>, subject: string): Map<string, string> {
+export function secretStrings(secret: Record<string, unknown>, subject: string): Map<string, string> {
   const out = new Map<string, string>();
   const data = secret['data'];
   if (data && typeof data === 'object') {
@@ -104,14 +126,20 @@ export function requireClusterDocuments(documents: number, files: readonly strin
   });
 }
 
-/** Builds the cluster list from Secret objects in list order. Non-Secret objects are skipped with a warning. */
+/**
+ * Builds the cluster list from Secret objects in list order. Objects that are not Secrets, and Secrets
+ * labelled with another secret-type, are skipped with a warning; so is a Secret whose `config` Argo CD
+ * cannot unmarshal. Nothing a Secret holds stops the list except what no API server would store (data that
+ * is not base64) and a missing UID where the UID is needed (`idFrom: 'uid'`).
+ */
 export function clustersFromSecrets(
   objects: readonly SourcedObject[],
   options: ClusterSecretOptions,
 ): ClusterList {
   const warnings: string[] = [];
   const byServer = new Map<string, ClusterEntry>();
-  const accessByServer = new Map<string, ClusterAccess>();
+  const all: ClusterEntry[] = [];
+  const access: ClusterAccess[] = [];
   for (const so of objects) {
     const ns = so.object.metadata?.namespace;
     const subject = so.file
@@ -132,27 +160,31 @@ export function clustersFromSecrets(
     }
     const named = `${subject}: Secret ${secretName}`;
     const strings = secretStrings(obj, named);
-    const rawServer = strings.get('server');
-    if (!rawServer)
-      throw new UsageError('has no server (data.server or stringData.server)', { subject: named });
-    const server = rawServer.replace(/\/+$/, '');
-    const config = strings.get('config');
+    // Argo CD's SecretToCluster: string(data.server) with every trailing "/" removed; no check that it is
+    // set (util/db/cluster.go, util/settings/cluster_informer.go secretToCluster).
+    const server = (strings.get('server') ?? '').replace(/\/+$/, '');
     const name = strings.get('name') ?? '';
-    let access: ClusterAccess;
+    let secretAccess: ClusterAccess;
     try {
-      access = new ClusterAccess({
+      secretAccess = new ClusterAccess({
         server,
         name,
-        config,
+        config: strings.get('config'),
         namespaces: strings.get('namespaces'),
         clusterResources: strings.get('clusterResources'),
         project: strings.get('project'),
         source: subject,
       });
     } catch (err) {
-      warnings.push(`${named}: left out: ${(err as Error).message} (Argo CD ignores such a Secret)`);
+      warnings.push(
+        `${named}: left out: ${(err as Error).message} (Argo CD logs "failed to unmarshal cluster config" and skips the Secret)`,
+      );
       continue;
     }
+    if (server === '')
+      warnings.push(
+        `${named}: has no server (data.server missing or empty): counted in the shard distribution, as Argo CD counts it; an app whose destination resolves to it fails`,
+      );
     const shardText = strings.get('shard');
     const manualShard = parseManualShard(shardText);
     if (shardText !== undefined && manualShard === undefined) {
@@ -177,16 +209,7 @@ export function clustersFromSecrets(
       warnings.push(`${named}: dropped: in-cluster is disabled and this Secret targets ${IN_CLUSTER_SERVER}`);
       continue;
     }
-    const previous = byServer.get(server);
-    if (previous) {
-      warnings.push(
-        `${named}: duplicate server ${server} (also ${previous.source}): the later Secret is used`,
-      );
-      byServer.delete(server);
-      accessByServer.delete(server);
-    }
-    accessByServer.set(server, access);
-    byServer.set(server, {
+    const entry: ClusterEntry = {
       id,
       server,
       name,
@@ -198,7 +221,17 @@ export function clustersFromSecrets(
       labels: { ...(obj.metadata?.labels ?? {}) },
       annotations: { ...(obj.metadata?.annotations ?? {}) },
       ...(strings.has('project') ? { project: strings.get('project')! } : {}),
-    });
+    };
+    const previous = byServer.get(server);
+    if (previous) {
+      warnings.push(
+        `${named}: duplicate server ${server || '(empty)'} (also ${previous.source}): the later Secret is used`,
+      );
+      byServer.delete(server);
+    }
+    byServer.set(server, entry);
+    all.push(entry);
+    access.push(secretAccess);
   }
   const clusters = [...byServer.values()];
   if (options.inClusterEnabled && !byServer.has(IN_CLUSTER_SERVER)) {
@@ -211,5 +244,5 @@ export function clustersFromSecrets(
       idSubstituted: false,
     });
   }
-  return { clusters, access: [...accessByServer.values()], warnings };
+  return { clusters, secrets: all, access, warnings };
 }

@@ -45,8 +45,8 @@ export { ALGORITHMS, DEFAULT_ALGORITHM, IN_CLUSTER_SERVER } from './types.js';
 export type { Algorithm, ShardCluster } from './types.js';
 export type { IdFrom } from './cluster-secrets.js';
 export { clustersFromSecrets } from './cluster-secrets.js';
-export { readClusterSecrets } from './cluster-source.js';
-export type { ClusterSecretSource } from './cluster-source.js';
+export { readClusterSecrets, readAppSetClusters, appSetClustersFromSecrets } from './cluster-source.js';
+export type { ClusterSecretSource, AppSetClusterEntry } from './cluster-source.js';
 export type { InstalledController } from './live.js';
 export type { ShardClaims, ShardClaim, ShardMappingEntry } from './shard-claims.js';
 export {

@@ -8,9 +8,11 @@
  * - a cluster is owned when its shard equals this controller's shard, unless the cluster Secret has
  *   `argocd.argoproj.io/skip-reconcile` true (then no shard owns it); a server missing from the
  *   distribution counts as shard 0;
- * - an app is owned when its destination cluster is owned. Destinations: `server` (trailing "/" removed,
- *   as cluster servers are) or the cluster named by `name`; a destination that names no known cluster, or a
- *   name two clusters share, or both server and name, cannot be resolved, and then every shard owns the app
+ * - an app is owned when its destination cluster is owned. Destinations are looked up as Argo CD's
+ *   GetDestinationCluster (src/cluster/cluster-lookup.ts: `server` trailing "/" removed, or the Secrets
+ *   named `name`, duplicates by server counted); a Secret with no server is a cluster like any other here
+ *   (server ""), found by its name. A destination that names no known cluster, or a name two Secrets
+ *   share, or both server and name, cannot be resolved, and then every shard owns the app
  *   (`IsManagedCluster(nil)` is true), as Argo CD does: each controller then reports the app's destination
  *   error. `unknownDestination: 'shard-0'` gives such apps to shard 0 only (what fleet splitting does).
  * - Quirk: a controller that holds no shard (-1 in dynamic mode) owns the clusters whose manual shard is
@@ -18,7 +20,7 @@
  *
  * App-level `argocd.argoproj.io/skip-reconcile` on the Application is the loop's business, not sharding's.
  */
-import type { KubeObject } from '../cluster/index.js';
+import { lookupDestination, type KubeObject } from '../cluster/index.js';
 import { countApplications } from './app-counts.js';
 import type { ShardableApp } from './app-shards.js';
 import { clustersFromSecrets, type ClusterEntry } from './cluster-secrets.js';
@@ -68,20 +70,15 @@ export function shardOwnership(req: OwnershipRequest): ShardOwnership {
   const shards = distribute(list.clusters, req.replicas, req.algorithm);
   const shardOfServer = new Map<string, number>();
   const byServer = new Map<string, ClusterEntry>();
-  const byName = new Map<string, ClusterEntry[]>();
   list.clusters.forEach((c, i) => {
     shardOfServer.set(c.server, shards[i]!);
     byServer.set(c.server, c);
-    if (c.name) byName.set(c.name, [...(byName.get(c.name) ?? []), c]);
   });
   const managed = (c: ClusterEntry): boolean =>
     !c.skipReconcile && (shardOfServer.get(c.server) ?? 0) === req.shard;
   const destinationOf = (app: ShardableApp): ClusterEntry | undefined => {
-    const { server, name } = app.destination;
-    if (server && name) return undefined; // "application destination can't have both name and server defined"
-    if (server) return byServer.get(trimServer(server));
-    const named = name ? byName.get(name) : undefined;
-    return named?.length === 1 ? named[0] : undefined;
+    const found = lookupDestination(app.destination, list.secrets, req.inClusterEnabled);
+    return found.found === 'none' ? undefined : byServer.get(found.server);
   };
   const everyShard = (req.unknownDestination ?? 'every-shard') === 'every-shard';
   return {

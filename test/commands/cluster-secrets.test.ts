@@ -230,6 +230,44 @@ describe('cluster Secrets as destinations (CLI, two embedded clusters)', () => {
     assertNoCredentials(r);
   });
 
+  it('malformed Secrets beside a good one: warned once each, only the apps that need them fail (docs/clusters.md)', async () => {
+    const secrets = writeFile('malformed.yaml', [
+      clusterSecret('remote-basic', {
+        name: 'remote-basic',
+        server: remote.cluster.url,
+        config: { username: 'admin', password: PASSWORD, tlsClientConfig: { caData: b64(CA) } },
+      }),
+      // Argo CD keeps a Secret with no server (server ""), and skips one whose config does not unmarshal.
+      clusterSecret('no-server', { name: 'broken', config: { bearerToken: TOKEN } }),
+      clusterSecret('bad-config', {
+        name: 'bad',
+        server: 'https://bad.example',
+        config: '{"bearerToken": 7',
+      }),
+      clusterSecret('bad-shard', { name: 'sharded', server: 'https://sharded.example', shard: 'one' }),
+    ]);
+    const apps = writeFile('apps-malformed.yaml', [
+      application('api', repo.url, 'team-b', { name: 'remote-basic', namespace: 'team-b' }),
+      application('to-broken', repo.url, 'team-b', { name: 'broken', namespace: 'team-b' }),
+      application('to-bad', repo.url, 'team-b', { name: 'bad', namespace: 'team-b' }),
+    ]);
+    const r = await cli(['diff', '-f', apps, '--clusters-file', secrets, '-o', 'json']);
+    assert.equal(r.code, 2, r.stdout + r.stderr);
+    assertNoCredentials(r);
+    const warnings = r.stderr.split('\n').filter((l) => l.startsWith('warning: '));
+    assert.equal(warnings.filter((w) => /Secret no-server: has no server/.test(w)).length, 1, r.stderr);
+    assert.equal(
+      warnings.filter((w) => /Secret bad-config: left out: config is not valid JSON/.test(w)).length,
+      1,
+    );
+    assert.equal(warnings.filter((w) => /Secret bad-shard: shard "one" is not an integer/.test(w)).length, 1);
+    const doc = JSON.parse(r.stdout) as { apps: Array<{ name: string; sync: string; error?: string }> };
+    const byName = Object.fromEntries(doc.apps.map((a) => [a.name, a]));
+    assert.equal(byName['api']!.sync, 'OutOfSync');
+    assert.match(byName['to-broken']!.error ?? '', /cluster Secret .*has no server/);
+    assert.match(byName['to-bad']!.error ?? '', /no cluster Secret is named bad/);
+  });
+
   it('diff --clusters-file: basic auth, destination by name (the Secret name)', async () => {
     const secrets = writeFile('basic.yaml', [
       clusterSecret('remote-basic', {

@@ -165,14 +165,22 @@ describe('shards bad input', () => {
     );
   });
 
-  test('a Secret without server names file and document; a missing file names the file', async () => {
+  test('a Secret without server is counted with a warning naming file and document; a missing file names the file', async () => {
     const file = join(tmp, 'noserver.yaml');
     writeFileSync(file, 'apiVersion: v1\nkind: Secret\nmetadata: {name: x, uid: u}\nstringData: {name: x}\n');
-    assertOneLineError(
-      await runCli(['shards', '--replicas', '2', '--clusters-file', file]),
-      2,
-      /noserver\.yaml \(document 1\): Secret x: has no server/,
+    const r = await runCli(['shards', '--replicas', '2', '--clusters-file', file, '-o', 'json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /^warning: .*noserver\.yaml \(document 1\): Secret x: has no server/m);
+    const rows = JSON.parse(r.stdout).clusters as { name: string; server: string }[];
+    assert.deepEqual(
+      rows.map((c) => [c.name, c.server]),
+      [
+        ['in-cluster', 'https://kubernetes.default.svc'],
+        ['x', ''],
+      ],
     );
+    const table = await runCli(['shards', '--replicas', '2', '--clusters-file', file]);
+    assert.match(table.stdout, /no server: counted, but no app can reach it/);
     assertOneLineError(
       await runCli(['shards', '--replicas', '2', '--clusters-file', join(tmp, 'nope.yaml')]),
       2,

@@ -89,17 +89,23 @@ describe('cluster Secrets', () => {
     assert.equal(byName.id, 'why');
   });
 
-  test('a Secret without server is an error naming file and document', () => {
-    assert.throws(
-      () =>
-        clustersFromSecrets(
-          parse(
-            `${secret('a', { server: 'https://a' }, { uid: 'u' })}\n---\n${secret('b', { name: 'b' }, { uid: 'v' })}`,
-          ),
-          opts,
-        ),
-      /clusters\.yaml \(document 2\): Secret b: has no server/,
+  test('a Secret without server is kept (server ""), with a warning naming file and document', () => {
+    // Argo CD's secretToCluster does not check data.server; ListClusters and the sharding cache keep it.
+    const { clusters, warnings } = clustersFromSecrets(
+      parse(
+        `${secret('a', { server: 'https://a' }, { uid: 'u' })}\n---\n${secret('b', { name: 'b' }, { uid: 'v' })}`,
+      ),
+      opts,
     );
+    assert.deepEqual(
+      clusters.map((c) => [c.id, c.server]),
+      [
+        ['', 'https://kubernetes.default.svc'],
+        ['u', 'https://a'],
+        ['v', ''],
+      ],
+    );
+    assert.match(warnings.join('\n'), /clusters\.yaml \(document 2\): Secret b: has no server/);
   });
 
   test('invalid shard is "not set" with a warning; invalid config JSON leaves the Secret out', () => {
@@ -213,7 +219,7 @@ describe('application counts', () => {
   const app = (name: string, ns: string, dest: string) =>
     `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: ${name}, namespace: ${ns}}\nspec: {destination: ${dest}}`;
 
-  test('de-duplicated by bare name (last wins), exact server match, by-name destinations count nowhere', () => {
+  test('de-duplicated by bare name (last wins), exact server match, by-name destinations count under ""', () => {
     const text = [
       app('a', 'argocd', '{server: "https://one"}'),
       app('a', 'team', '{server: "https://two"}'),
@@ -222,7 +228,10 @@ describe('application counts', () => {
       app('d', 'argocd', '{server: "https://one"}'),
     ].join('\n---\n');
     const counts = countApplications(parseKubeObjects(text, 'apps.yaml'));
+    // Argo CD's getAppDistribution keys by Spec.Destination.Server: "" for a by-name destination, which only
+    // a cluster Secret with no server (server "") picks up.
     assert.deepEqual([...counts.byServer].sort(), [
+      ['', 1],
       ['https://one', 1],
       ['https://one/', 1],
       ['https://two', 1],

@@ -23,7 +23,7 @@ import type { Params } from './template.js';
 import { renderString, renderTree, sanitizeName, TemplateError } from './template.js';
 import { gitParams } from './generators/git.js';
 import { deepMerge } from './generators/mergo.js';
-import type { Json, GeneratorContext } from './generators/params.js';
+import type { AppSetCluster, Json, GeneratorContext } from './generators/params.js';
 import { isMap, appendValues, flattenForSelector, labelSelector } from './generators/params.js';
 
 export type { AppSetCluster, GeneratorContext } from './generators/params.js';
@@ -102,7 +102,17 @@ async function clusterParams(spec: Json, ctx: GeneratorContext, where: string): 
     ((isMap(selector['matchLabels']) && Object.keys(selector['matchLabels']).length > 0) ||
       (Array.isArray(selector['matchExpressions']) && selector['matchExpressions'].length > 0));
   const matches = hasSelector ? labelSelector(selector, `${where}.clusters.selector`) : () => true;
-  const clusters = (await ctx.clusters()).filter((c) => (c.inCluster ? !hasSelector : matches(c.labels)));
+  // Argo CD (applicationset/generators/cluster.go): the Secrets the selector matches, keyed by data.name
+  // (the later one wins), then in-cluster unless there is a selector or one of them has its exact server.
+  const byName = new Map<string, AppSetCluster>();
+  let inCluster: AppSetCluster | undefined;
+  for (const c of await ctx.clusters()) {
+    if (c.inCluster) inCluster = c;
+    else if (matches(c.labels)) byName.set(c.name, c);
+  }
+  const clusters = [...byName.values()];
+  if (inCluster && !hasSelector && !clusters.some((c) => c.server === inCluster.server))
+    clusters.push(inCluster);
   clusters.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const out: Params[] = [];
   for (const c of clusters) {

@@ -23,7 +23,11 @@ export interface AppSetCluster {
 export interface GeneratorContext {
   goTemplate: boolean;
   goTemplateOptions: readonly string[];
-  /** Cluster Secrets (only called when a clusters generator is used). */
+  /**
+   * Cluster Secrets (only called when a clusters generator is used): every one, in list order, unmerged,
+   * and the in-cluster entry; the generator picks by selector, keys by name and decides on in-cluster as
+   * Argo CD's does.
+   */
   clusters(): Promise<AppSetCluster[]>;
   /** A directory holding the tree of `repoURL` at `revision` (the revision being rendered). */
   checkout(repoURL: string, revision: string): Promise<string>;
