@@ -129,7 +129,8 @@ export class LoopClusters {
       const context = this.dest.contextOf.get(original)!;
       void cluster.ready().then(
         (cache: LiveStateCache) => {
-          if (!this.#o.stopping()) this.#unsubscribe.push(cache.onEvent(this.#o.router.handler(context, (key) => cache.get(key))));
+          if (!this.#o.stopping())
+            this.#unsubscribe.push(cache.onEvent(this.#o.router.handler(context, (key) => cache.get(key))));
         },
         () => this.#watched.delete(cluster), // the app's refresh reports it; the next one tries again
       );

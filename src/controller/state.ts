@@ -24,6 +24,9 @@
  *    it does not permit are dropped before pairing (step 3), rows of kinds it does not permit become Unknown
  *    (the app's status counts them as compared), orphaned resources are warned about when the project asks,
  *    and the reconciliation carries the project and its `permission` check for sync's validation step.
+ * 8. The summary (`status.summary`): from the app's resource tree in the live cache (tree.ts: the live
+ *    objects of step 4 and their descendants by ownerReferences), worked out when first read; the
+ *    reconciliation's `summarize` works it out again later (the loop's level-0 refreshes).
  * Reported, never fatal: kinds the cluster does not serve (UnknownKind; the resource is OutOfSync and
  * Missing; a kind dropped during the run, its CRD deleted, says so: cluster.ts), resources whose live object
  * is tracked by another app (SharedResourceWarning; `sharedWith`, the diff shows the tracking change; the
