@@ -127,7 +127,7 @@ export async function refreshEntry(
   if (!core.current(entry) || entry.specVersion !== specVersion) return;
   const comparison = toReport(reconciliation);
   state.comparison = comparison;
-  state.rendered = { sources: reconciliation.sources, summary: reconciliation.summary };
+  state.rendered = { sources: reconciliation.sources, summary: reconciliation.summarize() };
   entry.summarize = reconciliation.summarize;
   delete state.error;
   // Argo CD sets reconciledAt on a first refresh and on those at level >= 2 (processAppRefreshQueueItem).

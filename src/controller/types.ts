@@ -143,10 +143,8 @@ export interface Reconciliation {
    * Argo CD's ApplicationSummary of the app's resource tree (its managed live objects and their
    * descendants by ownerReferences: live Pods' images, external URLs with the Application's own link
    * annotations, app of apps): `status.summary` (tree.ts, src/apps `applicationSummary`), worked out from
-   * the live cache when first read.
+   * the live cache as it is when called (after a refresh, and again on the loop's level-0 refreshes).
    */
-  summary: AppSummary;
-  /** The summary again from the live cache as it is now (the loop's level-0 refresh; tree.ts). */
   summarize: () => AppSummary;
   destNamespace: string;
   /** Every resource, sorted by group, kind, namespace, name (the report's rows). */
