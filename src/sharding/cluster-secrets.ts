@@ -28,7 +28,7 @@
  * - data that is not base64 is an error naming the key: no API server stores such a Secret, so it is a
  *   broken file (plain text belongs in stringData), not a case Argo CD meets.
  */
-import { UsageError } from '../common/index.js';
+import { UsageError, type KubeObject } from '../common/index.js';
 import { describeSource, type SourcedObject } from '../util/yaml-docs.js';
 import { ClusterAccess } from '../cluster/index.js';
 import { IN_CLUSTER_NAME, IN_CLUSTER_SERVER, type ShardCluster } from './types.js';
@@ -126,6 +126,41 @@ export function requireClusterDocuments(documents: number, files: readonly strin
   });
 }
 
+/** A cluster Secret of the input, with what readers name it by and its decoded data and stringData. */
+export interface ClusterSecretDoc {
+  object: KubeObject;
+  /** Where it came from: "file.yaml (document 2)" or "secret ns/name". */
+  subject: string;
+  /** `<subject>: Secret <name>`, the subject of every message about it. */
+  named: string;
+  strings: Map<string, string>;
+}
+
+/**
+ * `so` as a cluster Secret, or undefined (with a warning) when it is not one: an object of another kind, or
+ * a Secret labelled with another secret-type. Shared by the controller's reading (clustersFromSecrets) and
+ * the ApplicationSet generator's (cluster-source.ts), which skip the same objects.
+ */
+export function clusterSecretDoc(so: SourcedObject, warnings: string[]): ClusterSecretDoc | undefined {
+  const obj = so.object;
+  const ns = obj.metadata?.namespace;
+  const subject = so.file ? describeSource(so) : `secret ${ns ? `${ns}/` : ''}${obj.metadata?.name ?? '?'}`;
+  const secretName = obj.metadata?.name ?? '<unnamed>';
+  if (obj.kind !== 'Secret') {
+    warnings.push(`${subject}: skipped ${obj.kind ?? 'object without kind'} ${secretName}: not a Secret`);
+    return undefined;
+  }
+  const type = obj.metadata?.labels?.[SECRET_TYPE_LABEL];
+  if (type !== undefined && type !== 'cluster') {
+    warnings.push(
+      `${subject}: skipped Secret ${secretName}: ${SECRET_TYPE_LABEL} is "${type}", not "cluster"`,
+    );
+    return undefined;
+  }
+  const named = `${subject}: Secret ${secretName}`;
+  return { object: obj, subject, named, strings: secretStrings(obj, named) };
+}
+
 /**
  * Builds the cluster list from Secret objects in list order. Objects that are not Secrets, and Secrets
  * labelled with another secret-type, are skipped with a warning; so is a Secret whose `config` Argo CD
@@ -141,25 +176,9 @@ export function clustersFromSecrets(
   const all: ClusterEntry[] = [];
   const access: ClusterAccess[] = [];
   for (const so of objects) {
-    const ns = so.object.metadata?.namespace;
-    const subject = so.file
-      ? describeSource(so)
-      : `secret ${ns ? `${ns}/` : ''}${so.object.metadata?.name ?? '?'}`;
-    const obj = so.object;
-    const secretName = obj.metadata?.name ?? '<unnamed>';
-    if (obj.kind !== 'Secret') {
-      warnings.push(`${subject}: skipped ${obj.kind ?? 'object without kind'} ${secretName}: not a Secret`);
-      continue;
-    }
-    const type = obj.metadata?.labels?.[SECRET_TYPE_LABEL];
-    if (type !== undefined && type !== 'cluster') {
-      warnings.push(
-        `${subject}: skipped Secret ${secretName}: ${SECRET_TYPE_LABEL} is "${type}", not "cluster"`,
-      );
-      continue;
-    }
-    const named = `${subject}: Secret ${secretName}`;
-    const strings = secretStrings(obj, named);
+    const doc = clusterSecretDoc(so, warnings);
+    if (!doc) continue;
+    const { object: obj, subject, named, strings } = doc;
     // Argo CD's SecretToCluster: string(data.server) with every trailing "/" removed; no check that it is
     // set (util/db/cluster.go, util/settings/cluster_informer.go secretToCluster).
     const server = (strings.get('server') ?? '').replace(/\/+$/, '');

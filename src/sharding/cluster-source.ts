@@ -15,9 +15,7 @@
  *   `cluster.inClusterEnabled` says (the generator does not read it; the controller refuses the apps).
  */
 import { readKubeObjects, type SourcedObject } from '../util/yaml-docs.js';
-import { describeSource } from '../util/yaml-docs.js';
-import { SECRET_TYPE_LABEL } from '../common/index.js';
-import { clustersFromSecrets, secretStrings, type ClusterList } from './cluster-secrets.js';
+import { clusterSecretDoc, clustersFromSecrets, type ClusterList } from './cluster-secrets.js';
 import { CLUSTER_SECRET_SELECTOR } from './live.js';
 import { IN_CLUSTER_NAME, IN_CLUSTER_SERVER } from './types.js';
 
@@ -84,23 +82,9 @@ export function appSetClustersFromSecrets(objects: readonly SourcedObject[]): {
   const clusters: AppSetClusterEntry[] = [];
   const sourceOf = new Map<string, string>();
   for (const so of objects) {
-    const obj = so.object;
-    const ns = obj.metadata?.namespace;
-    const subject = so.file ? describeSource(so) : `secret ${ns ? `${ns}/` : ''}${obj.metadata?.name ?? '?'}`;
-    const secretName = obj.metadata?.name ?? '<unnamed>';
-    if (obj.kind !== 'Secret') {
-      warnings.push(`${subject}: skipped ${obj.kind ?? 'object without kind'} ${secretName}: not a Secret`);
-      continue;
-    }
-    const type = obj.metadata?.labels?.[SECRET_TYPE_LABEL];
-    if (type !== undefined && type !== 'cluster') {
-      warnings.push(
-        `${subject}: skipped Secret ${secretName}: ${SECRET_TYPE_LABEL} is "${type}", not "cluster"`,
-      );
-      continue;
-    }
-    const named = `${subject}: Secret ${secretName}`;
-    const strings = secretStrings(obj, named);
+    const doc = clusterSecretDoc(so, warnings);
+    if (!doc) continue;
+    const { object: obj, subject, named, strings } = doc;
     const name = strings.get('name') ?? '';
     const previous = sourceOf.get(name);
     if (previous !== undefined)
