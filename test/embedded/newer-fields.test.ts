@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { stringify } from 'yaml';
 import { api, hasKubectl, kubectl, useEmbeddedCluster } from '../support/embedded.js';
+import { crdWithSchema } from '../support/crds.js';
 
 const APPLY = 'application/apply-patch+yaml';
 const DEPLOYS = '/apis/apps/v1/namespaces/default/deployments';
@@ -39,39 +40,23 @@ const deployment = (name: string, containerExtra: Record<string, unknown> = {}) 
 const RULE = { rule: 'self.size >= 0', message: 'size must not be negative' };
 const NESTED_RULE = { rule: 'self.matches("^[a-z]+$")', messageExpression: '"bad colour " + self' };
 
-const validatedCrd = () => ({
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'gadgets.example.com' },
-  spec: {
-    group: 'example.com',
-    scope: 'Namespaced',
-    names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget', listKind: 'GadgetList' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            'x-kubernetes-validations': [{ rule: 'has(self.spec)', reason: 'FieldValueRequired' }],
-            properties: {
-              spec: {
-                type: 'object',
-                'x-kubernetes-validations': [RULE],
-                properties: {
-                  size: { type: 'integer' },
-                  colour: { type: 'string', 'x-kubernetes-validations': [NESTED_RULE] },
-                },
-              },
-            },
-          },
+type Schema = { properties: { spec: Record<string, unknown> } };
+
+const validatedCrd = () =>
+  crdWithSchema('example.com', 'Gadget', {
+    type: 'object',
+    'x-kubernetes-validations': [{ rule: 'has(self.spec)', reason: 'FieldValueRequired' }],
+    properties: {
+      spec: {
+        type: 'object',
+        'x-kubernetes-validations': [RULE],
+        properties: {
+          size: { type: 'integer' },
+          colour: { type: 'string', 'x-kubernetes-validations': [NESTED_RULE] },
         },
       },
-    ],
-  },
-});
+    },
+  });
 
 const specOf = (d: { spec: { template: { spec: Record<string, unknown> } } }) =>
   d.spec.template.spec as {
@@ -102,9 +87,10 @@ describe('fields added after Kubernetes 1.22 (declared by the 1.34 models)', () 
 
   it('a typo inside a validation rule is still "field not declared in schema" (walked by the 1.34 model)', async () => {
     const crd = validatedCrd();
-    crd.metadata.name = 'gadgets.example.com';
-    (crd.spec.versions[0]!.schema.openAPIV3Schema.properties.spec['x-kubernetes-validations'] as unknown[]) =
-      [{ rule: 'true', mesage: 'typo' }];
+    const versions = (crd.spec as { versions: Array<{ schema: { openAPIV3Schema: Schema } }> }).versions;
+    versions[0]!.schema.openAPIV3Schema.properties.spec['x-kubernetes-validations'] = [
+      { rule: 'true', mesage: 'typo' },
+    ];
     const res = await api(
       fx.cluster,
       'PATCH',

@@ -8,40 +8,22 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { stringify } from 'yaml';
 import { api, useEmbeddedCluster } from '../support/embedded.js';
+import { crdWithSchema } from '../support/crds.js';
 import { TestRepo } from '../support/git.js';
 import { application, newCacheRoot, refresh, reportOf, sync, syncRequest } from '../controller/setup.js';
 
-const crd = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'gadgets.example.com' },
-  spec: {
-    group: 'example.com',
-    scope: 'Namespaced',
-    names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget', listKind: 'GadgetList' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            'x-kubernetes-validations': [{ rule: 'has(self.spec)' }],
-            properties: {
-              spec: {
-                type: 'object',
-                properties: {
-                  size: { type: 'integer', 'x-kubernetes-validations': [{ rule: 'self >= 0' }] },
-                },
-              },
-            },
-          },
-        },
+const crd = crdWithSchema('example.com', 'Gadget', {
+  type: 'object',
+  'x-kubernetes-validations': [{ rule: 'has(self.spec)' }],
+  properties: {
+    spec: {
+      type: 'object',
+      properties: {
+        size: { type: 'integer', 'x-kubernetes-validations': [{ rule: 'self >= 0' }] },
       },
-    ],
+    },
   },
-};
+});
 
 const deployment = {
   apiVersion: 'apps/v1',
