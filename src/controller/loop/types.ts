@@ -10,7 +10,7 @@
 import type { AppSummary, Application, RetryStrategy, StatusRenderedSource } from '../../apps/index.js';
 import type { HealthStatus } from '../../health/index.js';
 import type { OperationReport, ResourceFilter as SyncResourceFilter } from '../../sync/index.js';
-import type { AppSyncStatus, ComparisonResult, RunEvent } from '../refresh/types.js';
+import type { AppSyncStatus, ComparisonResult, RunEvent } from '../refresh/index.js';
 
 /**
  * Argo CD's CompareWith (appcontroller.go): 0 nothing (tree only), 1 the recent revision (a watch event on a

@@ -1,6 +1,6 @@
 /**
  * A run's setup before any comparison: early renders, each app's destination and AppProject, and the pool
- * of cluster connections (run.ts steps 1-2).
+ * of cluster connections (run/run.ts steps 1-2).
  *
  * - `primeRenders`: the first render of each given app starts at once (Git needs no cluster); the first
  *   `renderApp` of such an app takes it, later ones render again; `settle()` waits for renders nobody took.
@@ -14,7 +14,7 @@
  * - `ClusterPool`: one `ClusterState` per context, or per cluster Secret (keyed "secret <server>"): one
  *   connection and one live cache shared by the apps of that cluster, scoped to their destination
  *   namespaces (and a cluster Secret's scope), started by the first app that needs it. The prepared
- *   connection (prepare.ts) serves its own context, once, when no cluster Secret adds its access to that
+ *   connection (run/prepare.ts) serves its own context, once, when no cluster Secret adds its access to that
  *   context; one of another context is kept aside and closed with the pool. A failed connection is not
  *   kept (the app's retry connects again). `close()` closes everything and returns the API requests made.
  */
@@ -39,7 +39,7 @@ import type {
 import type { RenderedApp, SourceService } from '../../source/index.js';
 import { ClusterState } from './cluster.js';
 import type { ClusterStateOptions } from './cluster.js';
-import { appError } from '../run/processors.js';
+import { appError } from './app-error.js';
 import { destinationCluster } from './projects.js';
 import { inClusterRefusal } from './scoped.js';
 import type { AppProjectContext } from './projects.js';
@@ -191,7 +191,7 @@ export interface ClusterPoolOptions {
   /** The apps (a function: the continuous loop's apps change; `rescope` follows them). */
   apps: readonly Application[] | (() => readonly Application[]);
   destinations: Destinations;
-  /** Cluster work started while the apps loaded (prepare.ts): its connection, if any. */
+  /** Cluster work started while the apps loaded (run/prepare.ts): its connection, if any. */
   prepared?: Promise<ClusterConnection | undefined> | undefined;
   connect?: ((options: ConnectOptions) => Promise<ClusterConnection>) | undefined;
   discovery?: DiscoveryOptions | undefined;
