@@ -2,6 +2,8 @@
  * The layout rules of docs/architecture.md, checked over the import graph of src/:
  * - each module imports only modules of a lower layer (so no arrow points up and no module circle exists);
  * - no circle of runtime imports between files (`import type` is erased and does not count);
+ * - no circle of imports among the files of one folder, `import type` included, so each folder reads top
+ *   to bottom;
  * - outside a module, only its door (`index.ts`) is imported, where it has one;
  * - the controller's programs are rooms (src/controller/<room>/, each with its door): a room imports only
  *   the rooms below it, through their doors.
@@ -142,7 +144,16 @@ describe('architecture', () => {
 
   it('no circle of runtime imports between files', () => {
     const graph = new Map<string, string[]>();
-    for (const e of edges) if (!e.typeOnly) graph.set(e.from, [...(graph.get(e.from) ?? []), e.to]);
+    for (const e of edges)
+      if (!e.typeOnly) graph.set(e.from, [...new Set([...(graph.get(e.from) ?? []), e.to])]);
+    assert.deepEqual(circlesOf(files, graph), []);
+  });
+
+  it('no circle of imports (type-only ones too) among the files of one folder', () => {
+    const graph = new Map<string, string[]>();
+    for (const e of edges)
+      if (dirname(e.from) === dirname(e.to))
+        graph.set(e.from, [...new Set([...(graph.get(e.from) ?? []), e.to])]);
     assert.deepEqual(circlesOf(files, graph), []);
   });
 
@@ -212,5 +223,6 @@ describe('architecture', () => {
     assert.ok(edges.some((e) => e.typeOnly));
     assert.ok(edges.some((e) => moduleOf(e.from) === 'controller' && moduleOf(e.to) === 'cluster'));
     assert.ok(edges.some((e) => roomOf(e.from) === 'loop' && roomOf(e.to) === 'refresh'));
+    assert.ok(edges.some((e) => e.typeOnly && dirname(e.from) === dirname(e.to)));
   });
 });

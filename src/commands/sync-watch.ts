@@ -20,9 +20,9 @@ import {
   sourceSelection,
   useParseCache,
 } from './flags.js';
-import type Sync from './sync.js';
+import type { syncFlags } from './sync-flags.js';
 
-type SyncFlags = Interfaces.InferredFlags<(typeof Sync)['flags']>;
+type SyncFlags = Interfaces.InferredFlags<typeof syncFlags>;
 
 export interface SyncWatchContext {
   flags: SyncFlags;

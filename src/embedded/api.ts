@@ -36,7 +36,6 @@ import { apiVersionOf, clone, hasStatus, isMap, qualifiedResource, typeKey } fro
 import { checkDecodes, checkPatchDecodes, validate } from './validate.js';
 import { crdStatus } from './crd.js';
 import { managerFromUserAgent, randomSuffix, stableJson, withClientManagedFields } from './meta.js';
-import { listObjects } from './list.js';
 import type { FieldValidation } from './field-validation.js';
 import {
   duplicateFields,
@@ -46,7 +45,6 @@ import {
   warningLine,
   writeOptions,
 } from './field-validation.js';
-import { scaleSubresource } from './scale.js';
 import { decodeApplyPatch, strictYamlDecode } from './apply-schema.js';
 import { CustomResourceDecoder } from './decode.js';
 
@@ -119,10 +117,6 @@ export class ApiCore {
     const labels = parseLabelSelector(ctx.query.get('labelSelector'));
     const fields = parseFieldSelector(ctx.query.get('fieldSelector'), ctx.type.kind);
     return this.store.list(this.tkey(ctx), ctx.namespace).filter((o) => labels(o) && fields(o));
-  }
-
-  list(ctx: RequestContext): Result {
-    return listObjects(this, ctx);
   }
 
   private parseBody(raw: string): KObject {
@@ -450,10 +444,6 @@ export class ApiCore {
     const dupText = ct === 'application/json-patch+json' ? '' : raw;
     const headers = this.checkFields(ctx, obj, dupText, validation, '');
     return this.replaceExisting(ctx, old, obj, dryRun, headers);
-  }
-
-  scale(ctx: RequestContext, verb: string, raw: string, contentType: string): Result {
-    return scaleSubresource(this, ctx, verb, raw, contentType);
   }
 
   /** Server-side apply (creates the object when it does not exist). */

@@ -6,7 +6,7 @@
  */
 import { GitopsError, oneLine } from '../../common/index.js';
 import type { KubeObject } from '../../util/yaml-docs.js';
-import type { SourcedAppSet } from './index.js';
+import type { SourcedAppSet } from '../load.js';
 import { clientOptions } from '../cluster.js';
 
 export interface ClusterAppSetsOptions {
