@@ -1,0 +1,381 @@
+/** The source service (index.ts is the manual): `createSourceService` and the one-run `Service` behind it. */
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Application, ApplicationSource } from '../apps/index.js';
+import { instanceName } from '../apps/index.js';
+import { GitopsError, oneLine } from '../common/index.js';
+import type { KubeObject } from '../util/yaml-docs.js';
+import { cacheKey, defaultCacheRoot, ManifestCache } from './cache.js';
+import { DEFAULT_TIMEOUT_MS, execProcess, Limiter, which } from './exec.js';
+import { GitRepos, type CheckoutLease, type RepoAuth } from './git.js';
+import { GitAuth, type GitEnv } from './git-auth.js';
+import { credentialsId, RepositoryStore, type RepoCredentials } from './repositories.js';
+import type { HelmRepoAuth } from './render/types.js';
+import { RenderError, renderSource, type RenderResult, type RenderTools } from './render/index.js';
+import { dedupe, stampTracking } from './tracking.js';
+import { redactURL, repoKey } from './url.js';
+import { treeDigest } from './tree-digest.js';
+import { SourceError } from './service-types.js';
+import type {
+  RenderedApp,
+  RenderedSource,
+  SourceService,
+  SourceServiceOptions,
+  SourceStats,
+} from './service-types.js';
+
+export function createSourceService(options: SourceServiceOptions = {}): SourceService {
+  return new Service(options);
+}
+
+const isRefOnly = (s: ApplicationSource) => Boolean(s.ref) && !s.path && !s.chart;
+
+class Service implements SourceService {
+  private readonly cacheRoot: string;
+  private readonly work: Promise<string>;
+  private readonly git: GitRepos;
+  private readonly cache: ManifestCache;
+  private readonly tools: RenderTools;
+  private readonly fingerprints = new Map<string, Promise<string>>();
+  private readonly paths = new Map<string, Promise<string | undefined>>();
+  private renders = 0;
+  private tempCount = 0;
+  private store: Promise<{ store: RepositoryStore; auth: GitAuth }> | undefined;
+  private readonly environs = new Map<string, Promise<GitEnv>>();
+
+  constructor(private readonly options: SourceServiceOptions) {
+    this.cacheRoot = options.cacheRoot ?? defaultCacheRoot();
+    this.work = mkdtemp(join(tmpdir(), 'kubectl-gitops-'));
+    const exec = options.exec ?? execProcess;
+    const gitLimit = new Limiter(8);
+    const renderLimit = new Limiter(options.concurrency ?? Math.max(2, availableParallelism()));
+    const workDir = join(tmpdir(), `kubectl-gitops-${process.pid}-${Date.now().toString(36)}`);
+    this.git = new GitRepos({
+      cacheDir: join(this.cacheRoot, 'git'),
+      workDir,
+      exec: (c, a, o) => gitLimit.run(() => exec(c, a, o)),
+      ...(options.gitTimeoutMs ? { timeoutMs: options.gitTimeoutMs } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    this.gitWorkDir = workDir;
+    this.cache = new ManifestCache({ root: this.cacheRoot, fingerprint: (tool) => this.fingerprint(tool) });
+    this.tools = {
+      exec: (c, a, o) => renderLimit.run(() => exec(c, a, o)),
+      which: (tool) => this.which(tool),
+      tempDir: async (prefix) => mkdtemp(join(await this.work, `${prefix}${this.tempCount++}-`)),
+      timeoutMs: options.renderTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+      ...(options.signal ? { signal: options.signal } : {}),
+    };
+  }
+
+  private readonly gitWorkDir: string;
+
+  /** "local:<12 hex>" of the files under `dir` (memoized until `forgetRevisions`). */
+  private localDigest(dir: string): Promise<string> {
+    const key = resolve(dir);
+    let digest = this.digests.get(key);
+    if (!digest) {
+      digest = treeDigest(key).then((hex) => `local:${hex.slice(0, 12)}`);
+      this.digests.set(key, digest);
+      digest.catch(() => this.digests.delete(key));
+    }
+    return digest;
+  }
+
+  private readonly digests = new Map<string, Promise<string>>();
+
+  forgetRevisions(repoURL: string): void {
+    if (this.localDir({ repoURL })) this.digests.clear();
+    this.git.forgetRefs(repoURL);
+  }
+
+  get stats(): SourceStats {
+    return { git: this.git.stats, cache: { ...this.cache.stats }, renders: this.renders };
+  }
+
+  private which(tool: string): Promise<string | undefined> {
+    let p = this.paths.get(tool);
+    if (!p) {
+      p = which(tool, this.options.path);
+      this.paths.set(tool, p);
+    }
+    return p;
+  }
+
+  /** "<path>:<size>:<mtime>" of a tool's binary ("" for none / not installed). */
+  private fingerprint(tool: string): Promise<string> {
+    let p = this.fingerprints.get(tool);
+    if (!p) {
+      p = (async () => {
+        if (!tool) return '';
+        const path = await this.which(tool);
+        if (!path) return '';
+        const s = await stat(path);
+        return `${path}:${s.size}:${s.mtimeMs}`;
+      })();
+      this.fingerprints.set(tool, p);
+    }
+    return p;
+  }
+
+  async renderApp(app: Application): Promise<RenderedApp> {
+    const fail = (err: unknown, source?: ApplicationSource): never => {
+      if (err instanceof SourceError) throw err;
+      const repo = source && !this.options.local ? redactURL(source.repoURL) : '';
+      if (err instanceof RenderError) throw new SourceError(app.name, err.file, err.reason, repo, err);
+      const message = err instanceof Error ? err.message : String(err);
+      throw new SourceError(app.name, '', message, repo, err);
+    };
+    // 1. Resolve every source's revision (in parallel; ls-remote is shared per repository).
+    const revisions = await Promise.all(
+      app.sources.map(async (s) => {
+        try {
+          const local = this.localDir(s);
+          if (local) return this.options.localRevision === 'digest' ? await this.localDigest(local) : 'local';
+          if (s.chart) return s.targetRevision;
+          return await this.git.resolveRevision(
+            s.repoURL,
+            s.targetRevision,
+            await this.auth(s.repoURL, app.project),
+          );
+        } catch (err) {
+          return fail(err, s);
+        }
+      }),
+    );
+    const refs = new Map<string, { source: ApplicationSource; revision: string }>();
+    app.sources.forEach((s, i) => s.ref && refs.set(s.ref, { source: s, revision: revisions[i]! }));
+
+    // 2. Render each non-ref-only source (in parallel), from the cache when possible.
+    const results = await Promise.all(
+      app.sources.map(async (source, i): Promise<{ result?: RenderResult; cached: boolean }> => {
+        if (isRefOnly(source)) return { cached: false };
+        try {
+          return await this.renderOne(app, source, revisions[i]!, refs);
+        } catch (err) {
+          return fail(err, source);
+        }
+      }),
+    );
+
+    const warnings: string[] = [];
+    const all: KubeObject[] = [];
+    for (const r of results) {
+      if (!r.result) continue;
+      all.push(...r.result.objects);
+      warnings.push(...r.result.warnings);
+    }
+    const dest = app.destination.namespace;
+    const deduped = dedupe(all, dest);
+    warnings.push(...deduped.warnings.map((w) => `app "${app.name}": ${w}`));
+    const instance = instanceName(app, this.options.argocdNamespace ?? 'argocd');
+    const sources: RenderedSource[] = app.sources.map((s, i) => ({
+      repoURL: redactURL(s.repoURL),
+      path: s.path,
+      targetRevision: s.targetRevision,
+      ...(s.chart ? { chart: s.chart } : {}),
+      ...(s.ref ? { ref: s.ref } : {}),
+      revision: revisions[i]!,
+      ...(results[i]!.result ? { type: results[i]!.result!.type } : {}),
+      cached: results[i]!.cached,
+    }));
+    const first = app.sources.findIndex((s) => !isRefOnly(s));
+    return {
+      app,
+      revision: revisions[first < 0 ? 0 : first]!,
+      sources,
+      objects: stampTracking(deduped.objects, instance, dest),
+      warnings,
+    };
+  }
+
+  private async renderOne(
+    app: Application,
+    source: ApplicationSource,
+    revision: string,
+    refs: Map<string, { source: ApplicationSource; revision: string }>,
+  ): Promise<{ result: RenderResult; cached: boolean }> {
+    const usedRefs = [
+      ...(source.helm?.valueFiles ?? []),
+      ...(source.helm?.fileParameters.map((p) => p.path) ?? []),
+    ]
+      .map((f) => /^\$([^/]+)\//.exec(f)?.[1])
+      .filter((r): r is string => r !== undefined);
+    const localDir = this.localDir(source);
+    const local = localDir ? resolve(localDir) : undefined;
+    const key = local
+      ? undefined
+      : cacheKey({
+          repo: repoKey(source.repoURL),
+          revision,
+          path: source.path,
+          chart: source.chart ?? null,
+          directory: source.directory ?? null,
+          kustomize: source.kustomize ?? null,
+          helm: source.helm ?? null,
+          helmDefaults: [app.name, app.destination.namespace],
+          refs: [...new Set(usedRefs)].sort().map((r) => {
+            const ref = refs.get(r);
+            return [r, ref ? repoKey(ref.source.repoURL) : null, ref?.revision ?? null];
+          }),
+        });
+    if (key && !this.options.hardRefresh) {
+      const hit = await this.cache.get(key);
+      if (hit)
+        return {
+          result: { type: hit.type, tool: hit.tool, objects: hit.objects, warnings: [] },
+          cached: true,
+        };
+    }
+    // Checkouts are leased for the render only: a continuous loop's old commits are not kept (git.ts).
+    const leases: CheckoutLease[] = [];
+    const lease = async (repoURL: string, sha: string): Promise<string> => {
+      const l = await this.git.lease(repoURL, sha, await this.auth(repoURL, app.project));
+      leases.push(l);
+      return l.dir;
+    };
+    let result: Awaited<ReturnType<typeof renderSource>>;
+    try {
+      const root = local ?? (source.chart ? this.gitWorkDir : await lease(source.repoURL, revision));
+      const refRoots = new Map<string, string>();
+      for (const r of new Set(usedRefs)) {
+        const ref = refs.get(r);
+        if (!ref) throw new RenderError(`$${r}`, `no source has ref "${r}"`);
+        const refLocal = this.localDir(ref.source);
+        refRoots.set(r, refLocal ? resolve(refLocal) : await lease(ref.source.repoURL, ref.revision));
+      }
+      this.renders++;
+      const helmRepo = source.chart && !local ? await this.helmAuth(source.repoURL, app.project) : undefined;
+      result = await renderSource(
+        {
+          appName: app.name,
+          destNamespace: app.destination.namespace,
+          source,
+          root,
+          refRoots,
+          ...(helmRepo ? { helmRepository: helmRepo } : {}),
+        },
+        this.tools,
+      );
+    } finally {
+      for (const l of leases) l.release();
+    }
+    if (key) {
+      await this.cache.put(key, {
+        type: result.type,
+        tool: result.tool,
+        toolFingerprint: await this.fingerprint(result.tool),
+        objects: result.objects,
+      });
+    }
+    return { result, cached: false };
+  }
+
+  /** The working directory a Git source is read from instead of Git, if any. */
+  private localDir(source: Pick<ApplicationSource, 'repoURL' | 'chart'>): string | undefined {
+    if (this.options.local) return this.options.local;
+    if (source.chart || !this.options.localRepos) return undefined;
+    return this.options.localRepos.get(repoKey(source.repoURL));
+  }
+
+  async checkoutTree(repoURL: string, revision: string): Promise<string> {
+    const local = this.localDir({ repoURL });
+    if (local) return resolve(local);
+    // ApplicationSet generators read with the ApplicationSet controller's credentials: no project.
+    const auth = await this.auth(repoURL, '');
+    const sha = await this.git.resolveRevision(repoURL, revision, auth);
+    return this.git.checkout(repoURL, sha, auth);
+  }
+
+  async listRefs(repoURL: string, project: string): Promise<Map<string, string>> {
+    return this.git.listRefs(repoURL, await this.auth(repoURL, project));
+  }
+
+  /** The run's repositories (loaded once) and the private-file writer for their credentials. */
+  private repositories(): Promise<{ store: RepositoryStore; auth: GitAuth }> {
+    this.store ??= (async () => {
+      let store: RepositoryStore;
+      try {
+        store = new RepositoryStore(this.options.repositories ? await this.options.repositories() : []);
+      } catch (err) {
+        // Every app needing a repository fails the same way: say what failed, once per app.
+        throw new GitopsError(`failed to read repository credentials: ${oneLine(err)}`, { cause: err });
+      }
+      return { store, auth: new GitAuth(store.knownHosts, this.options.gitAuth) };
+    })();
+    return this.store;
+  }
+
+  /**
+   * The repository URLs scoped to `project` by repository Secrets (they extend its sourceRepos, as Argo
+   * CD's GetAppProjectByName); none without repository Secrets. Rejects when the Secrets do not load.
+   */
+  async projectRepositories(project: string): Promise<string[]> {
+    if (!this.options.repositories) return [];
+    return (await this.repositories()).store.projectRepositories(project);
+  }
+
+  /** The settings Argo CD uses for `repoURL` in `project`, or undefined (none given / none match). */
+  private async credentials(repoURL: string, project: string): Promise<RepoCredentials | undefined> {
+    if (!this.options.repositories) return undefined;
+    return (await this.repositories()).store.lookup(repoURL, project);
+  }
+
+  /** The git credentials of `repoURL` for an app of `project` (undefined: git's own configuration). */
+  private async auth(repoURL: string, project: string): Promise<RepoAuth | undefined> {
+    const creds = await this.credentials(repoURL, project);
+    if (!creds) return undefined;
+    const { auth } = await this.repositories();
+    const id = credentialsId(creds);
+    return {
+      id,
+      environ: () => {
+        // GitHub App tokens expire: ask every time (github-app.ts caches them until expiry).
+        if (creds.githubAppPrivateKey && !creds.password && !creds.bearerToken && !creds.sshPrivateKey)
+          return auth.environ(creds);
+        let env = this.environs.get(id);
+        if (!env) {
+          env = auth.environ(creds);
+          this.environs.set(id, env);
+          env.catch(() => this.environs.delete(id));
+        }
+        return env;
+      },
+    };
+  }
+
+  /** A private helm repository config holding `repoURL`'s credentials, when a Secret gives any. */
+  private async helmAuth(repoURL: string, project: string): Promise<HelmRepoAuth | undefined> {
+    const creds = await this.credentials(repoURL, project);
+    if (!creds || !(creds.username || creds.password || creds.tlsClientCertData || creds.insecure))
+      return undefined;
+    const { auth } = await this.repositories();
+    const name = `repo-${this.tempCount++}`;
+    const entry: Record<string, unknown> = { name, url: repoURL, pass_credentials_all: false };
+    if (creds.username) entry['username'] = creds.username;
+    if (creds.password) entry['password'] = creds.password;
+    if (creds.tlsClientCertData) {
+      entry['certFile'] = await auth.writePrivate('helm-tls.crt', creds.tlsClientCertData);
+      entry['keyFile'] = await auth.writePrivate('helm-tls.key', creds.tlsClientCertKey);
+    }
+    if (creds.insecure) entry['insecure_skip_tls_verify'] = true;
+    const config = await auth.writePrivate(
+      'helm-repositories.yaml',
+      JSON.stringify({ apiVersion: '', generated: '0001-01-01T00:00:00Z', repositories: [entry] }),
+    );
+    const cache = join(await auth.privateDir(), `${name}-cache`);
+    return {
+      name,
+      repositoryConfig: config,
+      repositoryCache: cache,
+      secrets: [creds.password, creds.tlsClientCertKey].filter((v) => v.length > 0),
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.store) await (await this.store.catch(() => undefined))?.auth.close();
+    await rm(await this.work, { recursive: true, force: true });
+    await rm(this.gitWorkDir, { recursive: true, force: true });
+  }
+}
