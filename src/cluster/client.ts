@@ -1,3 +1,4 @@
+// Over 400 lines: one class, KubeClient (each verb and its retries, deadline, counting); its types and HTTP are already client-types.ts and client-http.ts.
 /**
  * `KubeClient`: the one door for API traffic of a run. Every request is counted per verb and per
  * group/kind (`counts()`), so benchmarks and summaries can report API calls per refresh.

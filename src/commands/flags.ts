@@ -1,3 +1,4 @@
+// Over 400 lines: not split in issue 33 (other work edits src/commands this round); its parts are app selection, cluster, server-side diff and progress flags.
 /**
  * The app-selection flags shared by `render`, `diff` and `sync`, and their translation into the options of
  * `loadApplications` (src/apps) and `createSourceService` (src/source). Spread `appFlags` into a command's

@@ -1,3 +1,4 @@
+// Over 400 lines: one class, ApiCore's write pipeline (create, update, patch, apply share its steps); list, scale and delete live beside it.
 /**
  * The API operations (get, list, create, update, patch, apply) over the store, with the real server's
  * write pipeline: identity checks -> status subresource rules -> defaults -> validation -> system metadata

@@ -1,3 +1,4 @@
+// Over 400 lines: one pipeline, deletion (objects, collections, GC, finalizers, namespaces), whose steps call each other.
 /**
  * Deletion: single objects, collections, garbage collection through ownerReferences, finalizers and
  * namespace termination.

@@ -1,3 +1,4 @@
+// Over 400 lines: one algorithm, managedFields and server-side apply over field sets, kept whole as structured-merge-diff does.
 /**
  * `metadata.managedFields` and server-side apply.
  *

@@ -1,3 +1,4 @@
+// Over 400 lines: one table-like mapping, mirroring k8s.io/apiserver installer.go registerResourceHandlers route by route.
 /**
  * The operations of the served resources, as kube-apiserver publishes them in its OpenAPI `paths`
  * (k8s.io/apiserver pkg/endpoints/installer.go `registerResourceHandlers`: one route per verb the storage

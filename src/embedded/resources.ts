@@ -1,3 +1,4 @@
+// Over 400 lines: one idea, the registry of served types (built-in table + CRD kinds), whose data table is most of it.
 /**
  * The registry of served resource types: the built-in kinds (a data table) plus the kinds of every
  * CustomResourceDefinition currently stored. Creating a CRD serves its kinds at each `served` version;

@@ -1,3 +1,4 @@
+// Over 400 lines: one algorithm kept whole, following apimachinery strategicpatch/patch.go function by function.
 /**
  * Strategic merge patch (`application/strategic-merge-patch+json`, built-in kinds only), as the embedded
  * server applies it, following apimachinery `pkg/util/strategicpatch/patch.go` (`mergeMap`, `mergeSlice`,

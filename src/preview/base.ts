@@ -1,3 +1,4 @@
+// Over 400 lines: one pipeline, diff --base's steps in order (worktrees, renders, pairing); left whole in issue 33.
 /**
  * `diff --base REF`: what a change does to every app's rendered manifests, with no cluster.
  *

@@ -1,3 +1,4 @@
+// Over 400 lines: one walk of an object against its schema; its checks share that walk's state.
 /**
  * What a real kube-apiserver would reject in an object, checked against the kind's schema (the one lookup
  * both the diff and the embedded server use: `validateObject(catalog, obj)`, the catalog holding

@@ -1,3 +1,4 @@
+// Over 400 lines: one class, GitRepos (mirrors, fetch, checkout leases); other work edits src/source this round, so it was not split in issue 33.
 /**
  * Git sources through the real `git` CLI, so credentials come from git's own configuration (credential
  * helpers, SSH agent, ~/.gitconfig) and never pass through this program.

@@ -1,3 +1,4 @@
+// Over 400 lines: runController is one wiring function (watch -> loop -> status writer); not split in issue 33 (its parts are already apps.ts, operations.ts, shards.ts).
 /**
  * `runController`: `kubectl gitops controller`, Argo CD's application controller in one process
  * (docs/controller.md): the continuous `Loop` fed by the live Argo CD namespace, its results written back
