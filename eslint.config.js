@@ -11,7 +11,7 @@ const doors = readdirSync('src', { withFileTypes: true })
   .map((e) => e.name);
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'oclif.manifest.json'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'oclif.manifest.json', 'conformance/.work/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,
