@@ -42,20 +42,21 @@ export function kubernetesBuild(): GoModuleBuild {
   const mod = goMod('kubernetes');
   const version = requiredVersion(mod, 'k8s.io/kubernetes');
   const [major, minor] = version.replace(/^v/, '').split('.');
-  const pkg = 'k8s.io/component-base/version';
+  // What the Kubernetes release build stamps (hack/lib/version.sh): the version /version reports, and the
+  // one client-go puts in the binaries' User-Agent (kube-controller-manager/v1.34.4 ...).
+  const ldflags = ['k8s.io/component-base/version', 'k8s.io/client-go/pkg/version'].flatMap((pkg) => [
+    `-X ${pkg}.gitVersion=${version}`,
+    `-X ${pkg}.gitMajor=${major}`,
+    `-X ${pkg}.gitMinor=${minor}`,
+    `-X ${pkg}.gitTreeState=clean`,
+  ]);
   return {
     module: 'kubernetes',
     outputs: {
       'kube-apiserver': 'k8s.io/kubernetes/cmd/kube-apiserver',
       'kube-controller-manager': 'k8s.io/kubernetes/cmd/kube-controller-manager',
     },
-    // What the Kubernetes release build stamps (hack/lib/version.sh), so /version reports the version.
-    ldflags: [
-      `-X ${pkg}.gitVersion=${version}`,
-      `-X ${pkg}.gitMajor=${major}`,
-      `-X ${pkg}.gitMinor=${minor}`,
-      `-X ${pkg}.gitTreeState=clean`,
-    ],
+    ldflags,
     env: {},
     version,
   };

@@ -62,7 +62,10 @@ export class Kube {
           headers: {
             Accept: 'application/json',
             'User-Agent': this.auth.userAgent,
-            ...(payload !== undefined ? { 'Content-Type': contentType } : {}),
+            // Content-Length always: Node sends a DELETE's body neither chunked nor sized otherwise.
+            ...(payload !== undefined
+              ? { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(payload) }
+              : {}),
           },
         },
         resolve,
