@@ -92,8 +92,16 @@ async function registerNode(kube: Kube): Promise<void> {
     spec: {},
   };
   await kube.create('/api/v1/nodes', node, true);
-  const stored = await kube.get(`/api/v1/nodes/${NODE_NAME}`);
-  await kube.request('PUT', `/api/v1/nodes/${NODE_NAME}/status`, { ...stored, status });
+  // kube-controller-manager's node controllers (TTL, IPAM) write the new Node too: retry on conflicts.
+  for (let attempt = 1; ; attempt++) {
+    const stored = await kube.get(`/api/v1/nodes/${NODE_NAME}`);
+    try {
+      await kube.request('PUT', `/api/v1/nodes/${NODE_NAME}/status`, { ...stored, status });
+      break;
+    } catch (e) {
+      if (!(e instanceof HttpError && e.status === 409) || attempt >= 20) throw e;
+    }
+  }
   log(`node ${NODE_NAME} registered`);
 }
 

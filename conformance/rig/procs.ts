@@ -6,7 +6,15 @@
  * its command line), never a recycled one.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { join } from 'node:path';
 import { LOGS, STATE_JSON } from './paths.js';
@@ -66,15 +74,18 @@ export function startProcess(state: RigState, spec: ProcSpec): ProcEntry {
   }
 }
 
-/** True while `entry.pid` is alive and still runs `entry.command`. */
+/**
+ * True while `entry.pid` is alive and still runs `entry.command` (its /proc exe: some programs, redis
+ * among them, rewrite their command line).
+ */
 export function isRunning(entry: ProcEntry | undefined): boolean {
   if (!entry) return false;
   try {
-    const cmdline = readFileSync(`/proc/${entry.pid}/cmdline`, 'utf8');
+    const exe = readlinkSync(`/proc/${entry.pid}/exe`);
     const stat = readFileSync(`/proc/${entry.pid}/stat`, 'utf8');
     // A zombie (state Z) has exited; its parent is gone, so nobody reaps it but init.
     const stateChar = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-    return stateChar !== 'Z' && cmdline.split('\0')[0] === entry.command;
+    return stateChar !== 'Z' && exe === realpathSync(entry.command);
   } catch {
     return false;
   }

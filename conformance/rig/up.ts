@@ -8,7 +8,16 @@
  * Each step waits until the process answers; a step that fails stops everything started so far.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { parseAllDocuments } from 'yaml';
@@ -38,6 +47,7 @@ export const PROCESS_ORDER = [
   'git-server',
   'redis',
   'argocd-repo-server',
+  'argocd-server',
   'argocd-application-controller',
 ];
 export const CONTROLLER = 'argocd-application-controller';
@@ -124,7 +134,7 @@ async function installArgoCdResources(kube: Kube, moduleDir: string): Promise<vo
         );
         return !!crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');
       },
-      { timeoutMs: 30_000 },
+      { timeoutMs: 120_000 },
     );
   }
   const cm = (name: string, data: Record<string, string> = {}): Obj => ({
@@ -182,6 +192,8 @@ export interface RigJson {
   gitBaseUrl: string;
   logs: string;
   redis: string;
+  /** argocd-server's address: `argocd --server <it> --plaintext app get NAME` (auth is off). */
+  argocdServer: string;
   repoServer: string;
   versions: { kubernetes: string; argocd: string; etcd: string; redis: string; go: string };
   controller: { stop: string; start: string; pid: number; metricsPort: number };
@@ -198,8 +210,31 @@ async function startAll(state: RigState, say: (line: string) => void): Promise<R
   const argo = argocdBuild();
   const moduleDir = argocdModuleDir();
 
-  const [etcdClient, etcdPeer, apiPort, kcmPort, redisPort, repoPort, repoMetrics, ctrlMetrics, gitPort] =
-    (await freePorts(9)) as [number, number, number, number, number, number, number, number, number];
+  const [
+    etcdClient,
+    etcdPeer,
+    apiPort,
+    kcmPort,
+    redisPort,
+    repoPort,
+    repoMetrics,
+    ctrlMetrics,
+    gitPort,
+    argoApi,
+    argoApiMetrics,
+  ] = (await freePorts(11)) as number[] as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const pki: Pki = makePki(join(RUN, 'pki'));
   const server = `https://127.0.0.1:${apiPort}`;
   const kubeconfig = (id: string): string => join(RUN, `${id}.kubeconfig`);
@@ -368,6 +403,16 @@ async function startAll(state: RigState, say: (line: string) => void): Promise<R
     const argoHome = join(RUN, 'argocd-home');
     for (const d of ['tls', 'ssh', 'gpg/source', 'gpg/keys', 'plugins', 'tmp'])
       mkdirSync(join(argoHome, d), { recursive: true });
+    // What Argo CD's image puts on PATH (its Dockerfile): `argocd` (git's askpass helper is `argocd` run as
+    // argocd-git-ask-pass) and the module's hack/git-verify-wrapper.sh and gpg-wrapper.sh, which the
+    // repo-server runs for every Git revision it renders.
+    const argoPath = join(RUN, 'argocd-path');
+    mkdirSync(argoPath, { recursive: true });
+    symlinkSync(argocd, join(argoPath, 'argocd'));
+    for (const script of ['git-verify-wrapper.sh', 'gpg-wrapper.sh']) {
+      copyFileSync(join(moduleDir, 'hack', script), join(argoPath, script));
+      chmodSync(join(argoPath, script), 0o755);
+    }
     const repo = start({
       name: 'argocd-repo-server',
       command: argocd,
@@ -383,11 +428,14 @@ async function startAll(state: RigState, say: (line: string) => void): Promise<R
         '--redis',
         `127.0.0.1:${redisPort}`,
         '--disable-tls',
+        // Its default names a file of the in-cluster mount, which may not be set with --disable-tls.
+        '--client-ca-path=',
         '--logformat',
         'text',
       ],
       env: {
         ARGOCD_BINARY_NAME: 'argocd-repo-server',
+        PATH: `${argoPath}:${process.env['PATH'] ?? ''}`,
         HOME: argoHome,
         TMPDIR: join(argoHome, 'tmp'),
         ARGOCD_GPG_ENABLED: 'false',
@@ -414,13 +462,43 @@ async function startAll(state: RigState, say: (line: string) => void): Promise<R
       ],
       env: {
         ARGOCD_BINARY_NAME: CONTROLLER,
-        // The in-cluster destination (https://kubernetes.default.svc) is the kubeconfig's cluster.
+        // The in-cluster destination (https://kubernetes.default.svc) is $KUBECONFIG's cluster
+        // (Cluster.rawRestConfig in Argo CD's types.go).
         ARGOCD_FAKE_IN_CLUSTER: 'true',
+        KUBECONFIG: kubeconfig('argocd'),
         HOSTNAME: `${CONTROLLER}-0`,
         HOME: argoHome,
         TMPDIR: join(argoHome, 'tmp'),
       },
     };
+    // argocd-server (API only, no UI, auth off, plaintext, loopback): the CLI's way in that needs no
+    // port-forward (`argocd --core` port-forwards to repo-server and redis Pods, which need a kubelet).
+    const apiServer = start({
+      name: 'argocd-server',
+      command: argocd,
+      args: [
+        `--kubeconfig=${kubeconfig('argocd')}`,
+        `--namespace=${ARGOCD_NAMESPACE}`,
+        '--address=127.0.0.1',
+        `--port=${argoApi}`,
+        `--metrics-port=${argoApiMetrics}`,
+        '--insecure',
+        '--disable-auth',
+        `--redis=127.0.0.1:${redisPort}`,
+        `--repo-server=127.0.0.1:${repoPort}`,
+        '--repo-server-plaintext',
+        `--staticassets=${join(argoHome, 'static')}`,
+        '--logformat=text',
+      ],
+      env: {
+        ARGOCD_BINARY_NAME: 'argocd-server',
+        ARGOCD_FAKE_IN_CLUSTER: 'true',
+        KUBECONFIG: kubeconfig('argocd'),
+        HOME: argoHome,
+        TMPDIR: join(argoHome, 'tmp'),
+      },
+    });
+    await waitUntil('argocd-server', () => portOpen(argoApi), { timeoutMs: 60_000, entry: apiServer });
     state.info['controllerSpec'] = controllerSpec;
     const ctrl = start(controllerSpec);
     await waitUntil('argocd-application-controller', () => portOpen(ctrlMetrics), {
@@ -440,6 +518,7 @@ async function startAll(state: RigState, say: (line: string) => void): Promise<R
       gitBaseUrl: `http://127.0.0.1:${gitPort}`,
       logs: LOGS,
       redis: `127.0.0.1:${redisPort}`,
+      argocdServer: `127.0.0.1:${argoApi}`,
       repoServer: `127.0.0.1:${repoPort}`,
       versions: {
         kubernetes: k8s.version,
