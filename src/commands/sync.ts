@@ -3,6 +3,7 @@ import {
   appFlags,
   clientOptionsOf,
   clusterSecretsOf,
+  durationFlag,
   selectApps,
   sourceSelection,
   clusterFlags,
@@ -172,9 +173,9 @@ interrupted.`;
         'With --self-heal: wait before a repeated self-heal, x3 per attempt, at most 5m; default 2s.',
       dependsOn: ['self-heal'],
     }),
-    'app-resync': Flags.string({
+    'app-resync': durationFlag({
       description:
-        "With --watch: refresh every app this often, with jitter (Argo CD's timeout.reconciliation); default 3m, 0: never.",
+        "With --watch: refresh every app this often, with jitter (Argo CD's timeout.reconciliation): 3m, 90s, or seconds; default 3m, 0: never.",
       dependsOn: ['watch'],
     }),
     'shutdown-timeout': Flags.string({
