@@ -14,6 +14,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Flags } from '@oclif/core';
+import type { CustomOptions, OptionFlag } from '@oclif/core/interfaces';
 import {
   ARGOCD_CM,
   loadClusterProjects,
@@ -180,6 +181,42 @@ export const requestTimeoutFlag = {
       'How long one API request may wait for an answer: 0 = no timeout, a bare integer = seconds, else 30s, 1m, 1h (as kubectl). Default 30s.',
   }),
 };
+
+/**
+ * A flag holding a duration, in `--request-timeout`'s syntax (src/apps `parseDuration`): a bare integer is
+ * seconds, the form of Argo CD's integer-second flags (`--app-resync 120`), else a duration (`30s`, `3m`,
+ * `1h30m`). The command gets milliseconds; a malformed or negative value is a usage error naming the flag
+ * (exit 2). `default` is written as the user would type it (shown in --help as it is).
+ */
+export function durationFlag(o: {
+  description: string;
+  default: string;
+  dependsOn?: string[];
+}): OptionFlag<number, CustomOptions>;
+export function durationFlag(o: {
+  description: string;
+  dependsOn?: string[];
+}): OptionFlag<number | undefined, CustomOptions>;
+export function durationFlag(o: {
+  description: string;
+  default?: string;
+  dependsOn?: string[];
+}): OptionFlag<number | undefined, CustomOptions> {
+  const parse = async (text: string): Promise<number> => {
+    const ms = parseDuration(text);
+    if (ms === undefined || ms < 0 || !Number.isFinite(ms))
+      throw new Error(
+        `failed to parse duration "${text}": give seconds (120) or a duration with units (30s, 3m, 1h30m)`,
+      );
+    return ms;
+  };
+  const common = { description: o.description, parse, ...(o.dependsOn ? { dependsOn: o.dependsOn } : {}) };
+  if (o.default === undefined) return Flags.custom<number>(common)();
+  const fallback = parseDuration(o.default);
+  if (fallback === undefined) throw new Error(`durationFlag: bad default ${o.default}`);
+  const shown = o.default;
+  return Flags.custom<number>({ ...common, default: fallback, defaultHelp: async () => shown })();
+}
 
 /** `--request-timeout` in milliseconds (undefined: src/cluster's default); a usage error when malformed. */
 export function requestTimeoutMs(flags: { 'request-timeout'?: string | undefined }): number | undefined {

@@ -107,7 +107,11 @@ export async function refreshEntry(
   const specVersion = entry.specVersion;
   const setupError = entry.report?.error;
   if (setupError) {
-    state.error = { message: setupError.message, exitCode: setupError.exitCode };
+    state.error = {
+      message: setupError.message,
+      exitCode: setupError.exitCode,
+      ...(setupError.conditions ? { conditions: setupError.conditions } : {}),
+    };
     state.reconciledAt = iso(core.wallClock());
     core.emit({
       type: 'refreshed',

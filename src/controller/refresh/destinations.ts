@@ -43,7 +43,7 @@ import { appError } from './app-error.js';
 import { destinationCluster } from './projects.js';
 import { inClusterRefusal } from './scoped.js';
 import type { AppProjectContext } from './projects.js';
-import type { AppReport } from './types.js';
+import type { AppCondition, AppReport } from './types.js';
 import type { AppWindowsVerdict } from './windows.js';
 
 /**
@@ -87,10 +87,11 @@ export function projectError(
   app: Application,
   project: AppProject | undefined,
   conditions: readonly ProjectCondition[],
-): { message: string; exitCode: number; hint: string } {
+): { message: string; exitCode: number; hint: string; conditions: AppCondition[] } {
   return {
     message: `app "${app.name}": failed to compare: ${conditions.map((c) => c.message).join('; ')}`,
     exitCode: ExitCode.FAILURE,
+    conditions: conditions.map((c) => ({ type: c.type, message: c.message })),
     hint: project
       ? `AppProject "${project.name}" (${project.origin}) refuses this app, as Argo CD does (${conditions[0]!.type})`
       : `pass the AppProject manifest with --project-file or -f, or read the projects of the Argo CD namespace with --from-cluster`,
@@ -176,11 +177,13 @@ export function resolveDestinations(
       });
       o.judgeWindows(r);
     } catch (err) {
-      // ValidatePermissions reports a destination that does not resolve beside refused sources.
+      // ValidatePermissions reports a destination that does not resolve (or the disabled in-cluster one)
+      // as an InvalidSpecError, beside refused sources.
+      const condition = { type: 'InvalidSpecError' as const, message: oneLine(err) };
       r.error =
         early.length > 0
-          ? projectError(r.app, project, [...early, { type: 'InvalidSpecError', message: oneLine(err) }])
-          : appError(r.app, err);
+          ? projectError(r.app, project, [...early, condition])
+          : { ...appError(r.app, err), conditions: [condition] };
     }
   }
   return { contextOf, accessOf, scopeOf, projectOf };
