@@ -270,7 +270,8 @@ export function mergePluginConfigs(...sets: PluginConfigSet[]): PluginConfigSet 
     notes.push(...set.notes);
     for (const p of set.plugins) {
       const first = plugins.find((q) => q.id === p.id);
-      if (first) notes.push(`${p.origin}: plugin "${p.id}" is also defined by ${first.origin}, which is used`);
+      if (first)
+        notes.push(`${p.origin}: plugin "${p.id}" is also defined by ${first.origin}, which is used`);
       else plugins.push(p);
     }
   }
@@ -388,8 +389,7 @@ export async function readLivePluginConfigs(options: LivePluginsOptions): Promis
       }
       for (const d of repoServers ?? []) {
         const pod = ((d['spec'] as Obj | undefined)?.['template'] as Obj | undefined)?.['spec'] as
-          | { containers?: Container[]; volumes?: Volume[] }
-          | undefined;
+          { containers?: Container[]; volumes?: Volume[] } | undefined;
         for (const c of pod?.containers ?? []) {
           const dir = cmpServerConfigDir(c);
           if (!dir) continue;

@@ -301,7 +301,9 @@ are read at both revisions, so apps the change adds or removes show as added or 
 }
 
 /** The repository credentials and plugins parts of the source options (for `diff --base`). */
-function repositoriesOf(options: SourceServiceOptions): Pick<SourceServiceOptions, 'repositories' | 'plugins'> {
+function repositoriesOf(
+  options: SourceServiceOptions,
+): Pick<SourceServiceOptions, 'repositories' | 'plugins'> {
   return {
     ...(options.repositories ? { repositories: options.repositories } : {}),
     ...(options.plugins ? { plugins: options.plugins } : {}),

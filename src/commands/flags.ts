@@ -275,7 +275,9 @@ export function sourceSelection(
           plugins: async () =>
             mergePluginConfigs(
               { plugins: await loadPluginConfigFiles(pluginFiles), notes: [] },
-              live ? await readLivePluginConfigs({ namespace, ...liveAccess(flags) }) : { plugins: [], notes: [] },
+              live
+                ? await readLivePluginConfigs({ namespace, ...liveAccess(flags) })
+                : { plugins: [], notes: [] },
             ),
         }
       : {}),

@@ -37,7 +37,10 @@ describe('plugin environment (Argo CD newEnv / getPluginEnvs)', () => {
       ['ARGOCD_APP_SOURCE_TARGET_REVISION', 'HEAD'],
     ]);
     // A revision shorter than 7 characters ("local") is kept whole.
-    assert.equal(new Map(buildEnv({ ...BUILD, revision: 'local' })).get('ARGOCD_APP_REVISION_SHORT_8'), 'local');
+    assert.equal(
+      new Map(buildEnv({ ...BUILD, revision: 'local' })).get('ARGOCD_APP_REVISION_SHORT_8'),
+      'local',
+    );
   });
 
   it('without a plugin block: KUBE_VERSION and KUBE_API_VERSIONS, no ARGOCD_APP_PARAMETERS', () => {

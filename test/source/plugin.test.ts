@@ -55,7 +55,11 @@ const withPlugins = (plugins: PluginConfig[], notes: string[] = []) => ({
   plugins: async () => ({ plugins, notes }),
 });
 
-async function renderError(req: RenderRequest, plugins: PluginConfig[], notes: string[] = []): Promise<RenderError> {
+async function renderError(
+  req: RenderRequest,
+  plugins: PluginConfig[],
+  notes: string[] = [],
+): Promise<RenderError> {
   const err = await renderSource(req, withPlugins(plugins, notes)).then(
     () => assert.fail('expected an error'),
     (e: unknown) => e,
@@ -102,9 +106,15 @@ describe('config management plugins: discovery', () => {
     );
     const root = tree({ 'app/x.yaml': '' });
     const never = async () => assert.fail('no find command here');
-    assert.equal(((await detectPlugin([b, a2, plain], '', join(root, 'app'), never)) as PluginConfig).id, 'a-v2');
+    assert.equal(
+      ((await detectPlugin([b, a2, plain], '', join(root, 'app'), never)) as PluginConfig).id,
+      'a-v2',
+    );
     // Named: the version is part of the name; a plugin without discovery rules is used as is.
-    assert.equal(((await detectPlugin([b, a2, plain], 'plain', join(root, 'app'), never)) as PluginConfig).id, 'plain');
+    assert.equal(
+      ((await detectPlugin([b, a2, plain], 'plain', join(root, 'app'), never)) as PluginConfig).id,
+      'plain',
+    );
     assert.deepEqual(await detectPlugin([b, a2], 'a', join(root, 'app'), never), {
       missing: 'no plugin is named "a"',
     });
@@ -181,7 +191,11 @@ describe('config management plugins: rendering', () => {
         `printf 'kind: ConfigMap\\napiVersion: v1\\nmetadata: {name: %s}\\n' ${name}`,
         `  discover:\n    find:\n      command: [sh, -c, ${JSON.stringify(command)}]`,
       );
-    const plugins = [find('a-fails', 'exit 3'), find('b-silent', 'true'), find('c-finds', 'find . -name env.yaml')];
+    const plugins = [
+      find('a-fails', 'exit 3'),
+      find('b-silent', 'true'),
+      find('c-finds', 'find . -name env.yaml'),
+    ];
     const result = await renderSource(request(root, 'apps/web', {}), withPlugins(plugins));
     assert.deepEqual(
       result.objects.map((o) => o.metadata?.name),
@@ -189,15 +203,22 @@ describe('config management plugins: rendering', () => {
     );
     // Nothing matches a `plugin: {}` source: the error says what was tried and the last command's failure.
     const err = await renderError(request(root, 'apps/web', {}), plugins.slice(0, 2));
-    assert.match(err.reason, /no plugin matches this source by its discover rules; plugin "a-fails": discover command "sh" failed with exit code 3/);
+    assert.match(
+      err.reason,
+      /no plugin matches this source by its discover rules; plugin "a-fails": discover command "sh" failed with exit code 3/,
+    );
     assert.match(err.reason, /pass its plugin\.yaml with --plugin-config/);
   });
 
   it('a named plugin that is not configured: the error names the plugin, the flag and what was read', async () => {
     const root = tree({ 'apps/web/x.yaml': '' });
-    const err = await renderError(request(root, 'apps/web', { name: 'kustomized-helm' }), [shellPlugin('other', 'true')], [
-      'deployment argocd/argocd-repo-server container avp: its plugin.yaml is not mounted from a ConfigMap (in its image?)',
-    ]);
+    const err = await renderError(
+      request(root, 'apps/web', { name: 'kustomized-helm' }),
+      [shellPlugin('other', 'true')],
+      [
+        'deployment argocd/argocd-repo-server container avp: its plugin.yaml is not mounted from a ConfigMap (in its image?)',
+      ],
+    );
     assert.equal(err.file, 'apps/web');
     assert.equal(
       err.reason,
@@ -216,23 +237,40 @@ describe('config management plugins: rendering', () => {
       ok.objects.map((o) => `${o.kind}/${o.metadata?.name}`),
       ['ConfigMap/a', 'Secret/b'],
     );
-    const chatty = shellPlugin('chatty', `echo Rendering...; printf 'apiVersion: v1\\nkind: ConfigMap\\nmetadata: {name: a}\\n'`);
+    const chatty = shellPlugin(
+      'chatty',
+      `echo Rendering...; printf 'apiVersion: v1\\nkind: ConfigMap\\nmetadata: {name: a}\\n'`,
+    );
     const err = await renderError(request(root, 'app', { name: 'chatty' }), [chatty]);
     assert.match(err.reason, /^plugin "chatty" output: invalid YAML at line 1/);
-    const scalar = shellPlugin('scalar', `echo Rendering...; echo ---; printf 'apiVersion: v1\\nkind: ConfigMap\\nmetadata: {name: a}\\n'`);
+    const scalar = shellPlugin(
+      'scalar',
+      `echo Rendering...; echo ---; printf 'apiVersion: v1\\nkind: ConfigMap\\nmetadata: {name: a}\\n'`,
+    );
     const err2 = await renderError(request(root, 'app', { name: 'scalar' }), [scalar]);
     assert.match(err2.reason, /^plugin "scalar" output: document 1: not a Kubernetes object/);
-    const empty = await renderSource(request(root, 'app', { name: 'y' }), withPlugins([shellPlugin('y', 'true')]));
+    const empty = await renderSource(
+      request(root, 'app', { name: 'y' }),
+      withPlugins([shellPlugin('y', 'true')]),
+    );
     assert.deepEqual(empty.objects, []);
   });
 
   it('resets file modes unless preserveFileMode, as the cmp-server unpacks the repository', async () => {
-    const root = tree({ 'app/gen.sh': `#!/bin/sh\nprintf 'apiVersion: v1\\nkind: ConfigMap\\nmetadata: {name: gen}\\n'\n` });
+    const root = tree({
+      'app/gen.sh': `#!/bin/sh\nprintf 'apiVersion: v1\\nkind: ConfigMap\\nmetadata: {name: gen}\\n'\n`,
+    });
     chmodSync(join(root, 'app/gen.sh'), 0o755);
     const run = (spec: string) => shellPlugin('gen', './gen.sh', spec);
     const err = await renderError(request(root, 'app', { name: 'gen' }), [run('')]);
-    assert.match(err.reason, /plugin "gen": generate command "sh" failed with exit code 126: .*Permission denied/);
-    const ok = await renderSource(request(root, 'app', { name: 'gen' }), withPlugins([run('  preserveFileMode: true')]));
+    assert.match(
+      err.reason,
+      /plugin "gen": generate command "sh" failed with exit code 126: .*Permission denied/,
+    );
+    const ok = await renderSource(
+      request(root, 'app', { name: 'gen' }),
+      withPlugins([run('  preserveFileMode: true')]),
+    );
     assert.equal(ok.objects[0]!.metadata?.name, 'gen');
   });
 
@@ -243,7 +281,10 @@ describe('config management plugins: rendering', () => {
       request(root, 'app', { name: 'leaky', env: [{ name: 'VAULT_TOKEN', value: 's3cr3t-t0ken' }] }),
       [leaky],
     );
-    assert.equal(err.reason, 'plugin "leaky": generate command "sh" failed with exit code 1: vault token is ***');
+    assert.equal(
+      err.reason,
+      'plugin "leaky": generate command "sh" failed with exit code 1: vault token is ***',
+    );
   });
 
   it('kills the whole process group after the timeout (ARGOCD_EXEC_TIMEOUT, else the render timeout)', async () => {
@@ -261,7 +302,10 @@ describe('config management plugins: rendering', () => {
       () => assert.fail('expected a timeout'),
       (e: unknown) => e as RenderError,
     );
-    assert.match(err.reason, /^plugin "slow": generate command "sh" timed out after 300 ms \(ARGOCD_EXEC_TIMEOUT\)$/);
+    assert.match(
+      err.reason,
+      /^plugin "slow": generate command "sh" timed out after 300 ms \(ARGOCD_EXEC_TIMEOUT\)$/,
+    );
     await new Promise((r) => setTimeout(r, 2500));
     assert.equal(existsSync(marker), false);
   });
@@ -292,7 +336,9 @@ describe('config management plugins: kustomized-helm (helm, then kustomize)', ()
     );
     const result = await renderSource(request(root, 'plugins/kustomized-helm', {}), withPlugins([plugin]));
     assert.deepEqual(
-      result.objects.map((o) => `${o.kind}/${o.metadata?.name}/${(o['spec'] as { replicas: number }).replicas}`),
+      result.objects.map(
+        (o) => `${o.kind}/${o.metadata?.name}/${(o['spec'] as { replicas: number }).replicas}`,
+      ),
       ['Deployment/web-ui/3'],
     );
   });
@@ -301,13 +347,18 @@ describe('config management plugins: kustomized-helm (helm, then kustomize)', ()
     const root = tree(KUSTOMIZED_HELM_CHART);
     // The "helm template" step made of sed: the release name and the values file's replicas substituted.
     const template = `r=$(sed -n 's/^replicas: //p' values.yaml); sed -e "s/{{ .Release.Name }}/$ARGOCD_APP_NAME/" -e "s/{{ .Values.replicas }}/$r/" templates/*.yaml > all.yaml`;
-    const plugin = shellPlugin('kustomized-helm', `set -e; ${template}; ${KUSTOMIZE}`, '  discover: {find: {glob: "**/Chart.yaml"}}');
+    const plugin = shellPlugin(
+      'kustomized-helm',
+      `set -e; ${template}; ${KUSTOMIZE}`,
+      '  discover: {find: {glob: "**/Chart.yaml"}}',
+    );
     const result = await renderSource(request(root, 'plugins/kustomized-helm', {}), withPlugins([plugin]));
     assert.deepEqual(
-      result.objects.map((o) => `${o.kind}/${o.metadata?.name}/${(o['spec'] as { replicas: number }).replicas}`),
+      result.objects.map(
+        (o) => `${o.kind}/${o.metadata?.name}/${(o['spec'] as { replicas: number }).replicas}`,
+      ),
       ['Deployment/web-ui/3'],
     );
     assert.equal(existsSync(join(root, 'plugins/kustomized-helm/all.yaml')), false);
   });
 });
-

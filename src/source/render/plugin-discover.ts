@@ -86,7 +86,11 @@ export function goGlob(pattern: string): string[] {
       continue;
     }
     const re = goSegmentRegExp(segment);
-    paths = paths.flatMap((p) => entries(p).filter((e) => re.test(e)).map((e) => join(p, e)));
+    paths = paths.flatMap((p) =>
+      entries(p)
+        .filter((e) => re.test(e))
+        .map((e) => join(p, e)),
+    );
   }
   return paths;
 }

@@ -31,7 +31,10 @@ import { RenderError, type RenderRequest, type RenderResult, type RenderTools } 
 const SECRET_NAME = /TOKEN|SECRET|PASSW|KEY|CREDENTIAL|AUTH/i;
 
 /** The timeout of one plugin command: ARGOCD_EXEC_TIMEOUT when set (a Go duration), else `fallback`. */
-export function pluginTimeoutMs(fallback: number, env: Record<string, string | undefined> = process.env): number {
+export function pluginTimeoutMs(
+  fallback: number,
+  env: Record<string, string | undefined> = process.env,
+): number {
   const text = env['ARGOCD_EXEC_TIMEOUT'];
   if (!text) return fallback;
   try {
@@ -110,7 +113,8 @@ async function runCommand(r: Run, tools: RenderTools, where: string): Promise<st
     const e = err as Error;
     const what = `plugin "${r.plugin.id}": ${r.step} command ${JSON.stringify(cmd)}`;
     let why: string;
-    if (e instanceof ExecError && e.timedOut) why = `${e.message.replace(/^.* failed: /, '')} (ARGOCD_EXEC_TIMEOUT)`;
+    if (e instanceof ExecError && e.timedOut)
+      why = `${e.message.replace(/^.* failed: /, '')} (ARGOCD_EXEC_TIMEOUT)`;
     else if (e instanceof ExecError && e.exitCode !== null)
       why = `failed with exit code ${e.exitCode}${e.stderr.trim() ? `: ${trimStderr(e.stderr)}` : ''}`;
     else why = `failed: ${e.message}`;
@@ -172,7 +176,11 @@ export async function renderPlugin(
   const cwd = await workCopy(req, dir, tools, plugin.preserveFileMode);
   const env = pluginEnv(buildInfo(req), req.source.plugin);
   if (plugin.init) await runCommand({ plugin, step: 'init', command: plugin.init, cwd, env }, tools, where);
-  const out = await runCommand({ plugin, step: 'generate', command: plugin.generate, cwd, env }, tools, where);
+  const out = await runCommand(
+    { plugin, step: 'generate', command: plugin.generate, cwd, env },
+    tools,
+    where,
+  );
   try {
     return { type: 'Plugin', tool: '', objects: parseObjects(out), warnings: [] };
   } catch (err) {
