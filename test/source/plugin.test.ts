@@ -1,9 +1,11 @@
 import { strict as assert } from 'node:assert';
-import { chmodSync, existsSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
-import { parsePluginConfig, type PluginConfig } from '../../src/apps/index.js';
+import { parseApplication, parsePluginConfig, type PluginConfig } from '../../src/apps/index.js';
+import type { KubeObject } from '../../src/common/index.js';
+import { createSourceService } from '../../src/source/index.js';
 import type { ApplicationSource, PluginOptions } from '../../src/apps/types.js';
 import { which } from '../../src/source/exec.js';
 import { renderSource, RenderError, type RenderRequest } from '../../src/source/render/index.js';
@@ -14,7 +16,7 @@ import {
   zglobMatches,
 } from '../../src/source/render/plugin-discover.js';
 import { pluginTimeoutMs } from '../../src/source/render/plugin.js';
-import { tempDir, tools, tree } from '../support/git.js';
+import { TestRepo, tempDir, tools, tree } from '../support/git.js';
 
 const SHA = 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678';
 
@@ -360,5 +362,55 @@ describe('config management plugins: kustomized-helm (helm, then kustomize)', ()
       ['Deployment/web-ui/3'],
     );
     assert.equal(existsSync(join(root, 'plugins/kustomized-helm/all.yaml')), false);
+  });
+});
+
+describe('config management plugins: the manifest cache', () => {
+  it('keys plugin renders by the plugin configurations and the plugin block; a hit runs nothing', async () => {
+    const repo = new TestRepo();
+    const sha = repo.commit({ 'app/x.txt': 'x\n' });
+    const runs = join(tempDir(), 'runs');
+    const counting = (value: string) =>
+      shellPlugin(
+        'count',
+        `echo run >> ${runs}; printf 'apiVersion: v1\\nkind: ConfigMap\\nmetadata: {name: %s}\\n' "${value}-$ARGOCD_ENV_X"`,
+      );
+    const application = (x: string) =>
+      parseApplication(
+        parse(`apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: web}
+spec:
+  source: {repoURL: ${repo.url}, path: app, plugin: {name: count, env: [{name: X, value: ${x}}]}}
+  destination: {namespace: web}
+`) as KubeObject,
+        'apps.yaml',
+      );
+    const cacheRoot = tempDir();
+    const render = async (plugin: PluginConfig, x: string) => {
+      const service = createSourceService({
+        cacheRoot,
+        plugins: async () => ({ plugins: [plugin], notes: [] }),
+      });
+      try {
+        const r = await service.renderApp(application(x));
+        return {
+          names: r.objects.map((o) => o.metadata?.name),
+          cached: r.sources[0]!.cached,
+          type: r.sources[0]!.type,
+        };
+      } finally {
+        await service.close();
+      }
+    };
+    const count = () => (existsSync(runs) ? readFileSync(runs, 'utf8').split('\n').length - 1 : 0);
+    assert.deepEqual(await render(counting('a'), '1'), { names: ['a-1'], cached: false, type: 'Plugin' });
+    assert.deepEqual(await render(counting('a'), '1'), { names: ['a-1'], cached: true, type: 'Plugin' });
+    assert.equal(count(), 1);
+    // Another plugin configuration, or another env value: rendered again.
+    assert.deepEqual(await render(counting('b'), '1'), { names: ['b-1'], cached: false, type: 'Plugin' });
+    assert.deepEqual(await render(counting('b'), '2'), { names: ['b-2'], cached: false, type: 'Plugin' });
+    assert.equal(count(), 3);
+    assert.ok(sha);
   });
 });

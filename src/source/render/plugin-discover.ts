@@ -20,7 +20,7 @@ import { discoveryConfigured, type PluginConfig } from '../../apps/index.js';
 /** One character as a literal of a regular expression (outside a class). */
 const lit = (c: string) => c.replace(/[\\^$.*+?()[\]{}|/]/g, (x) => `\\${x}`);
 /** One character as a literal inside a class. */
-const litClass = (c: string) => c.replace(/[\\^\]\[-]/g, (x) => `\\${x}`);
+const litClass = (c: string) => c.replace(/[\\^\][-]/g, (x) => `\\${x}`);
 
 /** Go `filepath.Match` of one path segment as a RegExp (throws on a malformed pattern, ErrBadPattern). */
 export function goSegmentRegExp(segment: string): RegExp {
