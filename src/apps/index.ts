@@ -104,7 +104,6 @@ export {
   discoveryConfigured,
   loadPluginConfigFiles,
   mergePluginConfigs,
-  parseAnnouncements,
   parsePluginConfig,
   readLivePluginConfigs,
   CMP_CONFIGMAP,

@@ -128,19 +128,6 @@ function announcement(v: unknown, path: string, fail: (why: string) => never): P
   return out;
 }
 
-/**
- * Parameter announcements in the JSON of a dynamic parameters command (cmpserver/plugin/plugin.go
- * getParametersAnnouncement: a JSON list of ParameterAnnouncement); throws a plain Error naming the field.
- */
-export function parseAnnouncements(value: unknown, path = 'output'): ParameterAnnouncement[] {
-  const fail = (why: string): never => {
-    throw new Error(why);
-  };
-  if (value === null) return [];
-  if (!Array.isArray(value)) fail(`${path} must be a JSON list of parameter announcements`);
-  return (value as unknown[]).map((a, i) => announcement(a, `${path}[${i}]`, fail));
-}
-
 /** A validated plugin configuration from one parsed document; a UsageError with `origin` as subject. */
 export function parsePluginConfig(doc: unknown, origin: string): PluginConfig {
   const fail = (why: string): never => {

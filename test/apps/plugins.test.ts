@@ -3,12 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
-import {
-  loadPluginConfigFiles,
-  mergePluginConfigs,
-  parseAnnouncements,
-  parsePluginConfig,
-} from '../../src/apps/index.js';
+import { loadPluginConfigFiles, mergePluginConfigs, parsePluginConfig } from '../../src/apps/index.js';
 import { cmpServerConfigDir, sidecarConfigMap } from '../../src/apps/plugins.js';
 import { UsageError } from '../../src/common/index.js';
 import { tempDir } from '../support/git.js';
@@ -102,15 +97,6 @@ describe('ConfigManagementPlugin configurations', () => {
       ),
       /^p\.yaml: failed to read plugin configuration: spec\.generate\.command must be a list of strings$/,
     );
-  });
-
-  it('dynamic parameter announcements parse as a JSON list (dynamic first, static win later in Argo CD)', () => {
-    assert.deepEqual(parseAnnouncements(JSON.parse('[{"name": "example-param", "string": "v"}]')), [
-      { name: 'example-param', string: 'v' },
-    ]);
-    assert.deepEqual(parseAnnouncements(null), []);
-    assert.throws(() => parseAnnouncements({ name: 'x' }), /must be a JSON list of parameter announcements/);
-    assert.throws(() => parseAnnouncements([{ name: 'x', array: 'a' }]), /output\[0\]\.array must be a list/);
   });
 
   it('loads files and folders: plugin.yaml documents and ConfigMaps holding them; a path holding none fails', async () => {
