@@ -57,7 +57,7 @@ import { sharedClusterOptions } from './cluster-options.js';
 import type { SharedClusterOptions } from './cluster-options.js';
 import { appWindowsVerdict, type AppWindowsVerdict } from './windows.js';
 import type { PreparedRun } from './prepare.js';
-import { ClusterPool, primeRenders, resolveDestinations } from './destinations.js';
+import { clusterInfoOf, ClusterPool, primeRenders, resolveDestinations } from './destinations.js';
 import { operateApp, processApps, refreshApp } from './processors.js';
 import type { AppWork } from './processors.js';
 
@@ -188,6 +188,16 @@ export class Run {
       });
     const refusedEarly = new Set(o.apps.filter((app) => projectCheck(app).length > 0));
 
+    // Plugin renders read their app's cluster (KUBE_VERSION): from the pool, once there is one; a run that
+    // ends before it rejects them, so no render waits for a pool that never comes.
+    let poolReady!: (pool: ClusterPool) => void;
+    let noPool!: (err: unknown) => void;
+    const pooled = new Promise<ClusterPool>((resolve, reject) => {
+      poolReady = resolve;
+      noPool = reject;
+    });
+    pooled.catch(() => undefined);
+    o.source.useClusterInfo?.(async (app) => clusterInfoOf(await (await pooled).clusterOf(app)));
     // Rendering needs no cluster: the renders the refresh workers start with begin while the kubeconfig
     // (and the Kubernetes client library, a few hundred ms to load) loads, so Git runs meanwhile.
     const source = primeRenders(
@@ -205,6 +215,7 @@ export class Run {
           context: o.context,
         }));
     } catch (err) {
+      noPool(err);
       await source.settle();
       (await o.prepared?.connection)?.close();
       throw err;
@@ -256,6 +267,7 @@ export class Run {
       client: o.client,
       state: shared,
     });
+    poolReady(pool);
     // A sync compares each app again after its operation: unchanged pairs reuse their comparison.
     const manager = new StateManager({
       reuseComparisons: Boolean(o.operation),

@@ -168,8 +168,20 @@ export interface SourceService {
    * commit seen by a poller). Checkouts and cached manifests of resolved commits stay valid.
    */
   forgetRevisions?(repoURL: string): void;
+  /**
+   * How plugin renders learn the app's destination cluster (KUBE_VERSION, KUBE_API_VERSIONS; part of their
+   * cache key): set by the run that connects to clusters, before it renders. Without it both are empty, as
+   * Argo CD sends them when it does not know the cluster (`render`, `diff --base`).
+   */
+  useClusterInfo?(info: (app: Application) => Promise<ClusterInfo>): void;
   readonly stats: SourceStats;
   close(): Promise<void>;
+}
+
+/** The destination cluster's version ("1.28.4") and API versions ("v1", "apps/v1/Deployment", ...). */
+export interface ClusterInfo {
+  kubeVersion: string;
+  apiVersions: string[];
 }
 
 /**
@@ -203,6 +215,7 @@ export function observeRenders(service: SourceService, onEvent: (event: RenderEv
     projectRepositories: async (project) => (await service.projectRepositories?.(project)) ?? [],
     ...(service.listRefs ? { listRefs: service.listRefs.bind(service) } : {}),
     forgetRevisions: (repoURL) => service.forgetRevisions?.(repoURL),
+    useClusterInfo: (info) => service.useClusterInfo?.(info),
     get stats() {
       return service.stats;
     },
@@ -326,6 +339,23 @@ class Service implements SourceService {
   private readonly digests = new Map<string, Promise<string>>();
 
   private pluginSet: Promise<PluginConfigSet> | undefined;
+  private clusterInfo: ((app: Application) => Promise<ClusterInfo>) | undefined;
+
+  useClusterInfo(info: (app: Application) => Promise<ClusterInfo>): void {
+    this.clusterInfo = info;
+  }
+
+  /** The app's cluster as plugins see it (empty when no run gave one); a failure names the cluster step. */
+  private async kubeOf(app: Application): Promise<ClusterInfo> {
+    if (!this.clusterInfo) return { kubeVersion: '', apiVersions: [] };
+    try {
+      return await this.clusterInfo(app);
+    } catch (err) {
+      throw new GitopsError(`failed to get the destination cluster's version: ${oneLine(err)}`, {
+        cause: err,
+      });
+    }
+  }
 
   /** The run's plugin configurations, loaded once (a failure fails every render that needs them). */
   private plugins(): Promise<PluginConfigSet> {
@@ -341,7 +371,10 @@ class Service implements SourceService {
    * What a source's render depends on through plugins (a cache key part), or undefined when no plugin can
    * render it: the source's plugin block, every configuration's digest and Argo CD's build environment.
    */
-  private async pluginKey(app: Application, source: ApplicationSource): Promise<unknown> {
+  private async pluginKey(
+    app: Application,
+    source: ApplicationSource,
+  ): Promise<Record<string, unknown> | undefined> {
     const explicit = source.plugin !== undefined;
     if (!explicit && (source.chart || source.helm || source.kustomize || source.directory)) return undefined;
     if (!explicit && !this.options.plugins) return undefined;
@@ -475,7 +508,10 @@ class Service implements SourceService {
       .filter((r): r is string => r !== undefined);
     const localDir = this.localDir(source);
     const local = localDir ? resolve(localDir) : undefined;
-    const plugins = local ? undefined : await this.pluginKey(app, source);
+    // Plugin renders see the destination cluster (and are cached by it, as Argo CD keys by KubeVersion).
+    const pluginPart = await this.pluginKey(app, source);
+    const kube = pluginPart ? await this.kubeOf(app) : undefined;
+    const plugins = pluginPart ? { ...pluginPart, kube } : undefined;
     const key = local
       ? undefined
       : cacheKey({
@@ -532,6 +568,7 @@ class Service implements SourceService {
             instanceName: instanceName(app, this.options.argocdNamespace ?? 'argocd'),
             project: app.project,
             revision,
+            ...(kube ? { kubeVersion: kube.kubeVersion, apiVersions: kube.apiVersions } : {}),
           },
         },
         this.tools,

@@ -61,7 +61,8 @@ spec:
     command: [sh, -c]
     args:
       - |
-        printf 'apiVersion: v1\\nkind: ConfigMap\\nmetadata:\\n  name: %s-env\\ndata:\\n  greeting: "%s"\\n  tag: "%s"\\n  rev: "%s"\\n' "$ARGOCD_APP_NAME" "$ARGOCD_ENV_GREETING" "$PARAM_IMAGE_TAG" "$ARGOCD_APP_REVISION_SHORT"
+        cms=$(echo "$KUBE_API_VERSIONS" | tr , '\\n' | grep -c '^v1/ConfigMap$' || true)
+        printf 'apiVersion: v1\\nkind: ConfigMap\\nmetadata:\\n  name: %s-env\\ndata:\\n  greeting: "%s"\\n  tag: "%s"\\n  rev: "%s"\\n  kube: "%s"\\n  configmaps: "%s"\\n' "$ARGOCD_APP_NAME" "$ARGOCD_ENV_GREETING" "$PARAM_IMAGE_TAG" "$ARGOCD_APP_REVISION_SHORT" "$KUBE_VERSION" "$cms"
 `;
 
 const CHART = {
@@ -149,6 +150,9 @@ ${plugin ? `    plugin: ${plugin}\n` : ''}  destination:
       greeting: 'hi from plugins',
       tag: 'v1.2.3',
       rev: sha.slice(0, 7),
+      // render reads no cluster: empty, as Argo CD sends them when it does not know the cluster.
+      kube: '',
+      configmaps: '0',
     });
   });
 
@@ -204,6 +208,14 @@ ${plugin ? `    plugin: ${plugin}\n` : ''}  destination:
       'kustomized-helm-ui',
     );
     assert.equal((cms['data'] as Record<string, string>)['replicas'], '3');
+    // The env app's plugin saw the destination cluster: its version and API versions (embedded: 1.32.0).
+    const envCm = await conn.client.get(
+      { group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true, verbs: ['get'] },
+      'plugins',
+      'env-env',
+    );
+    assert.equal((envCm['data'] as Record<string, string>)['kube'], '1.32.0');
+    assert.equal((envCm['data'] as Record<string, string>)['configmaps'], '1');
   });
 
   it('--from-cluster reads the plugins of the repo-server sidecars (ConfigMaps mounted as plugin.yaml)', async () => {

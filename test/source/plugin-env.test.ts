@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
+import { genericVersion } from '../../src/cluster/discovery.js';
 import {
   buildEnv,
   envsubst,
@@ -128,5 +129,13 @@ describe('plugin environment (Argo CD newEnv / getPluginEnvs)', () => {
       ],
     );
     assert.equal(parametersJson([]), 'null');
+  });
+
+  it('KUBE_VERSION is the server gitVersion as ParseGeneric prints it', () => {
+    assert.equal(genericVersion('v1.28.4'), '1.28.4');
+    assert.equal(genericVersion('v1.30.2+k3s1'), '1.30.2');
+    assert.equal(genericVersion('v1.29.1-gke.1589018'), '1.29.1');
+    assert.equal(genericVersion('v1.32.0+embedded'), '1.32.0');
+    assert.equal(genericVersion('garbage'), '');
   });
 });
