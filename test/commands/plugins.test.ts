@@ -8,75 +8,34 @@
  * `npm test` builds first; run `npm run build` before running this file alone.
  */
 import { strict as assert } from 'node:assert';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { parse, stringify } from 'yaml';
+import { parse } from 'yaml';
 import type { ClusterConnection, KubeObject } from '../../src/cluster/index.js';
 import { APPLICATION_CRD } from '../support/argocd.js';
 import { runCli } from '../support/cli.js';
 import { useEmbeddedCluster } from '../support/embedded.js';
 import { TestRepo, tempDir } from '../support/git.js';
 import { connectAs, createNamespaces } from '../controller/setup.js';
+import { repoRoot } from '../support/paths.js';
 
-/** kustomized-helm made of plain shell: the "helm template" step is sed over the chart, then kustomize. */
-const KUSTOMIZED_HELM = `apiVersion: argoproj.io/v1alpha1
-kind: ConfigManagementPlugin
-metadata:
-  name: kustomized-helm
-spec:
-  init:
-    command: [sh, -c, 'test -f Chart.yaml']
-  generate:
-    command: [sh, -c]
-    args:
-      - |
-        set -e
-        sed -e "s/RELEASE/$ARGOCD_APP_NAME/" templates/*.yaml > all.yaml
-        if command -v kustomize >/dev/null; then kustomize build .; else kubectl kustomize .; fi
-  discover:
-    find:
-      glob: "**/Chart.yaml"
-`;
+const FIXTURES = join(repoRoot, 'test', 'fixtures', 'plugins');
+const fixture = (path: string) => readFileSync(join(FIXTURES, path), 'utf8');
 
-const SOPS = `apiVersion: argoproj.io/v1alpha1
-kind: ConfigManagementPlugin
-metadata:
-  name: sops
-spec:
-  version: v1.0
-  generate:
-    command: [sh, -c, 'sed "s/ENC\\[\\(.*\\)\\]/\\1/" secrets.enc.yaml']
-  discover:
-    fileName: ".sops.yaml"
-`;
+/** Every file under the fixture repository, as TestRepo.commit takes them. */
+function repoFiles(dir = join(FIXTURES, 'repo'), prefix = ''): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const rel = prefix ? `${prefix}/${e.name}` : e.name;
+    if (e.isDirectory()) Object.assign(out, repoFiles(join(dir, e.name), rel));
+    else out[rel] = readFileSync(join(dir, e.name), 'utf8');
+  }
+  return out;
+}
 
-/** A plugin used by name: prints a ConfigMap from its env and parameters. */
-const ENVCM = `apiVersion: argoproj.io/v1alpha1
-kind: ConfigManagementPlugin
-metadata:
-  name: envcm
-spec:
-  generate:
-    command: [sh, -c]
-    args:
-      - |
-        cms=$(echo "$KUBE_API_VERSIONS" | tr , '\\n' | grep -c '^v1/ConfigMap$' || true)
-        printf 'apiVersion: v1\\nkind: ConfigMap\\nmetadata:\\n  name: %s-env\\ndata:\\n  greeting: "%s"\\n  tag: "%s"\\n  rev: "%s"\\n  kube: "%s"\\n  configmaps: "%s"\\n' "$ARGOCD_APP_NAME" "$ARGOCD_ENV_GREETING" "$PARAM_IMAGE_TAG" "$ARGOCD_APP_REVISION_SHORT" "$KUBE_VERSION" "$cms"
-`;
-
-const CHART = {
-  'plugins/kustomized-helm/Chart.yaml': 'apiVersion: v2\nname: guestbook\nversion: 0.1.0\n',
-  'plugins/kustomized-helm/templates/cm.yaml':
-    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: RELEASE-ui\ndata:\n  replicas: "1"\n',
-  'plugins/kustomized-helm/kustomization.yaml':
-    'resources: [all.yaml]\npatches:\n- target: {kind: ConfigMap}\n  patch: |-\n    - op: replace\n      path: /data/replicas\n      value: "3"\n',
-  'plugins/sops/.sops.yaml': 'creation_rules: []\n',
-  'plugins/sops/kustomization.yaml': 'resources: []\n',
-  'plugins/sops/secrets.enc.yaml':
-    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: decrypted\ndata:\n  password: ENC[hunter2]\n',
-  'plugins/env/README.md': 'rendered by the envcm plugin\n',
-};
+/** The plugins of the ConfigMap fixture, by key. */
+const cmpData = (parse(fixture('config/argocd-cmp-cm.yaml')) as { data: Record<string, string> }).data;
 
 describe('config management plugins in the CLI (embedded cluster)', () => {
   const fx = useEmbeddedCluster();
@@ -105,7 +64,7 @@ ${plugin ? `    plugin: ${plugin}\n` : ''}  destination:
 `;
 
   before(async () => {
-    sha = repo.commit(CHART);
+    sha = repo.commit(repoFiles());
     writeFileSync(
       appFile,
       [
@@ -118,18 +77,10 @@ ${plugin ? `    plugin: ${plugin}\n` : ''}  destination:
         ),
       ].join('---\n'),
     );
+    // A folder of plugins: a plugin.yaml file, and the Helm chart's ConfigMap form holding two more.
     mkdirSync(pluginDir);
-    writeFileSync(join(pluginDir, 'kustomized-helm.yaml'), KUSTOMIZED_HELM);
-    // The Helm chart's ConfigMap form, holding two plugins.
-    writeFileSync(
-      join(pluginDir, 'argocd-cmp-cm.yaml'),
-      stringify({
-        apiVersion: 'v1',
-        kind: 'ConfigMap',
-        metadata: { name: 'argocd-cmp-cm', namespace: 'argocd' },
-        data: { 'sops.yaml': SOPS, 'envcm.yaml': ENVCM },
-      }),
-    );
+    writeFileSync(join(pluginDir, 'kustomized-helm.yaml'), fixture('config/kustomized-helm-shell.yaml'));
+    writeFileSync(join(pluginDir, 'argocd-cmp-cm.yaml'), fixture('config/argocd-cmp-cm.yaml'));
     conn = await connectAs(fx);
     await createNamespaces(conn, ['argocd', 'plugins']);
   });
@@ -224,7 +175,11 @@ ${plugin ? `    plugin: ${plugin}\n` : ''}  destination:
       apiVersion: 'v1',
       kind: 'ConfigMap',
       metadata: { name: 'argocd-cmp-cm', namespace: 'argocd' },
-      data: { 'kustomized-helm.yaml': KUSTOMIZED_HELM, 'sops.yaml': SOPS, 'unused.yaml': ENVCM },
+      data: {
+        'kustomized-helm.yaml': fixture('config/kustomized-helm-shell.yaml'),
+        'sops.yaml': cmpData['sops.yaml']!,
+        'unused.yaml': cmpData['envcm.yaml']!,
+      },
     });
     const sidecar = (name: string, key: string) => ({
       name,

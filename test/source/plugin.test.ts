@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { chmodSync, existsSync, readFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
@@ -17,6 +17,7 @@ import {
 } from '../../src/source/render/plugin-discover.js';
 import { pluginTimeoutMs } from '../../src/source/render/plugin.js';
 import { TestRepo, tempDir, tools, tree } from '../support/git.js';
+import { repoRoot } from '../support/paths.js';
 
 const SHA = 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678';
 
@@ -313,56 +314,42 @@ describe('config management plugins: rendering', () => {
   });
 });
 
-/** The kustomized-helm plugin of argocd-example-apps' layout: helm template into all.yaml, then kustomize. */
-const KUSTOMIZED_HELM_CHART = {
-  'plugins/kustomized-helm/Chart.yaml': 'apiVersion: v2\nname: guestbook\nversion: 0.1.0\n',
-  'plugins/kustomized-helm/values.yaml': 'replicas: 1\n',
-  'plugins/kustomized-helm/templates/deployment.yaml':
-    'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}-ui\nspec:\n  replicas: {{ .Values.replicas }}\n  selector: {matchLabels: {app: ui}}\n  template:\n    metadata: {labels: {app: ui}}\n    spec: {containers: [{name: ui, image: "gcr.io/heptio-images/ks-guestbook-demo:0.2"}]}\n',
-  'plugins/kustomized-helm/kustomization.yaml':
-    'resources: [all.yaml]\npatches:\n- target: {kind: Deployment}\n  patch: |-\n    - op: replace\n      path: /spec/replicas\n      value: 3\n',
-};
+/** kustomized-helm (test/fixtures/plugins): helm template into all.yaml, then kustomize build. */
+const FIXTURES = join(repoRoot, 'test', 'fixtures', 'plugins');
+const fixturePlugin = (name: string) =>
+  parsePluginConfig(parse(readFileSync(join(FIXTURES, 'config', name), 'utf8')), name);
 
-const KUSTOMIZE = 'if command -v kustomize >/dev/null; then kustomize build .; else kubectl kustomize .; fi';
+/** The fixture repository's files, copied into a fresh tree. */
+function fixtureTree(): string {
+  const root = tempDir('kg-cmp-repo-');
+  cpSync(join(FIXTURES, 'repo'), root, { recursive: true });
+  return root;
+}
 
 const helmInstalled = Boolean(await which('helm'));
 const kustomizeInstalled = Boolean((await which('kustomize')) ?? (await which('kubectl')));
 
 describe('config management plugins: kustomized-helm (helm, then kustomize)', () => {
-  it('with the real helm and kustomize', { skip: !helmInstalled || !kustomizeInstalled }, async () => {
-    const root = tree(KUSTOMIZED_HELM_CHART);
-    const plugin = shellPlugin(
-      'kustomized-helm',
-      `set -e; helm template "$ARGOCD_APP_NAME" . --namespace "$ARGOCD_APP_NAMESPACE" --include-crds > all.yaml; ${KUSTOMIZE}`,
-      '  discover: {find: {glob: "**/Chart.yaml"}}',
-    );
-    const result = await renderSource(request(root, 'plugins/kustomized-helm', {}), withPlugins([plugin]));
-    assert.deepEqual(
-      result.objects.map(
-        (o) => `${o.kind}/${o.metadata?.name}/${(o['spec'] as { replicas: number }).replicas}`,
-      ),
-      ['Deployment/web-ui/3'],
-    );
-  });
-
-  it('with a plain-shell helm stand-in and kustomize', { skip: !kustomizeInstalled }, async () => {
-    const root = tree(KUSTOMIZED_HELM_CHART);
-    // The "helm template" step made of sed: the release name and the values file's replicas substituted.
-    const template = `r=$(sed -n 's/^replicas: //p' values.yaml); sed -e "s/{{ .Release.Name }}/$ARGOCD_APP_NAME/" -e "s/{{ .Values.replicas }}/$r/" templates/*.yaml > all.yaml`;
-    const plugin = shellPlugin(
-      'kustomized-helm',
-      `set -e; ${template}; ${KUSTOMIZE}`,
-      '  discover: {find: {glob: "**/Chart.yaml"}}',
-    );
-    const result = await renderSource(request(root, 'plugins/kustomized-helm', {}), withPlugins([plugin]));
-    assert.deepEqual(
-      result.objects.map(
-        (o) => `${o.kind}/${o.metadata?.name}/${(o['spec'] as { replicas: number }).replicas}`,
-      ),
-      ['Deployment/web-ui/3'],
-    );
-    assert.equal(existsSync(join(root, 'plugins/kustomized-helm/all.yaml')), false);
-  });
+  for (const [what, file, skip] of [
+    ['the real helm', 'kustomized-helm.yaml', !helmInstalled || !kustomizeInstalled],
+    ['a plain-shell helm stand-in', 'kustomized-helm-shell.yaml', !kustomizeInstalled],
+  ] as const) {
+    it(`discovered by **/Chart.yaml, with ${what} and kustomize`, { skip }, async () => {
+      const root = fixtureTree();
+      const result = await renderSource(
+        request(root, 'plugins/kustomized-helm', {}),
+        withPlugins([fixturePlugin(file)]),
+      );
+      assert.equal(result.type, 'Plugin');
+      assert.deepEqual(
+        result.objects.map(
+          (o) => `${o.kind}/${o.metadata?.name}/${(o['data'] as { replicas: string }).replicas}`,
+        ),
+        ['ConfigMap/web-ui/3'],
+      );
+      assert.equal(existsSync(join(root, 'plugins/kustomized-helm/all.yaml')), false);
+    });
+  }
 });
 
 describe('config management plugins: the manifest cache', () => {
