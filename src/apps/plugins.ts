@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { GitopsError, oneLine, UsageError } from '../common/index.js';
 import { describeSource, readKubeObjects, type KubeObject } from '../util/yaml-docs.js';
-import { clientOptions } from './cluster.js';
+import { withLiveConnection } from './cluster.js';
 
 export const PLUGIN_CONFIG_KIND = 'ConfigManagementPlugin';
 /** Where a cmp-server reads its configuration (common.DefaultPluginConfigFilePath) and the file's name. */
@@ -324,7 +324,6 @@ export function sidecarConfigMap(
 
 /** The plugin configurations of the live Argo CD namespace (see the header). */
 export async function readLivePluginConfigs(options: LivePluginsOptions): Promise<PluginConfigSet> {
-  const cluster = await import('../cluster/index.js');
   const ns = options.namespace;
   const deployments = {
     group: 'apps',
@@ -338,12 +337,7 @@ export async function readLivePluginConfigs(options: LivePluginsOptions): Promis
   const notes: string[] = [];
   const plugins: PluginConfig[] = [];
   try {
-    const conn = await cluster.connect({
-      kubeconfig: options.kubeconfig,
-      context: options.context,
-      client: clientOptions(options.requestTimeoutMs),
-    });
-    try {
+    return await withLiveConnection(options, async (conn, cluster) => {
       const forbidden = (err: unknown) => err instanceof cluster.ApiError && err.code === 403;
       const maps = new Map<string, Promise<KubeObject | undefined>>();
       const configMap = (name: string) => {
@@ -404,9 +398,7 @@ export async function readLivePluginConfigs(options: LivePluginsOptions): Promis
         if (cm) plugins.push(...configsOf({ ...cm, kind: 'ConfigMap' }, `configmap ${ns}/${CMP_CONFIGMAP}`));
       }
       return mergePluginConfigs({ plugins, notes });
-    } finally {
-      conn.close();
-    }
+    });
   } catch (err) {
     if (err instanceof GitopsError) throw err;
     throw new GitopsError(`failed to read config management plugins: ${oneLine(err)}`, {

@@ -16,7 +16,7 @@ import type { ClusterConnection, KubeObject } from '../../src/cluster/index.js';
 import { APPLICATION_CRD } from '../support/argocd.js';
 import { runCli } from '../support/cli.js';
 import { useEmbeddedCluster } from '../support/embedded.js';
-import { TestRepo, tempDir } from '../support/git.js';
+import { appYaml, TestRepo, tempDir } from '../support/git.js';
 import { connectAs, createNamespaces } from '../controller/setup.js';
 import { repoRoot } from '../support/paths.js';
 
@@ -48,20 +48,11 @@ describe('config management plugins in the CLI (embedded cluster)', () => {
   let sha = '';
 
   /** An Application of the repository; `plugin` is the YAML of `spec.source.plugin`, if any. */
-  const app = (name: string, path: string, plugin?: string) => `apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata:
-  name: ${name}
-spec:
-  project: default
-  source:
-    repoURL: ${repo.url}
-    path: ${path}
-    targetRevision: HEAD
-${plugin ? `    plugin: ${plugin}\n` : ''}  destination:
-    server: https://kubernetes.default.svc
-    namespace: plugins
-`;
+  const app = (name: string, path: string, plugin?: string) =>
+    appYaml(name, repo.url, path, {
+      namespace: 'plugins',
+      ...(plugin ? { source: `    plugin: ${plugin}\n` } : {}),
+    });
 
   before(async () => {
     sha = repo.commit(repoFiles());
