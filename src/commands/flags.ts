@@ -23,8 +23,11 @@ import {
   ProjectSet,
   loadApplications,
   loadArgoCdSettingsFile,
+  loadPluginConfigFiles,
   loadRepositoryFiles,
+  mergePluginConfigs,
   parseDuration,
+  readLivePluginConfigs,
   readLiveRepositories,
   readLiveArgoCdSettings,
   selectApplications,
@@ -117,6 +120,12 @@ export const appFlags = {
     multiple: true,
     helpGroup: SELECT,
   }),
+  'plugin-config': Flags.string({
+    description:
+      "Config management plugins: ConfigManagementPlugin files (a sidecar's plugin.yaml), or ConfigMaps holding them (argocd-cmp-cm), or folders of either. Default: the plugin sidecars of the live repo-server with --from-cluster (files win). Their commands run on this machine. Repeatable. See docs/plugins.md.",
+    multiple: true,
+    helpGroup: SELECT,
+  }),
   'clusters-file': Flags.string({
     description:
       'Argo CD cluster Secrets (YAML/JSON), as `shards` reads them: destinations no kube context serves are reached with their credentials; also for --shard and ApplicationSet clusters generators. Default: the live Argo CD namespace with --from-cluster (none with diff --base: only in-cluster). Repeatable.',
@@ -159,6 +168,7 @@ export interface AppFlagValues {
   local?: string | undefined;
   'hard-refresh'?: boolean | undefined;
   'repositories-file'?: string[] | undefined;
+  'plugin-config'?: string[] | undefined;
   'clusters-file'?: string[] | undefined;
   shard?: number | undefined;
   replicas?: number | undefined;
@@ -292,9 +302,22 @@ export function sourceSelection(
   onWarning: (message: string) => void = (m) => process.stderr.write(`warning: ${m}\n`),
 ): SourceServiceOptions {
   const files = flags['repositories-file'] ?? [];
+  const pluginFiles = flags['plugin-config'] ?? [];
   const live = flags['from-cluster'] ?? false;
   const namespace = flags['argocd-namespace'] ?? 'argocd';
   return {
+    ...(pluginFiles.length > 0 || live
+      ? {
+          // Read once, on the first render that may need a plugin (docs/plugins.md).
+          plugins: async () =>
+            mergePluginConfigs(
+              { plugins: await loadPluginConfigFiles(pluginFiles), notes: [] },
+              live
+                ? await readLivePluginConfigs({ namespace, ...liveAccess(flags) })
+                : { plugins: [], notes: [] },
+            ),
+        }
+      : {}),
     argocdNamespace: namespace,
     hardRefresh: flags['hard-refresh'] ?? false,
     ...(flags.local ? { local: flags.local } : {}),
@@ -308,6 +331,15 @@ export function sourceSelection(
         }
       : {}),
   };
+}
+
+/**
+ * Reads the `--plugin-config` files once before anything renders, so a bad one is a usage error naming
+ * it (exit 2) instead of a failure of every app that might use a plugin.
+ */
+export async function checkPluginConfigs(flags: AppFlagValues): Promise<void> {
+  const files = flags['plugin-config'] ?? [];
+  if (files.length > 0) await loadPluginConfigFiles(files);
 }
 
 /**
@@ -403,6 +435,7 @@ export async function selectApps(
   if (flags.local && !(await stat(flags.local).catch(() => undefined))?.isDirectory()) {
     throw new UsageError('failed to read: no such directory', { subject: `--local ${flags.local}` });
   }
+  await checkPluginConfigs(flags);
   // With --shard, every loaded app counts for consistent-hashing, whatever names or -l keep.
   const fleetOptions = { ...appSelection(flags, []), onWarning, ...(projectDocs ? { projectDocs } : {}) };
   delete fleetOptions.selector;

@@ -44,6 +44,7 @@ import { repoKey } from '../../source/index.js';
 import { DEFAULT_SELF_HEAL_BACKOFF } from './autosync.js';
 import { sharedClusterOptions, StateManager } from '../refresh/index.js';
 import { LoopClusters } from './clusters.js';
+import { clusterInfoOf } from '../refresh/destinations.js';
 import { AppIndex, isApplicationItself, LiveRouter, resourceIndexKey } from './live.js';
 import type { LoopCore } from './process.js';
 import { operationWorker, refreshWorker } from './workers.js';
@@ -276,6 +277,8 @@ export class Loop implements ReconcileLoop {
       });
       await clusters.scopeProjects(o.projects);
       if (this.#stopping) return await this.#shutdown;
+      // Plugin renders read their app's cluster (KUBE_VERSION, KUBE_API_VERSIONS).
+      o.source.useClusterInfo?.(async (app) => clusterInfoOf(await clusters.clusterOf(app)));
       this.#manager = new StateManager({
         reuseComparisons: true,
         diffText: false,

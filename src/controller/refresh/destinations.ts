@@ -36,7 +36,7 @@ import type {
   ConnectOptions,
   DiscoveryOptions,
 } from '../../cluster/index.js';
-import type { RenderedApp, SourceService } from '../../source/index.js';
+import type { ClusterInfo, RenderedApp, SourceService } from '../../source/index.js';
 import { ClusterState } from './cluster.js';
 import type { ClusterStateOptions } from './cluster.js';
 import { appError } from './app-error.js';
@@ -69,6 +69,7 @@ export function primeRenders(
     },
     checkoutTree: (repoURL, revision) => source.checkoutTree(repoURL, revision),
     forgetRevisions: (repoURL) => source.forgetRevisions?.(repoURL),
+    useClusterInfo: (info) => source.useClusterInfo?.(info),
     get stats() {
       return source.stats;
     },
@@ -77,6 +78,15 @@ export function primeRenders(
       await Promise.allSettled(started.values());
     },
   };
+}
+
+/** What a plugin render learns of its app's cluster (KUBE_VERSION, KUBE_API_VERSIONS): from discovery. */
+export async function clusterInfoOf(cluster: ClusterState): Promise<ClusterInfo> {
+  const [kubeVersion, apiVersions] = await Promise.all([
+    cluster.conn.discovery.serverVersion(),
+    cluster.conn.discovery.apiVersions(),
+  ]);
+  return { kubeVersion, apiVersions };
 }
 
 /**
