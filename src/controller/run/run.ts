@@ -59,7 +59,7 @@ import type {
 import type { OperationReport } from '../../sync/index.js';
 import type { RetryStrategy } from '../../apps/index.js';
 import { projectConditions, ProjectSet } from '../../apps/index.js';
-import type { ProjectClusters, ProjectCondition } from '../../apps/index.js';
+import type { ProjectCondition } from '../../apps/index.js';
 import type { PreparedRun } from './prepare.js';
 import { operateApp, processApps, refreshApp } from './processors.js';
 import type { AppWork } from './processors.js';
