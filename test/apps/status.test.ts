@@ -6,7 +6,7 @@ import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import { buildStatus, goDuration, mergePatch, parseApplication } from '../../src/apps/index.js';
 import type { StatusSource } from '../../src/apps/index.js';
-import type { AppLoopState } from '../../src/controller/loop-types.js';
+import type { AppLoopState } from '../../src/controller/loop/types.js';
 
 const T0 = '2026-11-25T10:00:00.123Z';
 const T1 = '2026-11-25T10:05:00.000Z';
@@ -158,6 +158,41 @@ describe('buildStatus (Argo CD ApplicationStatus)', () => {
             {
               type: 'InvalidSpecError',
               message: 'app "web": project "x" not found',
+              lastTransitionTime: '2026-11-25T10:05:00Z',
+            },
+          ],
+        },
+      },
+    },
+    {
+      name: "a project refusal: Argo CD's own conditions, one per rule with its type (refreshAppConditions), sorted by type as SetConditions",
+      state: {
+        comparison: undefined,
+        error: {
+          message: 'app "web": failed to compare: a; b',
+          exitCode: 2,
+          conditions: [
+            {
+              type: 'UnknownError',
+              message: "application 'web' in namespace 'team' is not permitted to use project 'p'",
+            },
+            { type: 'InvalidSpecError', message: "application repo r is not permitted in project 'p'" },
+          ],
+        },
+      },
+      patch: {
+        status: {
+          sync: { status: 'Unknown' },
+          health: { status: 'Unknown', lastTransitionTime: '2026-11-25T10:05:00Z' },
+          conditions: [
+            {
+              type: 'InvalidSpecError',
+              message: "application repo r is not permitted in project 'p'",
+              lastTransitionTime: '2026-11-25T10:05:00Z',
+            },
+            {
+              type: 'UnknownError',
+              message: "application 'web' in namespace 'team' is not permitted to use project 'p'",
               lastTransitionTime: '2026-11-25T10:05:00Z',
             },
           ],
