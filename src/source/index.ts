@@ -271,7 +271,8 @@ export function createSourceService(options: SourceServiceOptions = {}): SourceS
 
 const isRefOnly = (s: ApplicationSource) => Boolean(s.ref) && !s.path && !s.chart;
 /** Sources read from Git (not a Helm repository chart nor an OCI artifact). */
-const isGitSource = (s: Pick<ApplicationSource, 'chart' | 'repoURL'>) => !s.chart && !s.repoURL.startsWith('oci://');
+const isGitSource = (s: Pick<ApplicationSource, 'chart' | 'repoURL'>) =>
+  !s.chart && !s.repoURL.startsWith('oci://');
 
 class Service implements SourceService {
   private readonly cacheRoot: string;
@@ -620,7 +621,7 @@ class Service implements SourceService {
     if (!this.options.repositories) return undefined;
     const { store } = await this.repositories();
     const creds = ref.url
-      ? store.lookup(ref.url.replace(/^oci:\/\//, ''), project) ?? store.lookup(ref.url, project)
+      ? (store.lookup(ref.url.replace(/^oci:\/\//, ''), project) ?? store.lookup(ref.url, project))
       : ref.name
         ? store.byName(ref.name, project)
         : undefined;

@@ -93,7 +93,9 @@ export class ToolPaths {
             `kustomize version ${version} is not registered (argocd-cm kustomize.path.${version})`,
           );
         if (!(await executable(path)))
-          throw new Error(`kustomize ${version} not found: argocd-cm kustomize.path.${version} ${path} is not an executable file`);
+          throw new Error(
+            `kustomize ${version} not found: argocd-cm kustomize.path.${version} ${path} is not an executable file`,
+          );
         return path;
       }
       return this.locate('kustomize', '--kustomize-path', this.options.kustomizePath);

@@ -109,7 +109,10 @@ describe('helm template arguments (Argo CD 3.6 util/helm/cmd.go)', () => {
       'prod',
       '--include-crds',
     ]);
-    const onCluster = request(root, undefined, new Map(), { kubeVersion: 'v1.31.2', apiVersions: ['v1', 'apps/v1/Deployment'] });
+    const onCluster = request(root, undefined, new Map(), {
+      kubeVersion: 'v1.31.2',
+      apiVersions: ['v1', 'apps/v1/Deployment'],
+    });
     assert.deepEqual((await helmArgs(onCluster, chart, undefined)).slice(6), [
       '--kube-version',
       '1.31.2',
@@ -175,11 +178,17 @@ describe('helm binary', () => {
     chmodSync(script, 0o755);
     const root = tree(CHART);
     for (const version of ['v3', 'v4', undefined]) {
-      const r = await renderSource(request(root, { values: 'replicas: 9\n', ...(version ? { version } : {}) }), tools(bin));
+      const r = await renderSource(
+        request(root, { values: 'replicas: 9\n', ...(version ? { version } : {}) }),
+        tools(bin),
+      );
       assert.equal(r.type, 'Helm');
       assert.equal(r.tool, script);
       const data = r.objects[0]!['data'] as Record<string, string>;
-      assert.match(data['args']!, /^template \. --name-template web --namespace prod --values \S+values\.yaml --include-crds$/);
+      assert.match(
+        data['args']!,
+        /^template \. --name-template web --namespace prod --values \S+values\.yaml --include-crds$/,
+      );
       assert.equal(data['cwd'], join(root, 'chart'));
       assert.match(data['home']!, /helm-home-[^ ]+\/config \S+helm-home-[^ ]+\/cache$/);
     }

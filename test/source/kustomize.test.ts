@@ -37,7 +37,11 @@ function source(path: string, kustomize?: Partial<KustomizeOptions>): Applicatio
   };
 }
 
-async function render(root: string, src: ApplicationSource, t = tools(undefined, { kustomizePath: kustomize.path })) {
+async function render(
+  root: string,
+  src: ApplicationSource,
+  t = tools(undefined, { kustomizePath: kustomize.path }),
+) {
   return renderSource(
     {
       appName: 'app',
@@ -51,6 +55,10 @@ async function render(root: string, src: ApplicationSource, t = tools(undefined,
     t,
   );
 }
+
+// Deep reads of rendered objects: the assertions check the shapes.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Obj = Record<string, any>;
 
 const byKind = (objs: { kind?: string }[], kind: string) => objs.find((o) => o.kind === kind)!;
 
@@ -125,69 +133,80 @@ describe(`kustomize sources (real kustomize ${kustomize.version})`, () => {
     assert.deepEqual(r.objects.map((o) => o.metadata?.name).sort(), ['old-settings', 'old-web']);
   });
 
-  it('applies every option with kustomize edit in a temp copy, never in the tree', { skip: kustomize.skip }, async () => {
-    kustomize.require();
-    const root = tree(TREE);
-    const before = readFileSync(join(root, 'overlay/kustomization.yaml'), 'utf8');
-    const r = await render(
-      root,
-      source('overlay', {
-        namePrefix: 'new-',
-        nameSuffix: '-v2',
-        namespace: 'team',
-        images: ['nginx=registry.local:5000/nginx:${ARGOCD_APP_REVISION_SHORT}'],
-        replicas: [{ name: 'web', count: '4' }],
-        commonLabels: { env: 'prod' },
-        labelWithoutSelector: true,
-        commonAnnotations: { owner: 'me' },
-        patches: [
-          {
-            target: { kind: 'ConfigMap' },
-            patch: '- op: add\n  path: /data/patched\n  value: "yes"\n',
-          },
-        ],
-        components: ['../components/extra', '../components/missing'],
-        ignoreMissingComponents: true,
-      }),
-    );
-    assert.equal(readFileSync(join(root, 'overlay/kustomization.yaml'), 'utf8'), before);
-    const deploy = byKind(r.objects, 'Deployment') as Record<string, any>;
-    assert.equal(deploy.metadata.name, 'new-web-v2');
-    assert.equal(deploy.metadata.namespace, 'team');
-    assert.equal(deploy.metadata.labels.env, 'prod');
-    // labelWithoutSelector: the selector and the template keep their labels only.
-    assert.deepEqual(deploy.spec.selector.matchLabels, { app: 'web' });
-    assert.equal(deploy.metadata.annotations.owner, 'me');
-    assert.equal(deploy.spec.replicas, 4);
-    assert.equal(deploy.spec.template.spec.containers[0].image, 'registry.local:5000/nginx:0123456');
-    const names = r.objects.map((o) => o.metadata?.name).sort();
-    assert.deepEqual(names, ['new-extra-v2', 'new-settings-v2', 'new-web-v2']);
-    const settings = r.objects.find((o) => o.metadata?.name === 'new-settings-v2') as Record<string, any>;
-    assert.equal(settings.data.patched, 'yes');
-  });
+  it(
+    'applies every option with kustomize edit in a temp copy, never in the tree',
+    { skip: kustomize.skip },
+    async () => {
+      kustomize.require();
+      const root = tree(TREE);
+      const before = readFileSync(join(root, 'overlay/kustomization.yaml'), 'utf8');
+      const r = await render(
+        root,
+        source('overlay', {
+          namePrefix: 'new-',
+          nameSuffix: '-v2',
+          namespace: 'team',
+          images: ['nginx=registry.local:5000/nginx:${ARGOCD_APP_REVISION_SHORT}'],
+          replicas: [{ name: 'web', count: '4' }],
+          commonLabels: { env: 'prod' },
+          labelWithoutSelector: true,
+          commonAnnotations: { owner: 'me' },
+          patches: [
+            {
+              target: { kind: 'ConfigMap' },
+              patch: '- op: add\n  path: /data/patched\n  value: "yes"\n',
+            },
+          ],
+          components: ['../components/extra', '../components/missing'],
+          ignoreMissingComponents: true,
+        }),
+      );
+      assert.equal(readFileSync(join(root, 'overlay/kustomization.yaml'), 'utf8'), before);
+      const deploy = byKind(r.objects, 'Deployment') as Obj;
+      assert.equal(deploy.metadata.name, 'new-web-v2');
+      assert.equal(deploy.metadata.namespace, 'team');
+      assert.equal(deploy.metadata.labels.env, 'prod');
+      // labelWithoutSelector: the selector and the template keep their labels only.
+      assert.deepEqual(deploy.spec.selector.matchLabels, { app: 'web' });
+      assert.equal(deploy.metadata.annotations.owner, 'me');
+      assert.equal(deploy.spec.replicas, 4);
+      assert.equal(deploy.spec.template.spec.containers[0].image, 'registry.local:5000/nginx:0123456');
+      const names = r.objects.map((o) => o.metadata?.name).sort();
+      assert.deepEqual(names, ['new-extra-v2', 'new-settings-v2', 'new-web-v2']);
+      const settings = r.objects.find((o) => o.metadata?.name === 'new-settings-v2') as Obj;
+      assert.equal(settings.data.patched, 'yes');
+    },
+  );
 
   it('a missing component is an error unless ignoreMissingComponents', { skip: kustomize.skip }, async () => {
     kustomize.require();
-    await assert.rejects(render(tree(TREE), source('overlay', { components: ['../components/missing'] })), (err) => {
-      assert.ok(err instanceof RenderError);
-      assert.equal(err.file, 'overlay');
-      assert.match(err.reason, /kustomize edit failed: .*missing/);
-      assert.doesNotMatch(err.reason, /\n|kustomize-\d/);
-      return true;
-    });
+    await assert.rejects(
+      render(tree(TREE), source('overlay', { components: ['../components/missing'] })),
+      (err) => {
+        assert.ok(err instanceof RenderError);
+        assert.equal(err.file, 'overlay');
+        assert.match(err.reason, /kustomize edit failed: .*missing/);
+        assert.doesNotMatch(err.reason, /\n|kustomize-\d/);
+        return true;
+      },
+    );
   });
 
-  it('a failing build shows kustomize stderr, trimmed, with the source path', { skip: kustomize.skip }, async () => {
-    kustomize.require();
-    const root = tree({ 'k/kustomization.yaml': 'resources: [missing.yaml]\n' });
-    await assert.rejects(render(root, source('k')), (err: Error) => {
-      assert.ok(err instanceof RenderError);
-      assert.equal(err.file, 'k');
-      assert.match(err.reason, /kustomize build failed: .*missing\.yaml/);
-      assert.doesNotMatch(err.reason, /\n/);
-      return true;
-    });
-  });
+  it(
+    'a failing build shows kustomize stderr, trimmed, with the source path',
+    { skip: kustomize.skip },
+    async () => {
+      kustomize.require();
+      const root = tree({ 'k/kustomization.yaml': 'resources: [missing.yaml]\n' });
+      await assert.rejects(render(root, source('k')), (err: Error) => {
+        assert.ok(err instanceof RenderError);
+        assert.equal(err.file, 'k');
+        assert.match(err.reason, /kustomize build failed: .*missing\.yaml/);
+        assert.doesNotMatch(err.reason, /\n/);
+        return true;
+      });
+    },
+  );
 
   it(
     'argocd-cm kustomize.buildOptions --enable-helm inflates a chart with the real helm (private helm home)',
@@ -199,6 +218,7 @@ describe(`kustomize sources (real kustomize ${kustomize.version})`, () => {
         'app/kustomization.yaml':
           'helmCharts:\n- name: web\n  releaseName: rel\n  namespace: inflated\n  valuesInline: {replicas: 2}\n',
         'app/charts/web/Chart.yaml': 'apiVersion: v2\nname: web\nversion: 0.1.0\n',
+        'app/charts/web/values.yaml': 'replicas: 1\n',
         'app/charts/web/templates/cm.yaml':
           'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: "{{ .Release.Name }}-cm"}\ndata:\n  replicas: "{{ .Values.replicas }}"\n  kube: "{{ .Capabilities.KubeVersion.Version }}"\n',
       });
@@ -220,7 +240,7 @@ describe(`kustomize sources (real kustomize ${kustomize.version})`, () => {
         },
         t,
       );
-      const data = (r.objects[0] as Record<string, any>).data;
+      const data = (r.objects[0] as Obj).data;
       assert.equal(r.objects[0]!.metadata!.name, 'rel-cm');
       assert.deepEqual(data, { replicas: '2', kube: 'v1.31.2' });
       // Without --enable-helm kustomize refuses helmCharts.
@@ -228,17 +248,23 @@ describe(`kustomize sources (real kustomize ${kustomize.version})`, () => {
     },
   );
 
-  it('kustomize.version picks the binary argocd-cm registers; an unregistered one is an error', { skip: kustomize.skip }, async () => {
-    kustomize.require();
-    const root = tree(TREE);
-    const t = tools(tempDir(), { kustomizeSettings: async () => ({ buildOptions: '', versions: { v5: kustomize.path } }) });
-    const r = await render(root, source('overlay', { version: 'v5' }), t);
-    assert.equal(r.tool, kustomize.path);
-    await assert.rejects(
-      render(root, source('overlay', { version: 'v4.5.7' }), t),
-      /failed to render overlay: kustomize version v4\.5\.7 is not registered \(argocd-cm kustomize\.path\.v4\.5\.7\)/,
-    );
-  });
+  it(
+    'kustomize.version picks the binary argocd-cm registers; an unregistered one is an error',
+    { skip: kustomize.skip },
+    async () => {
+      kustomize.require();
+      const root = tree(TREE);
+      const t = tools(tempDir(), {
+        kustomizeSettings: async () => ({ buildOptions: '', versions: { v5: kustomize.path } }),
+      });
+      const r = await render(root, source('overlay', { version: 'v5' }), t);
+      assert.equal(r.tool, kustomize.path);
+      await assert.rejects(
+        render(root, source('overlay', { version: 'v4.5.7' }), t),
+        /failed to render overlay: kustomize version v4\.5\.7 is not registered \(argocd-cm kustomize\.path\.v4\.5\.7\)/,
+      );
+    },
+  );
 });
 
 describe('kustomize binary lookup', () => {
@@ -246,7 +272,10 @@ describe('kustomize binary lookup', () => {
     const root = tree(TREE);
     await assert.rejects(render(root, source('overlay'), tools(tempDir())), (err: Error) => {
       assert.ok(err instanceof RenderError);
-      assert.match(err.reason, /^kustomize is not installed: not on PATH nor in .* \(install it with `npm run tools`, or name one with --kustomize-path\)$/);
+      assert.match(
+        err.reason,
+        /^kustomize is not installed: not on PATH nor in .* \(install it with `npm run tools`, or name one with --kustomize-path\)$/,
+      );
       return true;
     });
     await assert.rejects(

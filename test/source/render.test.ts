@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { readFileSync, symlinkSync } from 'node:fs';
+import { symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { ApplicationSource } from '../../src/apps/types.js';
@@ -109,7 +109,6 @@ describe('directory sources (Argo CD rules)', () => {
   });
 });
 
-
 describe('app-of-apps: rendered Applications and ApplicationSets keep string fields as written (issue 14)', () => {
   it('targetRevision: 1.10 in a rendered child Application and ApplicationSet template stays "1.10"', async () => {
     const root = tree({
@@ -185,4 +184,3 @@ spec: {project: default}
     assert.equal(at('owned', 'metadata.ownerReferences.0.blockOwnerDeletion'), true);
   });
 });
-

@@ -10,7 +10,12 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
-import { createServer as createHttp, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer as createHttp,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createHttps } from 'node:https';
 import { createServer as createTcp, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -35,8 +40,10 @@ export function packageChart(helm: string, chartDir: string, outDir: string): st
 
 export interface ChartRepoOptions {
   basicAuth?: { username: string; password: string };
-  /** Serve HTTPS and require a client certificate signed by the fixtures' CA. */
-  clientCert?: boolean;
+  /** Serve HTTPS (the fixtures' server certificate); `client-cert` also requires a client certificate. */
+  tls?: 'server' | 'client-cert';
+  /** A path under the server (`/charts`): the repository URL ends with it. */
+  prefix?: string;
 }
 
 export class ChartRepo {
@@ -52,21 +59,22 @@ export class ChartRepo {
 
   async start(charts: readonly string[]): Promise<this> {
     const handler = (req: IncomingMessage, res: ServerResponse) => this.handle(req, res);
-    this.server = this.options.clientCert
+    const clientCert = this.options.tls === 'client-cert';
+    this.server = this.options.tls
       ? createHttps(
           {
             cert: readFileSync(join(CERTS, 'server.pem')),
             key: readFileSync(join(CERTS, 'server-key.pem')),
             ca: readFileSync(join(CERTS, 'ca.pem')),
-            requestCert: true,
-            rejectUnauthorized: true,
+            requestCert: clientCert,
+            rejectUnauthorized: clientCert,
           },
           handler,
         )
       : createHttp(handler);
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     const port = (this.server.address() as AddressInfo).port;
-    this.url = `${this.options.clientCert ? 'https' : 'http'}://127.0.0.1:${port}`;
+    this.url = `${this.options.tls ? 'https' : 'http'}://127.0.0.1:${port}${this.options.prefix ?? ''}`;
     for (const chart of charts) packageChart(this.helm, chart, this.dir);
     execFileSync(this.helm, ['repo', 'index', this.dir, '--url', this.url], {
       env: { ...process.env, HELM_CONFIG_HOME: tempDir('helm-cfg-') },
@@ -77,14 +85,17 @@ export class ChartRepo {
   private handle(req: IncomingMessage, res: ServerResponse): void {
     const auth = this.options.basicAuth;
     const header = req.headers.authorization;
-    const expected = auth ? `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}` : undefined;
+    const expected = auth
+      ? `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`
+      : undefined;
     const authorized = !auth || header === expected;
     this.requests.push({ path: req.url ?? '', authorized, ...(header ? { authorization: header } : {}) });
     if (!authorized) {
       res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="charts"' }).end('unauthorized');
       return;
     }
-    const file = join(this.dir, (req.url ?? '/').split('?')[0]!.replace(/^\/+/, ''));
+    const path = (req.url ?? '/').split('?')[0]!.slice((this.options.prefix ?? '').length);
+    const file = join(this.dir, path.replace(/^\/+/, ''));
     if (!file.startsWith(this.dir) || !existsSync(file) || file === this.dir) {
       res.writeHead(404).end('not found');
       return;
@@ -96,6 +107,12 @@ export class ChartRepo {
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
 }
+
+/** The fixtures' client certificate and key (signed by the CA the TLS chart repository trusts). */
+export const clientCertificate = (): { cert: string; key: string } => ({
+  cert: readFileSync(join(CERTS, 'client.pem'), 'utf8'),
+  key: readFileSync(join(CERTS, 'client-key.pem'), 'utf8'),
+});
 
 /** A loopback port that nothing listens on (bound, then released). */
 export async function closedPort(): Promise<number> {
@@ -117,7 +134,9 @@ const hasRegistry = (() => {
 
 /** Why the OCI tests cannot run here, or false (CI installs docker-registry: .ci/run). */
 export const registrySkip: string | false =
-  hasRegistry || process.env['CI'] === 'true' ? false : "NOT TESTED: Debian's docker-registry is not installed";
+  hasRegistry || process.env['CI'] === 'true'
+    ? false
+    : "NOT TESTED: Debian's docker-registry is not installed";
 
 export class OciRegistry {
   private child: ChildProcess | undefined;

@@ -18,8 +18,8 @@
  */
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { HelmHome, isHelmOciRepo, registryHost } from './helm-home.js';
-import { RenderError, type HelmRepoSettings, type RenderRequest, type RenderTools } from './types.js';
+import { hasHelmCredentials, HelmHome, isHelmOciRepo, registryHost, repoCause } from './helm-home.js';
+import { RenderError, type RenderRequest, type RenderTools } from './types.js';
 
 /** The unpacked chart directory (or OCI artifact root) of a source that is not in Git. */
 export async function pullChart(req: RenderRequest, tools: RenderTools, helm: string): Promise<string> {
@@ -28,17 +28,29 @@ export async function pullChart(req: RenderRequest, tools: RenderTools, helm: st
   const settings = await req.helmRepository?.({ url: s.repoURL });
   const passCredentials = s.helm?.passCredentials ?? false;
   // Credentials are part of the key: two projects may reach one URL with different Secrets.
-  const key = JSON.stringify(['chart', s.repoURL, s.chart ?? '', req.revision ?? s.targetRevision, settings ?? null, passCredentials]);
+  const key = JSON.stringify([
+    'chart',
+    s.repoURL,
+    s.chart ?? '',
+    req.revision ?? s.targetRevision,
+    settings ?? null,
+    passCredentials,
+  ]);
   return tools.once(key, async () => {
     const home = await HelmHome.create(tools);
-    const run = { env: home.env, timeoutMs: tools.timeoutMs, ...(tools.signal ? { signal: tools.signal } : {}) };
+    const run = {
+      env: home.env,
+      timeoutMs: tools.timeoutMs,
+      ...(tools.signal ? { signal: tools.signal } : {}),
+    };
     const dest = await tools.tempDir('helm-pull-');
     const version = req.revision ?? s.targetRevision;
     const exec = async (args: string[], what: string) => {
       try {
         await tools.exec(helm, args, run);
       } catch (err) {
-        throw new RenderError(where, `failed to ${what}: ${home.scrub((err as Error).message)}`);
+        const cause = repoCause((err as Error).message, (err as { stdout?: string }).stdout ?? '');
+        throw new RenderError(where, `failed to ${what}: ${home.scrub(cause)}`);
       }
     };
     const oci = s.repoURL.startsWith('oci://');
@@ -69,7 +81,9 @@ export async function pullChart(req: RenderRequest, tools: RenderTools, helm: st
           dest,
           '--version',
           version,
+          ...(settings.insecure ? ['--insecure-skip-tls-verify'] : []),
           `repo/${s.chart}`,
+          ...(await home.certFiles(settings)),
           ...(passCredentials ? ['--pass-credentials'] : []),
         ],
         `pull ${s.chart} ${version} from ${s.repoURL}`,
@@ -95,10 +109,6 @@ export async function pullChart(req: RenderRequest, tools: RenderTools, helm: st
   });
 }
 
-export function hasHelmCredentials(r: HelmRepoSettings): boolean {
-  return Boolean(r.username || r.password || r.tlsClientCertData);
-}
-
 /** Unpacks the one archive `helm pull` left in `dest`; returns the chart's directory (the archive's top). */
 async function unpack(dest: string, where: string, tools: RenderTools): Promise<string> {
   const archives = (await readdir(dest)).filter((f) => f.endsWith('.tgz') || f.endsWith('.tar.gz'));
@@ -113,6 +123,7 @@ async function unpack(dest: string, where: string, tools: RenderTools): Promise<
     throw new RenderError(where, `failed to unpack the chart: ${(err as Error).message}`);
   }
   const tops = (await readdir(out, { withFileTypes: true })).filter((e) => e.isDirectory());
-  if (tops.length !== 1) throw new RenderError(where, 'failed to unpack the chart: the archive holds no single chart directory');
+  if (tops.length !== 1)
+    throw new RenderError(where, 'failed to unpack the chart: the archive holds no single chart directory');
   return join(out, tops[0]!.name);
 }

@@ -18,8 +18,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import type { HelmHome } from './helm-home.js';
-import { hasHelmCredentials } from './helm-chart.js';
+import { hasHelmCredentials, repoCause, UNABLE, type HelmHome } from './helm-home.js';
 import type { HelmRepoSettings, RenderRequest, RenderTools } from './types.js';
 
 /** helm's message for a chart whose dependencies are not under charts/ (Argo CD's IsMissingDependencyErr). */
@@ -50,7 +49,11 @@ export async function dependencyRepos(chartDir: string): Promise<DependencyRepo[
     if (repo.startsWith('@')) out.push({ url: '', name: repo.slice(1), oci: false });
     else if (repo.startsWith('alias:')) out.push({ url: '', name: repo.slice('alias:'.length), oci: false });
     else if (/^(https|oci):\/\//.test(repo))
-      out.push({ url: repo.replace(/^oci:\/\//, ''), name: repo.replaceAll('/', '-'), oci: repo.startsWith('oci://') });
+      out.push({
+        url: repo.replace(/^oci:\/\//, ''),
+        name: repo.replaceAll('/', '-'),
+        oci: repo.startsWith('oci://'),
+      });
   }
   return out;
 }
@@ -66,7 +69,12 @@ export async function buildDependencies(
   home: HelmHome,
   tools: RenderTools,
 ): Promise<void> {
-  const run = { cwd: chartDir, env: home.env, timeoutMs: tools.timeoutMs, ...(tools.signal ? { signal: tools.signal } : {}) };
+  const run = {
+    cwd: chartDir,
+    env: home.env,
+    timeoutMs: tools.timeoutMs,
+    ...(tools.signal ? { signal: tools.signal } : {}),
+  };
   const passCredentials = req.source.helm?.passCredentials ?? false;
   let plainHTTP = false;
   const added: string[] = [];
@@ -93,21 +101,22 @@ export async function buildDependencies(
     }
   }
   const own = await req.helmRepository?.({ url: req.source.repoURL });
-  const args = ['dependency', 'build', ...(own?.insecure ? ['--insecure-skip-tls-verify'] : []), ...(plainHTTP ? ['--plain-http'] : [])];
+  const args = [
+    'dependency',
+    'build',
+    ...(own?.insecure ? ['--insecure-skip-tls-verify'] : []),
+    ...(plainHTTP ? ['--plain-http'] : []),
+  ];
   try {
     await tools.exec(helm, args, run);
   } catch (err) {
     const message = home.scrub((err as Error).message);
     const stdout = home.scrub((err as { stdout?: string }).stdout ?? '');
-    const unreachable = /Unable to get an update from the "([^"]+)" chart repository[^:]*:\s*\n\s*(.+)/.exec(stdout);
+    const unreachable = UNABLE.exec(stdout);
     if (unreachable && message.includes('no cached repository'))
-      throw new DependencyRepoError(`failed to reach helm repository ${unreachable[1]}: ${unreachable[2]!.trim()}`);
+      throw new DependencyRepoError(
+        `failed to reach helm repository ${unreachable[1]}: ${unreachable[2]!.trim()}`,
+      );
     throw new DependencyRepoError(`failed to build helm dependencies: ${message}`);
   }
-}
-
-/** helm's reason a repository could not be read: its "Unable to get an update" line, else its error. */
-function repoCause(message: string, stdout: string): string {
-  const line = /Unable to get an update from the "[^"]+" chart repository[^:]*:\s*\n\s*(.+)/.exec(stdout);
-  return line ? line[1]!.trim() : message.replace(/^helm repo failed: /, '');
 }

@@ -62,7 +62,12 @@ export class HelmHome {
   }
 
   /** Adds `name` -> `url` with `repo`'s credentials to the home's repositories.yaml (helm repo add). */
-  async addRepository(name: string, url: string, repo: HelmRepoSettings | undefined, passCredentials: boolean) {
+  async addRepository(
+    name: string,
+    url: string,
+    repo: HelmRepoSettings | undefined,
+    passCredentials: boolean,
+  ) {
     const entry: Record<string, unknown> = { name, url, pass_credentials_all: passCredentials };
     if (repo?.username) entry['username'] = repo.username;
     if (repo?.password) entry['password'] = repo.password;
@@ -88,9 +93,13 @@ export class HelmHome {
     this.auths[host] = { auth: Buffer.from(`${repo.username}:${repo.password}`).toString('base64') };
     this.remember(this.auths[host].auth);
     await mkdir(join(this.dir, 'config', 'registry'), { recursive: true, mode: 0o700 });
-    await writeFile(join(this.dir, 'config', 'registry', 'config.json'), JSON.stringify({ auths: this.auths }), {
-      mode: 0o600,
-    });
+    await writeFile(
+      join(this.dir, 'config', 'registry', 'config.json'),
+      JSON.stringify({ auths: this.auths }),
+      {
+        mode: 0o600,
+      },
+    );
   }
 
   /** `text` without any secret value this home was given, nor the home's own path. */
@@ -99,6 +108,20 @@ export class HelmHome {
     for (const s of this.secrets) out = out.split(s).join('***');
     return out.split(this.dir).join('<helm home>');
   }
+}
+
+export function hasHelmCredentials(r: HelmRepoSettings): boolean {
+  return Boolean(r.username || r.password || r.tlsClientCertData);
+}
+
+/** helm's "Unable to get an update from the "<name|url>" chart repository (<url>):\n\t<cause>" line. */
+export const UNABLE =
+  /Unable to get an update from the "([^"]+)" chart repository(?: \([^)\n]*\))?:\s*\n\s*(.+)/;
+
+/** helm's reason a repository could not be read: its "Unable to get an update" line, else its error. */
+export function repoCause(message: string, stdout: string): string {
+  const line = UNABLE.exec(stdout);
+  return line ? line[2]!.trim() : message.replace(/^helm repo failed: /, '');
 }
 
 /** The registry host of a scheme-less OCI repository URL (`host[:port]/path`), as Argo CD's getHelmRegistry. */

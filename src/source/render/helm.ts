@@ -89,7 +89,10 @@ export function parseKubeVersion(version: string): string {
   if (!version) return '';
   const m = /^\s*v?(\d+)\.(\d+)(?:\.(\d+))?/.exec(version);
   if (!m) throw new Error(`could not parse kubernetes version ${version}`);
-  return [m[1], m[2], m[3]].filter((x) => x !== undefined).map((x) => String(Number(x))).join('.');
+  return [m[1], m[2], m[3]]
+    .filter((x) => x !== undefined)
+    .map((x) => String(Number(x)))
+    .join('.');
 }
 
 /**
@@ -123,7 +126,9 @@ export async function helmArgs(
   const args = ['template', '.', '--name-template', h.releaseName || req.appName];
   const namespace = h.namespace || req.destNamespace;
   if (namespace) args.push('--namespace', namespace);
-  const kubeVersion = parseKubeVersion(h.kubeVersion || req.source.kustomize?.kubeVersion || req.kubeVersion || '');
+  const kubeVersion = parseKubeVersion(
+    h.kubeVersion || req.source.kustomize?.kubeVersion || req.kubeVersion || '',
+  );
   if (kubeVersion) args.push('--kube-version', kubeVersion);
   const params = byName(h.parameters);
   for (const p of params.filter((x) => !x.forceString))
@@ -139,7 +144,11 @@ export async function helmArgs(
     if (path) args.push('--values', path);
   }
   if (valuesFile) args.push('--values', valuesFile);
-  const apiVersions = h.apiVersions.length ? h.apiVersions : (req.source.kustomize?.apiVersions.length ? req.source.kustomize.apiVersions : (req.apiVersions ?? []));
+  const apiVersions = h.apiVersions.length
+    ? h.apiVersions
+    : req.source.kustomize?.apiVersions.length
+      ? req.source.kustomize.apiVersions
+      : (req.apiVersions ?? []);
   for (const v of apiVersions) args.push('--api-versions', v);
   if (!h.skipCrds) args.push('--include-crds');
   if (h.skipSchemaValidation) args.push('--skip-schema-validation');
@@ -152,7 +161,11 @@ export async function renderHelm(
   chartDir: string | undefined,
   tools: RenderTools,
 ): Promise<RenderResult> {
-  const where = chartDir ? relative(req.root, chartDir) || '.' : req.source.chart ? `chart ${req.source.chart}` : req.source.repoURL;
+  const where = chartDir
+    ? relative(req.root, chartDir) || '.'
+    : req.source.chart
+      ? `chart ${req.source.chart}`
+      : req.source.repoURL;
   const helm = await tools.helm(req.source.helm?.version).catch((err: Error) => {
     throw new RenderError(where, err.message);
   });
@@ -168,7 +181,8 @@ export async function renderHelm(
   }
   const clean = (message: string) => {
     let out = home.scrub(message);
-    if (valuesFile) out = out.split(valuesFile).join('<temp file with values from source.helm.values/valuesObject>');
+    if (valuesFile)
+      out = out.split(valuesFile).join('<temp file with values from source.helm.values/valuesObject>');
     return out.split(`${dir}${sep}`).join('').split(dir).join('.');
   };
   const template = async () => {

@@ -78,7 +78,8 @@ export function editCommands(
   if (o.namePrefix) out.push(['edit', 'set', 'nameprefix', '--', o.namePrefix]);
   if (o.nameSuffix) out.push(['edit', 'set', 'namesuffix', '--', o.nameSuffix]);
   if (o.images.length) out.push(['edit', 'set', 'image', ...o.images.map((i) => envsubst(i, env))]);
-  if (o.replicas.length) out.push(['edit', 'set', 'replicas', ...o.replicas.map((r) => `${r.name}=${r.count}`)]);
+  if (o.replicas.length)
+    out.push(['edit', 'set', 'replicas', ...o.replicas.map((r) => `${r.name}=${r.count}`)]);
   if (Object.keys(o.commonLabels).length) {
     const labels = Object.fromEntries(Object.entries(o.commonLabels).map(([k, v]) => [k, envsubst(v, env)]));
     out.push([
@@ -95,7 +96,13 @@ export function editCommands(
     const annotations = o.commonAnnotationsEnvsubst
       ? Object.fromEntries(Object.entries(o.commonAnnotations).map(([k, v]) => [k, envsubst(v, env)]))
       : o.commonAnnotations;
-    out.push(['edit', 'add', 'annotation', ...(o.forceCommonAnnotations ? ['--force'] : []), ...pairs(annotations)]);
+    out.push([
+      'edit',
+      'add',
+      'annotation',
+      ...(o.forceCommonAnnotations ? ['--force'] : []),
+      ...pairs(annotations),
+    ]);
   }
   if (o.namespace) out.push(['edit', 'set', 'namespace', '--', o.namespace]);
   if (components.length) out.push(['edit', 'add', 'component', ...components]);
@@ -121,9 +128,11 @@ export function buildArgs(
 /** Appends the Application's patches to the kustomization's `patches` (Argo CD's Build does it by hand). */
 export function addPatches(text: string, patches: readonly Record<string, unknown>[]): string {
   const parsed = parseDocument(text);
-  if (parsed.errors[0]) throw new Error(`failed to unmarshal kustomization.yaml: ${parsed.errors[0].message.split('\n')[0]}`);
+  if (parsed.errors[0])
+    throw new Error(`failed to unmarshal kustomization.yaml: ${parsed.errors[0].message.split('\n')[0]}`);
   const doc = (parsed.toJS() ?? {}) as Record<string, unknown>;
-  if (typeof doc !== 'object' || Array.isArray(doc)) throw new Error('expected kustomization.yaml to be a map');
+  if (typeof doc !== 'object' || Array.isArray(doc))
+    throw new Error('expected kustomization.yaml to be a map');
   const existing = doc['patches'];
   if (existing !== undefined && !Array.isArray(existing))
     throw new Error("expected 'patches' field in kustomization.yaml to be a list");
