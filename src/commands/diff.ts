@@ -298,6 +298,13 @@ are read at both revisions, so apps the change adds or removes show as added or 
 }
 
 /** The repository credentials part of the source options (for `diff --base`). */
-function repositoriesOf(options: SourceServiceOptions): Pick<SourceServiceOptions, 'repositories'> {
-  return options.repositories ? { repositories: options.repositories } : {};
+/** What `diff --base` takes of the source options: credentials and the renderer binaries (no argocd-cm). */
+function repositoriesOf(
+  options: SourceServiceOptions,
+): Pick<SourceServiceOptions, 'repositories' | 'helmPath' | 'kustomizePath'> {
+  return {
+    ...(options.repositories ? { repositories: options.repositories } : {}),
+    ...(options.helmPath ? { helmPath: options.helmPath } : {}),
+    ...(options.kustomizePath ? { kustomizePath: options.kustomizePath } : {}),
+  };
 }
