@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { clusterSource, runBasePreview, type PreviewReport } from '../src/preview/index.js';
 import { ToolPaths } from '../src/source/index.js';
+import { forgetParsedFiles, setParseCacheDir } from '../src/util/yaml-docs.js';
 import type { BenchRow } from './run.js';
 import { timeMs } from './util.js';
 
@@ -123,6 +124,10 @@ spec:
 }
 
 async function preview(dir: string, cacheRoot: string): Promise<PreviewReport> {
+  // As the CLI: parsed app files are kept under the cache too (src/commands useParseCache).
+  // Each run starts as a new process would: nothing parsed in memory.
+  setParseCacheDir(join(cacheRoot, 'parsed'));
+  forgetParsedFiles();
   return runBasePreview({
     files: [join(dir, 'argocd')],
     base: 'HEAD~1',

@@ -183,6 +183,7 @@ are read at both revisions, so apps the change adds or removes show as added or 
       if ((flags['app-file'] ?? []).length === 0)
         throw new UsageError('failed to preview: give the Application files with -f', { subject: '--base' });
       const { runBasePreview, clusterSource } = await import('../preview/index.js');
+      useParseCache();
       const preview = await runBasePreview({
         files: flags['app-file'] ?? [],
         names: names as string[],

@@ -357,11 +357,30 @@ function compareSides(
     }
     const rules = [...(h ?? b)!.app.ignoreDifferences, ...(options.ignoreDifferences ?? [])];
     const baseObjs = keyed(b?.rendered?.objects ?? [], b?.app.destination.namespace ?? d.namespace);
-    const headObjs = keyed(h?.rendered?.objects ?? [], d.namespace);
+    // The head took the base's render (reuse.ts): the very same objects, nothing to compare.
+    const reused =
+      b?.rendered !== undefined &&
+      h?.rendered?.objects === b.rendered.objects &&
+      b.app.destination.namespace === d.namespace;
+    const headObjs = reused ? baseObjs : keyed(h?.rendered?.objects ?? [], d.namespace);
     for (const rk of new Set([...headObjs.keys(), ...baseObjs.keys()])) {
       const t = headObjs.get(rk);
       const l = baseObjs.get(rk);
       const id = (t ?? l)!;
+      if (reused) {
+        entry.resources.push({
+          group: id.group,
+          version: id.version,
+          kind: id.kind,
+          namespace: id.namespace,
+          name: id.name,
+          status: 'Synced',
+          difference: 'none',
+          requiresPruning: false,
+          changes: [],
+        });
+        continue;
+      }
       let live: KubeObject | null = null;
       if (l) {
         // The base carries itself as last-applied: fields the change removes are differences (three-way).
