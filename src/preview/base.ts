@@ -317,6 +317,13 @@ function byKey(a: ResourceStatus, b: ResourceStatus): number {
   return 0;
 }
 
+/** The verdict of a pair the head took unchanged from the base. */
+const SAME: Pick<ReturnType<typeof compareResource>, 'status' | 'difference' | 'changes' | 'diffText'> = {
+  status: 'Synced',
+  difference: 'none',
+  changes: [],
+};
+
 function compareSides(
   base: Map<string, TreeNode>,
   head: Map<string, TreeNode>,
@@ -367,28 +374,16 @@ function compareSides(
       const t = headObjs.get(rk);
       const l = baseObjs.get(rk);
       const id = (t ?? l)!;
-      if (reused) {
-        entry.resources.push({
-          group: id.group,
-          version: id.version,
-          kind: id.kind,
-          namespace: id.namespace,
-          name: id.name,
-          status: 'Synced',
-          difference: 'none',
-          requiresPruning: false,
-          changes: [],
-        });
-        continue;
-      }
       let live: KubeObject | null = null;
-      if (l) {
+      if (l && !reused) {
         // The base carries itself as last-applied: fields the change removes are differences (three-way).
         const annotations = { ...(l.obj.metadata?.annotations ?? {}) };
         annotations['kubectl.kubernetes.io/last-applied-configuration'] = JSON.stringify(l.obj);
         live = { ...l.obj, metadata: { ...l.obj.metadata, annotations } } as KubeObject;
       }
-      const result = compareResource({ target: t?.obj ?? null, live, ignoreDifferences: rules });
+      const result = reused
+        ? SAME
+        : compareResource({ target: t?.obj ?? null, live, ignoreDifferences: rules });
       entry.resources.push({
         group: id.group,
         version: id.version,

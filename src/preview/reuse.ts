@@ -23,6 +23,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { parse } from 'yaml';
 import type { Application, ApplicationSource } from '../apps/index.js';
+// Go's filepath.Match is path.Match on "/"-separated paths (Linux).
+import { goPathMatch } from '../apps/appset/index.js';
 import type { RenderedApp } from '../source/index.js';
 
 const KUSTOMIZATION = new Set(['kustomization.yaml', 'kustomization.yml', 'Kustomization']);
@@ -42,35 +44,13 @@ export function refreshPaths(app: Application, source: ApplicationSource): strin
   return out;
 }
 
-/** Go's filepath.Match on "/"-separated paths: `*`, `?`, `[...]` never cross "/". */
-function globMatch(pattern: string, name: string): boolean {
-  let re = '';
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i]!;
-    if (c === '*') re += '[^/]*';
-    else if (c === '?') re += '[^/]';
-    else if (c === '[') {
-      const end = pattern.indexOf(']', i + 1);
-      if (end < 0) return false; // Go: ErrBadPattern, no match
-      // Go's class syntax ([^...] negates) is the RegExp one.
-      re += `[${pattern.slice(i + 1, end)}]`;
-      i = end;
-    } else
-      re += (c === '\\' && i + 1 < pattern.length ? pattern[++i]! : c).replace(
-        /[.*+?^${}()|[\]\\/]/g,
-        '\\$&',
-      );
-  }
-  return new RegExp(`^${re}$`).test(name);
-}
-
 /** Argo CD's AppFilesHaveChanged: whether a changed file is one of, under, or matches `paths`. */
 export function filesHaveChanged(paths: readonly string[], changed: ReadonlySet<string>): boolean {
   if (changed.size === 0 || paths.length === 0) return true;
   for (const file of changed) {
     for (const p of paths) {
       const item = p === '.' ? '' : p;
-      if (file === item || item === '' || file.startsWith(`${item}/`) || globMatch(item, file)) return true;
+      if (file === item || item === '' || file.startsWith(`${item}/`) || goPathMatch(item, file)) return true;
     }
   }
   return false;

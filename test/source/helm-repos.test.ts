@@ -263,34 +263,28 @@ describe(`charts from Helm repositories (real helm ${helm.version})`, { skip: he
       'app/Chart.yaml': `apiVersion: v2\nname: app\nversion: 1.0.0\ndependencies:\n  - name: web\n    version: 0.1.0\n    repository: ${url}\n`,
     });
     try {
-      repo.commit(chart(`https://127.0.0.1:${port}/stable`));
-      await assert.rejects(
-        renderApp(`  source: {repoURL: "${repo.url}", path: app, targetRevision: main}`),
-        (err: Error) => {
-          assert.match(
-            err.message,
-            new RegExp(
-              `failed to render app from .*: failed to add helm repository https://127\\.0\\.0\\.1:${port}/stable: .*connection refused`,
-            ),
-          );
-          assert.ok(!err.message.includes('helm-manager'), err.message);
-          return true;
-        },
+      const fails = async (url: string, message: RegExp) => {
+        repo.commit(chart(url));
+        await assert.rejects(
+          renderApp(`  source: {repoURL: "${repo.url}", path: app, targetRevision: main}`),
+          (err: Error) => {
+            assert.match(err.message, message);
+            assert.ok(!err.message.includes('helm-manager'), err.message);
+            return true;
+          },
+        );
+      };
+      const at = `127\\.0\\.0\\.1:${port}/stable`;
+      await fails(
+        `https://127.0.0.1:${port}/stable`,
+        new RegExp(
+          `failed to render app from .*: failed to add helm repository https://${at}: .*connection refused`,
+        ),
       );
       // An http:// dependency Argo CD leaves to helm: named from helm's own report.
-      repo.commit(chart(`http://127.0.0.1:${port}/stable`));
-      await assert.rejects(
-        renderApp(`  source: {repoURL: "${repo.url}", path: app, targetRevision: main}`),
-        (err: Error) => {
-          assert.match(
-            err.message,
-            new RegExp(
-              `failed to reach helm repository http://127\\.0\\.0\\.1:${port}/stable: .*connection refused`,
-            ),
-          );
-          assert.ok(!err.message.includes('helm-manager'), err.message);
-          return true;
-        },
+      await fails(
+        `http://127.0.0.1:${port}/stable`,
+        new RegExp(`failed to reach helm repository http://${at}: .*connection refused`),
       );
     } finally {
       repo.remove();

@@ -15,18 +15,11 @@ import { useEmbeddedCluster } from '../support/embedded.js';
 import { TestRepo, tempDir } from '../support/git.js';
 import { fixtureChart } from '../support/helm-repo.js';
 import { realTool } from '../support/tools.js';
+import { JOB, jobController } from './job-controller.js';
 import { application, connectAs, newCacheRoot, reportOf, sync, syncRequest } from '../controller/setup.js';
 
 const helm = realTool('helm');
 
-const JOB: ResourceInfo = {
-  group: 'batch',
-  version: 'v1',
-  kind: 'Job',
-  plural: 'jobs',
-  namespaced: true,
-  verbs: [],
-};
 const CM: ResourceInfo = {
   group: '',
   version: 'v1',
@@ -43,37 +36,6 @@ const POD: ResourceInfo = {
   namespaced: true,
   verbs: [],
 };
-
-/** Completes every Job created in `namespace`, as the Job controller would; returns their names in order. */
-async function jobController(
-  conn: ClusterConnection,
-  namespace: string,
-  signal: AbortSignal,
-): Promise<string[]> {
-  const seen: string[] = [];
-  const stream = await conn.client.watch(JOB, { namespace, signal });
-  void (async () => {
-    try {
-      for await (const ev of stream) {
-        if (ev.type !== 'ADDED') continue;
-        const name = ev.object.metadata?.name ?? '';
-        seen.push(name);
-        await conn.client.request({
-          verb: 'patch',
-          method: 'PATCH',
-          path: `/apis/batch/v1/namespaces/${namespace}/jobs/${name}/status`,
-          body: { status: { succeeded: 1, conditions: [{ type: 'Complete', status: 'True' }] } },
-          contentType: 'application/merge-patch+json',
-          subject: `job ${name}`,
-          groupKind: 'batch/Job',
-        });
-      }
-    } catch {
-      // aborted
-    }
-  })();
-  return seen;
-}
 
 function chartFiles(dir: string, prefix: string): Record<string, string> {
   const out: Record<string, string> = {};
@@ -109,7 +71,7 @@ describe(
     });
 
     it('pre-install runs in PreSync by weight, post-install in PostSync; hook-succeeded Jobs are deleted; test hooks never run', async () => {
-      const jobs = await jobController(conn, 'shop', stop.signal);
+      const jobs = await jobController(conn, 'shop', () => false, stop.signal);
       const app = application('shop', repo.url, 'hooks', { namespace: 'shop' });
       const report = await sync(fx, [app], cacheRoot, syncRequest());
       const r = reportOf(report, 'shop');

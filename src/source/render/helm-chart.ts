@@ -53,6 +53,18 @@ export async function pullChart(req: RenderRequest, tools: RenderTools, helm: st
         throw new RenderError(where, `failed to ${what}: ${home.scrub(cause)}`);
       }
     };
+    // Argo CD's Fetch: `helm pull --destination D --version V [--insecure-skip-tls-verify] <chart...>`.
+    const repoPull = (chart: string[]) => [
+      'pull',
+      '--destination',
+      dest,
+      '--version',
+      version,
+      ...(settings?.insecure ? ['--insecure-skip-tls-verify'] : []),
+      ...chart,
+      ...(passCredentials ? ['--pass-credentials'] : []),
+    ];
+    const pulling = `pull ${s.chart} ${version} from ${s.repoURL}`;
     const oci = s.repoURL.startsWith('oci://');
     if (oci || isHelmOciRepo(s.repoURL) || settings?.enableOCI) {
       const ref = oci ? s.repoURL : `oci://${s.repoURL.replace(/\/+$/, '')}/${s.chart}`;
@@ -74,36 +86,9 @@ export async function pullChart(req: RenderRequest, tools: RenderTools, helm: st
     } else if (settings && hasHelmCredentials(settings)) {
       await home.addRepository('repo', s.repoURL, settings, passCredentials);
       await exec(['repo', 'update', 'repo'], `read the index of ${s.repoURL}`);
-      await exec(
-        [
-          'pull',
-          '--destination',
-          dest,
-          '--version',
-          version,
-          ...(settings.insecure ? ['--insecure-skip-tls-verify'] : []),
-          `repo/${s.chart}`,
-          ...(await home.certFiles(settings)),
-          ...(passCredentials ? ['--pass-credentials'] : []),
-        ],
-        `pull ${s.chart} ${version} from ${s.repoURL}`,
-      );
+      await exec(repoPull([`repo/${s.chart}`, ...(await home.certFiles(settings))]), pulling);
     } else {
-      await exec(
-        [
-          'pull',
-          '--destination',
-          dest,
-          '--version',
-          version,
-          ...(settings?.insecure ? ['--insecure-skip-tls-verify'] : []),
-          '--repo',
-          s.repoURL,
-          s.chart!,
-          ...(passCredentials ? ['--pass-credentials'] : []),
-        ],
-        `pull ${s.chart} ${version} from ${s.repoURL}`,
-      );
+      await exec(repoPull(['--repo', s.repoURL, s.chart!]), pulling);
     }
     return unpack(dest, where, tools);
   });
