@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import {
   appFlags,
+  checkPluginConfigs,
   clientOptionsOf,
   clusterSecretsOf,
   sourceSelection,
@@ -182,6 +183,7 @@ are read at both revisions, so apps the change adds or removes show as added or 
         );
       if ((flags['app-file'] ?? []).length === 0)
         throw new UsageError('failed to preview: give the Application files with -f', { subject: '--base' });
+      await checkPluginConfigs(flags);
       const { runBasePreview, clusterSource } = await import('../preview/index.js');
       useParseCache();
       const preview = await runBasePreview({
@@ -203,7 +205,8 @@ are read at both revisions, so apps the change adds or removes show as added or 
         source: {
           hardRefresh: flags['hard-refresh'],
           signal: this.signal,
-          // Private repositories of the apps' sources (--repositories-file): docs/repositories.md.
+          // Private repositories of the apps' sources (--repositories-file): docs/repositories.md; and
+          // config management plugins (--plugin-config): docs/plugins.md.
           ...repositoriesOf(sourceSelection(flags, (m) => this.warnLine(m))),
         },
         onWarning: (m) => this.warnLine(m),
@@ -298,13 +301,13 @@ are read at both revisions, so apps the change adds or removes show as added or 
   }
 }
 
-/** The repository credentials part of the source options (for `diff --base`). */
-/** What `diff --base` takes of the source options: credentials and the renderer binaries (no argocd-cm). */
+/** What `diff --base` takes of the source options: credentials, plugins and the renderer binaries (no argocd-cm). */
 function repositoriesOf(
   options: SourceServiceOptions,
-): Pick<SourceServiceOptions, 'repositories' | 'helmPath' | 'kustomizePath'> {
+): Pick<SourceServiceOptions, 'repositories' | 'plugins' | 'helmPath' | 'kustomizePath'> {
   return {
     ...(options.repositories ? { repositories: options.repositories } : {}),
+    ...(options.plugins ? { plugins: options.plugins } : {}),
     ...(options.helmPath ? { helmPath: options.helmPath } : {}),
     ...(options.kustomizePath ? { kustomizePath: options.kustomizePath } : {}),
   };

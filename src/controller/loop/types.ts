@@ -10,7 +10,7 @@
 import type { AppSummary, Application, RetryStrategy, StatusRenderedSource } from '../../apps/index.js';
 import type { HealthStatus } from '../../health/index.js';
 import type { OperationReport, ResourceFilter as SyncResourceFilter } from '../../sync/index.js';
-import type { AppSyncStatus, ComparisonResult, RunEvent } from '../refresh/types.js';
+import type { AppCondition, AppSyncStatus, ComparisonResult, RunEvent } from '../refresh/index.js';
 
 /**
  * Argo CD's CompareWith (appcontroller.go): 0 nothing (tree only), 1 the recent revision (a watch event on a
@@ -66,7 +66,7 @@ export interface AppLoopState {
    */
   rendered?: { sources: StatusRenderedSource[]; summary: AppSummary };
   /** The last refresh's error (render, destination, project...), cleared by a successful one. */
-  error?: { message: string; exitCode: number };
+  error?: { message: string; exitCode: number; conditions?: AppCondition[] };
   /** When the last refresh finished (Argo CD's `status.reconciledAt`), ISO 8601. */
   reconciledAt?: string;
   /** The operation running now. */

@@ -5,6 +5,8 @@
  * 1. `chart` set -> Helm from a Helm repository (no checkout);
  * 2. exactly one of `helm`, `kustomize`, `directory` set -> that type (parse.ts rejects several);
  * 3. a kustomization file in the directory -> Kustomize; else `Chart.yaml` -> Helm; else Directory.
+ * A `plugin` source, or one of no explicit type that a plugin's discovery matches (checked before step 3,
+ * as Argo CD does), is rendered by its config management plugin (plugin.ts).
  * The source path must exist and stay inside the repository (`..` escapes are errors).
  */
 // Synchronous file-system calls: fs/promises costs a thread-pool round trip per call (about a millisecond
@@ -15,6 +17,7 @@ import { renderDirectory } from './directory.js';
 import { renderHelm } from './helm.js';
 import { pullChart } from './helm-chart.js';
 import { kustomizationFile, renderKustomize } from './kustomize.js';
+import { renderPlugin, selectPlugin } from './plugin.js';
 import {
   RenderError,
   type RenderRequest,
@@ -35,7 +38,11 @@ async function isFile(path: string): Promise<boolean> {
   }
 }
 
-export async function detectSourceType(req: RenderRequest, dir: string): Promise<SourceType> {
+/** The built-in type of a source that is not a plugin's (plugin.ts `selectPlugin` decides that first). */
+export async function detectSourceType(
+  req: RenderRequest,
+  dir: string,
+): Promise<Exclude<SourceType, 'Plugin'>> {
   const s = req.source;
   if (s.chart || s.helm) return 'Helm';
   if (s.kustomize) return 'Kustomize';
@@ -75,6 +82,8 @@ export async function renderSource(req: RenderRequest, tools: RenderTools): Prom
     req = { ...req, root: await pullChart(req, tools, helm) };
   }
   const dir = await sourceDir(req.root, req.source.path || '.');
+  const plugin = await selectPlugin(req, dir, tools);
+  if (plugin) return renderPlugin(req, dir, plugin, tools);
   switch (await detectSourceType(req, dir)) {
     case 'Helm':
       return renderHelm(req, dir, tools);
