@@ -132,6 +132,11 @@ class Reader {
     return this.obj[key];
   }
 
+  /** Fails naming this object's path. */
+  invalid(why: string): never {
+    return this.fail(`${this.path}: ${why}`);
+  }
+
   private failAt(key: string, i: number): never {
     return this.fail(`${this.path}.${key}[${i}] must be an object`);
   }
@@ -299,13 +304,36 @@ function readKustomize(r: Reader): KustomizeOptions {
   const namePrefix = r.str('namePrefix');
   const nameSuffix = r.str('nameSuffix');
   const namespace = r.str('namespace');
+  const version = r.str('version');
+  const kubeVersion = r.str('kubeVersion');
+  const patches = r.raw('patches');
   return {
     ...(namePrefix ? { namePrefix } : {}),
     ...(nameSuffix ? { nameSuffix } : {}),
     images: r.strings('images'),
+    replicas: r.list('replicas').map((p) => {
+      const count = p.raw('count');
+      // IntOrString: an integer, or a string holding one (KustomizeReplica.GetIntCount).
+      if (typeof count === 'number' ? !Number.isInteger(count) : !/^-?\d+$/.test(String(count ?? '')))
+        p.invalid(`count ${JSON.stringify(count)} is not an integer`);
+      return { name: p.str('name') ?? '', count: String(count) };
+    }),
     commonLabels: r.map('commonLabels'),
     commonAnnotations: r.map('commonAnnotations'),
+    forceCommonLabels: r.bool('forceCommonLabels'),
+    forceCommonAnnotations: r.bool('forceCommonAnnotations'),
+    commonAnnotationsEnvsubst: r.bool('commonAnnotationsEnvsubst'),
+    labelWithoutSelector: r.bool('labelWithoutSelector'),
+    labelIncludeTemplates: r.bool('labelIncludeTemplates'),
     ...(namespace ? { namespace } : {}),
+    patches: Array.isArray(patches)
+      ? patches.filter((p): p is Record<string, unknown> => p !== null && typeof p === 'object')
+      : [],
+    components: r.strings('components'),
+    ignoreMissingComponents: r.bool('ignoreMissingComponents'),
+    ...(version ? { version } : {}),
+    ...(kubeVersion ? { kubeVersion } : {}),
+    apiVersions: r.strings('apiVersions'),
   };
 }
 
@@ -316,6 +344,7 @@ function readHelm(r: Reader): HelmOptions {
   const releaseName = r.str('releaseName');
   const namespace = r.str('namespace');
   const kubeVersion = r.str('kubeVersion');
+  const version = r.str('version');
   return {
     valueFiles: r.strings('valueFiles'),
     values,
@@ -334,6 +363,9 @@ function readHelm(r: Reader): HelmOptions {
     ignoreMissingValueFiles: r.bool('ignoreMissingValueFiles'),
     ...(kubeVersion ? { kubeVersion } : {}),
     apiVersions: r.strings('apiVersions'),
+    ...(version ? { version } : {}),
+    passCredentials: r.bool('passCredentials'),
+    skipSchemaValidation: r.bool('skipSchemaValidation'),
   };
 }
 

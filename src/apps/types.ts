@@ -38,6 +38,10 @@ export interface HelmOptions {
   ignoreMissingValueFiles: boolean;
   kubeVersion?: string;
   apiVersions: string[];
+  /** `helm.version`: "", "v3" or "v4" (Argo CD 3.6 runs one helm for all three; others are an error). */
+  version?: string;
+  passCredentials: boolean;
+  skipSchemaValidation: boolean;
 }
 
 export interface KustomizeOptions {
@@ -45,9 +49,24 @@ export interface KustomizeOptions {
   nameSuffix?: string;
   /** `name[=newName][:tag|@digest]` as `kustomize edit set image` takes them. */
   images: string[];
+  /** `kustomize edit set replicas name=count` (count as written: an integer or a numeric string). */
+  replicas: Array<{ name: string; count: string }>;
   commonLabels: Record<string, string>;
   commonAnnotations: Record<string, string>;
+  forceCommonLabels: boolean;
+  forceCommonAnnotations: boolean;
+  commonAnnotationsEnvsubst: boolean;
+  labelWithoutSelector: boolean;
+  labelIncludeTemplates: boolean;
   namespace?: string;
+  /** Kustomize patches as written (path/patch/target/options), appended to the kustomization's own. */
+  patches: Record<string, unknown>[];
+  components: string[];
+  ignoreMissingComponents: boolean;
+  /** A version registered in argocd-cm (`kustomize.path.<version>`); undefined = the default binary. */
+  version?: string;
+  kubeVersion?: string;
+  apiVersions: string[];
 }
 
 export interface JsonnetVar {

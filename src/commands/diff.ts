@@ -185,6 +185,7 @@ are read at both revisions, so apps the change adds or removes show as added or 
         throw new UsageError('failed to preview: give the Application files with -f', { subject: '--base' });
       await checkPluginConfigs(flags);
       const { runBasePreview, clusterSource } = await import('../preview/index.js');
+      useParseCache();
       const preview = await runBasePreview({
         files: flags['app-file'] ?? [],
         names: names as string[],
@@ -300,12 +301,14 @@ are read at both revisions, so apps the change adds or removes show as added or 
   }
 }
 
-/** The repository credentials and plugins parts of the source options (for `diff --base`). */
+/** What `diff --base` takes of the source options: credentials, plugins and the renderer binaries (no argocd-cm). */
 function repositoriesOf(
   options: SourceServiceOptions,
-): Pick<SourceServiceOptions, 'repositories' | 'plugins'> {
+): Pick<SourceServiceOptions, 'repositories' | 'plugins' | 'helmPath' | 'kustomizePath'> {
   return {
     ...(options.repositories ? { repositories: options.repositories } : {}),
     ...(options.plugins ? { plugins: options.plugins } : {}),
+    ...(options.helmPath ? { helmPath: options.helmPath } : {}),
+    ...(options.kustomizePath ? { kustomizePath: options.kustomizePath } : {}),
   };
 }

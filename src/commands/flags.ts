@@ -114,6 +114,16 @@ export const appFlags = {
     description: 'Ignore cached manifests and render again.',
     helpGroup: SELECT,
   }),
+  'helm-path': Flags.string({
+    description:
+      "The helm binary that renders Helm sources. Default: helm on PATH, else the one `npm run tools` installs (Argo CD 3.6's 4.2.4).",
+    helpGroup: SELECT,
+  }),
+  'kustomize-path': Flags.string({
+    description:
+      "The kustomize binary that renders kustomize sources without kustomize.version (argocd-cm kustomize.path.<version> names the others). Default: kustomize on PATH, else the one `npm run tools` installs (Argo CD 3.6's 5.8.1).",
+    helpGroup: SELECT,
+  }),
   'repositories-file': Flags.string({
     description:
       "Argo CD repository Secrets (secret-type repository / repo-creds) and argocd-ssh-known-hosts-cm as YAML/JSON: Git and Helm credentials. Default: the live Argo CD namespace's with --from-cluster (files are read first). Repeatable. See docs/repositories.md.",
@@ -167,9 +177,13 @@ export interface AppFlagValues {
   name?: string | undefined;
   local?: string | undefined;
   'hard-refresh'?: boolean | undefined;
+  'helm-path'?: string | undefined;
+  'kustomize-path'?: string | undefined;
   'repositories-file'?: string[] | undefined;
   'plugin-config'?: string[] | undefined;
   'clusters-file'?: string[] | undefined;
+  /** argocd-cm, when the command reads it (its kustomize settings pick kustomize binaries and build options). */
+  'argocd-cm'?: string | undefined;
   shard?: number | undefined;
   replicas?: number | undefined;
   'sharding-algorithm'?: string | undefined;
@@ -321,6 +335,12 @@ export function sourceSelection(
     argocdNamespace: namespace,
     hardRefresh: flags['hard-refresh'] ?? false,
     ...(flags.local ? { local: flags.local } : {}),
+    ...(flags['helm-path'] ? { helmPath: flags['helm-path'] } : {}),
+    ...(flags['kustomize-path'] ? { kustomizePath: flags['kustomize-path'] } : {}),
+    // argocd-cm's kustomize keys, read on the first kustomize render (the same reading as the run's settings).
+    ...(flags['argocd-cm'] !== undefined || live
+      ? { kustomizeSettings: async () => (await runSettings(flags, onWarning)).settings?.kustomize }
+      : {}),
     ...(files.length > 0 || live
       ? {
           // Read once, on the first Git or Helm repository use (docs/repositories.md).
@@ -502,6 +522,8 @@ export interface SettingsFlagValues extends AppFlagValues {
  * apps come `--from-cluster` (a missing ConfigMap: Argo CD's defaults, with a warning), else none. The
  * tracking flags win over argocd-cm's tracking keys.
  */
+const settingsFiles = new WeakMap<object, Promise<ArgoCdSettings>>();
+
 export async function runSettings(
   flags: SettingsFlagValues,
   onWarning: (message: string) => void,
@@ -515,8 +537,18 @@ export async function runSettings(
     throw new UsageError('failed to read: standard input is already read by -f -', {
       subject: '--argocd-cm -',
     });
-  if (flags['argocd-cm'] !== undefined) settings = await loadArgoCdSettingsFile(flags['argocd-cm']);
-  else if (flags['from-cluster']) {
+  if (flags['argocd-cm'] !== undefined) {
+    // A file (or stdin) is read once per run, however many readers ask (the renderers' kustomize keys too).
+    const file = flags['argocd-cm'];
+    let read = settingsFiles.get(flags);
+    const first = !read;
+    if (!read) {
+      read = loadArgoCdSettingsFile(file);
+      settingsFiles.set(flags, read);
+    }
+    settings = await read;
+    if (!first) settings = { ...settings, warnings: [] };
+  } else if (flags['from-cluster']) {
     const namespace = flags['argocd-namespace'] ?? DEFAULT_ARGOCD_NAMESPACE;
     settings = await readLiveArgoCdSettings({ namespace, ...liveAccess(flags) });
     if (!settings)

@@ -39,6 +39,8 @@ export class ExecError extends Error {
     readonly stderr: string,
     readonly exitCode: number | null,
     readonly timedOut: boolean,
+    /** What the tool printed on stdout before failing (helm prints some reasons there). */
+    readonly stdout = '',
   ) {
     super(message);
     this.name = 'ExecError';
@@ -117,7 +119,7 @@ export const execProcess: Exec = (command, args, options = {}) =>
         : aborted
           ? 'interrupted'
           : trimStderr(stderr) || `exit code ${code}`;
-      reject(new ExecError(`${what} failed: ${why}`, stderr, code, timedOut));
+      reject(new ExecError(`${what} failed: ${why}`, stderr, code, timedOut, stdout));
     });
   });
 

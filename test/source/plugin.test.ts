@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { chmodSync, cpSync, existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { parseApplication, parsePluginConfig, type PluginConfig } from '../../src/apps/index.js';
@@ -18,6 +18,7 @@ import {
 import { pluginTimeoutMs } from '../../src/source/render/plugin.js';
 import { TestRepo, tempDir, tools, tree } from '../support/git.js';
 import { repoRoot } from '../support/paths.js';
+import { realTool } from '../support/tools.js';
 
 const SHA = 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678';
 
@@ -326,8 +327,14 @@ function fixtureTree(): string {
   return root;
 }
 
-const helmInstalled = Boolean(await which('helm'));
-const kustomizeInstalled = Boolean((await which('kustomize')) ?? (await which('kubectl')));
+// The plugin runs `helm` and `kustomize` from PATH, as a cmp sidecar does: the ones `npm run tools` installs
+// (test/support/tools.ts: missing ones fail in CI) go first on this process's PATH.
+const realHelm = realTool('helm');
+const realKustomize = realTool('kustomize');
+if (!realHelm.skip && !realKustomize.skip)
+  process.env['PATH'] = [dirname(realHelm.path), dirname(realKustomize.path), process.env['PATH']].join(':');
+const helmInstalled = !realHelm.skip && Boolean(await which('helm'));
+const kustomizeInstalled = !realKustomize.skip && Boolean(await which('kustomize'));
 
 describe('config management plugins: kustomized-helm (helm, then kustomize)', () => {
   for (const [what, file, skip] of [

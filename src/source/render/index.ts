@@ -15,6 +15,7 @@ import { realpathSync, statSync } from 'node:fs';
 import { join, normalize, sep } from 'node:path';
 import { renderDirectory } from './directory.js';
 import { renderHelm } from './helm.js';
+import { pullChart } from './helm-chart.js';
 import { kustomizationFile, renderKustomize } from './kustomize.js';
 import { renderPlugin, selectPlugin } from './plugin.js';
 import {
@@ -73,6 +74,13 @@ export async function sourceDir(root: string, path: string): Promise<string> {
 
 export async function renderSource(req: RenderRequest, tools: RenderTools): Promise<RenderResult> {
   if (req.source.chart) return renderHelm(req, undefined, tools);
+  // An OCI source: the artifact (a chart) unpacked is the source root (helm-chart.ts).
+  if (req.source.repoURL.startsWith('oci://')) {
+    const helm = await tools.helm(req.source.helm?.version).catch((err: Error) => {
+      throw new RenderError(req.source.repoURL, err.message);
+    });
+    req = { ...req, root: await pullChart(req, tools, helm) };
+  }
   const dir = await sourceDir(req.root, req.source.path || '.');
   const plugin = await selectPlugin(req, dir, tools);
   if (plugin) return renderPlugin(req, dir, plugin, tools);
