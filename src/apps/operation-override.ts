@@ -73,7 +73,10 @@ export function readSyncOverride(
       try {
         out.overrideSources = parseApplication(manifest, app.origin).sources;
       } catch (err) {
-        const why = err instanceof Error ? err.message.replace(/^[^:]*: /, '') : String(err);
+        const why = (err instanceof Error ? err.message : String(err)).replace(
+          /^.*?failed to load Application[^:]*: /,
+          '',
+        );
         return fail(
           `operation.sync.${'sources' in given ? 'sources' : 'source'}`,
           `is not a valid source: ${why}`,
