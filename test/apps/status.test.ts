@@ -517,7 +517,7 @@ describe('buildStatus: operationState and history', () => {
   it("a rollback: operation, syncResult and history carry the operation's source (argocd app rollback)", () => {
     const old = { ...source, path: 'web-old' };
     const rollback = {
-      initiatedBy: { username: 'bob' },
+      initiatedBy: { automated: false, username: 'bob' },
       revision: 'abc123',
       prune: false,
       dryRun: false,

@@ -22,6 +22,8 @@ export const APPS = '/apis/argoproj.io/v1alpha1/namespaces/argocd/applications';
 export interface ControllerHarness {
   events: Event[];
   warnings: string[];
+  /** Reloads run (argocd-cm or a Secret changed), with `reload: true`. */
+  reloads: number;
   until(match: (e: Event) => boolean, from?: number): Promise<Event>;
   /** POSTs an Application (YAML) into `argocd`, with `extra` top-level fields (operation, metadata). */
   create(yaml: string, extra?: Record<string, unknown>): Promise<void>;
@@ -45,6 +47,7 @@ export async function startController(
   fx: EmbeddedFixture,
   cacheRoot: string,
   namespaces: readonly string[],
+  options: { reload?: boolean } = {},
 ): Promise<ControllerHarness> {
   const conn: ClusterConnection = await connect({
     kubeconfig: fx.kubeconfig,
@@ -63,21 +66,32 @@ export async function startController(
   const waiters: Array<{ match: (e: Event) => boolean; resolve: (e: Event) => void; from: number }> = [];
   const abort = new AbortController();
   const source: SourceService = createSourceService({ cacheRoot });
+  const loopOptions = () => ({
+    kubeconfig: fx.kubeconfig,
+    discovery: { cacheDir: join(fx.dir, 'discovery'), ttlMs: 0 },
+    client: { retry: { baseDelayMs: 5, maxDelayMs: 20 } },
+    eventBatchMs: 10,
+    appResyncMs: 0,
+    diffText: false,
+  });
+  const harness = { reloads: 0 };
   const done = runController({
     argocdNamespace: 'argocd',
     kubeconfig: fx.kubeconfig,
     client: { retry: { baseDelayMs: 5, maxDelayMs: 20 } },
     signal: abort.signal,
     finalizerRetryMs: 50,
-    loopOptions: {
-      kubeconfig: fx.kubeconfig,
-      discovery: { cacheDir: join(fx.dir, 'discovery'), ttlMs: 0 },
-      client: { retry: { baseDelayMs: 5, maxDelayMs: 20 } },
-      eventBatchMs: 10,
-      appResyncMs: 0,
-      diffText: false,
-      source,
-    },
+    loopOptions: { ...loopOptions(), source },
+    ...(options.reload
+      ? {
+          reloadDelayMs: 20,
+          reload: async () => {
+            harness.reloads++;
+            const next = createSourceService({ cacheRoot });
+            return { loopOptions: { ...loopOptions(), source: next }, close: () => next.close() };
+          },
+        }
+      : {}),
     onWarning: (m) => warnings.push(m),
     onEvent: (e) => {
       events.push(e);
@@ -97,6 +111,9 @@ export async function startController(
   return {
     events,
     warnings,
+    get reloads() {
+      return harness.reloads;
+    },
     until,
     async create(yaml, extra = {}) {
       const body = { ...(parse(yaml) as KubeObject), ...extra };
