@@ -6,8 +6,7 @@
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { parse } from 'yaml';
-import { connect } from '../../../src/cluster/index.js';
-import type { ClusterConnection, KubeObject } from '../../../src/cluster/index.js';
+import type { KubeObject } from '../../../src/cluster/index.js';
 import { runController } from '../../../src/controller/index.js';
 import type { ControllerEvent, LoopEvent } from '../../../src/controller/index.js';
 import { createSourceService } from '../../../src/source/index.js';
@@ -34,27 +33,16 @@ export interface ControllerHarness {
   stop(): Promise<void>;
 }
 
-const CRD_INFO = {
-  group: 'apiextensions.k8s.io',
-  version: 'v1',
-  kind: 'CustomResourceDefinition',
-  plural: 'customresourcedefinitions',
-  namespaced: false,
-  verbs: ['create'],
-};
-
 export async function startController(
   fx: EmbeddedFixture,
   cacheRoot: string,
   namespaces: readonly string[],
   options: { reload?: boolean } = {},
 ): Promise<ControllerHarness> {
-  const conn: ClusterConnection = await connect({
-    kubeconfig: fx.kubeconfig,
-    discovery: { cacheDir: join(fx.dir, 'disc0'), ttlMs: 0 },
-  });
-  await conn.client.create(CRD_INFO, structuredClone(APPLICATION_CRD) as unknown as KubeObject);
-  await conn.client.create(CRD_INFO, structuredClone(APP_PROJECT_CRD) as unknown as KubeObject);
+  for (const crd of [APPLICATION_CRD, APP_PROJECT_CRD]) {
+    const res = await api(fx.cluster, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+  }
   for (const name of ['argocd', ...namespaces])
     await api(fx.cluster, 'POST', '/api/v1/namespaces', {
       apiVersion: 'v1',
@@ -142,7 +130,6 @@ export async function startController(
       abort.abort();
       await done;
       await source.close();
-      conn.close();
     },
   };
 }
