@@ -100,6 +100,22 @@ export {
 } from './project-rules.js';
 export type { ProjectCluster, ProjectClusters, ProjectCondition, ScopedCluster } from './project-rules.js';
 export { loadRepositoryFiles, readLiveRepositories } from './repositories.js';
+export {
+  discoveryConfigured,
+  loadPluginConfigFiles,
+  mergePluginConfigs,
+  parsePluginConfig,
+  readLivePluginConfigs,
+  CMP_CONFIGMAP,
+  PLUGIN_CONFIG_KIND,
+} from './plugins.js';
+export type {
+  LivePluginsOptions,
+  ParameterAnnouncement,
+  PluginCommand,
+  PluginConfig,
+  PluginConfigSet,
+} from './plugins.js';
 export type { RepositorySourceObject, LiveRepositoriesOptions } from './repositories.js';
 
 export { DEFAULT_ARGOCD_NAMESPACE } from '../common/index.js';

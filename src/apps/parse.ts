@@ -22,6 +22,8 @@ import type {
   IgnoreDifference,
   JsonnetVar,
   KustomizeOptions,
+  PluginOptions,
+  PluginParameter,
   RetryStrategy,
   SyncPolicy,
 } from './types.js';
@@ -240,12 +242,11 @@ function readSource(r: Reader, fail: (why: string) => never): ApplicationSource 
   if (ref !== undefined && !/^[A-Za-z0-9_-]+$/.test(ref)) fail(`${r.path}.ref "${ref}" must be alphanumeric`);
   const kinds = ['directory', 'kustomize', 'helm', 'plugin'].filter((k) => r.has(k));
   if (kinds.length > 1) fail(`${r.path}: multiple source types set (${kinds.join(', ')})`);
-  // Rendering a plugin source as a plain directory would report a desired state Argo CD never produces.
-  if (r.has('plugin')) fail(`${r.path}.plugin: config management plugins are not supported`);
   const name = r.str('name') || undefined;
   const directory = r.child('directory');
   const kustomize = r.child('kustomize');
   const helm = r.child('helm');
+  const plugin = r.child('plugin');
   return {
     repoURL,
     path,
@@ -256,7 +257,26 @@ function readSource(r: Reader, fail: (why: string) => never): ApplicationSource 
     ...(directory ? { directory: readDirectory(directory) } : {}),
     ...(kustomize ? { kustomize: readKustomize(kustomize) } : {}),
     ...(helm ? { helm: readHelm(helm) } : {}),
+    ...(plugin ? { plugin: readPlugin(plugin) } : {}),
   };
+}
+
+/**
+ * `plugin` as Argo CD's ApplicationSourcePlugin, unvalidated as Argo CD leaves it: an env entry is a name
+ * and a value, a parameter a name and any of `string`, `map`, `array`.
+ */
+function readPlugin(r: Reader): PluginOptions {
+  const env = r.list('env').map((e) => ({ name: e.str('name') ?? '', value: e.str('value') ?? '' }));
+  const parameters = r.list('parameters').map((p): PluginParameter => {
+    const string = p.str('string');
+    return {
+      name: p.str('name') ?? '',
+      ...(string !== undefined ? { string } : {}),
+      ...(p.has('map') ? { map: p.map('map') } : {}),
+      ...(p.has('array') ? { array: p.strings('array') } : {}),
+    };
+  });
+  return { name: r.str('name') ?? '', env, parameters };
 }
 
 function readDirectory(r: Reader): DirectoryOptions {

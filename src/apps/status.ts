@@ -83,7 +83,10 @@ export interface StatusComparison {
 export interface StatusSource {
   app: Application;
   comparison?: StatusComparison | undefined;
-  error?: { message: string; exitCode: number } | undefined;
+  /** `conditions`: Argo CD's conditions for this failure (a project refusal), written as they are. */
+  error?:
+    | { message: string; exitCode: number; conditions?: ReadonlyArray<{ type: string; message: string }> }
+    | undefined;
   reconciledAt?: string | undefined;
   running?:
     { request: AppOperationRequest; startedAt: string; terminating?: boolean | undefined } | undefined;
@@ -163,12 +166,11 @@ export function buildStatus(options: BuildStatusOptions): BuiltStatus {
 
   if (state.error) {
     const type = state.error.exitCode === 2 ? 'InvalidSpecError' : 'ComparisonError';
-    status['conditions'] = setConditions(
-      previous['conditions'],
-      [{ type, message: state.error.message }],
-      ERROR_TYPES,
-      now,
-    );
+    // A project refusal carries Argo CD's own conditions (refreshAppConditions: one per rule, typed).
+    const found = state.error.conditions?.length
+      ? state.error.conditions
+      : [{ type, message: state.error.message }];
+    status['conditions'] = setConditions(previous['conditions'], found, ERROR_TYPES, now);
     const sync = isObject(previous['sync']) ? { ...previous['sync'] } : {};
     sync['status'] = 'Unknown';
     status['sync'] = sync;

@@ -56,6 +56,26 @@ export interface JsonnetVar {
   code: boolean;
 }
 
+/**
+ * One `spec.source.plugin.parameters` entry (Argo CD `ApplicationSourcePluginParameter`): a name and any of
+ * a string, a map and an array value (an empty map or array is present, not absent).
+ */
+export interface PluginParameter {
+  name: string;
+  string?: string;
+  map?: Record<string, string>;
+  array?: string[];
+}
+
+/** `spec.source.plugin` (Argo CD `ApplicationSourcePlugin`): a config management plugin renders the source. */
+export interface PluginOptions {
+  /** `<metadata.name>-<spec.version>` (or `<metadata.name>` without a version); "" = discovery picks one. */
+  name: string;
+  /** Passed to the plugin as `ARGOCD_ENV_<name>`, values with `$VAR` of the build environment expanded. */
+  env: { name: string; value: string }[];
+  parameters: PluginParameter[];
+}
+
 export interface DirectoryOptions {
   recurse: boolean;
   /** A glob on the path relative to the source path ("" = everything); `{a,b}` alternatives allowed. */
@@ -77,6 +97,8 @@ export interface ApplicationSource {
   directory?: DirectoryOptions;
   kustomize?: KustomizeOptions;
   helm?: HelmOptions;
+  /** Set (possibly with no field) when the source names a config management plugin (`plugin: {}` too). */
+  plugin?: PluginOptions;
 }
 
 export interface RetryStrategy {

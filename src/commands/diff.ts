@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import {
   appFlags,
+  checkPluginConfigs,
   clientOptionsOf,
   clusterSecretsOf,
   sourceSelection,
@@ -182,6 +183,7 @@ are read at both revisions, so apps the change adds or removes show as added or 
         );
       if ((flags['app-file'] ?? []).length === 0)
         throw new UsageError('failed to preview: give the Application files with -f', { subject: '--base' });
+      await checkPluginConfigs(flags);
       const { runBasePreview, clusterSource } = await import('../preview/index.js');
       const preview = await runBasePreview({
         files: flags['app-file'] ?? [],
@@ -202,7 +204,8 @@ are read at both revisions, so apps the change adds or removes show as added or 
         source: {
           hardRefresh: flags['hard-refresh'],
           signal: this.signal,
-          // Private repositories of the apps' sources (--repositories-file): docs/repositories.md.
+          // Private repositories of the apps' sources (--repositories-file): docs/repositories.md; and
+          // config management plugins (--plugin-config): docs/plugins.md.
           ...repositoriesOf(sourceSelection(flags, (m) => this.warnLine(m))),
         },
         onWarning: (m) => this.warnLine(m),
@@ -297,7 +300,12 @@ are read at both revisions, so apps the change adds or removes show as added or 
   }
 }
 
-/** The repository credentials part of the source options (for `diff --base`). */
-function repositoriesOf(options: SourceServiceOptions): Pick<SourceServiceOptions, 'repositories'> {
-  return options.repositories ? { repositories: options.repositories } : {};
+/** The repository credentials and plugins parts of the source options (for `diff --base`). */
+function repositoriesOf(
+  options: SourceServiceOptions,
+): Pick<SourceServiceOptions, 'repositories' | 'plugins'> {
+  return {
+    ...(options.repositories ? { repositories: options.repositories } : {}),
+    ...(options.plugins ? { plugins: options.plugins } : {}),
+  };
 }

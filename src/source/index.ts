@@ -27,8 +27,8 @@ import { createHash } from 'node:crypto';
 import { lstat, mkdtemp, readdir, readFile, readlink, rm, stat } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Application, ApplicationSource } from '../apps/index.js';
-import { instanceName } from '../apps/index.js';
+import type { Application, ApplicationSource, PluginConfigSet } from '../apps/index.js';
+import { discoveryConfigured, instanceName } from '../apps/index.js';
 import { ExitCode, GitopsError, oneLine } from '../common/index.js';
 import type { KubeObject } from '../util/yaml-docs.js';
 import { cacheKey, defaultCacheRoot, ManifestCache } from './cache.js';
@@ -108,6 +108,12 @@ export interface SourceServiceOptions {
   repositories?: () => Promise<RepositoryObject[]>;
   /** GitHub App token HTTP and the private temp dir (tests). */
   gitAuth?: GitAuthOptions;
+  /**
+   * The config management plugins (`--plugin-config` files and/or the live namespace with `--from-cluster`;
+   * src/apps plugins.ts); called once, on the first render of a Git source. None: plugin sources fail
+   * naming the plugin and the flag.
+   */
+  plugins?: () => Promise<PluginConfigSet>;
 }
 
 export interface RenderedSource {
@@ -162,8 +168,20 @@ export interface SourceService {
    * commit seen by a poller). Checkouts and cached manifests of resolved commits stay valid.
    */
   forgetRevisions?(repoURL: string): void;
+  /**
+   * How plugin renders learn the app's destination cluster (KUBE_VERSION, KUBE_API_VERSIONS; part of their
+   * cache key): set by the run that connects to clusters, before it renders. Without it both are empty, as
+   * Argo CD sends them when it does not know the cluster (`render`, `diff --base`).
+   */
+  useClusterInfo?(info: (app: Application) => Promise<ClusterInfo>): void;
   readonly stats: SourceStats;
   close(): Promise<void>;
+}
+
+/** The destination cluster's version ("1.28.4") and API versions ("v1", "apps/v1/Deployment", ...). */
+export interface ClusterInfo {
+  kubeVersion: string;
+  apiVersions: string[];
 }
 
 /**
@@ -197,6 +215,7 @@ export function observeRenders(service: SourceService, onEvent: (event: RenderEv
     projectRepositories: async (project) => (await service.projectRepositories?.(project)) ?? [],
     ...(service.listRefs ? { listRefs: service.listRefs.bind(service) } : {}),
     forgetRevisions: (repoURL) => service.forgetRevisions?.(repoURL),
+    useClusterInfo: (info) => service.useClusterInfo?.(info),
     get stats() {
       return service.stats;
     },
@@ -260,6 +279,8 @@ export function createSourceService(options: SourceServiceOptions = {}): SourceS
   return new Service(options);
 }
 
+const NO_PLUGINS: PluginConfigSet = { plugins: [], notes: [] };
+
 const isRefOnly = (s: ApplicationSource) => Boolean(s.ref) && !s.path && !s.chart;
 
 class Service implements SourceService {
@@ -294,6 +315,7 @@ class Service implements SourceService {
     this.tools = {
       exec: (c, a, o) => renderLimit.run(() => exec(c, a, o)),
       which: (tool) => this.which(tool),
+      plugins: () => this.plugins(),
       tempDir: async (prefix) => mkdtemp(join(await this.work, `${prefix}${this.tempCount++}-`)),
       timeoutMs: options.renderTimeoutMs ?? DEFAULT_TIMEOUT_MS,
       ...(options.signal ? { signal: options.signal } : {}),
@@ -315,6 +337,57 @@ class Service implements SourceService {
   }
 
   private readonly digests = new Map<string, Promise<string>>();
+
+  private pluginSet: Promise<PluginConfigSet> | undefined;
+  private clusterInfo: ((app: Application) => Promise<ClusterInfo>) | undefined;
+
+  useClusterInfo(info: (app: Application) => Promise<ClusterInfo>): void {
+    this.clusterInfo = info;
+  }
+
+  /** The app's cluster as plugins see it (empty when no run gave one); a failure names the cluster step. */
+  private async kubeOf(app: Application): Promise<ClusterInfo> {
+    if (!this.clusterInfo) return { kubeVersion: '', apiVersions: [] };
+    try {
+      return await this.clusterInfo(app);
+    } catch (err) {
+      throw new GitopsError(`failed to get the destination cluster's version: ${oneLine(err)}`, {
+        cause: err,
+      });
+    }
+  }
+
+  /** The run's plugin configurations, loaded once (a failure fails every render that needs them). */
+  private plugins(): Promise<PluginConfigSet> {
+    this.pluginSet ??= this.options.plugins
+      ? this.options.plugins().catch((err: unknown) => {
+          throw new GitopsError(`failed to read config management plugins: ${oneLine(err)}`, { cause: err });
+        })
+      : Promise.resolve(NO_PLUGINS);
+    return this.pluginSet;
+  }
+
+  /**
+   * What a source's render depends on through plugins (a cache key part), or undefined when no plugin can
+   * render it: the source's plugin block, every configuration's digest and Argo CD's build environment.
+   */
+  private async pluginKey(
+    app: Application,
+    source: ApplicationSource,
+  ): Promise<Record<string, unknown> | undefined> {
+    const explicit = source.plugin !== undefined;
+    if (!explicit && (source.chart || source.helm || source.kustomize || source.directory)) return undefined;
+    if (!explicit && !this.options.plugins) return undefined;
+    // A source of no explicit type does not fail when the plugins cannot be read: Argo CD's discovery then
+    // falls back to the built-in types too (render/plugin.ts).
+    const set = explicit ? await this.plugins() : await this.plugins().catch(() => NO_PLUGINS);
+    if (!explicit && !set.plugins.some(discoveryConfigured)) return undefined;
+    return {
+      plugin: source.plugin ?? null,
+      configs: set.plugins.map((p) => p.digest),
+      build: [instanceName(app, this.options.argocdNamespace ?? 'argocd'), app.project],
+    };
+  }
 
   forgetRevisions(repoURL: string): void {
     if (this.localDir({ repoURL })) this.digests.clear();
@@ -435,6 +508,10 @@ class Service implements SourceService {
       .filter((r): r is string => r !== undefined);
     const localDir = this.localDir(source);
     const local = localDir ? resolve(localDir) : undefined;
+    // Plugin renders see the destination cluster (and are cached by it, as Argo CD keys by KubeVersion).
+    const pluginPart = await this.pluginKey(app, source);
+    const kube = pluginPart ? await this.kubeOf(app) : undefined;
+    const plugins = pluginPart ? { ...pluginPart, kube } : undefined;
     const key = local
       ? undefined
       : cacheKey({
@@ -450,6 +527,7 @@ class Service implements SourceService {
             const ref = refs.get(r);
             return [r, ref ? repoKey(ref.source.repoURL) : null, ref?.revision ?? null];
           }),
+          ...(plugins ? { plugins } : {}),
         });
     if (key && !this.options.hardRefresh) {
       const hit = await this.cache.get(key);
@@ -486,6 +564,12 @@ class Service implements SourceService {
           root,
           refRoots,
           ...(helmRepo ? { helmRepository: helmRepo } : {}),
+          build: {
+            instanceName: instanceName(app, this.options.argocdNamespace ?? 'argocd'),
+            project: app.project,
+            revision,
+            ...(kube ? { kubeVersion: kube.kubeVersion, apiVersions: kube.apiVersions } : {}),
+          },
         },
         this.tools,
       );

@@ -164,6 +164,41 @@ describe('buildStatus (Argo CD ApplicationStatus)', () => {
         },
       },
     },
+    {
+      name: "a project refusal: Argo CD's own conditions, one per rule with its type (refreshAppConditions), sorted by type as SetConditions",
+      state: {
+        comparison: undefined,
+        error: {
+          message: 'app "web": failed to compare: a; b',
+          exitCode: 2,
+          conditions: [
+            {
+              type: 'UnknownError',
+              message: "application 'web' in namespace 'team' is not permitted to use project 'p'",
+            },
+            { type: 'InvalidSpecError', message: "application repo r is not permitted in project 'p'" },
+          ],
+        },
+      },
+      patch: {
+        status: {
+          sync: { status: 'Unknown' },
+          health: { status: 'Unknown', lastTransitionTime: '2026-11-25T10:05:00Z' },
+          conditions: [
+            {
+              type: 'InvalidSpecError',
+              message: "application repo r is not permitted in project 'p'",
+              lastTransitionTime: '2026-11-25T10:05:00Z',
+            },
+            {
+              type: 'UnknownError',
+              message: "application 'web' in namespace 'team' is not permitted to use project 'p'",
+              lastTransitionTime: '2026-11-25T10:05:00Z',
+            },
+          ],
+        },
+      },
+    },
   ];
   for (const row of table) {
     it(row.name, () => {

@@ -87,7 +87,7 @@ export function appYaml(
   name: string,
   url: string,
   path: string,
-  extra: { revision?: string; namespace?: string; spec?: string } = {},
+  extra: { revision?: string; namespace?: string; spec?: string; source?: string } = {},
 ): string {
   return `apiVersion: argoproj.io/v1alpha1
 kind: Application
@@ -99,7 +99,7 @@ spec:
     repoURL: ${url}
     path: ${path}
     targetRevision: ${extra.revision ?? 'HEAD'}
-  destination:
+${extra.source ?? ''}  destination:
     server: https://kubernetes.default.svc
     namespace: ${extra.namespace ?? 'default'}
 ${extra.spec ?? ''}`;

@@ -28,7 +28,7 @@ import {
 import type { DeleteHookType } from '../../apps/index.js';
 import { DEFAULT_TRACKING_METHOD, INSTANCE_LABEL } from '../../common/index.js';
 import { deletePolicies } from '../../sync/index.js';
-import { withTracking } from '../refresh/targets.js';
+import { withTracking } from '../refresh/index.js';
 
 export interface HookStep {
   done: boolean;

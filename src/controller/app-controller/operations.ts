@@ -23,9 +23,8 @@ import type { KubeClient, KubeObject } from '../../cluster/index.js';
 import { GitopsError, oneLine } from '../../common/index.js';
 import { runOperation } from '../../sync/index.js';
 import type { SyncApp } from '../../sync/index.js';
-import { syncRequestOf } from '../loop/state.js';
-import type { LoopOptions } from '../loop/loop.js';
-import type { LoopEvent, OperationRequest, ReconcileLoop } from '../loop/types.js';
+import { syncRequestOf } from '../loop/index.js';
+import type { LoopEvent, LoopOptions, OperationRequest, ReconcileLoop } from '../loop/index.js';
 
 export interface RequestedOperationsOptions {
   client: KubeClient;

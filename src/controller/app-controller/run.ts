@@ -41,8 +41,8 @@ import { ProcessedApps } from './apps.js';
 import { defaultOperation, RequestedOperations } from './operations.js';
 import { ControllerShards } from './shards.js';
 import type { ControllerBase, ControllerEvent, ControllerRunOptions, ControllerSummary } from './types.js';
-import { Loop } from '../loop/loop.js';
-import type { LoopEvent } from '../loop/types.js';
+import { Loop } from '../loop/index.js';
+import type { LoopEvent } from '../loop/index.js';
 import { REFRESH_ANNOTATION, StatusWriter } from './status-writer.js';
 
 export type {

@@ -32,7 +32,7 @@ import type { AppOperationReport } from '../../apps/index.js';
 import { isNotFound } from '../../cluster/index.js';
 import type { KubeClient, KubeObject } from '../../cluster/index.js';
 import { oneLine } from '../../common/index.js';
-import type { AppLoopState, LoopEvent, OperationRequest } from '../loop/types.js';
+import type { AppLoopState, LoopEvent, OperationRequest } from '../loop/index.js';
 
 export const REFRESH_ANNOTATION = 'argocd.argoproj.io/refresh';
 

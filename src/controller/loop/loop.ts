@@ -1,22 +1,22 @@
 /**
  * `Loop`: the continuous reconcile loop (issue 22; Argo CD's application controller, running until told to
  * stop): the engine of `sync --watch` and `kubectl gitops controller`, behind `ReconcileLoop`
- * (loop-types.ts). docs/loop.md states its rules with their Argo CD sources.
+ * (types.ts). docs/loop.md states its rules with their Argo CD sources.
  *
  * - Apps come and go (`upsertApp`, `removeApp`); each is keyed `<namespace>/<name>`. A changed spec asks
  *   for a level-2 refresh (3 when its sources changed); an unchanged one (a status write seen back) none.
- *   An app read from a cluster brings its last operation (`status.operationState`, loop-state.ts).
+ *   An app read from a cluster brings its last operation (`status.operationState`, state.ts).
  * - Two queues (src/queue, client-go semantics: an app is never processed twice at once, adds during
  *   processing coalesce; refresh requests keep the highest level): refresh (`statusProcessors` workers,
- *   default 4) and operation (`operationProcessors`, default 2); workers in loop-workers.ts, processors in
- *   loop-process.ts (auto-sync: autosync.ts), options in loop-options.ts.
+ *   default 4) and operation (`operationProcessors`, default 2); workers in workers.ts, processors in
+ *   process.ts (auto-sync: autosync.ts), options in options.ts.
  * - Triggers: the resync timer per app (`appResyncMs` + up to `appResyncJitterMs`, after every refresh:
  *   Argo CD's `timeout.reconciliation` and its jitter; 0 turns it off), live-cache events on the app's
- *   objects (loop-live.ts, batched: level 1 for its managed objects, level 0 for their descendants by
- *   ownerReferences: the resource tree and summary only, loop-process.ts `treeRefresh`), and
+ *   objects (live.ts, batched: level 1 for its managed objects, level 0 for their descendants by
+ *   ownerReferences: the resource tree and summary only, process.ts `treeRefresh`), and
  *   `requestRefresh` (Git poller, file watcher, Application watch). A request at level >= 2 makes the source service forget what it resolved of the app's
  *   repositories (`SourceService.forgetRevisions`), so the refresh sees the branch's new commit.
- * - Clusters: one `ClusterPool` (destinations.ts) for the loop's life: one connection and live cache per
+ * - Clusters: one `ClusterPool` (refresh/destinations.ts) for the loop's life: one connection and live cache per
  *   cluster, kept across refreshes; a cluster whose cache does not cover a new app's destination
  *   namespace is connected (listed) again (`ClusterPool.rescope`).
  * - Sharding (`ownsApp`, `setOwnership`): apps this loop does not own are kept but neither refreshed nor
@@ -43,7 +43,7 @@ import type { QueueMetrics } from '../../queue/index.js';
 import { repoKey } from '../../source/index.js';
 import { OPERATION_TERMINATED } from '../../sync/index.js';
 import { DEFAULT_SELF_HEAL_BACKOFF } from './autosync.js';
-import { sharedClusterOptions } from '../refresh/cluster-options.js';
+import { clusterInfoOf, sharedClusterOptions, StateManager } from '../refresh/index.js';
 import { LoopClusters } from './clusters.js';
 import { AppIndex, isApplicationItself, LiveRouter, resourceIndexKey } from './live.js';
 import type { LoopCore } from './process.js';
@@ -59,7 +59,6 @@ import type {
   ReconcileLoop,
   RefreshReason,
 } from './types.js';
-import { StateManager } from '../refresh/state.js';
 import {
   DEFAULT_APP_RESYNC_JITTER_MS,
   DEFAULT_APP_RESYNC_MS,
@@ -296,6 +295,8 @@ export class Loop implements ReconcileLoop {
       });
       await clusters.scopeProjects(o.projects);
       if (this.#stopping) return await this.#shutdown;
+      // Plugin renders read their app's cluster (KUBE_VERSION, KUBE_API_VERSIONS).
+      o.source.useClusterInfo?.(async (app) => clusterInfoOf(await clusters.clusterOf(app)));
       this.#manager = new StateManager({
         reuseComparisons: true,
         diffText: false,

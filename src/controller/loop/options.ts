@@ -1,6 +1,7 @@
 /**
- * The continuous loop's options (loop.ts `Loop`): a one-shot run's (run.ts `RunOptions`) without what only
- * a run has (its apps are given once, its operation and retries are the CLI's), plus the loop's policy,
+ * The continuous loop's options (loop.ts `Loop`): what every program is given (src/controller/refresh
+ * `EngineOptions`: the one-shot run's options without what only a run has, whose apps are given once and
+ * whose operation and retries are the CLI's), plus the loop's policy,
  * timing and triggers.
  */
 import type { Application } from '../../apps/index.js';
@@ -8,8 +9,7 @@ import type { Clock } from '../../common/index.js';
 import type { OperationReport } from '../../sync/index.js';
 import type { SelfHealBackoff } from './autosync.js';
 import type { AutoSyncMode, LoopEventHandler, OperationRequest } from './types.js';
-import type { RunOptions } from '../run/run.js';
-import type { Reconciliation } from '../refresh/types.js';
+import type { EngineOptions, Reconciliation } from '../refresh/index.js';
 
 /** Argo CD's `timeout.reconciliation` default (argocd-cm; the binary's own default is 120 s). */
 export const DEFAULT_APP_RESYNC_MS = 180_000;
@@ -20,10 +20,7 @@ export const TERMINATE_GRACE_MS = 10_000;
 /** How long live-cache events collect before their refreshes are asked. */
 export const DEFAULT_EVENT_BATCH_MS = 20;
 
-export interface LoopOptions extends Omit<
-  RunOptions,
-  'apps' | 'operation' | 'onEvent' | 'waitForHealth' | 'retry' | 'syncWindows' | 'prepared'
-> {
+export interface LoopOptions extends Omit<EngineOptions, 'onEvent'> {
   /** The apps to start with (more come through `upsertApp`). */
   apps?: readonly Application[];
   autoSync: AutoSyncMode;

@@ -2,7 +2,7 @@
  * The continuous loop's two processors (loop.ts runs them on its refresh and operation queues), as Argo CD's
  * `processAppRefreshQueueItem` and `processRequestedAppOperation` (controller/appcontroller.go):
  *
- * `refreshEntry`: compares the app (state.ts), records the comparison and what was rendered (each source's
+ * `refreshEntry`: compares the app (refresh/state.ts), records the comparison and what was rendered (each source's
  * revision and type, the summary), reports `refreshed`, then decides auto-sync (autosync.ts, behind the
  * sync-window gate) and drift: a `drift` event when the app is OutOfSync at the revision it was last synced
  * to (reported again only when the drifted set changes), with `healing`
@@ -13,7 +13,7 @@
  * `treeRefresh`: a level-0 refresh (Argo CD's `ComparisonWithNothing`, asked for by a change of an object
  * that hangs in the app's tree through ownerReferences: live.ts). As processAppRefreshQueueItem does,
  * it renders and compares nothing: the app's summary is worked out again from the live cache's tree
- * (tree.ts, through the last comparison's `summarize`) and `refreshed` is reported at level 0 with the
+ * (refresh/tree.ts, through the last comparison's `summarize`) and `refreshed` is reported at level 0 with the
  * last comparison's verdict, so the controller writes what changed (the summary; `reconciledAt` stays).
  * When there is no comparison to start from (none yet, or the last refresh failed: Argo CD finds no
  * managed resources in its cache then and falls back to a full reconciliation), it answers false and the
@@ -37,10 +37,8 @@ import { automatedPolicy, decideAutoSync } from './autosync.js';
 import type { SelfHealBackoff } from './autosync.js';
 import type { AutoSyncMode, CompareLevel, LoopEvent, OperationRequest, RefreshReason } from './types.js';
 import type { LoopEntry, RefreshRequest } from './state.js';
-import { toReport } from '../refresh/report.js';
-import type { StateManager } from '../refresh/state.js';
-import type { ComparisonResult, Reconciliation } from '../refresh/types.js';
-import { appWindowsVerdict } from '../refresh/windows.js';
+import { appWindowsVerdict, toReport } from '../refresh/index.js';
+import type { ComparisonResult, Reconciliation, StateManager } from '../refresh/index.js';
 
 /** How often an operation a sync window refuses is judged again. */
 export const WINDOW_RECHECK_MS = 60_000;
@@ -110,7 +108,11 @@ export async function refreshEntry(
   const specVersion = entry.specVersion;
   const setupError = entry.report?.error;
   if (setupError) {
-    state.error = { message: setupError.message, exitCode: setupError.exitCode };
+    state.error = {
+      message: setupError.message,
+      exitCode: setupError.exitCode,
+      ...(setupError.conditions ? { conditions: setupError.conditions } : {}),
+    };
     state.reconciledAt = iso(core.wallClock());
     core.emit({
       type: 'refreshed',

@@ -20,7 +20,7 @@ import type { Clock, TimerHandle } from '../../common/index.js';
 import type { OperationReport, SyncRequest } from '../../sync/index.js';
 import type { LastOperation } from './autosync.js';
 import type { AppLoopState, CompareLevel, OperationRequest, RefreshReason } from './types.js';
-import type { AppReport, Reconciliation } from '../refresh/types.js';
+import type { AppReport, Reconciliation } from '../refresh/index.js';
 
 export interface RefreshRequest {
   level: CompareLevel;
@@ -56,11 +56,11 @@ export interface LoopEntry {
    */
   specVersion: number;
   state: AppLoopState;
-  /** Destination and project as resolved (destinations.ts); `error` stops the app before any compare. */
+  /** Destination and project as resolved (refresh/destinations.ts); `error` stops the app before any compare. */
   report?: AppReport;
   /**
    * The app's summary from the live cache's tree now (the last successful comparison's `summarize`,
-   * tree.ts): what a level-0 refresh calls.
+   * refresh/tree.ts): what a level-0 refresh calls.
    */
   summarize?: (() => AppSummary) | undefined;
   /** The refresh waiting in the queue (coalesced). */

@@ -18,7 +18,7 @@ import type { KubeObject } from '../../cluster/index.js';
 import type { JsonMap as JsonObject } from '../../common/index.js';
 import type { HealthStatus } from '../../health/index.js';
 import type { OperationReport, ResourceFilter as SyncResourceFilter } from '../../sync/index.js';
-import type { AppSyncStatus, ComparisonResult, RunEvent } from '../refresh/types.js';
+import type { AppCondition, AppSyncStatus, ComparisonResult, RunEvent } from '../refresh/index.js';
 
 /**
  * Argo CD's CompareWith (appcontroller.go): 0 nothing (tree only), 1 the recent revision (a watch event on a
@@ -87,7 +87,7 @@ export interface AppLoopState {
    */
   deleteHooks?: { pre: boolean; post: boolean };
   /** The last refresh's error (render, destination, project...), cleared by a successful one. */
-  error?: { message: string; exitCode: number };
+  error?: { message: string; exitCode: number; conditions?: AppCondition[] };
   /** When the last refresh finished (Argo CD's `status.reconciledAt`), ISO 8601. */
   reconciledAt?: string;
   /** The operation running now; `terminating` once it is asked to terminate (Argo CD's `Terminating`). */

@@ -196,8 +196,12 @@ export interface AppReport {
    * operation (sync); absent when none applies. `blockedBy` says why a manual sync may not run.
    */
   syncWindows?: SyncWindowsReport;
-  /** One line, "app \"<name>\": <subject>: failed to <verb>: <cause>"; `exitCode` from the error. */
-  error?: { message: string; exitCode: number; hint?: string };
+  /**
+   * One line, "app \"<name>\": <subject>: failed to <verb>: <cause>"; `exitCode` from the error.
+   * `conditions`: the Application conditions Argo CD records for the same failure, each with its type and
+   * message (a project refusal: `InvalidSpecError` or `UnknownError`, as refreshAppConditions).
+   */
+  error?: { message: string; exitCode: number; hint?: string; conditions?: AppCondition[] };
 }
 
 export interface RunReport {

@@ -12,8 +12,7 @@
  * - Its cache listeners are removed however the wait ends.
  */
 import type { Application } from '../../apps/index.js';
-import type { StateManager } from '../refresh/state.js';
-import type { ComparisonResult, Reconciliation } from '../refresh/types.js';
+import type { ComparisonResult, Reconciliation, StateManager } from '../refresh/index.js';
 
 /** The longest the wait for health goes without comparing again when the live cache reports no change. */
 export const HEALTH_RECHECK_MS = 1000;

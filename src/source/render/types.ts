@@ -1,9 +1,9 @@
 /** Types shared by the renderers (a leaf of `src/source/render/`). */
-import type { ApplicationSource } from '../../apps/index.js';
+import type { ApplicationSource, PluginConfigSet } from '../../apps/index.js';
 import type { KubeObject } from '../../util/yaml-docs.js';
 import type { Exec } from '../exec.js';
 
-export type SourceType = 'Directory' | 'Kustomize' | 'Helm';
+export type SourceType = 'Directory' | 'Kustomize' | 'Helm' | 'Plugin';
 
 export interface RenderRequest {
   /** Application name: Helm's default release name. */
@@ -17,6 +17,17 @@ export interface RenderRequest {
   refRoots: ReadonlyMap<string, string>;
   /** A chart from a Helm repository that a repository Secret gives credentials for. */
   helmRepository?: HelmRepoAuth;
+  /** Argo CD's build environment beyond the source, for config management plugins (plugin-env.ts). */
+  build?: {
+    /** The app's instance name (ARGOCD_APP_NAME). */
+    instanceName: string;
+    project: string;
+    /** The resolved revision of this source. */
+    revision: string;
+    /** The destination cluster's version and API versions ("" / none when unknown). */
+    kubeVersion?: string;
+    apiVersions?: string[];
+  };
 }
 
 /**
@@ -49,6 +60,8 @@ export interface RenderTools {
   tempDir(prefix: string): Promise<string>;
   timeoutMs: number;
   signal?: AbortSignal;
+  /** The config management plugins of the run (loaded once, on first use); none when absent. */
+  plugins?: () => Promise<PluginConfigSet>;
 }
 
 /** A render failure naming the file (relative to the repository root) and the reason. */
