@@ -228,6 +228,12 @@ export type {
   StatusSource,
 } from './status.js';
 export { parseOperation, operationJson, operationStateJson } from './operation.js';
+export {
+  LOCAL_SYNC_WITH_AUTO_SYNC,
+  OperationRefusal,
+  ROLLBACK_WITH_AUTO_SYNC,
+} from './operation-override.js';
+export type { SyncOverride } from './operation-override.js';
 export type { AppOperationReport, AppOperationRequest, AppTaskResult } from './operation.js';
 export { goDuration, kubeTime, mergePatch } from './status-json.js';
 export { applicationSummary, LINK_ANNOTATION_PREFIX } from './summary.js';
@@ -244,7 +250,20 @@ export {
   RESOURCES_FINALIZER,
   cascades,
   deletionStep,
+  finalizersOf,
   isDeleting,
   shouldBeDeleted,
 } from './deletion.js';
 export type { DeletingApp, DeletionStep } from './deletion.js';
+export {
+  CLEANUP_STAGE,
+  POST_DELETE_FINALIZER,
+  PRE_DELETE_FINALIZER,
+  deleteHookFinalizers,
+  deleteHooksOf,
+  deletionStage,
+  finalizes,
+  isDeleteHook,
+  withoutDeletionFinalizers,
+} from './delete-hooks.js';
+export type { DeleteHookType, DeletionStage } from './delete-hooks.js';

@@ -213,8 +213,10 @@ export function loopBase(
       ...(metrics ? { exec: metrics.instrumentExec(execProcess) } : {}),
     });
     const operation: LoopOptions['operation'] | undefined = metrics
-      ? (app, rec, request, signal) =>
-          metrics.attribute(app, request.dryRun, () => o.defaultOperation(app, rec, request, signal))
+      ? (app, rec, request, signal, terminate) =>
+          metrics.attribute(app, request.dryRun, () =>
+            o.defaultOperation(app, rec, request, signal, terminate),
+          )
       : undefined;
     return {
       close: () => source.close(),

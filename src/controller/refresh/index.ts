@@ -18,6 +18,8 @@
 export { HOOK_PRUNING_NOTE, StateManager } from './state.js';
 export type { StateManagerOptions } from './state.js';
 export { toReport } from './report.js';
+export { withTracking } from './targets.js';
+export type { LocalManifests } from './local.js';
 export { ClusterState, keepManagersTransform } from './cluster.js';
 export type { ClusterStateOptions, ServedKind } from './cluster.js';
 export { sharedClusterOptions } from './cluster-options.js';

@@ -161,6 +161,8 @@ export interface Reconciliation {
   pairs: ReconciledResource[];
   /** Rendered hooks, namespaced, not yet stamped (generateName hooks have no name yet). */
   hooks: KubeObject[];
+  /** Whether the render holds PreDelete / PostDelete hooks (their finalizers: src/apps delete-hooks.ts). */
+  deleteHooks: { pre: boolean; post: boolean };
   /** The app's live hooks by `group/kind/namespace/name`. */
   liveHooks: Map<string, KubeObject>;
   /** How the cluster serves each `group/kind` of the pairs and hooks (undefined: not served). */
