@@ -28,7 +28,7 @@ const roomPatterns = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'oclif.manifest.json'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'oclif.manifest.json', 'conformance/.work/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,

@@ -1,7 +1,7 @@
 /** The flags of `kubectl gitops sync` (sync.ts), read by `sync --watch` (sync-watch.ts) too. */
 import { Flags } from '@oclif/core';
 import { DEFAULT_OPERATION_PROCESSORS } from '../common/index.js';
-import { appFlags, clusterFlags, progressFlags, serverSideDiffFlags } from './flags.js';
+import { appFlags, clusterFlags, durationFlag, progressFlags, serverSideDiffFlags } from './flags.js';
 
 export const syncFlags = {
   ...appFlags,
@@ -74,9 +74,9 @@ export const syncFlags = {
       'With --self-heal: wait before a repeated self-heal, x3 per attempt, at most 5m; default 2s.',
     dependsOn: ['self-heal'],
   }),
-  'app-resync': Flags.string({
+  'app-resync': durationFlag({
     description:
-      "With --watch: refresh every app this often, with jitter (Argo CD's timeout.reconciliation); default 3m, 0: never.",
+      "With --watch: refresh every app this often, with jitter (Argo CD's timeout.reconciliation): 3m, 90s, or seconds; default 3m, 0: never.",
     dependsOn: ['watch'],
   }),
   'shutdown-timeout': Flags.string({

@@ -449,15 +449,9 @@ export class ApiCore {
 
   /** Server-side apply (creates the object when it does not exist). */
   apply(ctx: RequestContext, raw: string): Result {
-    const { dryRun, validation } = writeOptions(ctx.query, 'PatchOptions');
-    const manager = ctx.query.get('fieldManager');
-    if (!manager) {
-      throw new ApiError(
-        422,
-        'Invalid',
-        'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
-      );
-    }
+    // A missing fieldManager is refused here, with the other options' errors (one 422, its causes).
+    const { dryRun, validation } = writeOptions(ctx.query, 'PatchOptions', true);
+    const manager = ctx.query.get('fieldManager')!;
     const name = this.requireName(ctx);
     const stored = this.store.get(this.tkey(ctx), ctx.namespace, name);
     if (!stored && ctx.subresource) throw notFound(ctx.type, name);

@@ -41,10 +41,13 @@ export type { SourceType } from './render/index.js';
 export { RepoPoller, repositoriesToPoll, DEFAULT_POLL_INTERVAL_MS } from './poller.js';
 export type { PolledRepository, RefChange, RepoPollerOptions } from './poller.js';
 export { FileWatcher, DEFAULT_QUIET_MS } from './file-watch.js';
+export { ToolPaths, type KustomizeSettings, type ToolPathOptions } from './tool-paths.js';
+export { TOOL_VERSIONS } from './render/tool-versions.js';
 export type { FileWatcherOptions } from './file-watch.js';
 export { createSourceService } from './service.js';
 export { observeRenders, SourceError } from './service-types.js';
 export type {
+  ClusterInfo,
   RenderedApp,
   RenderedSource,
   RenderEvent,

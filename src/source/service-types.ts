@@ -2,13 +2,14 @@
  * What the source service promises (index.ts is the manual): its options, the rendered app and sources,
  * its counters, `SourceError`, and the render events `observeRenders` reports.
  */
-import type { Application } from '../apps/index.js';
+import type { Application, PluginConfigSet } from '../apps/index.js';
 import { ExitCode, GitopsError, oneLine } from '../common/index.js';
 import type { KubeObject } from '../util/yaml-docs.js';
 import { type Exec } from './exec.js';
 import { type GitStats } from './git.js';
 import { type GitAuthOptions } from './git-auth.js';
 import { type RepositoryObject } from './repositories.js';
+import { type KustomizeSettings } from './tool-paths.js';
 import { type SourceType } from './render/index.js';
 
 export interface SourceServiceOptions {
@@ -38,8 +39,14 @@ export interface SourceServiceOptions {
   signal?: AbortSignal;
   /** Process runner (tests); default spawns. */
   exec?: Exec;
-  /** PATH used to find kustomize/kubectl/helm/jsonnet (default process.env.PATH). */
+  /** PATH used to find kustomize/helm/jsonnet (default process.env.PATH). */
   path?: string;
+  /** `--helm-path`: the helm binary (default: `helm` on PATH, else the one `npm run tools` installs). */
+  helmPath?: string;
+  /** `--kustomize-path`: the kustomize binary (default: as helm). */
+  kustomizePath?: string;
+  /** argocd-cm's kustomize settings (build options, registered versions); read once, on first use. */
+  kustomizeSettings?: () => Promise<KustomizeSettings | undefined>;
   /**
    * Argo CD's repository Secrets, `repo-creds` templates and argocd-ssh-known-hosts-cm (`--repositories-file`
    * and/or the live namespace with `--from-cluster`); called once, on the first Git or Helm repository use.
@@ -47,6 +54,12 @@ export interface SourceServiceOptions {
   repositories?: () => Promise<RepositoryObject[]>;
   /** GitHub App token HTTP and the private temp dir (tests). */
   gitAuth?: GitAuthOptions;
+  /**
+   * The config management plugins (`--plugin-config` files and/or the live namespace with `--from-cluster`;
+   * src/apps plugins.ts); called once, on the first render of a Git source. None: plugin sources fail
+   * naming the plugin and the flag.
+   */
+  plugins?: () => Promise<PluginConfigSet>;
 }
 
 export interface RenderedSource {
@@ -101,8 +114,20 @@ export interface SourceService {
    * commit seen by a poller). Checkouts and cached manifests of resolved commits stay valid.
    */
   forgetRevisions?(repoURL: string): void;
+  /**
+   * How plugin renders learn the app's destination cluster (KUBE_VERSION, KUBE_API_VERSIONS; part of their
+   * cache key): set by the run that connects to clusters, before it renders. Without it both are empty, as
+   * Argo CD sends them when it does not know the cluster (`render`, `diff --base`).
+   */
+  useClusterInfo?(info: (app: Application) => Promise<ClusterInfo>): void;
   readonly stats: SourceStats;
   close(): Promise<void>;
+}
+
+/** The destination cluster's version ("1.28.4") and API versions ("v1", "apps/v1/Deployment", ...). */
+export interface ClusterInfo {
+  kubeVersion: string;
+  apiVersions: string[];
 }
 
 /**
@@ -136,6 +161,7 @@ export function observeRenders(service: SourceService, onEvent: (event: RenderEv
     projectRepositories: async (project) => (await service.projectRepositories?.(project)) ?? [],
     ...(service.listRefs ? { listRefs: service.listRefs.bind(service) } : {}),
     forgetRevisions: (repoURL) => service.forgetRevisions?.(repoURL),
+    useClusterInfo: (info) => service.useClusterInfo?.(info),
     get stats() {
       return service.stats;
     },

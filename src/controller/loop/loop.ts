@@ -1,3 +1,4 @@
+// Over 400 lines: one class, Loop (queues, triggers and shutdown share its state); its workers, processors, state and clusters are already beside it.
 /**
  * `Loop`: the continuous reconcile loop (issue 22; Argo CD's application controller, running until told to
  * stop): the engine of `sync --watch` and `kubectl gitops controller`, behind `ReconcileLoop`
@@ -41,8 +42,9 @@ import type { Clock } from '../../common/index.js';
 import { RateLimitingQueue } from '../../queue/index.js';
 import type { QueueMetrics } from '../../queue/index.js';
 import { repoKey } from '../../source/index.js';
+import { OPERATION_TERMINATED } from '../../sync/index.js';
 import { DEFAULT_SELF_HEAL_BACKOFF } from './autosync.js';
-import { sharedClusterOptions, StateManager } from '../refresh/index.js';
+import { clusterInfoOf, sharedClusterOptions, StateManager } from '../refresh/index.js';
 import { LoopClusters } from './clusters.js';
 import { AppIndex, isApplicationItself, LiveRouter, resourceIndexKey } from './live.js';
 import type { LoopCore } from './process.js';
@@ -58,7 +60,12 @@ import type {
   ReconcileLoop,
   RefreshReason,
 } from './types.js';
-import { DEFAULT_APP_RESYNC_JITTER_MS, DEFAULT_APP_RESYNC_MS, DEFAULT_EVENT_BATCH_MS } from './options.js';
+import {
+  DEFAULT_APP_RESYNC_JITTER_MS,
+  DEFAULT_APP_RESYNC_MS,
+  DEFAULT_EVENT_BATCH_MS,
+  TERMINATE_GRACE_MS,
+} from './options.js';
 import type { LoopOptions } from './options.js';
 
 // Kept where the first version had it (branches importing it from here).
@@ -183,6 +190,19 @@ export class Loop implements ReconcileLoop {
     }
   }
 
+  terminateOperation(key: string): boolean {
+    const entry = this.#entries.get(key);
+    const op = entry?.operation;
+    if (!entry || !op) return false;
+    op.terminate ??= new AbortController();
+    if (op.terminate.signal.aborted) return true;
+    op.terminate.abort(new Error(OPERATION_TERMINATED));
+    if (entry.state.running) entry.state.running = { ...entry.state.running, terminating: true };
+    // A running attempt sees it at its next step; a waiting one (a backoff, a sync window) runs now.
+    if (!entry.executing) this.#operationQueue.add(key);
+    return true;
+  }
+
   appsOfRepo(repoURL: string): string[] {
     const wanted = repoKey(repoURL);
     return [...this.#entries.values()]
@@ -276,6 +296,8 @@ export class Loop implements ReconcileLoop {
       });
       await clusters.scopeProjects(o.projects);
       if (this.#stopping) return await this.#shutdown;
+      // Plugin renders read their app's cluster (KUBE_VERSION, KUBE_API_VERSIONS).
+      o.source.useClusterInfo?.(async (app) => clusterInfoOf(await clusters.clusterOf(app)));
       this.#manager = new StateManager({
         reuseComparisons: true,
         diffText: false,
@@ -331,12 +353,28 @@ export class Loop implements ReconcileLoop {
     try {
       await this.#operationQueue.shutDownWithDrain(limit.signal);
     } catch {
+      if (this.#o.terminateOnShutdown) await this.#terminateRunning();
       this.#operationAbort.abort(new Error('the loop stopped: shutdown timeout'));
     } finally {
       this.#clock.clearTimeout(timer);
     }
     await this.#workers;
     await this.#clusters?.close();
+  }
+
+  /** Terminates the operations still running and gives them `TERMINATE_GRACE_MS` to end (shutdown). */
+  async #terminateRunning(): Promise<void> {
+    const running = [...this.#entries.values()].filter((e) => e.executing);
+    for (const e of running) this.terminateOperation(e.key);
+    const grace = new AbortController();
+    const timer = this.#clock.setTimeout(() => grace.abort(), TERMINATE_GRACE_MS);
+    try {
+      await this.#operationQueue.shutDownWithDrain(grace.signal);
+    } catch {
+      // still running after the grace: aborted by the caller
+    } finally {
+      this.#clock.clearTimeout(timer);
+    }
   }
 
   // ---- workers ----

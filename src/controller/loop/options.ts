@@ -15,6 +15,8 @@ import type { EngineOptions, Reconciliation } from '../refresh/index.js';
 export const DEFAULT_APP_RESYNC_MS = 180_000;
 /** Argo CD's `timeout.reconciliation.jitter` default. */
 export const DEFAULT_APP_RESYNC_JITTER_MS = 60_000;
+/** How long terminated operations get to end at shutdown (`terminateOnShutdown`) before they are aborted. */
+export const TERMINATE_GRACE_MS = 10_000;
 /** How long live-cache events collect before their refreshes are asked. */
 export const DEFAULT_EVENT_BATCH_MS = 20;
 
@@ -30,12 +32,16 @@ export interface LoopOptions extends Omit<EngineOptions, 'onEvent'> {
   selfHealTimeoutMs?: number;
   /** `--self-heal-backoff-*`: default 2 s, x3, cap 300 s; null: the flat timeout. */
   selfHealBackoff?: SelfHealBackoff | null;
-  /** Runs one sync (src/sync `runOperation`, with the request's flags). */
+  /**
+   * Runs one sync (src/sync `runOperation`, with the request's flags); `terminate` aborts when the operation
+   * is to be terminated (src/sync `SyncRequest.terminate`).
+   */
   operation: (
     app: Application,
     reconciliation: Reconciliation,
     request: OperationRequest,
     signal: AbortSignal,
+    terminate: AbortSignal,
   ) => Promise<OperationReport>;
   onEvent?: LoopEventHandler;
   /** Timers, queue delays and durations (tests: a FakeClock). */
@@ -54,4 +60,11 @@ export interface LoopOptions extends Omit<EngineOptions, 'onEvent'> {
   revisionCacheMs?: number;
   /** The time running operations get when `signal` aborts. Default 0 (they are aborted at once). */
   shutdownTimeoutMs?: number;
+  /**
+   * When the shutdown's time is up, terminate the operations still running as Argo CD's `Terminating`
+   * does (running hooks deleted; Failed "Operation terminated"; `sync --watch`), giving the termination
+   * `TERMINATE_GRACE_MS` before they are aborted. Default false: aborted at once (the controller: Argo CD
+   * leaves a stopped controller's operation to the next one).
+   */
+  terminateOnShutdown?: boolean;
 }

@@ -36,14 +36,14 @@ import type {
   ConnectOptions,
   DiscoveryOptions,
 } from '../../cluster/index.js';
-import type { RenderedApp, SourceService } from '../../source/index.js';
+import type { ClusterInfo, RenderedApp, SourceService } from '../../source/index.js';
 import { ClusterState } from './cluster.js';
 import type { ClusterStateOptions } from './cluster.js';
 import { appError } from './app-error.js';
 import { destinationCluster } from './projects.js';
 import { inClusterRefusal } from './scoped.js';
 import type { AppProjectContext } from './projects.js';
-import type { AppReport } from './types.js';
+import type { AppCondition, AppReport } from './types.js';
 import type { AppWindowsVerdict } from './windows.js';
 
 /**
@@ -69,6 +69,7 @@ export function primeRenders(
     },
     checkoutTree: (repoURL, revision) => source.checkoutTree(repoURL, revision),
     forgetRevisions: (repoURL) => source.forgetRevisions?.(repoURL),
+    useClusterInfo: (info) => source.useClusterInfo?.(info),
     get stats() {
       return source.stats;
     },
@@ -79,6 +80,15 @@ export function primeRenders(
   };
 }
 
+/** What a plugin render learns of its app's cluster (KUBE_VERSION, KUBE_API_VERSIONS): from discovery. */
+export async function clusterInfoOf(cluster: ClusterState): Promise<ClusterInfo> {
+  const [kubeVersion, apiVersions] = await Promise.all([
+    cluster.conn.discovery.serverVersion(),
+    cluster.conn.discovery.apiVersions(),
+  ]);
+  return { kubeVersion, apiVersions };
+}
+
 /**
  * The app's error for the project's conditions, in Argo CD's words (exit 2): the app is neither compared
  * nor synced, as Argo CD's refresh stops at them (sync Unknown, health Unknown).
@@ -87,10 +97,11 @@ export function projectError(
   app: Application,
   project: AppProject | undefined,
   conditions: readonly ProjectCondition[],
-): { message: string; exitCode: number; hint: string } {
+): { message: string; exitCode: number; hint: string; conditions: AppCondition[] } {
   return {
     message: `app "${app.name}": failed to compare: ${conditions.map((c) => c.message).join('; ')}`,
     exitCode: ExitCode.FAILURE,
+    conditions: conditions.map((c) => ({ type: c.type, message: c.message })),
     hint: project
       ? `AppProject "${project.name}" (${project.origin}) refuses this app, as Argo CD does (${conditions[0]!.type})`
       : `pass the AppProject manifest with --project-file or -f, or read the projects of the Argo CD namespace with --from-cluster`,
@@ -176,11 +187,13 @@ export function resolveDestinations(
       });
       o.judgeWindows(r);
     } catch (err) {
-      // ValidatePermissions reports a destination that does not resolve beside refused sources.
+      // ValidatePermissions reports a destination that does not resolve (or the disabled in-cluster one)
+      // as an InvalidSpecError, beside refused sources.
+      const condition = { type: 'InvalidSpecError' as const, message: oneLine(err) };
       r.error =
         early.length > 0
-          ? projectError(r.app, project, [...early, { type: 'InvalidSpecError', message: oneLine(err) }])
-          : appError(r.app, err);
+          ? projectError(r.app, project, [...early, condition])
+          : { ...appError(r.app, err), conditions: [condition] };
     }
   }
   return { contextOf, accessOf, scopeOf, projectOf };

@@ -18,11 +18,13 @@
 export { HOOK_PRUNING_NOTE, StateManager } from './state.js';
 export type { StateManagerOptions } from './state.js';
 export { toReport } from './report.js';
+export { withTracking } from './targets.js';
+export type { LocalManifests } from './local.js';
 export { ClusterState, keepManagersTransform } from './cluster.js';
 export type { ClusterStateOptions, ServedKind } from './cluster.js';
 export { sharedClusterOptions } from './cluster-options.js';
 export type { SharedClusterOptions } from './cluster-options.js';
-export { ClusterPool, primeRenders, resolveDestinations } from './destinations.js';
+export { clusterInfoOf, ClusterPool, primeRenders, resolveDestinations } from './destinations.js';
 export type { Destinations } from './destinations.js';
 export type { AppProjectContext } from './projects.js';
 export { scopeProjects } from './scoped.js';

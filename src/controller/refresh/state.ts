@@ -43,6 +43,7 @@ import {
   SyncOption,
 } from '../../common/index.js';
 import { OWN_FIELD_MANAGERS } from '../../common/index.js';
+import { deleteHooksOf } from '../../apps/index.js';
 import type { Application, ArgoCdSettings } from '../../apps/index.js';
 import {
   DEFAULT_COMPARE_SETTINGS,
@@ -56,6 +57,8 @@ import type { IgnoreDifference } from '../../diff/index.js';
 import { aggregateHealth, HealthOverrides } from '../../health/index.js';
 import { observeRenders } from '../../source/index.js';
 import type { SourceService } from '../../source/index.js';
+import { localRender } from './local.js';
+import type { LocalManifests } from './local.js';
 import type { ClusterState } from './cluster.js';
 import { compareOne, dryRunPairs } from './compare.js';
 import type { AppDiffOptions, CompareContext, Pair } from './compare.js';
@@ -198,7 +201,7 @@ export class StateManager {
   }
 
   /** The app's refresh: every resource with its real objects and verdict, and what sync needs besides. */
-  async reconcile(app: Application, signal?: AbortSignal): Promise<Reconciliation> {
+  async reconcile(app: Application, signal?: AbortSignal, local?: LocalManifests): Promise<Reconciliation> {
     const o = this.#o;
     const instance = instanceName(app, o.argocdNamespace);
     this.#healthOverrides ??=
@@ -207,7 +210,7 @@ export class StateManager {
     // Render and connect side by side, and wait for both even when one fails: a render left running after
     // a failed connect would race the retry's git fetch in the same cache ("cannot lock ref").
     const [rendered, cluster, healthOverrides] = await allOrFirstError([
-      this.#source.renderApp(app),
+      local ? Promise.resolve(localRender(app, local)) : this.#source.renderApp(app),
       o.clusterOf(app),
       this.#healthOverrides,
     ] as const);
@@ -358,6 +361,7 @@ export class StateManager {
       reportOptions: { sensitiveAnnotations: this.#sensitiveAnnotations, diffText: o.diffText },
       pairs: syncPairs,
       hooks: hooks.map((h) => h.obj),
+      deleteHooks: deleteHooksOf(rendered.objects),
       liveHooks,
       kinds,
       stamp: (obj) => withTracking(obj, targetOptions),

@@ -39,6 +39,7 @@ import { loadKubeConfig } from '../../cluster/index.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
   appWindowsVerdict,
+  clusterInfoOf,
   ClusterPool,
   primeRenders,
   resolveDestinations,
@@ -154,6 +155,16 @@ export class Run {
       });
     const refusedEarly = new Set(o.apps.filter((app) => projectCheck(app).length > 0));
 
+    // Plugin renders read their app's cluster (KUBE_VERSION): from the pool, once there is one; a run that
+    // ends before it rejects them, so no render waits for a pool that never comes.
+    let poolReady!: (pool: ClusterPool) => void;
+    let noPool!: (err: unknown) => void;
+    const pooled = new Promise<ClusterPool>((resolve, reject) => {
+      poolReady = resolve;
+      noPool = reject;
+    });
+    pooled.catch(() => undefined);
+    o.source.useClusterInfo?.(async (app) => clusterInfoOf(await (await pooled).clusterOf(app)));
     // Rendering needs no cluster: the renders the refresh workers start with begin while the kubeconfig
     // (and the Kubernetes client library, a few hundred ms to load) loads, so Git runs meanwhile.
     const source = primeRenders(
@@ -171,6 +182,7 @@ export class Run {
           context: o.context,
         }));
     } catch (err) {
+      noPool(err);
       await source.settle();
       (await o.prepared?.connection)?.close();
       throw err;
@@ -222,6 +234,7 @@ export class Run {
       client: o.client,
       state: shared,
     });
+    poolReady(pool);
     // A sync compares each app again after its operation: unchanged pairs reuse their comparison.
     const manager = new StateManager({
       reuseComparisons: Boolean(o.operation),
