@@ -49,8 +49,10 @@ export default class Sync extends BaseCommand {
 
   static override description = prose`Compares each selected Application as diff does, then runs Argo CD's sync operation in the
 foreground: every task validated by a server-side dry run before anything is written, then phases (PreSync,
-Sync, PostSync) and waves in order, hooks, prunes (with --prune), waiting for health between waves. The app
-is compared again afterwards and its final sync and health reported. A sync is a manual sync to the app's
+Sync, PostSync) and waves in order, hooks, prunes (with --prune), waiting for health between waves. As
+argocd app sync, it returns when the operations end: each app is compared again after its operation and
+that sync and health reported (Progressing is fine). With --health it also waits until every app is
+Healthy (as argocd app wait --health), saying which resources it waits for and why. A sync is a manual sync to the app's
 AppProject syncWindows: one they refuse now is that app's error, naming the window, and writes nothing
 (--dry-run still plans).
 
@@ -58,8 +60,8 @@ With --watch it keeps going after that, until SIGTERM or Ctrl-C: new commits (po
 with --local, are synced; drift is reported, or synced back with --self-heal; one line (or JSON object) per
 event, a live table on a terminal. SIGTERM exits 0, Ctrl-C 130 (docs/usage/watch.md).
 
-Exit codes: 0 every operation Succeeded and every app ends Healthy (Progressing is fine with --async);
-1 an operation Failed, an app ends Degraded, or --timeout passed; 2 bad input or an app that could not be
+Exit codes: 0 every operation Succeeded and no app ends Degraded (with --health: every app ends Healthy);
+1 an operation Failed, an app ends Degraded (or, with --health, not Healthy), or --timeout passed; 2 bad input or an app that could not be
 rendered or compared, or whose sync its project's sync windows refuse (the other apps still run); 130
 interrupted.`;
 
@@ -141,7 +143,14 @@ interrupted.`;
       description: 'Give up after this long (e.g. 5m); 0 waits forever.',
       default: '0',
     }),
-    async: Flags.boolean({ description: 'Do not require apps to end Healthy: Progressing is fine.' }),
+    health: Flags.boolean({
+      description:
+        'Also wait until every app is Healthy after its operation (as argocd app wait --health); bounded by --timeout.',
+      exclusive: ['async', 'dry-run'],
+    }),
+    async: Flags.boolean({
+      description: 'Return when the operations end, Progressing is fine: the default (kept for scripts).',
+    }),
     'retry-limit': Flags.integer({ description: 'Retries of a failed sync operation.', min: 0 }),
     'retry-backoff-duration': Flags.string({ description: 'First retry delay.', default: '5s' }),
     'retry-backoff-factor': Flags.integer({ description: 'Delay multiplier per retry.', default: 2, min: 1 }),
@@ -155,7 +164,7 @@ interrupted.`;
     watch: Flags.boolean({
       description:
         'Keep the apps in sync until Ctrl-C or SIGTERM: poll Git (or watch the --local files), sync new revisions, report drift.',
-      exclusive: ['dry-run', 'resource', 'timeout', 'async'],
+      exclusive: ['dry-run', 'resource', 'timeout', 'async', 'health'],
     }),
     'poll-interval': Flags.string({
       description:
@@ -286,7 +295,7 @@ interrupted.`;
         diffText: false,
         signal,
         retry,
-        waitForHealth: !flags.async && !flags['dry-run'],
+        waitForHealth: flags.health,
         onWarning: (m) => this.warnLine(m),
         onEvent: progress.onEvent,
         operation: (app, reconciliation, opSignal) =>
@@ -324,7 +333,7 @@ interrupted.`;
         dryRun: a.operation?.dryRun,
         health: a.comparison?.health.status,
       })),
-      requireHealthy: !flags.async,
+      requireHealthy: flags.health,
     });
   }
 }
