@@ -26,9 +26,13 @@
  *    never hiding the others. Before each operation the app's AppProject sync windows are judged at
  *    `wallClock()` (windows.ts; a CLI sync is manual): a refused sync is that app's error (exit 2) and never
  *    starts, unless `syncWindows: 'report'` (dry run).
- * 4. The run ends when every app is finished (the completion predicate), or when `signal` aborts: apps not
- *    finished then carry an "interrupted" error and `interrupted` is true. Caches are stopped, connections
- *    closed.
+ *    With `waitForHealth` (sync --health) an app still Progressing after its operation waits in the refresh
+ *    queue, not in a worker (health-wait.ts).
+ * 4. The run ends when every app is finished (the completion predicate), or when `signal` aborts: an app
+ *    whose operation ended but whose refresh after it had not run then gets it (`finalRefresh`: the live
+ *    cache against the render it synced, bounded by `FINAL_REFRESH_GRACE_MS`), never the comparison from
+ *    before its operation; apps not finished otherwise carry an "interrupted" error and `interrupted` is
+ *    true. Caches are stopped, connections closed.
  * The report lists apps in the order given, with the total API requests of the run.
  * Progress (`onEvent`, types.ts `RunEvent`): run-start, then per app render/compare (state.ts) and sync
  * events, per cluster the cache sync (cluster.ts), and app-done when an app is finished.
