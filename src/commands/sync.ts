@@ -18,7 +18,7 @@ import { DEFAULT_OPERATION_PROCESSORS, UsageError } from '../common/index.js';
 import { parseDuration } from '../apps/index.js';
 import type { SourcedObject } from '../util/yaml-docs.js';
 import type { RunReport } from '../controller/index.js';
-import { syncJsonChunks, syncText } from '../output/sync.js';
+import { stillWaitedFor, syncJsonChunks, syncText } from '../output/sync.js';
 import { createSourceService } from '../source/index.js';
 import { prose } from './prose.js';
 import { syncWatch } from './sync-watch.js';
@@ -328,6 +328,7 @@ interrupted.`;
       errors: report.apps.flatMap((a) => (a.error ? [a.error] : [])),
       interrupted: this.signal.aborted,
       timedOut: timedOut && !this.signal.aborted ? flags.timeout : undefined,
+      waitedFor: stillWaitedFor(report, flags.health),
       operations: report.apps.map((a) => ({
         phase: a.operation?.phase,
         dryRun: a.operation?.dryRun,

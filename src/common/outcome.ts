@@ -38,6 +38,8 @@ export interface RunOutcome {
   interrupted?: boolean;
   /** Set when the `--timeout` deadline ended the run: the flag's value as given. */
   timedOut?: string | undefined;
+  /** With `timedOut`: what the run was still waiting for, one entry per app (added to the timeout's line). */
+  waitedFor?: readonly string[] | undefined;
   /** sync: one per app (apps with an error are judged by rule 3). */
   operations?: readonly OperationOutcome[];
   /** sync --health: an app must end Healthy (Progressing fails). */
@@ -103,7 +105,10 @@ export function concludeRun(o: RunOutcome): number {
   const code = exitCodeOfRun(o);
   const lines = o.errors.map(lineOf);
   if (o.timedOut !== undefined && !o.interrupted) {
-    const last = new GitopsError(`failed to ${o.command}: timeout ${o.timedOut} passed`, { exitCode: code });
+    const waited = o.waitedFor?.length ? `, still waiting for ${o.waitedFor.join('; ')}` : '';
+    const last = new GitopsError(`failed to ${o.command}: timeout ${o.timedOut} passed${waited}`, {
+      exitCode: code,
+    });
     throw new RunFailure(last, lines, code);
   }
   const last = o.errors.at(-1);

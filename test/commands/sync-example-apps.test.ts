@@ -65,7 +65,11 @@ describe('sync of the example apps (embedded cluster, simulated workloads)', () 
     assert.equal(r.code, 1, r.stderr);
     const svc = 'Service jsonnet-guestbook/jsonnet-guestbook-ui: Progressing: waiting for load balancer';
     assert.ok(r.stderr.includes(`example.jsonnet-guestbook: waiting for health: ${svc}`), r.stderr);
-    assert.match(r.stderr.trim().split('\n').at(-1)!, /^error: failed to sync: timeout 8s passed/);
+    // The last line says what was still waited for.
+    assert.equal(
+      r.stderr.trim().split('\n').at(-1),
+      `error: failed to sync: timeout 8s passed, still waiting for example.jsonnet-guestbook: ${svc}`,
+    );
     assert.doesNotMatch(r.stderr, /Warning|MaxListeners/);
     // What was still waited for, at the end.
     assert.match(r.stdout, /^example\.jsonnet-guestbook: Succeeded: .*sync Synced, health Progressing\)$/m);
