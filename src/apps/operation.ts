@@ -37,7 +37,7 @@ import {
 } from './status-json.js';
 import type { Application, RetryStrategy } from './types.js';
 
-/** A sync the loop runs (structurally the controller's `OperationRequest`, loop-types.ts). */
+/** A sync the loop runs (structurally the controller's `OperationRequest`, src/controller/loop/types.ts). */
 export interface AppOperationRequest {
   initiatedBy: { automated: boolean; username?: string | undefined };
   revision?: string | undefined;

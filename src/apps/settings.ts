@@ -82,7 +82,7 @@ export interface ArgoCdSettings {
   sensitiveAnnotations: string[];
   /**
    * `cluster.inClusterEnabled`: false only when the key is exactly "false" (absent = true): apps on the
-   * in-cluster server then fail as Argo CD's GetCluster ("cluster ... is disabled"); src/controller/scoped.ts.
+   * in-cluster server then fail as Argo CD's GetCluster ("cluster ... is disabled"); src/controller/refresh/scoped.ts.
    */
   inClusterEnabled?: boolean;
   /** Values read but not fully honoured (the caller prints them as warnings). */

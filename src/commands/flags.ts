@@ -502,7 +502,7 @@ export const progressFlags = {
 };
 
 /**
- * Server-side diff's batching (src/controller/server-side.ts), named and defaulted as Argo CD 3's
+ * Server-side diff's batching (src/controller/refresh/server-side.ts), named and defaulted as Argo CD 3's
  * `argocd app diff` / `argocd app sync` flags (cmd/argocd/commands/app_diff.go `addServerSideDiffPerfFlags`).
  */
 export const serverSideDiffFlags = {

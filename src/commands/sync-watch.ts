@@ -2,7 +2,7 @@
  * `sync --watch` (issue 22; docs/usage/watch.md): the command side of the continuous loop. Reads the same
  * inputs as the one-shot `sync` (apps, settings, projects, cluster and repository Secrets), builds the
  * `Loop` with every app automated (`--prune`, `--self-heal`, `--allow-empty`), hands it to `watchApps`
- * (src/controller/watch-run.ts: Git poller or `--local` watcher, shutdown) and prints its events
+ * (src/controller/loop/watch-run.ts: Git poller or `--local` watcher, shutdown) and prints its events
  * (src/output/watch.ts). Exit code: 0 on SIGTERM, 130 on Ctrl-C (a second Ctrl-C exits at once).
  */
 import type { Interfaces } from '@oclif/core';

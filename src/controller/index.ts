@@ -39,51 +39,51 @@
  *   outside the cached namespaces or at a non-preferred version, plus one dry run per live resource with
  *   server-side diff. Never one request per resource otherwise.
  */
-export { Run } from './run.js';
-export { prepareRun } from './prepare.js';
-export type { PreparedRun, PrepareOptions } from './prepare.js';
-export type { RunOptions } from './run.js';
-export { HOOK_PRUNING_NOTE, StateManager } from './state.js';
+export { Run } from './run/run.js';
+export { prepareRun } from './refresh/prepare.js';
+export type { PreparedRun, PrepareOptions } from './refresh/prepare.js';
+export type { RunOptions } from './run/run.js';
+export { HOOK_PRUNING_NOTE, StateManager } from './refresh/state.js';
 export { OWN_FIELD_MANAGERS } from '../common/index.js';
-export { toReport } from './report.js';
-export type { StateManagerOptions } from './state.js';
-export { ClusterState, keepManagersTransform } from './cluster.js';
-export type { ClusterStateOptions, ServedKind } from './cluster.js';
+export { toReport } from './refresh/report.js';
+export type { StateManagerOptions } from './refresh/state.js';
+export { ClusterState, keepManagersTransform } from './refresh/cluster.js';
+export type { ClusterStateOptions, ServedKind } from './refresh/cluster.js';
 export {
   CORE_EXCLUSIONS,
   DEFAULT_EXCLUSIONS,
   SHIPPED_EXCLUSIONS,
   ResourceFilter,
   isExcluded,
-} from './exclusions.js';
-export type { Exclusion, FilteredResource } from './exclusions.js';
-export { appServerSideDiff, SERVER_SIDE_DIFF_MANAGER } from './server-side.js';
-export type * from './types.js';
-export type * from './loop-types.js';
-export { watchApps } from './watch-run.js';
-export type { WatchEvent, WatchRunOptions } from './watch-run.js';
-export { Loop } from './loop.js';
-export type { LoopOptions } from './loop-options.js';
-export { DEFAULT_APP_RESYNC_JITTER_MS, DEFAULT_APP_RESYNC_MS } from './loop-options.js';
-export { syncRequestOf } from './loop-state.js';
-export { runController, defaultOperation } from './controller-run.js';
+} from './refresh/exclusions.js';
+export type { Exclusion, FilteredResource } from './refresh/exclusions.js';
+export { appServerSideDiff, SERVER_SIDE_DIFF_MANAGER } from './refresh/server-side.js';
+export type * from './refresh/types.js';
+export type * from './loop/types.js';
+export { watchApps } from './loop/watch-run.js';
+export type { WatchEvent, WatchRunOptions } from './loop/watch-run.js';
+export { Loop } from './loop/loop.js';
+export type { LoopOptions } from './loop/options.js';
+export { DEFAULT_APP_RESYNC_JITTER_MS, DEFAULT_APP_RESYNC_MS } from './loop/options.js';
+export { syncRequestOf } from './loop/state.js';
+export { runController, defaultOperation } from './app-controller/run.js';
 export type {
   ControllerBase,
   ControllerEvent,
   ControllerRunOptions,
   ControllerSharding,
   ControllerSummary,
-} from './controller-run.js';
-export { StatusWriter, REFRESH_ANNOTATION } from './status-writer.js';
-export type { StatusWriterOptions } from './status-writer.js';
-export { AppFinalizer, FinalizerQueue } from './app-finalizer.js';
-export { ControllerShards } from './controller-shards.js';
-export { RequestedOperations, syncAppOf } from './controller-operations.js';
-export type { AppFinalizerOptions } from './app-finalizer.js';
+} from './app-controller/run.js';
+export { StatusWriter, REFRESH_ANNOTATION } from './app-controller/status-writer.js';
+export type { StatusWriterOptions } from './app-controller/status-writer.js';
+export { AppFinalizer, FinalizerQueue } from './app-controller/finalizer.js';
+export { ControllerShards } from './app-controller/shards.js';
+export { RequestedOperations, syncAppOf } from './app-controller/operations.js';
+export type { AppFinalizerOptions } from './app-controller/finalizer.js';
 export {
   decideAutoSync,
   DEFAULT_AUTOMATED_RETRY,
   DEFAULT_SELF_HEAL_BACKOFF,
   selfHealRemainingMs,
-} from './autosync.js';
-export type { AutoSyncDecision, AutoSyncInput, LastOperation, SelfHealBackoff } from './autosync.js';
+} from './loop/autosync.js';
+export type { AutoSyncDecision, AutoSyncInput, LastOperation, SelfHealBackoff } from './loop/autosync.js';

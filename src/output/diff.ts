@@ -52,7 +52,7 @@ export function destinationLabel(app: AppReport): string {
   return `${cluster}${d.context ? ` (context ${d.context})` : ''}, namespace ${d.namespace}`;
 }
 
-/** A row the app's AppProject does not permit (src/controller/projects.ts): sync refuses it. */
+/** A row the app's AppProject does not permit (src/controller/refresh/projects.ts): sync refuses it. */
 const NOT_PERMITTED = / is not permitted in project /;
 
 function note(r: ResourceStatus): string {

@@ -5,7 +5,7 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import { operationJson, parseApplication, parseOperation } from '../../src/apps/index.js';
-import type { OperationRequest } from '../../src/controller/loop-types.js';
+import type { OperationRequest } from '../../src/controller/loop/types.js';
 
 const spec = {
   project: 'default',

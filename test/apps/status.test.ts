@@ -6,7 +6,7 @@ import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import { buildStatus, goDuration, mergePatch, parseApplication } from '../../src/apps/index.js';
 import type { StatusSource } from '../../src/apps/index.js';
-import type { AppLoopState } from '../../src/controller/loop-types.js';
+import type { AppLoopState } from '../../src/controller/loop/types.js';
 
 const T0 = '2026-11-25T10:00:00.123Z';
 const T1 = '2026-11-25T10:05:00.000Z';

@@ -209,19 +209,26 @@ describe('sync engine', () => {
       { onEvent: (e) => events.push(e) },
     ).run(new AbortController().signal);
     assert.equal(result.phase, 'Failed');
-    const shape = events.map((e) =>
-      e.type === 'task'
-        ? `task ${e.task.syncPhase} ${e.task.kind}/${e.task.name} ${e.phase} ${e.status}`
-        : e.type === 'wave-start'
-          ? `start ${e.syncPhase} ${e.syncWave} (${e.tasks})`
-          : e.type === 'wave-done'
-            ? `done ${e.syncPhase} ${e.syncWave} (${e.succeeded} ok, ${e.failed} failed)`
-            : e.type === 'validate-start'
-              ? `validate ${e.tasks}`
-              : e.type === 'validate-done'
-                ? `validated (${e.failed} failed)`
-                : `operation ${e.phase}`,
+    // While it waited it said what for (issue 34): the hook Job, with its health and why.
+    const waits = events.flatMap((e) =>
+      e.type === 'waiting' ? e.resources.map((r) => `${r.kind}/${r.name} ${r.health}`) : [],
     );
+    assert.ok(waits.length > 0 && waits.every((w) => w.startsWith('Job/')), waits.join(', '));
+    const shape = events
+      .filter((e) => e.type !== 'waiting')
+      .map((e) =>
+        e.type === 'task'
+          ? `task ${e.task.syncPhase} ${e.task.kind}/${e.task.name} ${e.phase} ${e.status}`
+          : e.type === 'wave-start'
+            ? `start ${e.syncPhase} ${e.syncWave} (${e.tasks})`
+            : e.type === 'wave-done'
+              ? `done ${e.syncPhase} ${e.syncWave} (${e.succeeded} ok, ${e.failed} failed)`
+              : e.type === 'validate-start'
+                ? `validate ${e.tasks}`
+                : e.type === 'validate-done'
+                  ? `validated (${e.failed} failed)`
+                  : `operation ${e.phase}`,
+      );
     assert.deepEqual(shape, [
       'validate 3',
       'validated (0 failed)',
