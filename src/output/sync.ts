@@ -3,8 +3,9 @@
  * plain text summary (one line per app, then one line per task). Built from the RunReport only.
  */
 import type { AppReport, RunReport } from '../controller/index.js';
-import { healthReason } from '../health/index.js';
-import { resourceHealthLines, resourceLabel } from './diff.js';
+import { notHealthy } from '../controller/index.js';
+import { resourceHealthLines } from './diff.js';
+import { waitingLine } from './progress-lines.js';
 import { jsonListChunks } from './structured.js';
 
 /**
@@ -118,12 +119,10 @@ export function stillWaitedFor(report: RunReport, health: boolean): string[] {
     if (op.phase !== 'Succeeded') return running ? [`${a.app.name}: its operation (${running})`] : [];
     const c = a.comparison;
     if (!health || !c || c.health.status === 'Healthy') return [];
-    const waiting = c.resources.filter((r) => r.health && r.health.status !== 'Healthy');
+    const waiting = notHealthy(c);
     const first = waiting[0];
     if (!first) return [`${a.app.name}: health ${c.health.status}`];
     const more = waiting.length > 1 ? ` (and ${waiting.length - 1} more)` : '';
-    return [
-      `${a.app.name}: ${resourceLabel(first)}: ${first.health!.status}: ${healthReason({ group: first.group, kind: first.kind, ...first.health! })}${more}`,
-    ];
+    return [`${a.app.name}: ${waitingLine(first)}${more}`];
   });
 }
