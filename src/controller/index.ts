@@ -40,7 +40,6 @@
  *   server-side diff. Never one request per resource otherwise.
  */
 export { Run } from './run/run.js';
-export { notHealthy } from './run/health-wait.js';
 export { prepareRun } from './refresh/prepare.js';
 export type { PreparedRun, PrepareOptions } from './refresh/prepare.js';
 export type { RunOptions } from './run/run.js';

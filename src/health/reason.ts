@@ -29,3 +29,39 @@ export function healthReason(r: ReasonInput): string {
   }
   return 'its health check gives no reason';
 }
+
+/** A resource as reports list it (src/controller `ResourceStatus`): identity and, when it has one, health. */
+export interface ReportedResource {
+  group: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  health?: { status: HealthStatus; message?: string | undefined } | undefined;
+}
+
+/** Every resource that has health and is not Healthy, with its health and why (`healthReason`). */
+export function notHealthy(
+  resources: readonly ReportedResource[],
+): Array<{
+  group: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  health: HealthStatus;
+  reason: string;
+}> {
+  return resources.flatMap((r) =>
+    r.health && r.health.status !== 'Healthy'
+      ? [
+          {
+            group: r.group,
+            kind: r.kind,
+            namespace: r.namespace,
+            name: r.name,
+            health: r.health.status,
+            reason: healthReason({ group: r.group, kind: r.kind, ...r.health }),
+          },
+        ]
+      : [],
+  );
+}

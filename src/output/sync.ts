@@ -3,7 +3,7 @@
  * plain text summary (one line per app, then one line per task). Built from the RunReport only.
  */
 import type { AppReport, RunReport } from '../controller/index.js';
-import { notHealthy } from '../controller/index.js';
+import { notHealthy } from '../health/index.js';
 import { resourceHealthLines } from './diff.js';
 import { waitingLine } from './progress-lines.js';
 import { jsonListChunks } from './structured.js';
@@ -119,7 +119,7 @@ export function stillWaitedFor(report: RunReport, health: boolean): string[] {
     if (op.phase !== 'Succeeded') return running ? [`${a.app.name}: its operation (${running})`] : [];
     const c = a.comparison;
     if (!health || !c || c.health.status === 'Healthy') return [];
-    const waiting = notHealthy(c);
+    const waiting = notHealthy(c.resources);
     const first = waiting[0];
     if (!first) return [`${a.app.name}: health ${c.health.status}`];
     const more = waiting.length > 1 ? ` (and ${waiting.length - 1} more)` : '';

@@ -14,30 +14,11 @@
  *   fails with that reason instead.
  */
 import type { Application } from '../../apps/index.js';
-import { healthReason } from '../../health/index.js';
-import type { WaitingResource } from '../../sync/index.js';
+import { notHealthy } from '../../health/index.js';
 import type { ComparisonResult, Reconciliation, RunEventHandler } from '../refresh/types.js';
 
 /** The longest the wait for health goes without comparing again when the live cache reports no change. */
 export const HEALTH_RECHECK_MS = 1000;
-
-/** Every resource of `comparison` that is not Healthy (and has health), with why. */
-export function notHealthy(comparison: ComparisonResult): WaitingResource[] {
-  return comparison.resources.flatMap((r) =>
-    r.health && r.health.status !== 'Healthy'
-      ? [
-          {
-            group: r.group,
-            kind: r.kind,
-            namespace: r.namespace,
-            name: r.name,
-            health: r.health.status,
-            reason: healthReason({ group: r.group, kind: r.kind, ...r.health }),
-          },
-        ]
-      : [],
-  );
-}
 
 /**
  * After a refresh of `app` (its operation Succeeded): undefined when its health is no longer Progressing
@@ -60,7 +41,7 @@ export function healthWait(
         `failed to wait for health: ${r.group}/${r.kind} ${r.namespace ? `${r.namespace}/` : ''}${r.name} cannot be followed: ${lost}`,
       );
   }
-  emit?.({ type: 'health-wait', app: app.name, resources: notHealthy(comparison) });
+  emit?.({ type: 'health-wait', app: app.name, resources: notHealthy(comparison.resources) });
   return {
     recheckMs: HEALTH_RECHECK_MS,
     wakeOn: (wake) => {
