@@ -1,20 +1,16 @@
-import { Args, Flags } from '@oclif/core';
+import { Args } from '@oclif/core';
 import {
-  appFlags,
   clientOptionsOf,
   clusterSecretsOf,
   selectApps,
   sourceSelection,
-  clusterFlags,
-  progressFlags,
-  serverSideDiffFlags,
   serverSideDiffLimits,
   runProjects,
   runSettings,
   useParseCache,
 } from './flags.js';
 import { BaseCommand } from './base-command.js';
-import { DEFAULT_OPERATION_PROCESSORS, UsageError } from '../common/index.js';
+import { UsageError } from '../common/index.js';
 import { parseDuration } from '../apps/index.js';
 import type { SourcedObject } from '../util/yaml-docs.js';
 import type { RunReport } from '../controller/index.js';
@@ -22,6 +18,7 @@ import { stillWaitedFor, syncJsonChunks, syncText } from '../output/sync.js';
 import { createSourceService } from '../source/index.js';
 import { prose } from './prose.js';
 import { syncWatch } from './sync-watch.js';
+import { syncFlags } from './sync-flags.js';
 
 type SyncOptionFlags = Record<'force' | 'replace' | 'server-side' | 'apply-out-of-sync-only', boolean> & {
   'sync-option'?: string[] | undefined;
@@ -52,18 +49,18 @@ foreground: every task validated by a server-side dry run before anything is wri
 Sync, PostSync) and waves in order, hooks, prunes (with --prune), waiting for health between waves. As
 argocd app sync, it returns when the operations end: each app is compared again after its operation and
 that sync and health reported (Progressing is fine). With --health it also waits until every app is
-Healthy (as argocd app wait --health), saying which resources it waits for and why. A sync is a manual sync to the app's
-AppProject syncWindows: one they refuse now is that app's error, naming the window, and writes nothing
-(--dry-run still plans).
+Healthy (as argocd app wait --health), saying which resources it waits for and why. A sync is a manual
+sync to the app's AppProject syncWindows: one they refuse now is that app's error, naming the window, and
+writes nothing (--dry-run still plans).
 
 With --watch it keeps going after that, until SIGTERM or Ctrl-C: new commits (polled), or saved files
 with --local, are synced; drift is reported, or synced back with --self-heal; one line (or JSON object) per
 event, a live table on a terminal. SIGTERM exits 0, Ctrl-C 130 (docs/usage/watch.md).
 
 Exit codes: 0 every operation Succeeded and no app ends Degraded (with --health: every app ends Healthy);
-1 an operation Failed, an app ends Degraded (or, with --health, not Healthy), or --timeout passed; 2 bad input or an app that could not be
-rendered or compared, or whose sync its project's sync windows refuse (the other apps still run); 130
-interrupted.`;
+1 an operation Failed, an app ends Degraded (or, with --health, not Healthy), or --timeout passed; 2 bad
+input or an app that could not be rendered or compared, or whose sync its project's sync windows refuse
+(the other apps still run); 130 interrupted.`;
 
   static override usage = [
     'sync [APP...] -f FILE... [FLAGS]',
@@ -102,102 +99,7 @@ interrupted.`;
     }),
   };
 
-  static override flags = {
-    ...appFlags,
-    ...clusterFlags,
-    ...progressFlags,
-    ...serverSideDiffFlags,
-    output: Flags.string({
-      char: 'o',
-      description: 'Output format.',
-      options: ['text', 'json'],
-      default: 'text',
-    }),
-    prune: Flags.boolean({ description: 'Delete resources tracked by the app that are no longer in Git.' }),
-    'allow-empty': Flags.boolean({ description: 'Allow a sync that would prune every resource of an app.' }),
-    'dry-run': Flags.boolean({
-      description: 'Validate every task with a server-side dry run; change nothing.',
-    }),
-    force: Flags.boolean({
-      description: 'Sync option Force=true: delete and re-create when a patch is rejected.',
-    }),
-    replace: Flags.boolean({ description: 'Sync option Replace=true: replace objects instead of applying.' }),
-    'server-side': Flags.boolean({
-      description: 'Sync option ServerSideApply=true (field manager argocd-controller).',
-    }),
-    'apply-out-of-sync-only': Flags.boolean({ description: 'Sync option ApplyOutOfSyncOnly=true.' }),
-    resource: Flags.string({
-      description: 'Sync only GROUP:KIND:[NAMESPACE/]NAME (repeatable; hooks are skipped).',
-      multiple: true,
-    }),
-    strategy: Flags.string({
-      description: 'hook runs hooks; apply skips them.',
-      options: ['apply', 'hook'],
-      default: 'hook',
-    }),
-    'sync-option': Flags.string({
-      description: 'Sync option KEY=VALUE, e.g. CreateNamespace=true (repeatable).',
-      multiple: true,
-    }),
-    timeout: Flags.string({
-      description: 'Give up after this long (e.g. 5m); 0 waits forever.',
-      default: '0',
-    }),
-    health: Flags.boolean({
-      description:
-        'Also wait until every app is Healthy after its operation (as argocd app wait --health); bounded by --timeout.',
-      exclusive: ['async', 'dry-run'],
-    }),
-    async: Flags.boolean({
-      description: 'Return when the operations end, Progressing is fine: the default (kept for scripts).',
-    }),
-    'retry-limit': Flags.integer({ description: 'Retries of a failed sync operation.', min: 0 }),
-    'retry-backoff-duration': Flags.string({ description: 'First retry delay.', default: '5s' }),
-    'retry-backoff-factor': Flags.integer({ description: 'Delay multiplier per retry.', default: 2, min: 1 }),
-    'retry-backoff-max-duration': Flags.string({ description: 'Longest retry delay.', default: '3m' }),
-    'status-processors': Flags.integer({
-      description: "Apps compared in parallel (the refresh queue's workers).",
-      default: 2,
-      min: 1,
-      max: 100,
-    }),
-    watch: Flags.boolean({
-      description:
-        'Keep the apps in sync until Ctrl-C or SIGTERM: poll Git (or watch the --local files), sync new revisions, report drift.',
-      exclusive: ['dry-run', 'resource', 'timeout', 'async', 'health'],
-    }),
-    'poll-interval': Flags.string({
-      description:
-        'With --watch: how often the refs of each repository are polled (one git ls-remote each); default 30s.',
-      dependsOn: ['watch'],
-    }),
-    'self-heal': Flags.boolean({
-      description:
-        "With --watch: sync an app back when its live objects drift from Git (Argo CD's selfHeal).",
-      dependsOn: ['watch'],
-    }),
-    'self-heal-timeout': Flags.string({
-      description:
-        'With --self-heal: wait before a repeated self-heal, x3 per attempt, at most 5m; default 2s.',
-      dependsOn: ['self-heal'],
-    }),
-    'app-resync': Flags.string({
-      description:
-        "With --watch: refresh every app this often, with jitter (Argo CD's timeout.reconciliation); default 3m, 0: never.",
-      dependsOn: ['watch'],
-    }),
-    'shutdown-timeout': Flags.string({
-      description:
-        'With --watch: how long running syncs may take to end after SIGTERM or Ctrl-C; default 30s.',
-      dependsOn: ['watch'],
-    }),
-    'operation-processors': Flags.integer({
-      description: "Apps synced in parallel (the operation queue's workers), as Argo CD's controller flag.",
-      default: DEFAULT_OPERATION_PROCESSORS,
-      min: 1,
-      max: 100,
-    }),
-  };
+  static override flags = syncFlags;
 
   async run(): Promise<void> {
     const { flags, argv: names } = await this.parse(Sync);

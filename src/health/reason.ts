@@ -40,9 +40,7 @@ export interface ReportedResource {
 }
 
 /** Every resource that has health and is not Healthy, with its health and why (`healthReason`). */
-export function notHealthy(
-  resources: readonly ReportedResource[],
-): Array<{
+export function notHealthy(resources: readonly ReportedResource[]): Array<{
   group: string;
   kind: string;
   namespace: string;

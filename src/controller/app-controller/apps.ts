@@ -16,8 +16,8 @@ import { parseApplication } from '../../apps/index.js';
 import type { Application } from '../../apps/index.js';
 import type { KubeObject } from '../../cluster/index.js';
 import type { HealthStatus } from '../../health/index.js';
-import type { AppLoopState, ReconcileLoop } from '../loop/types.js';
-import type { AppCondition, AppSyncStatus } from '../refresh/types.js';
+import type { AppLoopState, ReconcileLoop } from '../loop/index.js';
+import type { AppCondition, AppSyncStatus } from '../refresh/index.js';
 
 export interface ProcessedAppsOptions {
   /** The loop running now (a reload builds a new one). */

@@ -14,13 +14,28 @@
  *
  * Argo CD takes the candidates from its cluster cache (every object tracked by the app); reading those the
  * status lists covers what the controller ever reported for the app, which it writes on every refresh.
+ *
+ * PreDelete / PostDelete hooks (src/apps delete-hooks.ts, delete-hooks.ts here), in finalizeApplicationDeletion's
+ * order: with `pre-delete-finalizer.argocd.argoproj.io` the PreDelete hooks of the app's render run first
+ * (created, then waited for; when done that finalizer comes off and the cascade follows in the same step);
+ * then the cascade; then with `post-delete-finalizer...` the PostDelete hooks run; then the `/cleanup`
+ * finalizers delete the hooks by their delete policies. A failed step (a hook Degraded: "PreDelete hook(s)
+ * failed: ns/name") is written as the DeletionError condition (`deletionError`) and tried again later.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
   APPLICATION_RESOURCE,
+  CLEANUP_STAGE,
+  deletionStage,
   deletionStep,
+  finalizersOf,
   instanceName,
   isDeleting,
+  kubeTime,
+  POST_DELETE_FINALIZER,
+  PRE_DELETE_FINALIZER,
+  setConditions,
+  withoutDeletionFinalizers,
   type DeletionStep,
 } from '../../apps/index.js';
 import { connect as defaultConnect, isNotFound, owningApp, resolveCluster } from '../../cluster/index.js';
@@ -33,7 +48,10 @@ import type {
   TrackingOptions,
 } from '../../cluster/index.js';
 import { oneLine } from '../../common/index.js';
+import type { HealthOptions } from '../../health/index.js';
 import { parseSyncOptions } from '../../sync/index.js';
+import { cleanupDeleteHooks, DeleteHooks, executeDeleteHooks } from './delete-hooks.js';
+import type { HookStep } from './delete-hooks.js';
 
 export interface AppFinalizerOptions {
   /** The control-plane cluster's client (patches the Application). */
@@ -46,6 +64,11 @@ export interface AppFinalizerOptions {
   onWarning?: (message: string) => void;
   /** Each step taken (logs, tests). */
   onStep?: (key: string, step: DeletionStep) => void;
+  /** The app's render at its spec, for its PreDelete / PostDelete hooks (delete-hooks.ts). */
+  render?: ((manifest: KubeObject, signal?: AbortSignal) => Promise<readonly KubeObject[]>) | undefined;
+  /** How hooks' health is judged (argocd-cm's Lua checks). */
+  health?: HealthOptions | undefined;
+  now?: (() => number) | undefined;
 }
 
 type Obj = Record<string, unknown>;
@@ -59,7 +82,7 @@ export class AppFinalizer {
   }
 
   /** New cluster Secrets and tracking (the controller reloaded argocd-cm and the Secrets). */
-  update(options: Pick<AppFinalizerOptions, 'clusterSecrets' | 'tracking'>): void {
+  update(options: Pick<AppFinalizerOptions, 'clusterSecrets' | 'tracking' | 'render' | 'health'>): void {
     this.#o = { ...this.#o, ...options };
   }
 
@@ -77,14 +100,14 @@ export class AppFinalizer {
       manifest,
       syncOptions: parseSyncOptions(rawOptions.filter((x): x is string => typeof x === 'string')),
     };
-    const first = deletionStep(app, []);
-    if (first.kind === 'not-cascading') return first;
+    if (deletionStage(manifest) === 'none')
+      return { kind: 'not-cascading', finalizers: finalizersOf(manifest) };
 
     let conn: ClusterConnection | undefined;
     let step: DeletionStep;
     try {
       const destination = isObj(spec['destination'])
-        ? (spec['destination'] as { server?: string; name?: string })
+        ? (spec['destination'] as { server?: string; name?: string; namespace?: string })
         : {};
       let resolved: ReturnType<typeof resolveCluster>;
       try {
@@ -94,7 +117,7 @@ export class AppFinalizer {
         o.onWarning?.(
           `app ${key}: destination cluster not found (${oneLine(err)}): finalizer removed, nothing deleted`,
         );
-        step = { kind: 'done', finalizers: first.kind === 'done' ? first.finalizers : remaining(manifest) };
+        step = { kind: 'done', finalizers: withoutDeletionFinalizers(manifest) };
         await this.#setFinalizers(ns, name, step.finalizers);
         o.onStep?.(key, step);
         return step;
@@ -102,35 +125,113 @@ export class AppFinalizer {
       conn = await (o.connect ?? defaultConnect)(
         resolved.access ? { access: resolved.access } : { kubeConfig: o.kubeConfig, destination },
       );
-      const live = await this.#managedLive(conn, manifest, signal);
-      step = deletionStep(app, live);
-      if (step.kind === 'delete') {
-        const propagationPolicy = step.propagation;
-        await Promise.all(
-          step.objects.map(async (obj) => {
-            const info = await conn!.discovery.resolveApiVersionKind(
-              obj.apiVersion ?? '',
-              obj.kind ?? '',
-              signal,
-            );
-            try {
-              await conn!.client.delete(info, obj.metadata?.namespace ?? '', obj.metadata?.name ?? '', {
-                propagationPolicy,
+      const c = conn;
+      let current = manifest;
+      const hooks = new DeleteHooks(this.#o, c, manifest, destination.namespace ?? '', signal);
+      if (deletionStage(current) === 'pre-delete') {
+        let r: HookStep;
+        try {
+          r = await executeDeleteHooks(c, 'PreDelete', await hooks.of('PreDelete'), {
+            health: o.health,
+            signal,
+          });
+        } catch (err) {
+          throw new Error(`error executing pre-delete hooks: ${oneLine(err)}`, { cause: err });
+        }
+        if (!r.done) {
+          step = { kind: 'hooks', stage: 'pre-delete', reason: r.detail };
+          o.onStep?.(key, step);
+          return step;
+        }
+        // The PreDelete hooks are done: their finalizer comes off and the cascade follows at once.
+        const rest = finalizersOf(current).filter((f) => f !== PRE_DELETE_FINALIZER);
+        await this.#setFinalizers(ns, name, rest);
+        current = { ...current, metadata: { ...current.metadata, finalizers: rest } };
+      }
+      const stage = deletionStage(current);
+      if (stage === 'cascade') {
+        const live = await this.#managedLive(c, current, await hooks.all(), signal);
+        step = deletionStep({ ...app, manifest: current }, live);
+        if (step.kind === 'delete') {
+          const propagationPolicy = step.propagation;
+          await Promise.all(
+            step.objects.map(async (obj) => {
+              const info = await c.discovery.resolveApiVersionKind(
+                obj.apiVersion ?? '',
+                obj.kind ?? '',
                 signal,
-              });
-            } catch (err) {
-              if (!isNotFound(err)) throw err;
-            }
-          }),
-        );
-      } else if (step.kind === 'done') {
-        await this.#setFinalizers(ns, name, step.finalizers);
+              );
+              try {
+                await c.client.delete(info, obj.metadata?.namespace ?? '', obj.metadata?.name ?? '', {
+                  propagationPolicy,
+                  signal,
+                });
+              } catch (err) {
+                if (!isNotFound(err)) throw err;
+              }
+            }),
+          );
+        } else if (step.kind === 'done') {
+          await this.#setFinalizers(ns, name, step.finalizers);
+          // PostDelete hooks and the cleanups follow at the next step.
+          if (
+            deletionStage({ ...current, metadata: { ...current.metadata, finalizers: step.finalizers } }) !==
+            'none'
+          )
+            step = { kind: 'hooks', stage: 'cascade', reason: 'resources deleted' };
+        }
+      } else if (stage === 'none') {
+        step = { kind: 'done', finalizers: finalizersOf(current) };
+      } else {
+        const type = stage === 'pre-delete-cleanup' ? 'PreDelete' : 'PostDelete';
+        const expected = await hooks.of(type);
+        const r =
+          stage === 'post-delete'
+            ? await executeDeleteHooks(c, type, expected, { health: o.health, signal })
+            : await cleanupDeleteHooks(c, type, expected, { health: o.health, signal });
+        if (r.done) {
+          const finalizer =
+            stage === 'post-delete'
+              ? POST_DELETE_FINALIZER
+              : `${stage === 'pre-delete-cleanup' ? PRE_DELETE_FINALIZER : POST_DELETE_FINALIZER}/${CLEANUP_STAGE}`;
+          await this.#setFinalizers(
+            ns,
+            name,
+            finalizersOf(current).filter((f) => f !== finalizer),
+          );
+        }
+        step = { kind: 'hooks', stage, reason: r.detail };
       }
     } finally {
       conn?.close();
     }
     o.onStep?.(key, step);
     return step;
+  }
+
+  /**
+   * A failed step's error as the Application's DeletionError condition (processAppOperationQueueItem's
+   * setAppCondition: written unless the same condition is there).
+   */
+  async deletionError(manifest: KubeObject, message: string): Promise<void> {
+    const ns = manifest.metadata?.namespace ?? this.#o.argocdNamespace;
+    const name = manifest.metadata?.name ?? '';
+    const status = isObj(manifest['status']) ? manifest['status'] : {};
+    const previous = Array.isArray(status['conditions']) ? status['conditions'] : [];
+    if (previous.some((c) => isObj(c) && c['type'] === 'DeletionError' && c['message'] === message)) return;
+    const conditions = setConditions(
+      previous,
+      [{ type: 'DeletionError', message }],
+      ['DeletionError'],
+      kubeTime((this.#o.now ?? Date.now)()),
+    );
+    try {
+      await this.#o.client.patch(APPLICATION_RESOURCE, ns, name, { status: { conditions } }, 'merge', {
+        subject: `application ${ns}/${name}`,
+      });
+    } catch (err) {
+      if (!isNotFound(err)) this.#o.onWarning?.(`app ${ns}/${name}: failed to write status: ${oneLine(err)}`);
+    }
   }
 
   async #setFinalizers(namespace: string, name: string, finalizers: string[]): Promise<void> {
@@ -150,15 +251,32 @@ export class AppFinalizer {
     }
   }
 
-  /** The app's managed live objects among those its status lists (see the header). */
+  /**
+   * The app's managed live objects among those its status lists and its delete hooks (tracked by the app
+   * like any of its objects, so the cascade deletes a PreDelete hook too, as Argo CD's cluster cache has it).
+   */
   async #managedLive(
     conn: ClusterConnection,
     manifest: KubeObject,
+    deleteHooks: readonly KubeObject[],
     signal?: AbortSignal,
   ): Promise<KubeObject[]> {
     const o = this.#o;
     const status = isObj(manifest['status']) ? manifest['status'] : {};
-    const rows = (Array.isArray(status['resources']) ? status['resources'] : []).filter(isObj);
+    const hookRows = deleteHooks.map((h) => {
+      const slash = (h.apiVersion ?? '').indexOf('/');
+      return {
+        group: slash < 0 ? '' : (h.apiVersion ?? '').slice(0, slash),
+        version: (h.apiVersion ?? '').slice(slash + 1),
+        kind: h.kind ?? '',
+        namespace: h.metadata?.namespace ?? '',
+        name: h.metadata?.name ?? '',
+      } as Obj;
+    });
+    const rows = [
+      ...(Array.isArray(status['resources']) ? status['resources'] : []).filter(isObj),
+      ...hookRows,
+    ];
     const instance = instanceName(
       { name: manifest.metadata?.name ?? '', namespace: manifest.metadata?.namespace },
       o.argocdNamespace,
@@ -190,13 +308,6 @@ export class AppFinalizer {
     );
     return found.filter((x): x is KubeObject => x !== undefined);
   }
-}
-
-function remaining(manifest: KubeObject): string[] {
-  const f = manifest.metadata?.['finalizers'];
-  return (Array.isArray(f) ? f : []).filter(
-    (x): x is string => typeof x === 'string' && !x.startsWith('resources-finalizer.argocd.argoproj.io'),
-  );
 }
 
 /**
@@ -245,6 +356,7 @@ export class FinalizerQueue {
       again = step !== undefined && step.kind !== 'done' && step.kind !== 'not-cascading';
     } catch (err) {
       this.o.onWarning?.(`app ${key}: failed to delete resources: ${oneLine(err)}`);
+      await this.finalizer.deletionError(obj, oneLine(err));
       again = true;
     }
     if (again) {

@@ -10,25 +10,26 @@
  * - `done(event)`: the loop's app-operation-done. True when it ends a requested operation: the caller then
  *   clears `operation` with the status write (StatusWriter `clearOperation`). The answered `operation` is
  *   remembered until the Application is seen without it, so a late event still carrying it is not run again.
+ * - `terminating(key, obj)`: `status.operationState.phase: Terminating` (`argocd app terminate-op`) on the
+ *   operation the loop runs for the app terminates it (src/controller/loop `terminateOperation`).
  * - `reset()`: a new loop runs (a reload): operations not finished are requested again when seen, as Argo
  *   CD resumes them after a restart.
  * `defaultOperation` is the loop's sync for the controller: src/sync `runOperation` with the request's flags.
  */
-import { APPLICATION_RESOURCE, kubeTime, parseOperation } from '../../apps/index.js';
+import { APPLICATION_RESOURCE, kubeTime, OperationRefusal, parseOperation } from '../../apps/index.js';
 import type { Application } from '../../apps/index.js';
 import { isNotFound } from '../../cluster/index.js';
 import type { KubeClient, KubeObject } from '../../cluster/index.js';
 import { GitopsError, oneLine } from '../../common/index.js';
 import { runOperation } from '../../sync/index.js';
 import type { SyncApp } from '../../sync/index.js';
-import { syncRequestOf } from '../loop/state.js';
-import type { LoopOptions } from '../loop/loop.js';
-import type { LoopEvent, OperationRequest, ReconcileLoop } from '../loop/types.js';
+import { syncRequestOf } from '../loop/index.js';
+import type { LoopEvent, LoopOptions, OperationRequest, ReconcileLoop } from '../loop/index.js';
 
 export interface RequestedOperationsOptions {
   client: KubeClient;
   argocdNamespace: string;
-  loop: () => Pick<ReconcileLoop, 'requestOperation'> | undefined;
+  loop: () => Pick<ReconcileLoop, 'requestOperation' | 'terminateOperation' | 'state'> | undefined;
   now: () => number;
   onWarning?: ((message: string) => void) | undefined;
 }
@@ -58,13 +59,34 @@ export class RequestedOperations {
     } catch (err) {
       this.#handled.set(key, raw);
       this.#o.onWarning?.(oneLine(err));
-      const why = err instanceof GitopsError ? err.message.replace(/^[^:]*: /, '') : oneLine(err);
+      const why =
+        err instanceof OperationRefusal
+          ? err.reason
+          : err instanceof GitopsError
+            ? err.message.replace(/^[^:]*: /, '')
+            : oneLine(err);
       void this.#refuse(key, obj, why);
       return;
     }
     if (!request) return;
     this.#requested.set(key, { request, raw });
-    this.#o.loop()?.requestOperation(key, request);
+    const loop = this.#o.loop();
+    loop?.requestOperation(key, request);
+    // Written Terminating before this controller ran it (a restart): Argo CD terminates it at once.
+    if (operationStateOf(obj)?.phase === 'Terminating') loop?.terminateOperation(key);
+  }
+
+  /**
+   * `argocd app terminate-op` (or a patch) set `status.operationState.phase: Terminating`: the operation
+   * the loop runs for the app is terminated, when the state names it (same `startedAt`), so a stale event
+   * never terminates a later operation. Automated syncs too (Argo CD writes them into `operation`).
+   */
+  terminating(key: string, obj: KubeObject): void {
+    const state = operationStateOf(obj);
+    if (state?.phase !== 'Terminating') return;
+    const loop = this.#o.loop();
+    const running = loop?.state(key)?.running;
+    if (running && kubeTime(running.startedAt) === state.startedAt) loop?.terminateOperation(key);
   }
 
   /** The loop's app-operation-done: true when it ends an operation requested through the Application. */
@@ -111,6 +133,13 @@ export class RequestedOperations {
   }
 }
 
+function operationStateOf(obj: KubeObject): { phase?: unknown; startedAt?: unknown } | undefined {
+  const status = obj['status'];
+  if (!status || typeof status !== 'object') return undefined;
+  const state = (status as Record<string, unknown>)['operationState'];
+  return state && typeof state === 'object' ? (state as { phase?: unknown; startedAt?: unknown }) : undefined;
+}
+
 /** What a sync operation reads of the app (src/sync `SyncApp`): its name, sync options, managed namespace. */
 export function syncAppOf(app: Application): SyncApp {
   return {
@@ -123,5 +152,5 @@ export function syncAppOf(app: Application): SyncApp {
 }
 
 /** A sync as the request says (src/sync `runOperation`), with the app's own sync options beneath. */
-export const defaultOperation: LoopOptions['operation'] = (app, reconciliation, request, signal) =>
-  runOperation(syncAppOf(app), reconciliation, syncRequestOf(request), signal);
+export const defaultOperation: LoopOptions['operation'] = (app, reconciliation, request, signal, terminate) =>
+  runOperation(syncAppOf(app), reconciliation, { ...syncRequestOf(request), terminate }, signal);

@@ -25,7 +25,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
   ArgoNamespaceWatch,
-  cascades,
+  finalizes,
   isDeleting,
   parseApplication,
   parseProject,
@@ -41,8 +41,8 @@ import { ProcessedApps } from './apps.js';
 import { defaultOperation, RequestedOperations } from './operations.js';
 import { ControllerShards } from './shards.js';
 import type { ControllerBase, ControllerEvent, ControllerRunOptions, ControllerSummary } from './types.js';
-import { Loop } from '../loop/loop.js';
-import type { LoopEvent } from '../loop/types.js';
+import { Loop } from '../loop/index.js';
+import type { LoopEvent } from '../loop/index.js';
 import { REFRESH_ANNOTATION, StatusWriter } from './status-writer.js';
 
 export type {
@@ -112,6 +112,8 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
         ...(discovery ? { discovery } : {}),
       }),
     onWarning: warn,
+    render: (manifest, signal) => renderForDeletion(manifest, signal),
+    now,
     onStep: (key, step) =>
       emit({
         type: 'app-deleting',
@@ -121,7 +123,7 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
         detail:
           step.kind === 'delete'
             ? step.objects.map((x) => `${x.kind}/${x.metadata?.name}`).join(', ')
-            : step.kind === 'waiting'
+            : step.kind === 'waiting' || step.kind === 'hooks'
               ? step.reason
               : '',
       }),
@@ -173,6 +175,15 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
       return undefined;
     }
   };
+  /** A deleting app's render at its spec (its PreDelete / PostDelete hooks), with the current source service. */
+  const renderForDeletion = async (manifest: KubeObject, signal?: AbortSignal): Promise<KubeObject[]> => {
+    signal?.throwIfAborted();
+    const app = parseApplication(
+      { apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', ...manifest },
+      `cluster ${keyOfManifest(manifest, ns)}`,
+    );
+    return (await base.loopOptions.source.renderApp(app)).objects;
+  };
   const projectSet = (): ProjectSet => {
     const set = new ProjectSet();
     for (const p of watch.projects()) {
@@ -200,7 +211,7 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
   const finalizing = new FinalizerQueue(finalizer, {
     current: (key) => {
       const obj = watch.application(key.slice(0, key.indexOf('/')), key.slice(key.indexOf('/') + 1));
-      return obj && isDeleting(obj) && cascades(obj) ? obj : undefined;
+      return obj && isDeleting(obj) && finalizes(obj) ? obj : undefined;
     },
     retryMs: o.finalizerRetryMs ?? 5_000,
     signal: o.signal,
@@ -225,7 +236,7 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
       // The shard that owns the app finalizes it (canProcessApp).
       const dest = (obj['spec'] as { destination?: { server?: string; name?: string } } | undefined)
         ?.destination;
-      if (cascades(obj) && shards.owns({ name: obj.metadata?.name ?? '', destination: dest ?? {} }))
+      if (finalizes(obj) && shards.owns({ name: obj.metadata?.name ?? '', destination: dest ?? {} }))
         finalizing.schedule(key);
       return;
     }
@@ -249,8 +260,10 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
       loop?.requestRefresh(key, 3, 'requested');
     }
     // Argo CD's canProcessApp: only an app of this controller's shards has its operation run here.
-    if (shards.owns(app)) operations.seen(key, app, obj);
-    else operations.forget(key);
+    if (shards.owns(app)) {
+      operations.seen(key, app, obj);
+      operations.terminating(key, obj);
+    } else operations.forget(key);
   };
 
   const onNamespaceEvent = (e: NamespaceEvent): void => {

@@ -16,15 +16,23 @@
  *   full again (a merge patch from what the server has). A 404 (the app was deleted) is dropped.
  * - `operationState` and `history` are written for the operations this process ran (seen starting); a last
  *   operation the loop read back from the Application after a restart is left as the status holds it.
+ * - Finalizers: an app whose last render holds PreDelete / PostDelete hooks gets their finalizers (and
+ *   loses them when it holds none) in the same patch (src/apps `deleteHookFinalizers`).
  * - `clearOperation(key)`: the next write of that app also sets `operation: null` (a requested operation
  *   finished); `removeRefreshAnnotation(key)`: it also removes `argocd.argoproj.io/refresh` (consumed).
  */
-import { APPLICATION_RESOURCE, buildStatus } from '../../apps/index.js';
+import {
+  APPLICATION_RESOURCE,
+  buildStatus,
+  deleteHookFinalizers,
+  finalizersOf,
+  isDeleting,
+} from '../../apps/index.js';
 import type { AppOperationReport } from '../../apps/index.js';
 import { isNotFound } from '../../cluster/index.js';
 import type { KubeClient, KubeObject } from '../../cluster/index.js';
 import { oneLine } from '../../common/index.js';
-import type { AppLoopState, LoopEvent, OperationRequest } from '../loop/types.js';
+import type { AppLoopState, LoopEvent, OperationRequest } from '../loop/index.js';
 
 export const REFRESH_ANNOTATION = 'argocd.argoproj.io/refresh';
 
@@ -229,8 +237,17 @@ export class StatusWriter {
     });
     const historyWritten = entry.pendingHistory;
     const patch: Record<string, unknown> = { ...(built.patch ?? {}) };
+    const metadata: Record<string, unknown> = {};
     if (entry.removeRefresh && current.metadata?.annotations?.[REFRESH_ANNOTATION] !== undefined)
-      patch['metadata'] = { annotations: { [REFRESH_ANNOTATION]: null } };
+      metadata['annotations'] = { [REFRESH_ANNOTATION]: null };
+    // The PreDelete / PostDelete hook finalizers follow the last render (processAppRefreshQueueItem), before
+    // the status that says Synced: never on an app being deleted.
+    const finalizers =
+      loopState.deleteHooks && !isDeleting(current)
+        ? deleteHookFinalizers(finalizersOf(current), loopState.deleteHooks)
+        : undefined;
+    if (finalizers) metadata['finalizers'] = finalizers;
+    if (Object.keys(metadata).length > 0) patch['metadata'] = metadata;
     entry.clearOperation = false;
     entry.removeRefresh = false;
     if (Object.keys(patch).length === 0) {

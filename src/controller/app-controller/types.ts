@@ -5,8 +5,7 @@
 import type { ClientOptions, ClusterAccess, ClusterConnection, ConnectOptions } from '../../cluster/index.js';
 import type { ShardClaimer } from '../../sharding/index.js';
 import type { ControllerSharding } from './shards.js';
-import type { LoopOptions } from '../loop/loop.js';
-import type { LoopEvent, ReconcileLoop } from '../loop/types.js';
+import type { LoopEvent, LoopOptions, ReconcileLoop } from '../loop/index.js';
 
 export type { ControllerSharding };
 

@@ -26,7 +26,7 @@
 import type { Application, RetryStrategy } from '../../apps/index.js';
 import type { OperationReport, ResourceFilter } from '../../sync/index.js';
 import type { AutoSyncMode, OperationRequest } from './types.js';
-import type { ComparisonResult } from '../refresh/types.js';
+import type { ComparisonResult } from '../refresh/index.js';
 
 /** Argo CD's self-heal backoff (`--self-heal-backoff-*` defaults of Argo CD 3.x: 2 s, x3, cap 300 s). */
 export interface SelfHealBackoff {

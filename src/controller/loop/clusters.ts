@@ -1,8 +1,8 @@
 /**
- * The continuous loop's clusters and projects (loop.ts): what a one-shot run sets up once (run.ts steps
+ * The continuous loop's clusters and projects (loop.ts): what a one-shot run sets up once (run/run.ts steps
  * 1-2), kept current while apps come and go.
  *
- * - `setUp(app)`: the app's destination and AppProject, resolved as a run resolves them (destinations.ts
+ * - `setUp(app)`: the app's destination and AppProject, resolved as a run resolves them (refresh/destinations.ts
  *   `resolveDestinations`: a context, else a cluster Secret; the project's conditions; sync windows
  *   warnings once), into one shared `Destinations`; an app refused there carries the error on its report.
  *   A new app whose destination namespace a cluster's live cache does not cover has that cluster closed
@@ -10,28 +10,28 @@
  * - `clusterOf(app)`: the app's cluster from the one `ClusterPool`, its live-cache events routed to the
  *   loop (`LiveRouter`) once the cache is ready; apps pinned to a revision (`pin`) are the app they were
  *   made from.
- * - `scopeProjects()`: the projects extended by the cluster and repository Secrets scoped to them (scoped.ts).
+ * - `scopeProjects()`: the projects extended by the cluster and repository Secrets scoped to them (refresh/scoped.ts).
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { projectConditions, ProjectSet } from '../../apps/index.js';
 import type { Application, ProjectClusters, ProjectCondition } from '../../apps/index.js';
 import type { LiveStateCache } from '../../cluster/index.js';
-import type { ClusterState } from '../refresh/cluster.js';
-import type { SharedClusterOptions } from '../refresh/cluster-options.js';
-import { ClusterPool, resolveDestinations } from '../refresh/destinations.js';
-import type { Destinations } from '../refresh/destinations.js';
+import { appWindowsVerdict, ClusterPool, resolveDestinations, scopeProjects } from '../refresh/index.js';
+import type {
+  AppProjectContext,
+  AppReport,
+  ClusterState,
+  Destinations,
+  EngineOptions,
+  SharedClusterOptions,
+} from '../refresh/index.js';
 import type { LiveRouter } from './live.js';
 import { pinnedApp } from './state.js';
 import type { OperationRequest } from './types.js';
-import type { AppProjectContext } from '../refresh/projects.js';
-import type { RunOptions } from '../run/run.js';
-import { scopeProjects } from '../refresh/scoped.js';
-import type { AppReport } from '../refresh/types.js';
-import { appWindowsVerdict } from '../refresh/windows.js';
 
 export interface LoopClustersOptions {
   run: Pick<
-    RunOptions,
+    EngineOptions,
     | 'projects'
     | 'projectClusters'
     | 'clusterSecrets'

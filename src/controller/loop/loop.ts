@@ -1,22 +1,22 @@
 /**
  * `Loop`: the continuous reconcile loop (issue 22; Argo CD's application controller, running until told to
  * stop): the engine of `sync --watch` and `kubectl gitops controller`, behind `ReconcileLoop`
- * (loop-types.ts). docs/loop.md states its rules with their Argo CD sources.
+ * (types.ts). docs/loop.md states its rules with their Argo CD sources.
  *
  * - Apps come and go (`upsertApp`, `removeApp`); each is keyed `<namespace>/<name>`. A changed spec asks
  *   for a level-2 refresh (3 when its sources changed); an unchanged one (a status write seen back) none.
- *   An app read from a cluster brings its last operation (`status.operationState`, loop-state.ts).
+ *   An app read from a cluster brings its last operation (`status.operationState`, state.ts).
  * - Two queues (src/queue, client-go semantics: an app is never processed twice at once, adds during
  *   processing coalesce; refresh requests keep the highest level): refresh (`statusProcessors` workers,
- *   default 4) and operation (`operationProcessors`, default 2); workers in loop-workers.ts, processors in
- *   loop-process.ts (auto-sync: autosync.ts), options in loop-options.ts.
+ *   default 4) and operation (`operationProcessors`, default 2); workers in workers.ts, processors in
+ *   process.ts (auto-sync: autosync.ts), options in options.ts.
  * - Triggers: the resync timer per app (`appResyncMs` + up to `appResyncJitterMs`, after every refresh:
  *   Argo CD's `timeout.reconciliation` and its jitter; 0 turns it off), live-cache events on the app's
- *   objects (loop-live.ts, batched: level 1 for its managed objects, level 0 for their descendants by
- *   ownerReferences: the resource tree and summary only, loop-process.ts `treeRefresh`), and
+ *   objects (live.ts, batched: level 1 for its managed objects, level 0 for their descendants by
+ *   ownerReferences: the resource tree and summary only, process.ts `treeRefresh`), and
  *   `requestRefresh` (Git poller, file watcher, Application watch). A request at level >= 2 makes the source service forget what it resolved of the app's
  *   repositories (`SourceService.forgetRevisions`), so the refresh sees the branch's new commit.
- * - Clusters: one `ClusterPool` (destinations.ts) for the loop's life: one connection and live cache per
+ * - Clusters: one `ClusterPool` (refresh/destinations.ts) for the loop's life: one connection and live cache per
  *   cluster, kept across refreshes; a cluster whose cache does not cover a new app's destination
  *   namespace is connected (listed) again (`ClusterPool.rescope`).
  * - Sharding (`ownsApp`, `setOwnership`): apps this loop does not own are kept but neither refreshed nor
@@ -41,8 +41,9 @@ import type { Clock } from '../../common/index.js';
 import { RateLimitingQueue } from '../../queue/index.js';
 import type { QueueMetrics } from '../../queue/index.js';
 import { repoKey } from '../../source/index.js';
+import { OPERATION_TERMINATED } from '../../sync/index.js';
 import { DEFAULT_SELF_HEAL_BACKOFF } from './autosync.js';
-import { sharedClusterOptions } from '../refresh/cluster-options.js';
+import { clusterInfoOf, sharedClusterOptions, StateManager } from '../refresh/index.js';
 import { LoopClusters } from './clusters.js';
 import { AppIndex, isApplicationItself, LiveRouter, resourceIndexKey } from './live.js';
 import type { LoopCore } from './process.js';
@@ -58,8 +59,12 @@ import type {
   ReconcileLoop,
   RefreshReason,
 } from './types.js';
-import { StateManager } from '../refresh/state.js';
-import { DEFAULT_APP_RESYNC_JITTER_MS, DEFAULT_APP_RESYNC_MS, DEFAULT_EVENT_BATCH_MS } from './options.js';
+import {
+  DEFAULT_APP_RESYNC_JITTER_MS,
+  DEFAULT_APP_RESYNC_MS,
+  DEFAULT_EVENT_BATCH_MS,
+  TERMINATE_GRACE_MS,
+} from './options.js';
 import type { LoopOptions } from './options.js';
 
 // Kept where the first version had it (branches importing it from here).
@@ -184,6 +189,19 @@ export class Loop implements ReconcileLoop {
     }
   }
 
+  terminateOperation(key: string): boolean {
+    const entry = this.#entries.get(key);
+    const op = entry?.operation;
+    if (!entry || !op) return false;
+    op.terminate ??= new AbortController();
+    if (op.terminate.signal.aborted) return true;
+    op.terminate.abort(new Error(OPERATION_TERMINATED));
+    if (entry.state.running) entry.state.running = { ...entry.state.running, terminating: true };
+    // A running attempt sees it at its next step; a waiting one (a backoff, a sync window) runs now.
+    if (!entry.executing) this.#operationQueue.add(key);
+    return true;
+  }
+
   appsOfRepo(repoURL: string): string[] {
     const wanted = repoKey(repoURL);
     return [...this.#entries.values()]
@@ -277,6 +295,8 @@ export class Loop implements ReconcileLoop {
       });
       await clusters.scopeProjects(o.projects);
       if (this.#stopping) return await this.#shutdown;
+      // Plugin renders read their app's cluster (KUBE_VERSION, KUBE_API_VERSIONS).
+      o.source.useClusterInfo?.(async (app) => clusterInfoOf(await clusters.clusterOf(app)));
       this.#manager = new StateManager({
         reuseComparisons: true,
         diffText: false,
@@ -332,12 +352,28 @@ export class Loop implements ReconcileLoop {
     try {
       await this.#operationQueue.shutDownWithDrain(limit.signal);
     } catch {
+      if (this.#o.terminateOnShutdown) await this.#terminateRunning();
       this.#operationAbort.abort(new Error('the loop stopped: shutdown timeout'));
     } finally {
       this.#clock.clearTimeout(timer);
     }
     await this.#workers;
     await this.#clusters?.close();
+  }
+
+  /** Terminates the operations still running and gives them `TERMINATE_GRACE_MS` to end (shutdown). */
+  async #terminateRunning(): Promise<void> {
+    const running = [...this.#entries.values()].filter((e) => e.executing);
+    for (const e of running) this.terminateOperation(e.key);
+    const grace = new AbortController();
+    const timer = this.#clock.setTimeout(() => grace.abort(), TERMINATE_GRACE_MS);
+    try {
+      await this.#operationQueue.shutDownWithDrain(grace.signal);
+    } catch {
+      // still running after the grace: aborted by the caller
+    } finally {
+      this.#clock.clearTimeout(timer);
+    }
   }
 
   // ---- workers ----

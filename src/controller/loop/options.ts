@@ -1,6 +1,7 @@
 /**
- * The continuous loop's options (loop.ts `Loop`): a one-shot run's (run.ts `RunOptions`) without what only
- * a run has (its apps are given once, its operation and retries are the CLI's), plus the loop's policy,
+ * The continuous loop's options (loop.ts `Loop`): what every program is given (src/controller/refresh
+ * `EngineOptions`: the one-shot run's options without what only a run has, whose apps are given once and
+ * whose operation and retries are the CLI's), plus the loop's policy,
  * timing and triggers.
  */
 import type { Application } from '../../apps/index.js';
@@ -8,20 +9,18 @@ import type { Clock } from '../../common/index.js';
 import type { OperationReport } from '../../sync/index.js';
 import type { SelfHealBackoff } from './autosync.js';
 import type { AutoSyncMode, LoopEventHandler, OperationRequest } from './types.js';
-import type { RunOptions } from '../run/run.js';
-import type { Reconciliation } from '../refresh/types.js';
+import type { EngineOptions, Reconciliation } from '../refresh/index.js';
 
 /** Argo CD's `timeout.reconciliation` default (argocd-cm; the binary's own default is 120 s). */
 export const DEFAULT_APP_RESYNC_MS = 180_000;
 /** Argo CD's `timeout.reconciliation.jitter` default. */
 export const DEFAULT_APP_RESYNC_JITTER_MS = 60_000;
+/** How long terminated operations get to end at shutdown (`terminateOnShutdown`) before they are aborted. */
+export const TERMINATE_GRACE_MS = 10_000;
 /** How long live-cache events collect before their refreshes are asked. */
 export const DEFAULT_EVENT_BATCH_MS = 20;
 
-export interface LoopOptions extends Omit<
-  RunOptions,
-  'apps' | 'operation' | 'onEvent' | 'waitForHealth' | 'retry' | 'syncWindows' | 'prepared'
-> {
+export interface LoopOptions extends Omit<EngineOptions, 'onEvent'> {
   /** The apps to start with (more come through `upsertApp`). */
   apps?: readonly Application[];
   autoSync: AutoSyncMode;
@@ -33,12 +32,16 @@ export interface LoopOptions extends Omit<
   selfHealTimeoutMs?: number;
   /** `--self-heal-backoff-*`: default 2 s, x3, cap 300 s; null: the flat timeout. */
   selfHealBackoff?: SelfHealBackoff | null;
-  /** Runs one sync (src/sync `runOperation`, with the request's flags). */
+  /**
+   * Runs one sync (src/sync `runOperation`, with the request's flags); `terminate` aborts when the operation
+   * is to be terminated (src/sync `SyncRequest.terminate`).
+   */
   operation: (
     app: Application,
     reconciliation: Reconciliation,
     request: OperationRequest,
     signal: AbortSignal,
+    terminate: AbortSignal,
   ) => Promise<OperationReport>;
   onEvent?: LoopEventHandler;
   /** Timers, queue delays and durations (tests: a FakeClock). */
@@ -57,4 +60,11 @@ export interface LoopOptions extends Omit<
   revisionCacheMs?: number;
   /** The time running operations get when `signal` aborts. Default 0 (they are aborted at once). */
   shutdownTimeoutMs?: number;
+  /**
+   * When the shutdown's time is up, terminate the operations still running as Argo CD's `Terminating`
+   * does (running hooks deleted; Failed "Operation terminated"; `sync --watch`), giving the termination
+   * `TERMINATE_GRACE_MS` before they are aborted. Default false: aborted at once (the controller: Argo CD
+   * leaves a stopped controller's operation to the next one).
+   */
+  terminateOnShutdown?: boolean;
 }

@@ -2,7 +2,7 @@
  * The continuous loop's two processors (loop.ts runs them on its refresh and operation queues), as Argo CD's
  * `processAppRefreshQueueItem` and `processRequestedAppOperation` (controller/appcontroller.go):
  *
- * `refreshEntry`: compares the app (state.ts), records the comparison and what was rendered (each source's
+ * `refreshEntry`: compares the app (refresh/state.ts), records the comparison and what was rendered (each source's
  * revision and type, the summary), reports `refreshed`, then decides auto-sync (autosync.ts, behind the
  * sync-window gate) and drift: a `drift` event when the app is OutOfSync at the revision it was last synced
  * to (reported again only when the drifted set changes), with `healing`
@@ -13,7 +13,7 @@
  * `treeRefresh`: a level-0 refresh (Argo CD's `ComparisonWithNothing`, asked for by a change of an object
  * that hangs in the app's tree through ownerReferences: live.ts). As processAppRefreshQueueItem does,
  * it renders and compares nothing: the app's summary is worked out again from the live cache's tree
- * (tree.ts, through the last comparison's `summarize`) and `refreshed` is reported at level 0 with the
+ * (refresh/tree.ts, through the last comparison's `summarize`) and `refreshed` is reported at level 0 with the
  * last comparison's verdict, so the controller writes what changed (the summary; `reconciledAt` stays).
  * When there is no comparison to start from (none yet, or the last refresh failed: Argo CD finds no
  * managed resources in its cache then and falls back to a full reconciliation), it answers false and the
@@ -37,10 +37,8 @@ import { automatedPolicy, decideAutoSync } from './autosync.js';
 import type { SelfHealBackoff } from './autosync.js';
 import type { AutoSyncMode, CompareLevel, LoopEvent, OperationRequest, RefreshReason } from './types.js';
 import type { LoopEntry, RefreshRequest } from './state.js';
-import { toReport } from '../refresh/report.js';
-import type { StateManager } from '../refresh/state.js';
-import type { ComparisonResult, Reconciliation } from '../refresh/types.js';
-import { appWindowsVerdict } from '../refresh/windows.js';
+import { appWindowsVerdict, toReport } from '../refresh/index.js';
+import type { ComparisonResult, Reconciliation, StateManager } from '../refresh/index.js';
 
 /** How often an operation a sync window refuses is judged again. */
 export const WINDOW_RECHECK_MS = 60_000;
@@ -68,6 +66,7 @@ export interface LoopCore {
     reconciliation: Reconciliation,
     request: OperationRequest,
     signal: AbortSignal,
+    terminate: AbortSignal,
   ) => Promise<OperationReport>;
   /** The app pinned to the request's commit (state.ts `pinnedApp`), known to the loop's clusters. */
   pin: (app: Application, request: OperationRequest) => Application;
@@ -109,7 +108,11 @@ export async function refreshEntry(
   const specVersion = entry.specVersion;
   const setupError = entry.report?.error;
   if (setupError) {
-    state.error = { message: setupError.message, exitCode: setupError.exitCode };
+    state.error = {
+      message: setupError.message,
+      exitCode: setupError.exitCode,
+      ...(setupError.conditions ? { conditions: setupError.conditions } : {}),
+    };
     state.reconciledAt = iso(core.wallClock());
     core.emit({
       type: 'refreshed',
@@ -128,6 +131,7 @@ export async function refreshEntry(
   const comparison = toReport(reconciliation);
   state.comparison = comparison;
   state.rendered = { sources: reconciliation.sources, summary: reconciliation.summarize() };
+  state.deleteHooks = reconciliation.deleteHooks;
   entry.summarize = reconciliation.summarize;
   delete state.error;
   // Argo CD sets reconciledAt on a first refresh and on those at level >= 2 (processAppRefreshQueueItem).
@@ -220,13 +224,16 @@ export async function operateEntry(core: LoopCore, entry: LoopEntry, signal: Abo
   const { key, state } = entry;
   const request = op.request;
   const app = entry.app;
+  op.terminate ??= new AbortController();
+  const terminating = op.terminate.signal.aborted;
   const verdict = appWindowsVerdict(
     app,
     entry.report?.project,
     core.wallClock(),
     !request.initiatedBy.automated,
   );
-  if (verdict.refusal) {
+  // A terminate request is not blocked by a sync window (sync.go SyncAppState).
+  if (verdict.refusal && !terminating) {
     if (!op.windowWarned) core.onWarning?.(`${oneLine(verdict.refusal)}; waiting for the window`);
     op.windowWarned = true;
     core.operationQueue.addAfter(key, WINDOW_RECHECK_MS);
@@ -235,7 +242,7 @@ export async function operateEntry(core: LoopCore, entry: LoopEntry, signal: Abo
   const setupError = entry.report?.error;
   if (op.attempt === 0) {
     op.startedAt = core.clock.now();
-    state.running = { request, startedAt: iso(core.wallClock()) };
+    state.running = { request, startedAt: iso(core.wallClock()), ...(terminating ? { terminating } : {}) };
     core.emit({ type: 'app-operation-start', app: app.name, key, request });
   }
   entry.executing = true;
@@ -244,10 +251,15 @@ export async function operateEntry(core: LoopCore, entry: LoopEntry, signal: Abo
   let threw = false;
   try {
     if (setupError) throw new Error(setupError.message);
-    const target = op.attempt > 0 && request.retry?.refresh ? app : core.pin(app, request);
-    const reconciliation = op.reconciliation ?? (await core.manager.reconcile(target, signal));
+    // A retry with `refresh` takes the newest revisions (of the rollback's sources, if any).
+    const { revision: _revision, revisions: _revisions, ...latest } = request;
+    const target = core.pin(app, op.attempt > 0 && request.retry?.refresh ? latest : request);
+    const local = request.localObjects
+      ? { objects: request.localObjects, revision: request.revision ?? '' }
+      : undefined;
+    const reconciliation = op.reconciliation ?? (await core.manager.reconcile(target, signal, { local }));
     op.reconciliation = undefined;
-    report = await core.operation(target, reconciliation, request, signal);
+    report = await core.operation(target, reconciliation, request, signal, op.terminate.signal);
     message = report.message;
   } catch (err) {
     // It ran, but its writes cannot be read back: its report stands (as an Error). Anything else ended
@@ -269,6 +281,7 @@ export async function operateEntry(core: LoopCore, entry: LoopEntry, signal: Abo
     (phase === 'Failed' || phase === 'Error') &&
     retry &&
     !signal.aborted &&
+    !op.terminate.signal.aborted &&
     !core.stopping() &&
     core.current(entry) &&
     (limit < 0 || op.attempt <= limit)

@@ -3,8 +3,9 @@
  * - `lastOperationOf(manifest)`: the last operation an Application's `status.operationState` records (an
  *   Application read from a cluster, after a restart), so auto-sync never retries a revision whose sync
  *   failed before the restart (Argo CD reads the same field: `alreadyAttemptedSync`);
- * - `pinnedApp(app, request)`: the app with its (single) source pinned to the request's commit, so an
- *   operation (and each of its retries, unless `retry.refresh`) syncs the revision it was decided for;
+ * - `pinnedApp(app, request)`: the app with its sources pinned to the request's commit(s) (a rollback's
+ *   sources in place of the spec's), so an operation (and each of its retries, unless `retry.refresh`)
+ *   syncs the revision it was decided for;
  * - `syncRequestOf(request)`: the src/sync request an `OperationRequest` means (strategy default hook, as
  *   Argo CD's; the request's sync options laid over the app's by `runOperation`);
  * - `scheduleResync` / `clearTimers`: the app's resync timer (a level-1 refresh keeps a pending one) and
@@ -19,7 +20,7 @@ import type { Clock, TimerHandle } from '../../common/index.js';
 import type { OperationReport, SyncRequest } from '../../sync/index.js';
 import type { LastOperation } from './autosync.js';
 import type { AppLoopState, CompareLevel, OperationRequest, RefreshReason } from './types.js';
-import type { AppReport, Reconciliation } from '../refresh/types.js';
+import type { AppReport, Reconciliation } from '../refresh/index.js';
 
 export interface RefreshRequest {
   level: CompareLevel;
@@ -37,6 +38,12 @@ export interface PendingOperation {
   startedAt?: number;
   /** The sync windows refused it (warned once). */
   windowWarned?: boolean;
+  /**
+   * Aborted when the operation is to be terminated (Argo CD's `Terminating` phase, `terminateOperation`):
+   * the running attempt terminates at its next step, a waiting one runs at once and terminates, and no
+   * retry follows.
+   */
+  terminate?: AbortController | undefined;
 }
 
 export interface LoopEntry {
@@ -49,11 +56,11 @@ export interface LoopEntry {
    */
   specVersion: number;
   state: AppLoopState;
-  /** Destination and project as resolved (destinations.ts); `error` stops the app before any compare. */
+  /** Destination and project as resolved (refresh/destinations.ts); `error` stops the app before any compare. */
   report?: AppReport;
   /**
    * The app's summary from the live cache's tree now (the last successful comparison's `summarize`,
-   * tree.ts): what a level-0 refresh calls.
+   * refresh/tree.ts): what a level-0 refresh calls.
    */
   summarize?: (() => AppSummary) | undefined;
   /** The refresh waiting in the queue (coalesced). */
@@ -82,13 +89,22 @@ export function maxRefresh(a: RefreshRequest | undefined, b: RefreshRequest): Re
 
 const FULL_SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 
-/** `app` with its single Git source pinned to the request's commit (unchanged otherwise). */
+/**
+ * `app` as the request syncs it: a rollback's sources in place of the spec's (`overrideSources`), each Git
+ * source pinned to the request's commit (`revision`, or `revisions` for multi-source); unchanged otherwise.
+ */
 export function pinnedApp(app: Application, request: OperationRequest): Application {
-  const revision = request.revision;
-  const source = app.sources[0];
-  if (app.multiSource || !source || source.chart || !revision || !FULL_SHA.test(revision)) return app;
-  if (source.targetRevision === revision) return app;
-  return { ...app, sources: [{ ...source, targetRevision: revision }] };
+  const sources = request.overrideSources ?? app.sources;
+  const revisions = app.multiSource ? request.revisions : request.revision ? [request.revision] : undefined;
+  let changed = sources !== app.sources;
+  const pinned = sources.map((source, i) => {
+    const revision = revisions?.[i];
+    if (source.chart || !revision || !FULL_SHA.test(revision) || source.targetRevision === revision)
+      return source;
+    changed = true;
+    return { ...source, targetRevision: revision };
+  });
+  return changed ? { ...app, sources: pinned } : app;
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);

@@ -7,10 +7,18 @@
  * Names follow Argo CD's application controller (`controller/appcontroller.go`): comparison levels, refresh
  * and operation queues keyed `<namespace>/<name>`, auto-sync and self-heal.
  */
-import type { AppSummary, Application, RetryStrategy, StatusRenderedSource } from '../../apps/index.js';
+import type {
+  AppSummary,
+  Application,
+  ApplicationSource,
+  RetryStrategy,
+  StatusRenderedSource,
+} from '../../apps/index.js';
+import type { KubeObject } from '../../cluster/index.js';
+import type { JsonMap as JsonObject } from '../../common/index.js';
 import type { HealthStatus } from '../../health/index.js';
 import type { OperationReport, ResourceFilter as SyncResourceFilter } from '../../sync/index.js';
-import type { AppSyncStatus, ComparisonResult, RunEvent } from '../refresh/types.js';
+import type { AppCondition, AppSyncStatus, ComparisonResult, RunEvent } from '../refresh/index.js';
 
 /**
  * Argo CD's CompareWith (appcontroller.go): 0 nothing (tree only), 1 the recent revision (a watch event on a
@@ -51,6 +59,14 @@ export interface OperationRequest {
   resources?: SyncResourceFilter[];
   /** The operation's retry (Argo CD's `operation.retry`; automated syncs: the app's `syncPolicy.retry`). */
   retry?: RetryStrategy | undefined;
+  /** `operation.sync.source(s)` and `manifests` as written (echoed in `operationState`; src/apps). */
+  source?: JsonObject | undefined;
+  sources?: JsonObject[] | undefined;
+  manifests?: string[] | undefined;
+  /** A rollback: these sources are rendered instead of the spec's (at `revision(s)`). */
+  overrideSources?: ApplicationSource[] | undefined;
+  /** A local sync: these objects are the desired state, nothing is rendered. */
+  localObjects?: KubeObject[] | undefined;
 }
 
 /** What the loop knows about one app (read by the status writer, the watch table and metrics). */
@@ -65,12 +81,17 @@ export interface AppLoopState {
    * (`status.summary`). Kept through a failed refresh; gone with the app (`removeApp`).
    */
   rendered?: { sources: StatusRenderedSource[]; summary: AppSummary };
+  /**
+   * Whether the last successful refresh's render held PreDelete / PostDelete hooks: the Application then
+   * carries their finalizers (written with the status; src/apps delete-hooks.ts).
+   */
+  deleteHooks?: { pre: boolean; post: boolean };
   /** The last refresh's error (render, destination, project...), cleared by a successful one. */
-  error?: { message: string; exitCode: number };
+  error?: { message: string; exitCode: number; conditions?: AppCondition[] };
   /** When the last refresh finished (Argo CD's `status.reconciledAt`), ISO 8601. */
   reconciledAt?: string;
-  /** The operation running now. */
-  running?: { request: OperationRequest; startedAt: string };
+  /** The operation running now; `terminating` once it is asked to terminate (Argo CD's `Terminating`). */
+  running?: { request: OperationRequest; startedAt: string; terminating?: boolean };
   /** The last finished operation with its request. */
   lastOperation?: { request: OperationRequest; report: OperationReport };
   /** Revision(s) of the last successful sync (Argo CD's `status.sync.revision` after an operation). */
@@ -140,6 +161,13 @@ export interface ReconcileLoop {
   requestRefresh(key: string, level: CompareLevel, reason: RefreshReason, afterMs?: number): void;
   /** Queues an operation for the app (runs after a fresh comparison). */
   requestOperation(key: string, request: OperationRequest): void;
+  /**
+   * Terminates the app's operation (Argo CD's `Terminating` phase, what `argocd app terminate-op` writes):
+   * a running attempt stops at its next step as gitops-engine's `Terminate` (running hooks deleted), a
+   * waiting one (a retry's backoff, a sync window) at once; it ends Failed "Operation terminated", never
+   * retried. False when the app has no operation.
+   */
+  terminateOperation(key: string): boolean;
   /** Keys of the apps whose sources use this repository (normalized URL), for the Git poller. */
   appsOfRepo(repoURL: string): string[];
   state(key: string): AppLoopState | undefined;

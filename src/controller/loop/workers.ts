@@ -16,7 +16,7 @@ import { operateEntry, refreshEntry, treeRefresh } from './process.js';
 import type { LoopCore } from './process.js';
 import { maxRefresh } from './state.js';
 import type { LoopEntry } from './state.js';
-import { appError, MAX_TRANSIENT_RETRIES } from '../run/processors.js';
+import { appError, MAX_TRANSIENT_RETRIES } from '../refresh/index.js';
 
 export interface WorkerContext {
   core: LoopCore;

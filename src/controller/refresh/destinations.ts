@@ -1,6 +1,6 @@
 /**
  * A run's setup before any comparison: early renders, each app's destination and AppProject, and the pool
- * of cluster connections (run.ts steps 1-2).
+ * of cluster connections (run/run.ts steps 1-2).
  *
  * - `primeRenders`: the first render of each given app starts at once (Git needs no cluster); the first
  *   `renderApp` of such an app takes it, later ones render again; `settle()` waits for renders nobody took.
@@ -14,7 +14,7 @@
  * - `ClusterPool`: one `ClusterState` per context, or per cluster Secret (keyed "secret <server>"): one
  *   connection and one live cache shared by the apps of that cluster, scoped to their destination
  *   namespaces (and a cluster Secret's scope), started by the first app that needs it. The prepared
- *   connection (prepare.ts) serves its own context, once, when no cluster Secret adds its access to that
+ *   connection (run/prepare.ts) serves its own context, once, when no cluster Secret adds its access to that
  *   context; one of another context is kept aside and closed with the pool. A failed connection is not
  *   kept (the app's retry connects again). `close()` closes everything and returns the API requests made.
  */
@@ -36,14 +36,14 @@ import type {
   ConnectOptions,
   DiscoveryOptions,
 } from '../../cluster/index.js';
-import type { RenderedApp, SourceService } from '../../source/index.js';
+import type { ClusterInfo, RenderedApp, SourceService } from '../../source/index.js';
 import { ClusterState } from './cluster.js';
 import type { ClusterStateOptions } from './cluster.js';
-import { appError } from '../run/processors.js';
+import { appError } from './app-error.js';
 import { destinationCluster } from './projects.js';
 import { inClusterRefusal } from './scoped.js';
 import type { AppProjectContext } from './projects.js';
-import type { AppReport } from './types.js';
+import type { AppCondition, AppReport } from './types.js';
 import type { AppWindowsVerdict } from './windows.js';
 
 /**
@@ -69,6 +69,7 @@ export function primeRenders(
     },
     checkoutTree: (repoURL, revision) => source.checkoutTree(repoURL, revision),
     forgetRevisions: (repoURL) => source.forgetRevisions?.(repoURL),
+    useClusterInfo: (info) => source.useClusterInfo?.(info),
     get stats() {
       return source.stats;
     },
@@ -79,6 +80,15 @@ export function primeRenders(
   };
 }
 
+/** What a plugin render learns of its app's cluster (KUBE_VERSION, KUBE_API_VERSIONS): from discovery. */
+export async function clusterInfoOf(cluster: ClusterState): Promise<ClusterInfo> {
+  const [kubeVersion, apiVersions] = await Promise.all([
+    cluster.conn.discovery.serverVersion(),
+    cluster.conn.discovery.apiVersions(),
+  ]);
+  return { kubeVersion, apiVersions };
+}
+
 /**
  * The app's error for the project's conditions, in Argo CD's words (exit 2): the app is neither compared
  * nor synced, as Argo CD's refresh stops at them (sync Unknown, health Unknown).
@@ -87,10 +97,11 @@ export function projectError(
   app: Application,
   project: AppProject | undefined,
   conditions: readonly ProjectCondition[],
-): { message: string; exitCode: number; hint: string } {
+): { message: string; exitCode: number; hint: string; conditions: AppCondition[] } {
   return {
     message: `app "${app.name}": failed to compare: ${conditions.map((c) => c.message).join('; ')}`,
     exitCode: ExitCode.FAILURE,
+    conditions: conditions.map((c) => ({ type: c.type, message: c.message })),
     hint: project
       ? `AppProject "${project.name}" (${project.origin}) refuses this app, as Argo CD does (${conditions[0]!.type})`
       : `pass the AppProject manifest with --project-file or -f, or read the projects of the Argo CD namespace with --from-cluster`,
@@ -176,11 +187,13 @@ export function resolveDestinations(
       });
       o.judgeWindows(r);
     } catch (err) {
-      // ValidatePermissions reports a destination that does not resolve beside refused sources.
+      // ValidatePermissions reports a destination that does not resolve (or the disabled in-cluster one)
+      // as an InvalidSpecError, beside refused sources.
+      const condition = { type: 'InvalidSpecError' as const, message: oneLine(err) };
       r.error =
         early.length > 0
-          ? projectError(r.app, project, [...early, { type: 'InvalidSpecError', message: oneLine(err) }])
-          : appError(r.app, err);
+          ? projectError(r.app, project, [...early, condition])
+          : { ...appError(r.app, err), conditions: [condition] };
     }
   }
   return { contextOf, accessOf, scopeOf, projectOf };
@@ -191,7 +204,7 @@ export interface ClusterPoolOptions {
   /** The apps (a function: the continuous loop's apps change; `rescope` follows them). */
   apps: readonly Application[] | (() => readonly Application[]);
   destinations: Destinations;
-  /** Cluster work started while the apps loaded (prepare.ts): its connection, if any. */
+  /** Cluster work started while the apps loaded (run/prepare.ts): its connection, if any. */
   prepared?: Promise<ClusterConnection | undefined> | undefined;
   connect?: ((options: ConnectOptions) => Promise<ClusterConnection>) | undefined;
   discovery?: DiscoveryOptions | undefined;

@@ -43,6 +43,7 @@ import {
   SyncOption,
 } from '../../common/index.js';
 import { OWN_FIELD_MANAGERS } from '../../common/index.js';
+import { deleteHooksOf } from '../../apps/index.js';
 import type { Application, ArgoCdSettings } from '../../apps/index.js';
 import {
   DEFAULT_COMPARE_SETTINGS,
@@ -56,6 +57,8 @@ import type { IgnoreDifference } from '../../diff/index.js';
 import { aggregateHealth, HealthOverrides } from '../../health/index.js';
 import { observeRenders } from '../../source/index.js';
 import type { RenderedApp, SourceService } from '../../source/index.js';
+import { localRender } from './local.js';
+import type { LocalManifests } from './local.js';
 import type { ClusterState } from './cluster.js';
 import { compareOne, dryRunPairs } from './compare.js';
 import type { AppDiffOptions, CompareContext, Pair } from './compare.js';
@@ -135,6 +138,8 @@ export interface StateManagerOptions {
 
 /** Options of one refresh. */
 export interface ReconcileOptions {
+  /** A local sync's manifests (operation.sync.manifests), applied as given instead of a render (local.ts). */
+  local?: LocalManifests | undefined;
   /**
    * Compare against this render (the app's desired state as an earlier refresh rendered it) instead of
    * rendering again: the refresh after an operation that a stopped run still owes (run.ts), when Git may
@@ -219,6 +224,7 @@ export class StateManager {
     signal?: AbortSignal,
     options?: ReconcileOptions,
   ): Promise<Reconciliation> {
+    const local = options?.local;
     const o = this.#o;
     const instance = instanceName(app, o.argocdNamespace);
     this.#healthOverrides ??=
@@ -227,7 +233,7 @@ export class StateManager {
     // Render and connect side by side, and wait for both even when one fails: a render left running after
     // a failed connect would race the retry's git fetch in the same cache ("cannot lock ref").
     const [rendered, cluster, healthOverrides] = await allOrFirstError([
-      options?.rendered ?? this.#source.renderApp(app),
+      options?.rendered ?? (local ? Promise.resolve(localRender(app, local)) : this.#source.renderApp(app)),
       o.clusterOf(app),
       this.#healthOverrides,
     ] as const);
@@ -379,6 +385,7 @@ export class StateManager {
       reportOptions: { sensitiveAnnotations: this.#sensitiveAnnotations, diffText: o.diffText },
       pairs: syncPairs,
       hooks: hooks.map((h) => h.obj),
+      deleteHooks: deleteHooksOf(rendered.objects),
       liveHooks,
       kinds,
       stamp: (obj) => withTracking(obj, targetOptions),

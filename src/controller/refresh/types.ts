@@ -161,6 +161,8 @@ export interface Reconciliation {
   pairs: ReconciledResource[];
   /** Rendered hooks, namespaced, not yet stamped (generateName hooks have no name yet). */
   hooks: KubeObject[];
+  /** Whether the render holds PreDelete / PostDelete hooks (their finalizers: src/apps delete-hooks.ts). */
+  deleteHooks: { pre: boolean; post: boolean };
   /** The app's live hooks by `group/kind/namespace/name`. */
   liveHooks: Map<string, KubeObject>;
   /** How the cluster serves each `group/kind` of the pairs and hooks (undefined: not served). */
@@ -194,8 +196,12 @@ export interface AppReport {
    * operation (sync); absent when none applies. `blockedBy` says why a manual sync may not run.
    */
   syncWindows?: SyncWindowsReport;
-  /** One line, "app \"<name>\": <subject>: failed to <verb>: <cause>"; `exitCode` from the error. */
-  error?: { message: string; exitCode: number; hint?: string };
+  /**
+   * One line, "app \"<name>\": <subject>: failed to <verb>: <cause>"; `exitCode` from the error.
+   * `conditions`: the Application conditions Argo CD records for the same failure, each with its type and
+   * message (a project refusal: `InvalidSpecError` or `UnknownError`, as refreshAppConditions).
+   */
+  error?: { message: string; exitCode: number; hint?: string; conditions?: AppCondition[] };
 }
 
 export interface RunReport {

@@ -15,7 +15,7 @@
  */
 import type { Application } from '../../apps/index.js';
 import { notHealthy } from '../../health/index.js';
-import type { ComparisonResult, Reconciliation, RunEventHandler } from '../refresh/types.js';
+import type { ComparisonResult, Reconciliation, RunEventHandler } from '../refresh/index.js';
 
 /** The longest the wait for health goes without comparing again when the live cache reports no change. */
 export const HEALTH_RECHECK_MS = 1000;

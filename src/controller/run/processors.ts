@@ -27,26 +27,23 @@
  * - Each finished app emits `app-done` once.
  */
 import type { Application, RetryStrategy } from '../../apps/index.js';
-import { ExitCode, GitopsError, oneLine } from '../../common/index.js';
+import { ExitCode, oneLine } from '../../common/index.js';
 import { isRetryable } from '../../cluster/index.js';
 import { RateLimitingQueue } from '../../queue/index.js';
 import { UnsettledOperationError } from '../../sync/index.js';
 import type { OperationReport } from '../../sync/index.js';
 import type { RenderedApp } from '../../source/index.js';
 import { healthWait } from './health-wait.js';
-import { toReport } from '../refresh/report.js';
-import type { StateManager } from '../refresh/state.js';
+import { appError, MAX_TRANSIENT_RETRIES, toReport } from '../refresh/index.js';
 import type {
   AppReport,
+  AppWindowsVerdict,
   ComparisonResult,
   Reconciliation,
   RunEvent,
   RunEventHandler,
-} from '../refresh/types.js';
-import type { AppWindowsVerdict } from '../refresh/windows.js';
-
-/** Transient failures (5xx, 429, transport) of one app retried through the queue before it is an error. */
-export const MAX_TRANSIENT_RETRIES = 3;
+  StateManager,
+} from '../refresh/index.js';
 
 /** One app's way through the run: refresh -> (operate -> final refresh, maybe again) -> done. */
 export interface AppWork {
@@ -78,21 +75,6 @@ export interface ProcessResult {
 
 /** Whether the app's operation ended and no refresh after it has been reported yet (see the header). */
 export const pendingFinal = (w: AppWork): boolean => w.stage === 'final' || w.stage === 'health';
-
-/** The app's error for any failure: one line naming the app, the error's exit code and hint. */
-export function appError(
-  app: Application,
-  err: unknown,
-): { message: string; exitCode: number; hint?: string } {
-  const text = oneLine(err);
-  const message = text.startsWith(`app "${app.name}"`) ? text : `app "${app.name}": ${text}`;
-  const hint = err instanceof GitopsError ? err.hint : undefined;
-  return {
-    message,
-    exitCode: err instanceof GitopsError ? err.exitCode : ExitCode.FAILURE,
-    ...(hint ? { hint } : {}),
-  };
-}
 
 export function appDoneEvent(r: AppReport): RunEvent {
   if (r.error) return { type: 'app-done', app: r.app.name, error: r.error.message };

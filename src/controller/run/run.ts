@@ -1,17 +1,17 @@
 /**
  * `Run`: the one-shot refresh loop (Argo CD's application controller, in the foreground, spec §8).
  *
- * 1. (destinations.ts) Loads the kubeconfig once (a kubeconfig that fails to load rejects the run: it is the
+ * 1. (refresh/destinations.ts) Loads the kubeconfig once (a kubeconfig that fails to load rejects the run: it is the
  *    one error every app would share) and resolves each app's destination to a context, or else to one of
  *    `clusterSecrets` (Argo CD cluster Secrets; src/cluster destination.ts: a context wins when both match);
  *    apps whose destination does not resolve get that error, the others go on. Each app is then held to its
- *    AppProject (`projects`, extended by the cluster and repository Secrets scoped to it: scoped.ts; Argo
+ *    AppProject (`projects`, extended by the cluster and repository Secrets scoped to it: refresh/scoped.ts; Argo
  *    CD's refreshAppConditions): a missing project or a refused app namespace, repository or destination is
  *    that app's error (exit 2, never compared nor synced); apps refused without a cluster (project,
  *    namespace, repository) are not even rendered. With argocd-cm `cluster.inClusterEnabled: "false"` an
  *    in-cluster destination is that app's error too. Meanwhile the first app of each
  *    refresh worker starts rendering (Git needs no cluster; the first compare of the app takes it).
- * 2. (destinations.ts `ClusterPool`) One `ClusterState` per context (or cluster Secret): one connection and
+ * 2. (refresh/destinations.ts `ClusterPool`) One `ClusterState` per context (or cluster Secret): one connection and
  *    one live cache shared by every app of that cluster, scoped to their destination namespaces (a cluster
  *    Secret's `namespaces` and `clusterResources` narrow it, as Argo CD's cluster cache), started by the
  *    first app that needs it.
@@ -24,7 +24,7 @@
  *    controller-runtime reconcilers do; a transient failure (5xx, 429, transport) is retried through the
  *    queue with per-app rate limiting (`MAX_TRANSIENT_RETRIES`), any other failure is recorded on that app,
  *    never hiding the others. Before each operation the app's AppProject sync windows are judged at
- *    `wallClock()` (windows.ts; a CLI sync is manual): a refused sync is that app's error (exit 2) and never
+ *    `wallClock()` (refresh/windows.ts; a CLI sync is manual): a refused sync is that app's error (exit 2) and never
  *    starts, unless `syncWindows: 'report'` (dry run).
  *    With `waitForHealth` (sync --health) an app still Progressing after its operation waits in the refresh
  *    queue, not in a worker (health-wait.ts).
@@ -34,8 +34,8 @@
  *    before its operation; apps not finished otherwise carry an "interrupted" error and `interrupted` is
  *    true. Caches are stopped, connections closed.
  * The report lists apps in the order given, with the total API requests of the run.
- * Progress (`onEvent`, types.ts `RunEvent`): run-start, then per app render/compare (state.ts) and sync
- * events, per cluster the cache sync (cluster.ts), and app-done when an app is finished.
+ * Progress (`onEvent`, refresh/types.ts `RunEvent`): run-start, then per app render/compare (refresh/state.ts) and sync
+ * events, per cluster the cache sync (refresh/cluster.ts), and app-done when an app is finished.
  */
 import type { Application } from '../../apps/index.js';
 import {
@@ -45,57 +45,37 @@ import {
   oneLine,
 } from '../../common/index.js';
 import { loadKubeConfig } from '../../cluster/index.js';
-import type {
-  ClientOptions,
-  ClusterAccess,
-  ClusterConnection,
-  ConnectOptions,
-  DiscoveryOptions,
-} from '../../cluster/index.js';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { StateManager } from '../refresh/state.js';
-import type { StateManagerOptions } from '../refresh/state.js';
-import type { AppReport, Reconciliation, RunReport } from '../refresh/types.js';
+import {
+  appWindowsVerdict,
+  clusterInfoOf,
+  ClusterPool,
+  primeRenders,
+  resolveDestinations,
+  scopeProjects,
+  sharedClusterOptions,
+  StateManager,
+} from '../refresh/index.js';
+import type {
+  AppProjectContext,
+  AppReport,
+  AppWindowsVerdict,
+  EngineOptions,
+  Reconciliation,
+  RunReport,
+  SharedClusterOptions,
+} from '../refresh/index.js';
 import type { OperationReport } from '../../sync/index.js';
 import type { RetryStrategy } from '../../apps/index.js';
 import { projectConditions, ProjectSet } from '../../apps/index.js';
-import type { ProjectClusters, ProjectCondition } from '../../apps/index.js';
-import { scopeProjects } from '../refresh/scoped.js';
-import type { AppProjectContext } from '../refresh/projects.js';
-import { sharedClusterOptions } from '../refresh/cluster-options.js';
-import type { SharedClusterOptions } from '../refresh/cluster-options.js';
-import { appWindowsVerdict, type AppWindowsVerdict } from '../refresh/windows.js';
-import type { PreparedRun } from '../refresh/prepare.js';
-import { ClusterPool, primeRenders, resolveDestinations } from '../refresh/destinations.js';
+import type { ProjectCondition } from '../../apps/index.js';
+import type { PreparedRun } from './prepare.js';
 import { appDoneEvent, operateApp, pendingFinal, processApps, refreshApp } from './processors.js';
 import type { AppWork } from './processors.js';
 
-export interface RunOptions extends Omit<StateManagerOptions, 'clusterOf'> {
+/** A one-shot run: its apps, and what it does with each beyond a refresh (an operation, waits, retries). */
+export interface RunOptions extends EngineOptions {
   apps: readonly Application[];
-  /** `--kubeconfig` / `--context` (the context `https://kubernetes.default.svc` means). */
-  kubeconfig?: string | undefined;
-  context?: string | undefined;
-  /**
-   * Argo CD cluster Secrets (`--from-cluster`, `--clusters-file`): destinations no kubeconfig context
-   * serves are reached with their credentials.
-   */
-  clusterSecrets?: readonly ClusterAccess[] | undefined;
-  /** Refresh workers (`--status-processors`). Default 4. */
-  statusProcessors?: number;
-  /** Operation (sync) workers (`--operation-processors`). Default 2. */
-  operationProcessors?: number;
-  discovery?: DiscoveryOptions;
-  client?: ClientOptions;
-  signal?: AbortSignal | undefined;
-  /** Recovered problems (watch reconnects...). */
-  onWarning?: (message: string) => void;
-  /** Injected I/O (tests): how to connect and load kubeconfigs. */
-  connect?: (options: ConnectOptions) => Promise<ClusterConnection>;
-  loadKubeConfig?: (options: {
-    kubeconfig?: string | undefined;
-    context?: string | undefined;
-  }) => Promise<KubeConfig>;
-  now?: () => number;
   /**
    * The operation processor: when set, every app that compared cleanly gets an operation (a sync) with
    * the unmasked reconciliation, then is compared again for its final status (spec §8). A Failed
@@ -120,19 +100,6 @@ export interface RunOptions extends Omit<StateManagerOptions, 'clusterOf'> {
    */
   prepared?: PreparedRun;
   /**
-   * The AppProjects of the run (src/apps `ProjectSet`). Unset: an empty set, so only Argo CD's built-in
-   * allow-all `default` project is known. An app whose project is missing or refuses it ends with that
-   * condition as its error (exit 2), neither rendered nor compared nor synced.
-   */
-  projects?: ProjectSet | undefined;
-  /**
-   * The clusters scoped to each project (permitOnlyProjectScopedClusters); default: the `clusterSecrets`
-   * whose `project` names it (src/controller/refresh/scoped.ts, which also extends each project).
-   */
-  projectClusters?: ProjectClusters | undefined;
-  /** The wall clock AppProject sync windows are judged at (default: the system clock). */
-  wallClock?: () => Date;
-  /**
    * When the app's project sync windows refuse a sync (a manual one, as the CLI's): `enforce` (default)
    * ends the app with that error before its operation starts, so nothing is written; `report` (sync
    * --dry-run) runs the operation anyway. Either way `AppReport.syncWindows` shows the windows that apply
@@ -144,7 +111,7 @@ export interface RunOptions extends Omit<StateManagerOptions, 'clusterOf'> {
 const appKey = (app: Application, argocdNamespace: string): string =>
   `${app.namespace ?? argocdNamespace}/${app.name}`;
 
-export { MAX_TRANSIENT_RETRIES } from './processors.js';
+export { MAX_TRANSIENT_RETRIES } from '../refresh/index.js';
 export { HEALTH_RECHECK_MS } from './health-wait.js';
 
 export class Run {
@@ -200,6 +167,16 @@ export class Run {
       });
     const refusedEarly = new Set(o.apps.filter((app) => projectCheck(app).length > 0));
 
+    // Plugin renders read their app's cluster (KUBE_VERSION): from the pool, once there is one; a run that
+    // ends before it rejects them, so no render waits for a pool that never comes.
+    let poolReady!: (pool: ClusterPool) => void;
+    let noPool!: (err: unknown) => void;
+    const pooled = new Promise<ClusterPool>((resolve, reject) => {
+      poolReady = resolve;
+      noPool = reject;
+    });
+    pooled.catch(() => undefined);
+    o.source.useClusterInfo?.(async (app) => clusterInfoOf(await (await pooled).clusterOf(app)));
     // Rendering needs no cluster: the renders the refresh workers start with begin while the kubeconfig
     // (and the Kubernetes client library, a few hundred ms to load) loads, so Git runs meanwhile.
     const source = primeRenders(
@@ -217,6 +194,7 @@ export class Run {
           context: o.context,
         }));
     } catch (err) {
+      noPool(err);
       await source.settle();
       (await o.prepared?.connection)?.close();
       throw err;
@@ -268,6 +246,7 @@ export class Run {
       client: o.client,
       state: shared,
     });
+    poolReady(pool);
     // A sync compares each app again after its operation: unchanged pairs reuse their comparison.
     const manager = new StateManager({
       reuseComparisons: Boolean(o.operation),

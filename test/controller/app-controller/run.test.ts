@@ -6,85 +6,31 @@
  * syncs a new commit; a failed revision is not retried; a deleted Application with the resources finalizer
  * has its resources deleted first. Every wait follows an event the step under test must produce.
  */
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { parse } from 'yaml';
-import { connect } from '../../../src/cluster/index.js';
-import type { ClusterConnection, KubeObject } from '../../../src/cluster/index.js';
-import { runController } from '../../../src/controller/index.js';
+import type { KubeObject } from '../../../src/cluster/index.js';
 import { skipsReconcile } from '../../../src/controller/app-controller/run.js';
-import type { ControllerEvent, LoopEvent } from '../../../src/controller/index.js';
-import { createSourceService } from '../../../src/source/index.js';
-import type { SourceService } from '../../../src/source/index.js';
-import { APP_PROJECT_CRD, APPLICATION_CRD } from '../../support/argocd.js';
+import type { ControllerEvent } from '../../../src/controller/index.js';
 import { api, useEmbeddedCluster, waitForDeletion, waitForObject } from '../../support/embedded.js';
 import { TestRepo, appYaml, cm } from '../../support/git.js';
 import { newCacheRoot } from '../setup.js';
+import { APPS, startController } from './harness.js';
+import type { ControllerHarness, Event } from './harness.js';
 
 const T = { timeout: 60_000 };
-type Event = LoopEvent | ControllerEvent;
-const APPS = '/apis/argoproj.io/v1alpha1/namespaces/argocd/applications';
 
 describe('kubectl gitops controller on the embedded API server', () => {
   const fx = useEmbeddedCluster();
   const repo = new TestRepo();
   const cacheRoot = newCacheRoot();
-  const events: Event[] = [];
-  const waiters: Array<{ match: (e: Event) => boolean; resolve: (e: Event) => void; from: number }> = [];
-  const abort = new AbortController();
-  let source: SourceService;
-  let done: Promise<unknown>;
-  let conn: ClusterConnection;
-  const warnings: string[] = [];
-  let reloads = 0;
-  const loopOptions = () => ({
-    kubeconfig: fx.kubeconfig,
-    discovery: { cacheDir: join(fx.dir, 'discovery'), ttlMs: 0 },
-    client: { retry: { baseDelayMs: 5, maxDelayMs: 20 } },
-    eventBatchMs: 10,
-    appResyncMs: 0,
-    diffText: false,
-  });
-
-  const until = (match: (e: Event) => boolean, from = 0): Promise<Event> => {
-    const seen = events.slice(from).find(match);
-    if (seen) return Promise.resolve(seen);
-    return new Promise((resolve) => waiters.push({ match, resolve, from }));
-  };
-  const create = async (yaml: string, extra: Record<string, unknown> = {}): Promise<void> => {
-    const body = { ...(parse(yaml) as KubeObject), ...extra };
-    body.metadata = { ...body.metadata, namespace: 'argocd' };
-    const res = await api(fx.cluster, 'POST', APPS, body);
-    assert.equal(res.status, 201, JSON.stringify(res.body));
-  };
-  const patchApp = async (name: string, patch: unknown): Promise<void> => {
-    const res = await api(fx.cluster, 'PATCH', `${APPS}/${name}`, patch, 'application/merge-patch+json');
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-  };
-  const getApp = async (name: string): Promise<any> => (await api(fx.cluster, 'GET', `${APPS}/${name}`)).body; // eslint-disable-line @typescript-eslint/no-explicit-any
-  const crdInfo = {
-    group: 'apiextensions.k8s.io',
-    version: 'v1',
-    kind: 'CustomResourceDefinition',
-    plural: 'customresourcedefinitions',
-    namespaced: false,
-    verbs: ['create'],
-  };
+  let h: ControllerHarness;
+  let events: Event[];
+  const until = (match: (e: Event) => boolean, from = 0): Promise<Event> => h.until(match, from);
+  const create = (yaml: string, extra: Record<string, unknown> = {}): Promise<void> => h.create(yaml, extra);
+  const patchApp = (name: string, patch: unknown): Promise<void> => h.patchApp(name, patch);
+  const getApp = (name: string): Promise<any> => h.getApp(name); // eslint-disable-line @typescript-eslint/no-explicit-any
 
   before(async () => {
-    conn = await connect({
-      kubeconfig: fx.kubeconfig,
-      discovery: { cacheDir: join(fx.dir, 'disc0'), ttlMs: 0 },
-    });
-    await conn.client.create(crdInfo, structuredClone(APPLICATION_CRD) as unknown as KubeObject);
-    await conn.client.create(crdInfo, structuredClone(APP_PROJECT_CRD) as unknown as KubeObject);
-    for (const name of ['argocd', 'op', 'auto', 'bad', 'gone'])
-      await api(fx.cluster, 'POST', '/api/v1/namespaces', {
-        apiVersion: 'v1',
-        kind: 'Namespace',
-        metadata: { name },
-      });
     repo.commit({
       'op/a.yaml': cm('op-a'),
       'auto/a.yaml': cm('auto-a'),
@@ -94,38 +40,12 @@ describe('kubectl gitops controller on the embedded API server', () => {
         '---\n' +
         cm('gone-kept', '  annotations:\n    argocd.argoproj.io/sync-options: Delete=false\n'),
     });
-    source = createSourceService({ cacheRoot });
-    done = runController({
-      argocdNamespace: 'argocd',
-      kubeconfig: fx.kubeconfig,
-      client: { retry: { baseDelayMs: 5, maxDelayMs: 20 } },
-      signal: abort.signal,
-      finalizerRetryMs: 50,
-      reloadDelayMs: 20,
-      reload: async () => {
-        reloads++;
-        const next = createSourceService({ cacheRoot });
-        return { loopOptions: { ...loopOptions(), source: next }, close: () => next.close() };
-      },
-      loopOptions: { ...loopOptions(), source },
-      onWarning: (m) => warnings.push(m),
-      onEvent: (e) => {
-        events.push(e);
-        for (const w of [...waiters])
-          if (events.length - 1 >= w.from && w.match(e)) {
-            waiters.splice(waiters.indexOf(w), 1);
-            w.resolve(e);
-          }
-      },
-    });
-    await until((e) => e.type === 'controller-ready');
+    h = await startController(fx, cacheRoot, ['op', 'auto', 'bad', 'gone'], { reload: true });
+    events = h.events;
   });
 
   after(async () => {
-    abort.abort();
-    await done;
-    await source.close();
-    conn.close();
+    await h.stop();
     repo.remove();
   });
 
@@ -294,7 +214,7 @@ describe('kubectl gitops controller on the embedded API server', () => {
       ControllerEvent,
       { type: 'controller-ready' }
     >;
-    assert.equal(reloads, 1);
+    assert.equal(h.reloads, 1);
     assert.ok(ready.apps >= 3);
     // The new loop reads the failed revision from status.operationState: still not retried.
     await until((e) => e.type === 'auto-sync-skipped' && e.key === 'argocd/bad', from);

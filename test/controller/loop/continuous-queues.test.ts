@@ -13,7 +13,7 @@ import { createSourceService } from '../../../src/source/index.js';
 import { runOperation } from '../../../src/sync/index.js';
 import { syncRequestOf } from '../../../src/controller/index.js';
 import type { LoopEvent } from '../../../src/controller/index.js';
-import { api, useEmbeddedCluster } from '../../support/embedded.js';
+import { api, useEmbeddedCluster, waitForObject } from '../../support/embedded.js';
 import { parseApplication } from '../../../src/apps/index.js';
 import { TestRepo, cm } from '../../support/git.js';
 import { application, newCacheRoot } from '../setup.js';
@@ -235,6 +235,42 @@ describe('continuous loop: queues, timers, shutdown', () => {
     assert.equal(fx.cluster.stats.writes(), writes);
     await run.stop();
   });
+
+  it(
+    'with terminateOnShutdown (sync --watch), a sync still running then is terminated as Argo CD does',
+    T,
+    async () => {
+      repo.commit({
+        'term/a.yaml':
+          cm('term-a') +
+          '---\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: term-hook\n  annotations:\n    argocd.argoproj.io/hook: PreSync\n' +
+          'spec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: c, image: busybox}]\n',
+      });
+      const run = startLoop(fx, [application('term', repo.url, 'term', { namespace: 'term' })], cacheRoot, {
+        terminateOnShutdown: true,
+        operation: (app, reconciliation, request, signal, terminate) =>
+          runOperation(
+            { name: app.name, syncOptions: app.syncPolicy.options },
+            reconciliation,
+            { ...syncRequestOf(request), syncOptions: { CreateNamespace: 'true' }, terminate },
+            signal,
+          ),
+      });
+      // No Job controller: the PreSync hook runs until the shutdown's time is up.
+      await waitForObject(
+        fx.cluster,
+        '/apis/batch/v1/namespaces/term/jobs/term-hook',
+        (o) => o !== undefined,
+      );
+      await run.loop.shutdown(10);
+      await run.done;
+      const done = run.events.find(opDone('term')) as OperationDone | undefined;
+      assert.deepEqual([done?.phase, done?.message], ['Failed', 'Operation terminated']);
+      const hook = await api(fx.cluster, 'GET', '/apis/batch/v1/namespaces/term/jobs/term-hook');
+      assert.equal(hook.status, 404, 'the running hook was deleted');
+      await run.stop();
+    },
+  );
 
   it(
     "each refresh records what it rendered in the app's state: revision and type per source, summary",

@@ -47,6 +47,9 @@ class RecordingLoop implements ReconcileLoop {
     for (const w of this.#waiters.splice(0)) w();
   }
   requestOperation(): void {}
+  terminateOperation(): boolean {
+    return false;
+  }
   appsOfRepo(url: string): string[] {
     return this.repoApps(url);
   }
