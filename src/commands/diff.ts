@@ -16,9 +16,9 @@ import {
 import { selectAppTree, treeFlags } from './tree-flags.js';
 import { BaseCommand } from './base-command.js';
 import { UsageError } from '../common/index.js';
-import type { GitopsError } from '../common/index.js';
 import type { SourcedObject } from '../util/yaml-docs.js';
 import type { RunReport } from '../controller/index.js';
+import { withTreeErrors, type TreeNode } from '../preview/index.js';
 import type { IgnoreDifference } from '../diff/index.js';
 import { hasDifferences } from '../output/diff.js';
 import type { DiffFormat } from '../output/diff.js';
@@ -240,7 +240,7 @@ are read at both revisions, so apps the change adds or removes show as added or 
     });
     let ran = false;
     let report: RunReport;
-    const treeErrors: GitopsError[] = [];
+    let nodes: TreeNode[] = [];
     try {
       // AppProjects of the -f files come from the same pass that reads their Applications.
       const projectDocs: SourcedObject[] = [];
@@ -252,7 +252,7 @@ are read at both revisions, so apps the change adds or removes show as added or 
         onWarning: (m) => this.warnLine(m),
         projectDocs,
       });
-      for (const n of tree.nodes) if (n.error) treeErrors.push(n.error);
+      nodes = tree.nodes;
       const apps = tree.nodes.filter((n) => !n.error).map((n) => n.app);
       const settings = fileSettings ?? (await runSettings(flags, (m) => this.warnLine(m)));
       const projects = await runProjects(flags, projectDocs);
@@ -285,6 +285,8 @@ are read at both revisions, so apps the change adds or removes show as added or 
       await this.stopProgress();
       await source.close();
     }
+    // An app of the tree that failed to load or render (an app-of-apps child) is listed in its place.
+    report = { ...report, apps: withTreeErrors(nodes, report.apps) };
     // -o json is written app by app (issue 23): a big run's document is never one string.
     for (const text of diffReportChunks(report, flags.output as DiffFormat, {
       color,
@@ -294,7 +296,7 @@ are read at both revisions, so apps the change adds or removes show as added or 
 
     this.conclude({
       command: 'diff',
-      errors: [...treeErrors, ...report.apps.flatMap((a) => (a.error ? [a.error] : []))],
+      errors: report.apps.flatMap((a) => (a.error ? [a.error] : [])),
       interrupted: report.interrupted,
       differences: flags['exit-code'] && hasDifferences(report),
     });

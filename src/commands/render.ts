@@ -174,8 +174,21 @@ Exit codes: 0 all apps rendered; 2 bad input or an app failed to render (the err
           throw new GitopsError(`failed to write: ${oneLine(err)}`, { subject: file, exitCode: 2 });
         });
       }
-    } else if (format === 'json' || rendered.length > 0) {
-      this.write(renderApps(rendered, format));
+    } else if (format === 'json' || tree.nodes.length > 0) {
+      // Every app in tree order; one that failed is listed in its place with its error (app-of-apps).
+      const placed = new Map(rendered.map((r) => [r.app.name + '\0' + (r.app.namespace ?? ''), r]));
+      this.write(
+        renderApps(
+          tree.nodes.map(
+            (n) =>
+              (!n.error && placed.get(n.app.name + '\0' + (n.app.namespace ?? ''))) || {
+                name: n.app.name,
+                error: oneLine(n.error ?? 'not rendered'),
+              },
+          ),
+          format,
+        ),
+      );
     }
 
     this.conclude({

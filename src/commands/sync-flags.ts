@@ -44,7 +44,14 @@ export const syncFlags = {
     description: 'Give up after this long (e.g. 5m); 0 waits forever.',
     default: '0',
   }),
-  async: Flags.boolean({ description: 'Do not require apps to end Healthy: Progressing is fine.' }),
+  health: Flags.boolean({
+    description:
+      'Also wait until every app is Healthy after its operation (as argocd app wait --health); bounded by --timeout.',
+    exclusive: ['async', 'dry-run'],
+  }),
+  async: Flags.boolean({
+    description: 'Return when the operations end, Progressing is fine: the default (kept for scripts).',
+  }),
   'retry-limit': Flags.integer({ description: 'Retries of a failed sync operation.', min: 0 }),
   'retry-backoff-duration': Flags.string({ description: 'First retry delay.', default: '5s' }),
   'retry-backoff-factor': Flags.integer({ description: 'Delay multiplier per retry.', default: 2, min: 1 }),
@@ -58,7 +65,7 @@ export const syncFlags = {
   watch: Flags.boolean({
     description:
       'Keep the apps in sync until Ctrl-C or SIGTERM: poll Git (or watch the --local files), sync new revisions, report drift.',
-    exclusive: ['dry-run', 'resource', 'timeout', 'async'],
+    exclusive: ['dry-run', 'resource', 'timeout', 'async', 'health'],
   }),
   'poll-interval': Flags.string({
     description:

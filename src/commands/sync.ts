@@ -14,7 +14,7 @@ import { UsageError } from '../common/index.js';
 import { parseDuration } from '../apps/index.js';
 import type { SourcedObject } from '../util/yaml-docs.js';
 import type { RunReport } from '../controller/index.js';
-import { syncJsonChunks, syncText } from '../output/sync.js';
+import { stillWaitedFor, syncJsonChunks, syncText } from '../output/sync.js';
 import { createSourceService } from '../source/index.js';
 import { prose } from './prose.js';
 import { syncWatch } from './sync-watch.js';
@@ -46,19 +46,21 @@ export default class Sync extends BaseCommand {
 
   static override description = prose`Compares each selected Application as diff does, then runs Argo CD's sync operation in the
 foreground: every task validated by a server-side dry run before anything is written, then phases (PreSync,
-Sync, PostSync) and waves in order, hooks, prunes (with --prune), waiting for health between waves. The app
-is compared again afterwards and its final sync and health reported. A sync is a manual sync to the app's
-AppProject syncWindows: one they refuse now is that app's error, naming the window, and writes nothing
-(--dry-run still plans).
+Sync, PostSync) and waves in order, hooks, prunes (with --prune), waiting for health between waves. As
+argocd app sync, it returns when the operations end: each app is compared again after its operation and
+that sync and health reported (Progressing is fine). With --health it also waits until every app is
+Healthy (as argocd app wait --health), saying which resources it waits for and why. A sync is a manual
+sync to the app's AppProject syncWindows: one they refuse now is that app's error, naming the window, and
+writes nothing (--dry-run still plans).
 
 With --watch it keeps going after that, until SIGTERM or Ctrl-C: new commits (polled), or saved files
 with --local, are synced; drift is reported, or synced back with --self-heal; one line (or JSON object) per
 event, a live table on a terminal. SIGTERM exits 0, Ctrl-C 130 (docs/usage/watch.md).
 
-Exit codes: 0 every operation Succeeded and every app ends Healthy (Progressing is fine with --async);
-1 an operation Failed, an app ends Degraded, or --timeout passed; 2 bad input or an app that could not be
-rendered or compared, or whose sync its project's sync windows refuse (the other apps still run); 130
-interrupted.`;
+Exit codes: 0 every operation Succeeded and no app ends Degraded (with --health: every app ends Healthy);
+1 an operation Failed, an app ends Degraded (or, with --health, not Healthy), or --timeout passed; 2 bad
+input or an app that could not be rendered or compared, or whose sync its project's sync windows refuse
+(the other apps still run); 130 interrupted.`;
 
   static override usage = [
     'sync [APP...] -f FILE... [FLAGS]',
@@ -195,7 +197,7 @@ interrupted.`;
         diffText: false,
         signal,
         retry,
-        waitForHealth: !flags.async && !flags['dry-run'],
+        waitForHealth: flags.health,
         onWarning: (m) => this.warnLine(m),
         onEvent: progress.onEvent,
         operation: (app, reconciliation, opSignal) =>
@@ -228,12 +230,13 @@ interrupted.`;
       errors: report.apps.flatMap((a) => (a.error ? [a.error] : [])),
       interrupted: this.signal.aborted,
       timedOut: timedOut && !this.signal.aborted ? flags.timeout : undefined,
+      waitedFor: stillWaitedFor(report, flags.health),
       operations: report.apps.map((a) => ({
         phase: a.operation?.phase,
         dryRun: a.operation?.dryRun,
         health: a.comparison?.health.status,
       })),
-      requireHealthy: !flags.async,
+      requireHealthy: flags.health,
     });
   }
 }

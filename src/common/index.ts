@@ -16,7 +16,8 @@
  *   `setClientVersion` (the command sets it once).
  * - Interrupts: `interruptSignal` (aborted on the first SIGINT/SIGTERM; pass it to everything that waits),
  *   `InterruptError`, `installInterruptHandlers`, `handleInterruptInCommand`.
- * - Signals (signals.ts): `linkedSignal` (AbortSignal.any without its Node 20 leak on long-lived sources).
+ * - Signals (signals.ts): `linkedSignal` (AbortSignal.any without its Node 20 leak on long-lived sources)
+ *   and `onAbort`; the links and waits on one source share one listener on it.
  */
 export type { KubeObject, Unstructured, Json, JsonMap } from './object.js';
 export { setIfAbsent } from './object.js';
@@ -38,7 +39,7 @@ export {
   handleInterruptInCommand,
   interruptHandledByCommand,
 } from './interrupt.js';
-export { linkedSignal } from './signals.js';
+export { linkedSignal, onAbort } from './signals.js';
 export type { LinkedSignal } from './signals.js';
 export { REQUEST_LOG_LEVEL, setVerbosity, verbosity, logAt } from './verbosity.js';
 export { setClientVersion, userAgent, goPlatform, USER_AGENT_PRODUCT } from './user-agent.js';

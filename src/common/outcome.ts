@@ -11,7 +11,7 @@
  *     never read as "did not finish in time";
  *  3. `--timeout` passed: 1, as `argocd app sync` exits when its operation does not succeed in time;
  *  4. an operation did not end as asked (sync): not Succeeded; or, not a dry run, Degraded, or not Healthy
- *     when health is required (sync without --async): 1;
+ *     when health is required (sync --health): 1;
  *  5. differences found and asked for (diff --exit-code): 1;
  *  6. otherwise 0.
  * Rules 1-3 end the run with a `RunFailure` (thrown): every error of the run, in order, is one line; the
@@ -38,9 +38,11 @@ export interface RunOutcome {
   interrupted?: boolean;
   /** Set when the `--timeout` deadline ended the run: the flag's value as given. */
   timedOut?: string | undefined;
+  /** With `timedOut`: what the run was still waiting for, one entry per app (added to the timeout's line). */
+  waitedFor?: readonly string[] | undefined;
   /** sync: one per app (apps with an error are judged by rule 3). */
   operations?: readonly OperationOutcome[];
-  /** sync without --async: an app must end Healthy (Progressing fails). */
+  /** sync --health: an app must end Healthy (Progressing fails). */
   requireHealthy?: boolean;
   /** diff --exit-code: differences were found (undefined or false: not asked, or none). */
   differences?: boolean;
@@ -103,7 +105,10 @@ export function concludeRun(o: RunOutcome): number {
   const code = exitCodeOfRun(o);
   const lines = o.errors.map(lineOf);
   if (o.timedOut !== undefined && !o.interrupted) {
-    const last = new GitopsError(`failed to ${o.command}: timeout ${o.timedOut} passed`, { exitCode: code });
+    const waited = o.waitedFor?.length ? `, still waiting for ${o.waitedFor.join('; ')}` : '';
+    const last = new GitopsError(`failed to ${o.command}: timeout ${o.timedOut} passed${waited}`, {
+      exitCode: code,
+    });
     throw new RunFailure(last, lines, code);
   }
   const last = o.errors.at(-1);

@@ -9,13 +9,51 @@
  * an 'abort' listener is held strongly until a source aborts. A loop that runs for days with one source
  * signal grew by about 100 bytes per API request (the request deadline joined the caller's signal), found
  * by the soak benchmark (bench/soak.bench.ts, a heap comparison of minute 1 and minute 3: WeakRef was the
- * one growing constructor). Here each link is a plain listener, removed by `dispose()`, so nothing stays on
- * the source once the request or wait is over. `dispose()` is idempotent; after it the linked signal no
+ * one growing constructor). Here the links of one source share one plain listener on it (however many
+ * requests or waits are linked at once), removed with the last link's `dispose()`, so nothing stays on the
+ * source once the requests and waits are over. `dispose()` is idempotent; after it the linked signal no
  * longer follows the sources.
  */
 export interface LinkedSignal {
   readonly signal: AbortSignal;
   dispose(): void;
+}
+
+/**
+ * The links hooked on each source: one 'abort' listener per source however many links it has (a sync's
+ * parallel dry runs each link the operation's signal: one listener each made Node warn,
+ * MaxListenersExceededWarning, 11 abort listeners, issue 34), added with the first link and removed with
+ * the last, so nothing stays on a long-lived source either.
+ */
+const hubs = new WeakMap<AbortSignal, { links: Set<() => void>; onAbort: () => void }>();
+
+/**
+ * Calls `fn` once when `source` aborts; returns the unhook (idempotent). Every caller of one source shares
+ * its one listener (above): use it for waits and requests that may be many at once on one signal.
+ */
+export function onAbort(source: AbortSignal, fn: () => void): () => void {
+  return hook(source, fn);
+}
+
+function hook(source: AbortSignal, link: () => void): () => void {
+  let hub = hubs.get(source);
+  if (!hub) {
+    const links = new Set<() => void>();
+    const onAbort = (): void => {
+      hubs.delete(source);
+      for (const l of [...links]) l();
+    };
+    hub = { links, onAbort };
+    hubs.set(source, hub);
+    source.addEventListener('abort', onAbort, { once: true });
+  }
+  hub.links.add(link);
+  const h = hub;
+  return () => {
+    if (!h.links.delete(link) || h.links.size > 0 || hubs.get(source) !== h) return;
+    hubs.delete(source);
+    source.removeEventListener('abort', h.onAbort);
+  };
 }
 
 export function linkedSignal(...sources: Array<AbortSignal | undefined>): LinkedSignal {
@@ -26,17 +64,17 @@ export function linkedSignal(...sources: Array<AbortSignal | undefined>): Linked
     ctl.abort(aborted.reason);
     return { signal: ctl.signal, dispose: () => undefined };
   }
-  const hooked: Array<[AbortSignal, () => void]> = [];
+  const unhooks: Array<() => void> = [];
   const dispose = (): void => {
-    for (const [s, f] of hooked.splice(0)) s.removeEventListener('abort', f);
+    for (const unhook of unhooks.splice(0)) unhook();
   };
   for (const s of present) {
-    const onAbort = (): void => {
-      dispose();
-      ctl.abort(s.reason);
-    };
-    s.addEventListener('abort', onAbort, { once: true });
-    hooked.push([s, onAbort]);
+    unhooks.push(
+      hook(s, () => {
+        dispose();
+        ctl.abort(s.reason);
+      }),
+    );
   }
   return { signal: ctl.signal, dispose };
 }

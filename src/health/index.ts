@@ -6,6 +6,8 @@
  * - `getResourceHealth(live, options?)`: `HealthResult`, or `undefined` when the kind has no health at all
  *   (ConfigMap, Secret, an unknown CRD...). `undefined` is not Unknown: it adds nothing to the app's health.
  * - `aggregateHealth(resources, options?)`: the app's health, causes and per-resource results.
+ * - `healthReason(resource)`: why a resource is not Healthy, in words (its message, else what its kind's
+ *   check waits for), for the lines that say what a sync waits for; `notHealthy(resources)` lists them.
  * - `isWorse(current, candidate)` and `HEALTH_ORDER` (best to worst: Healthy, Suspended, Progressing,
  *   Missing, Degraded, Unknown).
  *
@@ -62,5 +64,6 @@ export {
   isIgnored,
   isSkip,
 } from './annotations.js';
+export { healthReason, notHealthy, type ReasonInput, type ReportedResource } from './reason.js';
 export { HEALTH_ORDER } from './types.js';
 export type { HealthOptions, HealthResult, HealthStatus, Unstructured } from './types.js';

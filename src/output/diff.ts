@@ -24,6 +24,7 @@
 import { Chalk } from 'chalk';
 import { activeWindowsLine } from '../apps/index.js';
 import type { AppReport, ResourceStatus, RunReport } from '../controller/index.js';
+import { healthReason } from '../health/index.js';
 import { jsonListChunks, renderStructured } from './structured.js';
 import type { StructuredFormat } from './structured.js';
 
@@ -87,13 +88,20 @@ export function colorDiffLines(c: InstanceType<typeof Chalk>, text: string): str
 
 /**
  * One line per resource whose health check left a message, `<group/Kind ns/name>: <status>: <message>`,
- * as `argocd app get` shows a resource's health message (the diff's and sync's text reports).
+ * as `argocd app get` shows a resource's health message (the diff's and sync's text reports), and per
+ * Progressing or Degraded resource without one, `<status>: <why>` (what a sync waits for).
  */
 export function resourceHealthLines(
   resources: readonly Pick<ResourceStatus, 'group' | 'kind' | 'namespace' | 'name' | 'health'>[],
 ): string[] {
+  // A Progressing or Degraded resource is listed even when its check gives no message (a LoadBalancer
+  // Service waiting for its load balancer): with why, in words (src/health healthReason).
   return resources.flatMap((r) =>
-    r.health?.message ? [`${resourceLabel(r)}: ${r.health.status}: ${r.health.message}`] : [],
+    r.health?.message || r.health?.status === 'Progressing' || r.health?.status === 'Degraded'
+      ? [
+          `${resourceLabel(r)}: ${r.health.status}: ${healthReason({ group: r.group, kind: r.kind, ...r.health })}`,
+        ]
+      : [],
   );
 }
 

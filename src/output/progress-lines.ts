@@ -11,11 +11,17 @@
  *   web: operation Succeeded: successfully synced (all tasks run)
  *   web: done: sync Synced, health Healthy
  *
+ * While a sync waits (for a hook or between waves; with --health, for the app to be Healthy) it says what
+ * for, one line per resource, printed when it first appears or its health or reason changes:
+ *
+ *   web: waiting for Service web/front: Progressing: waiting for load balancer
+ *   web: waiting for health: Service web/front: Progressing: waiting for load balancer
+ *
  * Render and compare events have no line (a sync compares each app several times); a task prints a line
  * only when what a reader sees changes, so the same line never appears twice for one operation.
  */
 import type { RunEvent } from '../controller/index.js';
-import type { TaskRef } from '../sync/index.js';
+import type { TaskRef, WaitingResource } from '../sync/index.js';
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
@@ -24,11 +30,26 @@ export function taskLabel(t: TaskRef): string {
   return `${t.group ? `${t.group}/` : ''}${t.kind} ${t.namespace ? `${t.namespace}/` : ''}${t.name}`;
 }
 
+/** `<group>/<Kind> <namespace>/<name>: <health>: <why>`: what a wait is for. */
+export function waitingLine(r: WaitingResource): string {
+  const label = `${r.group ? `${r.group}/` : ''}${r.kind} ${r.namespace ? `${r.namespace}/` : ''}${r.name}`;
+  return `${label}: ${r.health ? `${r.health}: ` : ''}${r.reason}`;
+}
+
 /** Turns events into lines; keeps what it needs to print each change once. */
 export class ProgressLines {
   /** Last line printed per app and task id (reset when the app's next operation starts). */
   readonly #seen = new Map<string, string>();
   readonly #attempts = new Map<string, number>();
+  /** Per app, the waiting lines of its last `waiting` / `health-wait` event. */
+  readonly #waiting = new Map<string, Set<string>>();
+
+  /** The lines of `lines` not printed for `app`'s previous wait (what changed), remembered for the next. */
+  #changed(app: string, lines: string[]): string[] {
+    const before = this.#waiting.get(app) ?? new Set<string>();
+    this.#waiting.set(app, new Set(lines));
+    return lines.filter((l) => !before.has(l));
+  }
 
   lines(e: RunEvent): string[] {
     switch (e.type) {
@@ -63,7 +84,18 @@ export class ProgressLines {
         this.#seen.set(key, line);
         return [line];
       }
+      case 'waiting':
+        return this.#changed(
+          e.app,
+          e.resources.map((r) => `${e.app}: waiting for ${waitingLine(r)}`),
+        );
+      case 'health-wait':
+        return this.#changed(
+          e.app,
+          e.resources.map((r) => `${e.app}: waiting for health: ${waitingLine(r)}`),
+        );
       case 'wave-done':
+        this.#waiting.delete(e.app);
         return [
           `${e.app}: ${e.syncPhase} wave ${e.syncWave}: done (${e.succeeded} succeeded, ${e.failed} failed)`,
         ];

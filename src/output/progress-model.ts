@@ -6,6 +6,7 @@
 import type { AppSyncStatus, RunEvent } from '../controller/index.js';
 import type { HealthStatus } from '../health/index.js';
 import type { OperationPhase, ResultCode, SyncPhase, TaskPhase, TaskRef } from '../sync/index.js';
+import { waitingLine } from './progress-lines.js';
 
 export interface ClusterView {
   name: string;
@@ -49,6 +50,8 @@ export interface AppView {
   sync?: AppSyncStatus;
   health?: HealthStatus;
   error?: string;
+  /** What the app waits for now (a hook, a wave, or with --health its health): one line per resource. */
+  waitingFor?: string[];
 }
 
 export class ProgressModel {
@@ -142,7 +145,11 @@ export class ProgressModel {
       case 'compare-done':
         Object.assign(this.#app(e.app), { sync: e.sync, health: e.health });
         return;
+      case 'health-wait':
+        this.#app(e.app).waitingFor = e.resources.map(waitingLine);
+        return;
       case 'app-done':
+        delete this.#app(e.app).waitingFor;
         Object.assign(this.#app(e.app), {
           stage: 'done',
           ...(e.sync ? { sync: e.sync } : {}),
@@ -181,8 +188,12 @@ export class ProgressModel {
       case 'wave-start':
         groupOf(op, e.syncPhase, e.syncWave).state = 'running';
         return;
+      case 'waiting':
+        this.apps.get(e.app)!.waitingFor = e.resources.map(waitingLine);
+        return;
       case 'wave-done':
         groupOf(op, e.syncPhase, e.syncWave).state = 'done';
+        delete this.apps.get(e.app)!.waitingFor;
         return;
       case 'task': {
         const group = groupOf(op, e.task.syncPhase, e.task.syncWave);
@@ -200,6 +211,7 @@ export class ProgressModel {
         const app = this.apps.get(e.app)!;
         delete app.sync;
         delete app.health;
+        delete app.waitingFor;
         return;
       }
     }

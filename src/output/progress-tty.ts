@@ -279,13 +279,20 @@ function appView(app: AppView, ended: boolean): View {
           ? `dry run of every task${retry}`
           : `syncing${retry}`
       : app.stage;
-  return { title: `${app.name}: ${stage}`, state: ended ? 'skipped' : 'running' };
+  return { title: `${app.name}: ${stage}${waitingText(app)}`, state: ended ? 'skipped' : 'running' };
+}
+
+/** `; waiting for <first resource> (and N more)`, or '' when the app waits for nothing. */
+function waitingText(app: AppView): string {
+  const w = app.waitingFor ?? [];
+  if (w.length === 0) return '';
+  return `; waiting for ${w[0]}${w.length > 1 ? ` (and ${w.length - 1} more)` : ''}`;
 }
 
 function finalView(app: AppView, ended: boolean): View {
   if (app.stage !== 'done') {
     const seen = app.health ? `: sync ${app.sync ?? 'Unknown'}, health ${app.health}` : ': comparing';
-    return { title: `final sync and health${seen}`, state: ended ? 'skipped' : 'running' };
+    return { title: `final sync and health${seen}${waitingText(app)}`, state: ended ? 'skipped' : 'running' };
   }
   if (app.error) return { title: app.error, state: 'failed' };
   const failed = app.health === 'Degraded' || (app.operation?.phase ?? 'Succeeded') !== 'Succeeded';

@@ -1,6 +1,8 @@
 /**
  * Printers for `kubectl gitops render`: multi-document YAML with a comment header per app, or JSON
  * `{"apps": [{"name", "source", "sources"?, "revision", "objects"}]}` (documented in docs/usage/render.md).
+ * An app that failed to load or render is listed in its place too: `# app: <name>  error: <message>`, or
+ * `{"name", "error", "objects": []}`, so an app-of-apps child that fails is never missing from the output.
  */
 import { stringify } from 'yaml';
 import { YAML_OUT } from './structured.js';
@@ -31,10 +33,19 @@ export function renderedAppYaml(r: RenderedApp): string {
   return header + docs.join('');
 }
 
-/** The whole stdout document for a set of apps. */
-export function renderApps(apps: readonly RenderedApp[], format: RenderFormat): string {
-  if (format === 'json') return `${JSON.stringify({ apps: apps.map(renderedAppJson) }, null, 2)}\n`;
-  return apps.map(renderedAppYaml).join('');
+/** An app that failed, in its place: its name and its one-line error. */
+export interface FailedApp {
+  name: string;
+  error: string;
+}
+
+const failed = (a: RenderedApp | FailedApp): a is FailedApp => 'error' in a;
+
+/** The whole stdout document for a set of apps (failed ones listed in their place with their error). */
+export function renderApps(apps: ReadonlyArray<RenderedApp | FailedApp>, format: RenderFormat): string {
+  if (format === 'json')
+    return `${JSON.stringify({ apps: apps.map((a) => (failed(a) ? { name: a.name, error: a.error, objects: [] } : renderedAppJson(a))) }, null, 2)}\n`;
+  return apps.map((a) => (failed(a) ? `# app: ${a.name}  error: ${a.error}\n` : renderedAppYaml(a))).join('');
 }
 
 /** One app's file for --output-dir. */

@@ -3,7 +3,9 @@
  * plain text summary (one line per app, then one line per task). Built from the RunReport only.
  */
 import type { AppReport, RunReport } from '../controller/index.js';
+import { notHealthy } from '../health/index.js';
 import { resourceHealthLines } from './diff.js';
+import { waitingLine } from './progress-lines.js';
 import { jsonListChunks } from './structured.js';
 
 /**
@@ -102,4 +104,25 @@ export function syncText(report: RunReport): string {
     if (skipped > 0) lines.push(`  ${skipped} resource(s) not pruned: pass --prune to delete them`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * What a stopped run was still waiting for, one entry per app (for the `--timeout` line): an operation cut
+ * short (its tasks still running), or with `--health` an app not Healthy (its first resource not Healthy,
+ * with why, and how many more).
+ */
+export function stillWaitedFor(report: RunReport, health: boolean): string[] {
+  return report.apps.flatMap((a) => {
+    const op = a.operation;
+    if (!op || op.dryRun) return [];
+    const running = /; still running: (.*)$/.exec(op.message)?.[1];
+    if (op.phase !== 'Succeeded') return running ? [`${a.app.name}: its operation (${running})`] : [];
+    const c = a.comparison;
+    if (!health || !c || c.health.status === 'Healthy') return [];
+    const waiting = notHealthy(c.resources);
+    const first = waiting[0];
+    if (!first) return [`${a.app.name}: health ${c.health.status}`];
+    const more = waiting.length > 1 ? ` (and ${waiting.length - 1} more)` : '';
+    return [`${a.app.name}: ${waitingLine(first)}${more}`];
+  });
 }

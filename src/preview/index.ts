@@ -10,6 +10,7 @@ import type { BasePreviewOptions, PreviewReport } from './base.js';
 
 export { buildAppTree, DEFAULT_MAX_DEPTH } from './tree.js';
 export type { AppTree, TreeNode, TreeOptions } from './tree.js';
+export { withTreeErrors } from './tree-report.js';
 export type { AppChange, BasePreviewOptions, PreviewApp, PreviewReport } from './base.js';
 
 export interface ClusterSourceOptions {

@@ -10,12 +10,16 @@
  *   A child whose namespace/name is already on its own chain is a cycle: an error naming the loop
  *   ("root -> team -> root"), and the walk stops there.
  * - The same app reached twice by different chains is kept once (the first), with a warning.
- * - Failures stay per app (`error`): a parent that fails to render simply has no children.
+ * - Failures stay per app (`error`): a parent that fails to render simply has no children; a child
+ *   Application that fails to load (src/apps parse.ts refuses it) is listed as that child
+ *   (`unloadableApplication`) with its own error, never rendered, and its parent and siblings go on, as
+ *   Argo CD shows such a child as its own app with a ComparisonError. Only a child with no name to list
+ *   it under (or a failed ApplicationSet expansion) is its parent's error.
  * `mapApp` rewrites an app just before it is rendered (diff --base moves sources to a revision); the
  * node keeps the app as written.
  */
 import type { Application } from '../apps/index.js';
-import { parseApplication } from '../apps/index.js';
+import { parseApplication, unloadableApplication } from '../apps/index.js';
 import {
   expandApplicationSet,
   isApplicationSet,
@@ -157,9 +161,24 @@ export async function buildAppTree(
       for (const obj of node.rendered.objects) {
         const origin = `app "${node.app.name}"`;
         const manifest = withoutTracking(obj, parentNs);
+        if (isApplication(obj)) {
+          // A child that cannot load is listed as itself with its own error; its parent and siblings go on.
+          try {
+            add(parseApplication(manifest, origin), chain, next);
+          } catch (err) {
+            const child = unloadableApplication(manifest, origin);
+            if (!child) node.error ??= asError(err, origin);
+            else {
+              const before = nodes.length;
+              add(child, chain, []);
+              const added = nodes.length > before ? nodes.at(-1) : undefined;
+              if (added?.app === child) added.error ??= childError(err, child.name, origin);
+            }
+          }
+          continue;
+        }
         try {
-          if (isApplication(obj)) add(parseApplication(manifest, origin), chain, next);
-          else if (isApplicationSet(obj)) {
+          if (isApplicationSet(obj)) {
             const out = await expandApplicationSet(
               manifest,
               origin,
@@ -176,6 +195,14 @@ export async function buildAppTree(
     level = next;
   }
   return { nodes, generated };
+}
+
+/** A child Application's load failure as its own error: `app "<child>": failed to load: <why> (rendered by ...)`. */
+function childError(err: unknown, child: string, origin: string): GitopsError {
+  const why = oneLine(err)
+    .replace(/^.*?failed to load Application "[^"]*": /, '')
+    .replace(/^.*?failed to load Application: /, '');
+  return new UsageError(`failed to load: ${why} (rendered by ${origin})`, { subject: `app "${child}"` });
 }
 
 /** A rendered Application/ApplicationSet as the child it becomes: namespaced, our stamp removed. */

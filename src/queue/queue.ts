@@ -14,7 +14,7 @@
  * Caller duties: call `done(key)` exactly once for every key `get()` returned, also when processing failed.
  * Keys are compared by identity (`Set` semantics): use strings such as `<namespace>/<name>`.
  */
-import { realClock } from '../common/index.js';
+import { onAbort, realClock } from '../common/index.js';
 import type { Clock } from '../common/index.js';
 
 export interface WorkQueueOptions {
@@ -133,17 +133,15 @@ export class WorkQueue<K = string> {
     if (this.#shuttingDown) return Promise.resolve({ key: undefined, shutdown: true });
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     return new Promise<GetResult<K>>((resolve, reject) => {
-      const onAbort = (): void => {
-        const i = this.#waiters.indexOf(waiter);
-        if (i >= 0) this.#waiters.splice(i, 1);
-        reject(abortReason(signal!));
-      };
-      const waiter: Waiter<K> = {
-        resolve,
-        reject,
-        cleanup: () => signal?.removeEventListener('abort', onAbort),
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
+      // The workers of a run wait on one signal: they share one listener on it (common/signals.ts).
+      const unhook = signal
+        ? onAbort(signal, () => {
+            const i = this.#waiters.indexOf(waiter);
+            if (i >= 0) this.#waiters.splice(i, 1);
+            reject(abortReason(signal));
+          })
+        : undefined;
+      const waiter: Waiter<K> = { resolve, reject, cleanup: () => unhook?.() };
       this.#waiters.push(waiter);
     });
   }

@@ -27,8 +27,8 @@
  * no replaced hook still there) the next step starts without waiting, so a step that wrote nothing, or
  * whose objects are already in the state it waits for, never waits for an event that will not come (Argo
  * CD's `SyncContext.Sync` re-evaluates every task from the live state on each call and waits for no event).
- * Otherwise it waits for the next live-state change (`client.changed`) or `recheckMs`, whichever is first,
- * and then re-evaluates (after `client.reread` of what the live cache cannot show): an event missed or
+ * Otherwise it reports what it waits for (a `waiting` event: each resource, its health and why) and waits
+ * for the next live-state change (`client.changed`) or `recheckMs`, whichever is first, and then re-evaluates (after `client.reread` of what the live cache cannot show): an event missed or
  * never sent delays a sync by at most one interval. An aborted signal stops starting tasks, lets in-flight
  * requests finish and ends the operation Failed with the reason, the tasks not run staying without a status.
  * `run(signal, terminate)`: the `terminate` signal (Argo CD's `Terminating` phase) ends the run at its next
@@ -43,7 +43,7 @@ import { runGroup, applyTasks } from './groups.js';
 import { deleteHooks, releaseCompletedHooks } from './hooks.js';
 import { terminateRun } from './terminate.js';
 import { validate } from './validate.js';
-import { blocked, changedOrInterval, refresh, replacedStillThere } from './waiting.js';
+import { blocked, changedOrInterval, refresh, replacedStillThere, waitingFor } from './waiting.js';
 import type { OperationPhase, ResultCode, SyncEngineEvent, SyncTask, TaskPhase } from './types.js';
 
 export class SyncEngine {
@@ -108,6 +108,8 @@ export class SyncEngine {
         const generation = this.#client.generation();
         const wait = await this.step(stop);
         if (!wait || this.done || stop.aborted || !this.#waiting()) continue;
+        // Say what the wait is for (printers show what changed since the last time).
+        this.#emit({ type: 'waiting', resources: waitingFor(this.#run) });
         if (
           (await changedOrInterval(this.#client, generation, stop, this.#options.recheckMs)) === 'interval' &&
           !stop.aborted

@@ -122,12 +122,25 @@ export interface PlannedGroup {
   tasks: TaskRef[];
 }
 
+/** A resource a wait is for, not Healthy yet, and why (src/health `healthReason`). */
+export interface WaitingResource {
+  group: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  /** Its health now ('' when it has none, e.g. a replaced hook still being deleted). */
+  health: string;
+  reason: string;
+}
+
 /**
  * What the engine reports while an operation runs, in order (observer `EngineOptions.onEvent`). Plain
  * data: printers (src/output/progress.ts) decide how it looks; the engine never writes to a terminal.
  * - `validate-start` / `validate-done`: the server-side dry run of every task (`failed` tasks failed it).
  * - `wave-start`: a (phase, wave) group starts (SyncFail hooks after a failure are one group).
  * - `task`: a task changed: applied or pruned (`Running`), done (`Succeeded`/`Failed`), or its hook phase.
+ * - `waiting`: the engine waits (for a hook, between waves): the resources it waits for and why, each time
+ *   it re-evaluates (printers show what changed).
  * - `wave-done`: nothing of the group runs any more (the wait between waves is over).
  * - `operation-done`: the operation ended with Argo CD's phase and message.
  */
@@ -136,6 +149,7 @@ export type SyncEngineEvent =
   | { type: 'validate-done'; failed: number }
   | { type: 'wave-start'; syncPhase: SyncPhase; syncWave: number; tasks: number }
   | { type: 'task'; task: TaskRef; phase: TaskPhase; status: ResultCode | ''; message: string }
+  | { type: 'waiting'; resources: WaitingResource[] }
   | { type: 'wave-done'; syncPhase: SyncPhase; syncWave: number; succeeded: number; failed: number }
   | { type: 'operation-done'; phase: OperationPhase; message: string };
 

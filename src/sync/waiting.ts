@@ -17,11 +17,12 @@
  * Failed, else Running; prunes Succeeded once the object is gone. A running non-prune task whose live
  * object vanished fails.
  */
-import { getResourceHealth } from '../health/index.js';
+import { getResourceHealth, healthReason } from '../health/index.js';
 import type { HealthOptions, HealthStatus, Unstructured } from '../health/index.js';
 import { linkedSignal } from '../common/index.js';
 import type { KubeObject } from '../common/index.js';
 import type { EngineRun, SyncClient, TaskState } from './engine-types.js';
+import type { WaitingResource } from './types.js';
 
 /** Default `EngineOptions.recheckMs`. */
 export const RECHECK_MS = 1000;
@@ -68,6 +69,42 @@ export function blocked(states: readonly TaskState[], multiStep: boolean): boole
 /** Whether a hook replaced by `BeforeHookCreation` is still there (the group waits until it is gone). */
 export function replacedStillThere(run: EngineRun): boolean {
   return run.replacing.some((s) => run.client.live(s.task) !== undefined);
+}
+
+/**
+ * What a wait is for, from the live state now: each running task's resource with its health and why it is
+ * not done (src/health `healthReason`), and each hook replaced by `BeforeHookCreation` still there.
+ */
+export function waitingFor(run: EngineRun): WaitingResource[] {
+  const out: WaitingResource[] = [];
+  const entry = (s: TaskState, health: string, reason: string): WaitingResource => ({
+    group: s.task.key.group,
+    kind: s.task.key.kind,
+    namespace: s.task.key.namespace,
+    name: s.task.key.name,
+    health,
+    reason,
+  });
+  for (const s of run.states) {
+    if (s.phase !== 'Running') continue;
+    const live = run.client.live(s.task);
+    if (s.task.target === undefined || live === undefined) {
+      out.push(entry(s, '', 'waiting for the object to be deleted'));
+      continue;
+    }
+    let result: { status: HealthStatus; message?: string } | undefined;
+    try {
+      result = getResourceHealth(live as Unstructured, run.options.health);
+    } catch (err) {
+      result = { status: 'Unknown', message: err instanceof Error ? err.message : String(err) };
+    }
+    if (!result) continue;
+    out.push(entry(s, result.status, healthReason({ ...s.task.key, ...result })));
+  }
+  for (const s of run.replacing)
+    if (run.client.live(s.task) !== undefined)
+      out.push(entry(s, '', 'waiting for the hook of the previous sync to be deleted'));
+  return out;
 }
 
 /** Resolves on the next live-state change after `generation`, or after `recheckMs`, or on abort. */

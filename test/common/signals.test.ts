@@ -6,7 +6,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
-import { linkedSignal } from '../../src/common/index.js';
+import { linkedSignal, onAbort } from '../../src/common/index.js';
 
 describe('linkedSignal', () => {
   it('aborts with the reason of the first source that aborts, and unhooks from the others', () => {
@@ -47,5 +47,29 @@ describe('linkedSignal', () => {
     linked.dispose();
     long.abort();
     assert.equal(linked.signal.aborted, false);
+  });
+
+  it('many links and waits on one source share one listener on it (no MaxListenersExceededWarning), gone with the last', () => {
+    const source = new AbortController();
+    // A sync's parallel dry runs: one linked request deadline each (issue 34: 11 made Node warn).
+    const links = Array.from({ length: 50 }, () => linkedSignal(source.signal));
+    const waits: string[] = [];
+    const unhooks = Array.from({ length: 20 }, (_, i) => onAbort(source.signal, () => waits.push(`w${i}`)));
+    assert.equal(getEventListeners(source.signal, 'abort').length, 1);
+    for (const l of links.slice(0, 49)) l.dispose();
+    for (const u of unhooks.slice(0, 19)) u();
+    assert.equal(getEventListeners(source.signal, 'abort').length, 1);
+    links[49]!.dispose();
+    unhooks[19]!();
+    unhooks[19]!(); // idempotent
+    assert.equal(getEventListeners(source.signal, 'abort').length, 0);
+
+    const again = Array.from({ length: 30 }, () => linkedSignal(source.signal));
+    onAbort(source.signal, () => waits.push('last'));
+    assert.equal(getEventListeners(source.signal, 'abort').length, 1);
+    source.abort(new Error('stop'));
+    assert.ok(again.every((l) => l.signal.aborted && (l.signal.reason as Error).message === 'stop'));
+    assert.deepEqual(waits, ['last']);
+    assert.equal(getEventListeners(source.signal, 'abort').length, 0);
   });
 });

@@ -238,4 +238,33 @@ describe('progress: the TTY display (listr2)', () => {
       ],
     );
   });
+
+  it('lines: what a wait is for, each resource when it first appears or its health or reason changes', () => {
+    const lines = new ProgressLines();
+    const svc = { group: '', kind: 'Service', namespace: 'shop', name: 'front' };
+    const dep = { group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'web' };
+    const events: RunEvent[] = [
+      { type: 'waiting', app: 'shop', resources: [{ ...dep, health: 'Progressing', reason: 'rollout 0/2' }] },
+      { type: 'waiting', app: 'shop', resources: [{ ...dep, health: 'Progressing', reason: 'rollout 0/2' }] },
+      { type: 'waiting', app: 'shop', resources: [{ ...dep, health: 'Progressing', reason: 'rollout 1/2' }] },
+      {
+        type: 'health-wait',
+        app: 'shop',
+        resources: [{ ...svc, health: 'Progressing', reason: 'waiting for load balancer' }],
+      },
+      {
+        type: 'health-wait',
+        app: 'shop',
+        resources: [{ ...svc, health: 'Progressing', reason: 'waiting for load balancer' }],
+      },
+    ];
+    assert.deepEqual(
+      events.flatMap((e) => lines.lines(e)),
+      [
+        'shop: waiting for apps/Deployment shop/web: Progressing: rollout 0/2',
+        'shop: waiting for apps/Deployment shop/web: Progressing: rollout 1/2',
+        'shop: waiting for health: Service shop/front: Progressing: waiting for load balancer',
+      ],
+    );
+  });
 });

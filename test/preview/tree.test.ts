@@ -223,9 +223,17 @@ spec:
       shallow.stderr,
       /app "b": failed to render child apps: deeper than --max-depth 1 \(root -> a -> b\)/,
     );
+    // The child too deep is listed in its place with its own error (issue 34).
     assert.deepEqual(
-      (JSON.parse(shallow.stdout) as { apps: { name: string }[] }).apps.map((a) => a.name),
-      ['root', 'a'],
+      (JSON.parse(shallow.stdout) as { apps: { name: string; error?: string }[] }).apps.map((a) => [
+        a.name,
+        /deeper than --max-depth 1/.test(a.error ?? ''),
+      ]),
+      [
+        ['root', false],
+        ['a', false],
+        ['b', true],
+      ],
     );
   });
 });

@@ -257,7 +257,7 @@ export async function operateEntry(core: LoopCore, entry: LoopEntry, signal: Abo
     const local = request.localObjects
       ? { objects: request.localObjects, revision: request.revision ?? '' }
       : undefined;
-    const reconciliation = op.reconciliation ?? (await core.manager.reconcile(target, signal, local));
+    const reconciliation = op.reconciliation ?? (await core.manager.reconcile(target, signal, { local }));
     op.reconciliation = undefined;
     report = await core.operation(target, reconciliation, request, signal, op.terminate.signal);
     message = report.message;

@@ -56,7 +56,7 @@ import type { KubeObject, TrackingMethod } from '../../cluster/index.js';
 import type { IgnoreDifference } from '../../diff/index.js';
 import { aggregateHealth, HealthOverrides } from '../../health/index.js';
 import { observeRenders } from '../../source/index.js';
-import type { SourceService } from '../../source/index.js';
+import type { RenderedApp, SourceService } from '../../source/index.js';
 import { localRender } from './local.js';
 import type { LocalManifests } from './local.js';
 import type { ClusterState } from './cluster.js';
@@ -136,6 +136,20 @@ export interface StateManagerOptions {
   projectOf?: ((app: Application) => AppProjectContext | undefined) | undefined;
 }
 
+/** Options of one refresh. */
+export interface ReconcileOptions {
+  /** A local sync's manifests (operation.sync.manifests), applied as given instead of a render (local.ts). */
+  local?: LocalManifests | undefined;
+  /**
+   * Compare against this render (the app's desired state as an earlier refresh rendered it) instead of
+   * rendering again: the refresh after an operation that a stopped run still owes (run.ts), when Git may
+   * no longer be asked.
+   */
+  rendered?: RenderedApp | undefined;
+  /** Told the render this refresh compares against. */
+  onRendered?: ((rendered: RenderedApp) => void) | undefined;
+}
+
 export class StateManager {
   readonly #o: Required<
     Omit<StateManagerOptions, 'ignoreDifferences' | 'settings' | 'onEvent' | 'projectOf'>
@@ -196,12 +210,21 @@ export class StateManager {
   }
 
   /** The app's refresh as its report (masked): `toReport(await reconcile(app))`. */
-  async compare(app: Application, signal?: AbortSignal): Promise<ComparisonResult> {
-    return toReport(await this.reconcile(app, signal));
+  async compare(
+    app: Application,
+    signal?: AbortSignal,
+    options?: ReconcileOptions,
+  ): Promise<ComparisonResult> {
+    return toReport(await this.reconcile(app, signal, options));
   }
 
   /** The app's refresh: every resource with its real objects and verdict, and what sync needs besides. */
-  async reconcile(app: Application, signal?: AbortSignal, local?: LocalManifests): Promise<Reconciliation> {
+  async reconcile(
+    app: Application,
+    signal?: AbortSignal,
+    options?: ReconcileOptions,
+  ): Promise<Reconciliation> {
+    const local = options?.local;
     const o = this.#o;
     const instance = instanceName(app, o.argocdNamespace);
     this.#healthOverrides ??=
@@ -210,10 +233,11 @@ export class StateManager {
     // Render and connect side by side, and wait for both even when one fails: a render left running after
     // a failed connect would race the retry's git fetch in the same cache ("cannot lock ref").
     const [rendered, cluster, healthOverrides] = await allOrFirstError([
-      local ? Promise.resolve(localRender(app, local)) : this.#source.renderApp(app),
+      options?.rendered ?? (local ? Promise.resolve(localRender(app, local)) : this.#source.renderApp(app)),
       o.clusterOf(app),
       this.#healthOverrides,
     ] as const);
+    options?.onRendered?.(rendered);
     const cache = await cluster.ready(signal);
     // The cluster's schemas (its CRDs included), read once the cache holds them.
     const schemas = cluster.schemas();

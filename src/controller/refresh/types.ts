@@ -15,7 +15,7 @@ import type {
 import type { IChange, ReportOptions, ResourceComparison } from '../../diff/index.js';
 import type { HealthOptions, HealthStatus } from '../../health/index.js';
 import type { KubeClient, KubeObject, LiveStateCache, ResourceInfo } from '../../cluster/index.js';
-import type { OperationReport, SyncEvent } from '../../sync/index.js';
+import type { OperationReport, SyncEvent, WaitingResource } from '../../sync/index.js';
 import type { RenderEvent } from '../../source/index.js';
 
 /**
@@ -224,6 +224,8 @@ export interface RunReport {
  * - src/source's `RenderEvent`s, `render-start` / `render-done`: an app's desired state (every refresh
  *   renders; cached after the first).
  * - `compare-done`: an app's comparison (sync compares before and after its operation).
+ * - `health-wait`: (sync --health) an app whose operation Succeeded is still Progressing: every resource not
+ *   Healthy, with its health and why; sent on each refresh while it waits (printers show what changed).
  * - `app-done`: an app is finished: its final sync and health, or its one-line error.
  * - sync's `SyncEvent`s (src/sync) come from the operation processor, named by app.
  */
@@ -234,6 +236,7 @@ export type RunEvent =
   | { type: 'cache-sync-done'; cluster: string; kinds: number; objects: number; error?: string }
   | RenderEvent
   | { type: 'compare-done'; app: string; sync: AppSyncStatus; health: HealthStatus; resources: number }
+  | { type: 'health-wait'; app: string; resources: WaitingResource[] }
   | { type: 'app-done'; app: string; sync?: AppSyncStatus; health?: HealthStatus; error?: string }
   | SyncEvent;
 

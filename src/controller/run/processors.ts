@@ -11,8 +11,16 @@
  *   (or any after an abort: "interrupted", exit 130) is recorded on that app alone, never hiding others.
  * - `refreshApp`: without an operation, compare, done. With one, the first refresh keeps the unmasked
  *   reconciliation and hands the app to the operation queue; the refresh after the operation reports the
- *   final state (after `waitForHealth` when asked, health-wait.ts) and, when a Failed operation has retries
- *   left, comes back after the backoff (duration * factor^n, capped) for a fresh comparison and operation.
+ *   final state and, when a Failed operation has retries left, comes back after the backoff (duration *
+ *   factor^n, capped) for a fresh comparison and operation. With `waitForHealth` (sync --health) an app
+ *   still Progressing after a Succeeded operation is not waited for inside a worker: it goes back to the
+ *   refresh queue, woken by its cluster's next live-cache event or after `HEALTH_RECHECK_MS`
+ *   (health-wait.ts), so one app that never becomes Healthy holds no worker and delays no other app's
+ *   final refresh (issue 34).
+ * - No state is reported that was not observed: an app's final comparison is always a refresh done after
+ *   its operation ended. When the run is stopped (Ctrl-C, --timeout) before that refresh, the app is left
+ *   unfinished (`pendingFinal`) and the run refreshes it once more after the queues stop (run.ts
+ *   `finalRefresh`), never reporting the comparison from before the operation.
  * - `operateApp`: the app's sync windows are judged first (Argo CD's syncWindowPreventsSync): a refused
  *   sync never starts unless windows are only reported; the operation's report (with `retries`) is kept on
  *   the app, also when its writes cannot be read back (UnsettledOperationError), before the error.
@@ -24,7 +32,8 @@ import { isRetryable } from '../../cluster/index.js';
 import { RateLimitingQueue } from '../../queue/index.js';
 import { UnsettledOperationError } from '../../sync/index.js';
 import type { OperationReport } from '../../sync/index.js';
-import { waitForHealth } from './health-wait.js';
+import type { RenderedApp } from '../../source/index.js';
+import { healthWait } from './health-wait.js';
 import { appError, MAX_TRANSIENT_RETRIES, toReport } from '../refresh/index.js';
 import type {
   AppReport,
@@ -39,19 +48,33 @@ import type {
 /** One app's way through the run: refresh -> (operate -> final refresh, maybe again) -> done. */
 export interface AppWork {
   report: AppReport;
-  stage: 'refresh' | 'operate' | 'final' | 'done';
+  /**
+   * `final`: the operation ended, the refresh after it is due; `health`: that refresh was done and the app
+   * waits (in the refresh queue, holding no worker) to be Healthy (sync --health).
+   */
+  stage: 'refresh' | 'operate' | 'final' | 'health' | 'done';
   /** Operations run so far. */
   attempt: number;
   reconciliation?: Reconciliation;
   before?: ComparisonResult | undefined;
+  /** The render the operation synced: the run's last refresh after a stop compares against it (run.ts). */
+  rendered?: RenderedApp | undefined;
 }
 
 /** What a processor decided (controller-runtime's Result): finished, or the queue the app goes to next. */
 export interface ProcessResult {
   next?: 'refresh' | 'operation';
-  /** With `next: 'refresh'`: come back after this long (a sync retry's backoff). */
+  /** With `next: 'refresh'`: come back after this long (a sync retry's backoff, a health recheck). */
   afterMs?: number;
+  /**
+   * With `next: 'refresh'`: also come back as soon as this fires (`wake` is called; returns the
+   * unsubscribe, called when the app is next processed or the run ends): a live-cache event.
+   */
+  wakeOn?: (wake: () => void) => () => void;
 }
+
+/** Whether the app's operation ended and no refresh after it has been reported yet (see the header). */
+export const pendingFinal = (w: AppWork): boolean => w.stage === 'final' || w.stage === 'health';
 
 export function appDoneEvent(r: AppReport): RunEvent {
   if (r.error) return { type: 'app-done', app: r.app.name, error: r.error.message };
@@ -90,7 +113,15 @@ export async function processApps(o: ProcessOptions): Promise<void> {
     w.stage = 'done';
     emit?.(appDoneEvent(w.report));
   };
+  /** Wake-ups (live-cache subscriptions) of apps waiting in the refresh queue, by key. */
+  const wakers = new Map<string, () => void>();
+  const unwake = (key: string): void => {
+    wakers.get(key)?.();
+    wakers.delete(key);
+  };
   const fail = (w: AppWork, err: unknown): void => {
+    // Stopped after its operation ended: the run's final refresh reports it (run.ts), not an error.
+    if (runSignal.aborted && pendingFinal(w)) return;
     w.report.error = runSignal.aborted
       ? {
           message: `app "${w.report.app.name}": failed to compare: interrupted`,
@@ -113,6 +144,12 @@ export async function processApps(o: ProcessOptions): Promise<void> {
         return; // aborted
       }
       const w = works.get(key)!;
+      unwake(key);
+      // Stopped: nothing more is started (the queue hands out keys still waiting even then).
+      if (runSignal.aborted) {
+        queue.done(key);
+        return;
+      }
       try {
         const result = await process(w);
         queue.forget(key);
@@ -120,6 +157,11 @@ export async function processApps(o: ProcessOptions): Promise<void> {
         else if (result.next === 'refresh') {
           if (result.afterMs) refreshQueue.addAfter(key, result.afterMs);
           else refreshQueue.add(key);
+          if (result.wakeOn)
+            wakers.set(
+              key,
+              result.wakeOn(() => refreshQueue.add(key)),
+            );
         } else finish(w);
       } catch (err) {
         // A transient failure (5xx, 429, a dropped connection) of one app is retried with per-app
@@ -141,6 +183,7 @@ export async function processApps(o: ProcessOptions): Promise<void> {
     ...Array.from({ length: Math.min(o.statusWorkers, size) }, () => worker(refreshQueue, o.refresh)),
     ...Array.from({ length: Math.min(o.operationWorkers, size) }, () => worker(operationQueue, o.operate)),
   ]);
+  for (const key of [...wakers.keys()]) unwake(key);
   refreshQueue.shutDown();
   operationQueue.shutDown();
 }
@@ -149,6 +192,7 @@ export interface RefreshOptions {
   operation?: ((...args: never[]) => unknown) | undefined;
   waitForHealth?: boolean | undefined;
   retry?: RetryStrategy | undefined;
+  emit?: RunEventHandler | undefined;
 }
 
 /** The refresh processor (see the header). */
@@ -164,15 +208,22 @@ export async function refreshApp(
       w.report.comparison = await manager.compare(app, signal);
       return {};
     }
-    w.reconciliation = await manager.reconcile(app, signal);
+    w.reconciliation = await manager.reconcile(app, signal, { onRendered: (r) => (w.rendered = r) });
     w.before = toReport(w.reconciliation);
     w.stage = 'operate';
     return { next: 'operation' };
   }
   const operation = w.report.operation!;
-  w.report.comparison = operation.dryRun || signal.aborted ? w.before : await manager.compare(app, signal);
+  // A dry run changed nothing: the comparison before it is the state after it.
+  w.report.comparison = operation.dryRun
+    ? w.before
+    : await manager.compare(app, signal, { onRendered: (r) => (w.rendered = r) });
   if (o.waitForHealth && !operation.dryRun && operation.phase === 'Succeeded') {
-    w.report.comparison = await waitForHealth(app, manager, w.reconciliation!, w.report.comparison!, signal);
+    const wait = healthWait(app, w.reconciliation!, w.report.comparison!, o.emit);
+    if (wait) {
+      w.stage = 'health';
+      return { next: 'refresh', afterMs: wait.recheckMs, wakeOn: wait.wakeOn };
+    }
   }
   const retry = o.retry ?? app.syncPolicy.retry;
   const limit = retry?.limit ?? 0;

@@ -26,15 +26,24 @@
  *    never hiding the others. Before each operation the app's AppProject sync windows are judged at
  *    `wallClock()` (refresh/windows.ts; a CLI sync is manual): a refused sync is that app's error (exit 2) and never
  *    starts, unless `syncWindows: 'report'` (dry run).
- * 4. The run ends when every app is finished (the completion predicate), or when `signal` aborts: apps not
- *    finished then carry an "interrupted" error and `interrupted` is true. Caches are stopped, connections
- *    closed.
+ *    With `waitForHealth` (sync --health) an app still Progressing after its operation waits in the refresh
+ *    queue, not in a worker (health-wait.ts).
+ * 4. The run ends when every app is finished (the completion predicate), or when `signal` aborts: an app
+ *    whose operation ended but whose refresh after it had not run then gets it (`finalRefresh`: the live
+ *    cache against the render it synced, bounded by `FINAL_REFRESH_GRACE_MS`), never the comparison from
+ *    before its operation; apps not finished otherwise carry an "interrupted" error and `interrupted` is
+ *    true. Caches are stopped, connections closed.
  * The report lists apps in the order given, with the total API requests of the run.
  * Progress (`onEvent`, refresh/types.ts `RunEvent`): run-start, then per app render/compare (refresh/state.ts) and sync
  * events, per cluster the cache sync (refresh/cluster.ts), and app-done when an app is finished.
  */
 import type { Application } from '../../apps/index.js';
-import { DEFAULT_OPERATION_PROCESSORS, DEFAULT_STATUS_PROCESSORS, ExitCode } from '../../common/index.js';
+import {
+  DEFAULT_OPERATION_PROCESSORS,
+  DEFAULT_STATUS_PROCESSORS,
+  ExitCode,
+  oneLine,
+} from '../../common/index.js';
 import { loadKubeConfig } from '../../cluster/index.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
@@ -61,7 +70,7 @@ import type { RetryStrategy } from '../../apps/index.js';
 import { projectConditions, ProjectSet } from '../../apps/index.js';
 import type { ProjectCondition } from '../../apps/index.js';
 import type { PreparedRun } from './prepare.js';
-import { operateApp, processApps, refreshApp } from './processors.js';
+import { appDoneEvent, operateApp, pendingFinal, processApps, refreshApp } from './processors.js';
 import type { AppWork } from './processors.js';
 
 /** A one-shot run: its apps, and what it does with each beyond a refresh (an operation, waits, retries). */
@@ -78,7 +87,10 @@ export interface RunOptions extends EngineOptions {
     reconciliation: Reconciliation,
     signal: AbortSignal,
   ) => Promise<OperationReport>;
-  /** After a Succeeded sync, wait until each app's health is no longer Progressing (sync without --async). */
+  /**
+   * After a Succeeded sync, wait until each app's health is no longer Progressing (sync --health), in the
+   * refresh queue (health-wait.ts): a waiting app holds no worker.
+   */
   waitForHealth?: boolean;
   /** Retries of failed operations; an app's own spec.syncPolicy.retry is used when this is unset. */
   retry?: RetryStrategy | undefined;
@@ -252,7 +264,7 @@ export class Run {
     const runSignal = signal ?? new AbortController().signal;
     await processApps({
       works,
-      refresh: (w) => refreshApp(w, manager, runSignal, o),
+      refresh: (w) => refreshApp(w, manager, runSignal, { ...o, emit }),
       operate: (w) =>
         operateApp(w, runSignal, {
           judgeWindows,
@@ -266,6 +278,8 @@ export class Run {
       emit,
       onWarning: o.onWarning,
     });
+    // Stopped (Ctrl-C, --timeout) after some operations ended but before their refresh: refresh them now.
+    await finalRefresh([...works.values()].filter(pendingFinal), manager, emit);
     await source.settle(); // renders of apps that never reached a refresh (their destination failed)
 
     const requests = await pool.close();
@@ -279,4 +293,38 @@ export class Run {
     }
     return { apps: reports, requests, interrupted: signal?.aborted ?? false, durationMs: now() - started };
   }
+}
+
+/** How long the refreshes owed after a stop may take in all (run.ts `finalRefresh`). */
+export const FINAL_REFRESH_GRACE_MS = 10_000;
+
+/**
+ * The refresh each app whose operation ended still owes when the run is stopped: against the live cache
+ * (still running) and the render its operation synced (Git is not asked again: the run's signal stopped
+ * it), bounded by `FINAL_REFRESH_GRACE_MS`. An app it cannot refresh keeps no comparison: its report says
+ * its state after the operation was not observed, never the state from before it.
+ */
+async function finalRefresh(
+  works: readonly AppWork[],
+  manager: StateManager,
+  emit: RunOptions['onEvent'],
+): Promise<void> {
+  if (works.length === 0) return;
+  const grace = AbortSignal.timeout(FINAL_REFRESH_GRACE_MS);
+  await Promise.all(
+    works.map(async (w) => {
+      try {
+        w.report.comparison = await manager.compare(w.report.app, grace, { rendered: w.rendered });
+      } catch (err) {
+        // Its state after the operation is unknown; the stop (130, or 1 for --timeout) decides the exit.
+        delete w.report.comparison;
+        w.report.error = {
+          message: `app "${w.report.app.name}": failed to refresh after the operation: ${oneLine(err)}`,
+          exitCode: ExitCode.INTERRUPTED,
+        };
+      }
+      w.stage = 'done';
+      emit?.(appDoneEvent(w.report));
+    }),
+  );
 }
