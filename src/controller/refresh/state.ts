@@ -1,3 +1,4 @@
+// Over 400 lines: one idea, an app's refresh (render, pair, compare, health) and its options; grown by issue 34's ReconcileOptions (rendered, onRendered) beside main's local sync; next cut: the reconciliation's assembly (the return object) into its own file.
 /**
  * `StateManager.reconcile(app)`: one app's refresh (Argo CD `controller/state.go CompareAppState`), spec
  * §2-5, as a `Reconciliation` (real objects and values: what sync consumes); `compare(app)` is its report
