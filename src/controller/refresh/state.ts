@@ -1,3 +1,4 @@
+// Over 400 lines: one method, StateManager.reconcile (render, targets, live, compare, health, the Reconciliation); next cut: the Reconciliation it returns (its sync and tree parts).
 /**
  * `StateManager.reconcile(app)`: one app's refresh (Argo CD `controller/state.go CompareAppState`), spec
  * §2-5, as a `Reconciliation` (real objects and values: what sync consumes); `compare(app)` is its report
