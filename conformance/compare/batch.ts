@@ -34,7 +34,6 @@ export interface CaseOutcome {
   notes: string[];
 }
 
-const SENTINEL = '2000-01-01T00:00:00Z';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface SideState {
@@ -55,7 +54,15 @@ export class Batch {
     this.dir = join(env.work, label);
     mkdirSync(this.dir, { recursive: true });
     for (const c of cases)
-      this.outcomes.set(c.id, { id: c.id, name: c.name, family: c.family, phases: c.phases, rows: [], notRun: [], notes: [] });
+      this.outcomes.set(c.id, {
+        id: c.id,
+        name: c.name,
+        family: c.family,
+        phases: c.phases,
+        rows: [],
+        notRun: [],
+        notes: [],
+      });
   }
 
   private get argo(): boolean {
@@ -103,7 +110,12 @@ export class Batch {
           for (const o of c.argocd) argocdObjs.push({ ...fill(o, values) });
           for (const o of c.live) {
             const x = fill(o, values);
-            const clusterScoped = ['CustomResourceDefinition', 'APIService', 'ClusterRole', 'Namespace'].includes(x.kind);
+            const clusterScoped = [
+              'CustomResourceDefinition',
+              'APIService',
+              'ClusterRole',
+              'Namespace',
+            ].includes(x.kind);
             if (!clusterScoped) x.metadata = { ...x.metadata, namespace: x.metadata?.namespace ?? values.ns };
             live.push(x);
           }
@@ -111,11 +123,17 @@ export class Batch {
         this.sides.set(c.id, sides);
       }),
     );
-    for (const errs of [await k.create(namespaces), await k.create(argocdObjs)]) this.noteErrors(errs, 'set-up');
+    for (const errs of [await k.create(namespaces), await k.create(argocdObjs)])
+      this.noteErrors(errs, 'set-up');
     const crds = live.filter((o) => o.kind === 'CustomResourceDefinition');
     this.noteErrors(await k.create(crds), 'set-up');
     if (crds.length)
-      await k.run(['wait', '--for=condition=Established', '--timeout=30s', ...crds.map((c) => `crd/${c.metadata.name}`)]);
+      await k.run([
+        'wait',
+        '--for=condition=Established',
+        '--timeout=30s',
+        ...crds.map((c) => `crd/${c.metadata.name}`),
+      ]);
     const rest = live.filter((o) => o.kind !== 'CustomResourceDefinition');
     this.noteErrors(await k.create(rest.map(({ status: _s, ...o }) => o)), 'set-up');
     this.noteErrors(await k.writeStatuses([...crds, ...rest]), 'set-up status');
@@ -149,7 +167,11 @@ export class Batch {
   }
 
   /** Waits until `done` holds for every app (or the timeout), returning the last read. */
-  private async waitApps(apps: Obj[], done: (a: Obj) => boolean, timeoutMs: number): Promise<Map<string, Obj>> {
+  private async waitApps(
+    apps: Obj[],
+    done: (a: Obj) => boolean,
+    timeoutMs: number,
+  ): Promise<Map<string, Obj>> {
     const names = new Map(apps.map((a) => [this.key(a), a.metadata.name as string]));
     const t0 = Date.now();
     let last = new Map<string, Obj>();
@@ -215,7 +237,8 @@ export class Batch {
       const tokens = this.tokens(c, 'a');
       const oursView = ours ? replaceTokens(refreshViewOfDiff(ours, withHealth), tokens) : undefined;
       if (this.argo) {
-        if (!argo?.status?.reconciledAt) out.notes.push('refresh: Argo CD did not reconcile the app in 120 s');
+        if (!argo?.status?.reconciledAt)
+          out.notes.push('refresh: Argo CD did not reconcile the app in 120 s');
         const argoView = replaceTokens(refreshViewOfStatus(argo?.status), tokens);
         out.rows.push(...compareFields(c.id, 'refresh', '', argoView, oursView));
       } else out.rows.push(...compareFields(c.id, 'refresh', '', undefined, oursView));
@@ -243,7 +266,10 @@ export class Batch {
         ...(s.prune ? { prune: true } : {}),
         ...(s.dryRun ? { dryRun: true } : {}),
         ...(s.syncOptions ? { syncOptions: s.syncOptions } : {}),
-        syncStrategy: s.strategy === 'apply' ? { apply: { force: Boolean(s.force) } } : { hook: { force: Boolean(s.force) } },
+        syncStrategy:
+          s.strategy === 'apply'
+            ? { apply: { force: Boolean(s.force) } }
+            : { hook: { force: Boolean(s.force) } },
         ...(s.resources
           ? {
               resources: s.resources.map((r) => {
@@ -268,7 +294,9 @@ export class Batch {
         cases.map((c) => {
           const a = this.appOf(c, 'a');
           return this.env.kubectl
-            .merge(`applications.argoproj.io/${a.metadata.name}`, a.metadata.namespace, { operation: this.operation(c) })
+            .merge(`applications.argoproj.io/${a.metadata.name}`, a.metadata.namespace, {
+              operation: this.operation(c),
+            })
             .catch((e: Error) => this.out(c).notes.push(`sync: ${e.message}`));
         }),
       );
@@ -297,7 +325,14 @@ export class Batch {
       const projects = group.flatMap((c) => c.argocd.map((o) => fill(o, this.sides.get(c.id)!.o.values)));
       const projArgs: string[] = [];
       if (projects.some((p) => p.kind === 'AppProject')) {
-        writeFileSync(projFile, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: projects.filter((p) => p.kind === 'AppProject') }));
+        writeFileSync(
+          projFile,
+          JSON.stringify({
+            apiVersion: 'v1',
+            kind: 'List',
+            items: projects.filter((p) => p.kind === 'AppProject'),
+          }),
+        );
         projArgs.push('--project-file', projFile);
       }
       const r = await run(
@@ -328,7 +363,8 @@ export class Batch {
       const report = parseJson(r.stdout);
       for (const a of (report?.apps ?? []) as Obj[]) ourApps.set(a.name, a);
       for (const c of group)
-        if (!ourApps.has(sideName(c, 'o'))) this.out(c).notes.push(`sync: our sync printed no entry (exit ${r.code}): ${lastLine(r.stderr)}`);
+        if (!ourApps.has(sideName(c, 'o')))
+          this.out(c).notes.push(`sync: our sync printed no entry (exit ${r.code}): ${lastLine(r.stderr)}`);
     }
     const auditLines = this.auditSince(auditStart);
     for (const c of cases) {
@@ -338,11 +374,19 @@ export class Batch {
       const ours = ourApps.get(sideName(c, 'o'));
       const oursView = ours ? replaceTokens(syncViewOfReport(ours), to) : undefined;
       const argo = argoAfter.get(this.key(this.appOf(c, 'a')));
-      const argoView = this.argo ? replaceTokens(syncViewOfOperation(argo?.status?.operationState), ta) : undefined;
+      const argoView = this.argo
+        ? replaceTokens(syncViewOfOperation(argo?.status?.operationState), ta)
+        : undefined;
       out.rows.push(...compareFields(c.id, 'sync', '', argoView, oursView));
       if (auditLines && this.env.auditUser) {
-        const wa = replaceTokens(writeList(auditWrites(auditLines, this.env.auditUser, sideName(c, 'a'))), ta);
-        const wo = replaceTokens(writeList(auditWrites(auditLines, this.env.auditUser, sideName(c, 'o'))), to);
+        const wa = replaceTokens(
+          writeList(auditWrites(auditLines, this.env.auditUser, sideName(c, 'a'))),
+          ta,
+        );
+        const wo = replaceTokens(
+          writeList(auditWrites(auditLines, this.env.auditUser, sideName(c, 'o'))),
+          to,
+        );
         out.rows.push(...compareFields(c.id, 'sync', 'writes', wa, wo));
       }
       out.rows.push(...(await this.compareLive(c, argo, ours, ta, to)));
@@ -350,16 +394,37 @@ export class Batch {
   }
 
   /** The final live objects of both sides: every resource either sync result names, plus the case's live ones. */
-  private async compareLive(c: Case, argo: Obj | undefined, ours: Obj | undefined, ta: Map<string, string>, to: Map<string, string>): Promise<Row[]> {
+  private async compareLive(
+    c: Case,
+    argo: Obj | undefined,
+    ours: Obj | undefined,
+    ta: Map<string, string>,
+    to: Map<string, string>,
+  ): Promise<Row[]> {
     const refs = new Map<string, Obj>();
     const add = (r: Obj, tokens: Map<string, string>) => {
       if (!r.kind || !r.name) return;
-      const norm = replaceTokens({ group: r.group ?? '', kind: r.kind, namespace: r.namespace ?? '', name: r.name }, tokens);
+      const norm = replaceTokens(
+        { group: r.group ?? '', kind: r.kind, namespace: r.namespace ?? '', name: r.name },
+        tokens,
+      );
       refs.set(`${norm.group}/${norm.kind}/${norm.namespace}/${norm.name}`, norm);
     };
     for (const r of (argo?.status?.operationState?.syncResult?.resources ?? []) as Obj[]) add(r, ta);
     for (const r of (ours?.resources ?? []) as Obj[]) add(r, to);
-    for (const o of c.live) add({ group: o.apiVersion.includes('/') ? o.apiVersion.split('/')[0] : '', kind: o.kind, namespace: o.metadata.namespace ?? '${NS}', name: o.metadata.name }, new Map([['${NS}', `${c.id}-X`], ['${APP}', `${c.id}-X`]]));
+    for (const o of c.live)
+      add(
+        {
+          group: o.apiVersion.includes('/') ? o.apiVersion.split('/')[0] : '',
+          kind: o.kind,
+          namespace: o.metadata.namespace ?? '${NS}',
+          name: o.metadata.name,
+        },
+        new Map([
+          ['${NS}', `${c.id}-X`],
+          ['${APP}', `${c.id}-X`],
+        ]),
+      );
     const rows: Row[] = [];
     for (const [key, r] of [...refs].sort()) {
       const get = async (side: Side) => {
@@ -367,11 +432,17 @@ export class Batch {
         const x = replaceTokens(r, back);
         const kind = x.group ? `${x.kind}.${x.group}` : x.kind;
         if (x.name.startsWith('gen-')) return undefined; // generateName hooks: names differ by design
-        const obj = await this.env.kubectl.getJson([kind, x.name, ...(x.namespace ? ['-n', x.namespace] : [])]);
+        const obj = await this.env.kubectl.getJson([
+          kind,
+          x.name,
+          ...(x.namespace ? ['-n', x.namespace] : []),
+        ]);
         return obj ? replaceTokens(normaliseObject(obj), side === 'a' ? ta : to) : undefined;
       };
       const [a, o] = await Promise.all([this.argo ? get('a') : Promise.resolve(undefined), get('o')]);
-      rows.push(...compareFields(c.id, 'sync', `live[${key}]`, a ?? (this.argo ? null : undefined), o ?? null));
+      rows.push(
+        ...compareFields(c.id, 'sync', `live[${key}]`, a ?? (this.argo ? null : undefined), o ?? null),
+      );
     }
     return rows;
   }
@@ -393,7 +464,12 @@ export class Batch {
   private async argocdCmFile(): Promise<string> {
     const f = join(this.dir, 'argocd-cm.json');
     const cmObj = await this.env.kubectl.getJson(['configmap', 'argocd-cm', '-n', this.env.argocdNs]);
-    writeFileSync(f, JSON.stringify(cmObj ?? { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'argocd-cm' }, data: {} }));
+    writeFileSync(
+      f,
+      JSON.stringify(
+        cmObj ?? { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'argocd-cm' }, data: {} },
+      ),
+    );
     return f;
   }
 
@@ -411,44 +487,60 @@ export class Batch {
       // Auto-sync apps: wait for Argo CD's automated sync to end.
       argoStatus = await this.waitApps(
         aApps,
-        (a) => !a.operation && a.status?.operationState?.phase !== 'Running' && Boolean(a.status?.reconciledAt),
+        (a) =>
+          !a.operation && a.status?.operationState?.phase !== 'Running' && Boolean(a.status?.reconciledAt),
         120_000,
       );
       for (const a of aApps) argoText.set(this.key(a), await this.appGet(a));
       argoText.set('list', await this.appList());
       await this.env.controller('stop');
     }
-    // Ours: the same apps (their reconciledAt set to a sentinel so we see our write), and new `-o` twins
-    // of the auto-sync cases, created only now so that only our controller syncs them.
-    await Promise.all(
-      same.map((c) => {
-        const a = this.appOf(c, 'a');
-        return k
-          .merge(`applications.argoproj.io/${a.metadata.name}`, a.metadata.namespace, { status: { reconciledAt: SENTINEL } })
-          .catch((e: Error) => this.out(c).notes.push(`controller: ${e.message}`));
-      }),
-    );
+    // Ours: the same apps, and new `-o` twins of the auto-sync cases, created only now so that only our
+    // controller syncs them.
     const oApps = twins.map((c) => this.appOf(c, 'o'));
     this.noteErrors(await k.create(oApps), 'controller: create twin');
     const ourTargets = [...same.map((c) => this.appOf(c, 'a')), ...oApps];
     const child = spawn(
       CLI,
-      ['controller', '--kubeconfig', this.env.ourKubeconfig, '--argocd-namespace', this.env.argocdNs, '-o', 'json', '--app-resync', '0', '--force-takeover'],
-      { stdio: ['ignore', 'ignore', 'pipe'] },
+      [
+        'controller',
+        '--kubeconfig',
+        this.env.ourKubeconfig,
+        '--argocd-namespace',
+        this.env.argocdNs,
+        '-o',
+        'json',
+        '--app-resync',
+        '0',
+        '--force-takeover',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
     );
+    // Done when our controller's log says each app was refreshed (after its operation, for auto-sync twins):
+    // a refresh that changes nothing writes no status, so the status alone cannot say it.
+    const pending = new Map(ourTargets.map((a) => [a.metadata.name as string, isAutoApp(a)]));
     let stderr = '';
+    let buf = '';
     child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-4000)));
-    const ourStatus = await this.waitApps(
-      ourTargets,
-      (a) =>
-        Boolean(a.status?.reconciledAt) &&
-        a.status.reconciledAt !== SENTINEL &&
-        !a.operation &&
-        a.status?.operationState?.phase !== 'Running' &&
-        (!isAutoApp(a) || Boolean(a.status?.operationState)),
-      150_000,
-    );
-    await sleep(1500); // a last status write in flight
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      buf += d;
+      const lines = buf.split('\n');
+      buf = lines.pop()!;
+      for (const l of lines) {
+        const e = parseJson(l);
+        const name = String(e?.app ?? e?.key ?? '')
+          .split('/')
+          .pop()!;
+        if (!pending.has(name)) continue;
+        if (e?.event === 'refreshed' && (!pending.get(name) || seenOp.has(name))) pending.delete(name);
+        if (String(e?.event).startsWith('operation-done') || e?.event === 'app-operation-done')
+          seenOp.add(name);
+      }
+    });
+    const seenOp = new Set<string>();
+    const t0 = Date.now();
+    while (pending.size > 0 && Date.now() - t0 < 150_000 && child.exitCode === null) await sleep(500);
+    await sleep(2000); // the status write that follows the last refresh
     const settled = await this.apps(new Map(ourTargets.map((a) => [this.key(a), a.metadata.name])));
     const oursText = new Map<string, string>();
     if (this.argo) {
@@ -462,17 +554,27 @@ export class Batch {
       const out = this.out(c);
       const a = this.appOf(c, 'a');
       const o = isAuto(c) ? this.appOf(c, 'o') : a;
-      const mine = settled.get(this.key(o)) ?? ourStatus.get(this.key(o));
-      if (!mine?.status?.reconciledAt || mine.status.reconciledAt === SENTINEL)
-        out.notes.push(`controller: our controller did not reconcile ${this.key(o)} in 150 s: ${lastLine(stderr)}`);
+      const mine = settled.get(this.key(o));
+      if (pending.has(o.metadata.name))
+        out.notes.push(
+          `controller: our controller did not refresh ${this.key(o)} in 150 s: ${lastLine(stderr)}`,
+        );
       const ta = this.tokens(c, 'a');
       const to = isAuto(c) ? this.tokens(c, 'o') : ta;
       const oursView = replaceTokens(controllerView(mine?.status), to);
-      const argoView = this.argo ? replaceTokens(controllerView(argoStatus.get(this.key(a))?.status), ta) : undefined;
+      const argoView = this.argo
+        ? replaceTokens(controllerView(argoStatus.get(this.key(a))?.status), ta)
+        : undefined;
       out.rows.push(...compareFields(c.id, 'controller', 'status', argoView, oursView));
       if (this.argo) {
         out.rows.push(
-          ...compareFields(c.id, 'controller', 'app get', textLines(argoText.get(this.key(a)), ta), textLines(oursText.get(this.key(o)), to)),
+          ...compareFields(
+            c.id,
+            'controller',
+            'app get',
+            textLines(argoText.get(this.key(a)), ta),
+            textLines(oursText.get(this.key(o)), to),
+          ),
         );
       }
     }
@@ -485,14 +587,29 @@ export class Batch {
       }
     }
     // Twins are ours only: remove them so Argo CD's controller never syncs them.
-    await k.run(['delete', 'applications.argoproj.io', '-n', this.env.argocdNs, '--wait=false', ...oApps.map((a) => a.metadata.name)]);
+    await k.run([
+      'delete',
+      'applications.argoproj.io',
+      '-n',
+      this.env.argocdNs,
+      '--wait=false',
+      ...oApps.map((a) => a.metadata.name),
+    ]);
   }
 
   private async appGet(app: Obj): Promise<string> {
     if (!this.env.argocd) return '';
     const r = await run(
       this.env.argocd,
-      ['app', 'get', app.metadata.name, '--core', '--app-namespace', app.metadata.namespace, '--show-operation'],
+      [
+        'app',
+        'get',
+        app.metadata.name,
+        '--core',
+        '--app-namespace',
+        app.metadata.namespace,
+        '--show-operation',
+      ],
       { env: { KUBECONFIG: this.env.argocdKubeconfig ?? '', ARGOCD_NAMESPACE: this.env.argocdNs } },
     );
     return r.code === 0 ? r.stdout : `error: ${lastLine(r.stderr)}`;
@@ -516,7 +633,15 @@ export class Batch {
           byNs.set(a.metadata.namespace, [...(byNs.get(a.metadata.namespace) ?? []), a.metadata.name]);
         }
     for (const [ns, names] of byNs)
-      await this.env.kubectl.run(['delete', 'applications.argoproj.io', '-n', ns, '--ignore-not-found', '--wait=false', ...names]);
+      await this.env.kubectl.run([
+        'delete',
+        'applications.argoproj.io',
+        '-n',
+        ns,
+        '--ignore-not-found',
+        '--wait=false',
+        ...names,
+      ]);
   }
 }
 
@@ -567,7 +692,14 @@ export function appListLines(text: string | undefined, names: Set<string>): Map<
   for (const line of (text ?? '').split('\n')) {
     const first = line.split(/\s+/)[0] ?? '';
     const name = first.includes('/') ? first.split('/')[1]! : first;
-    if (names.has(name)) out.set(name, line.replace(/\s+/g, ' ').trim().replace(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d{4} \w+/g, '<time>'));
+    if (names.has(name))
+      out.set(
+        name,
+        line
+          .replace(/\s+/g, ' ')
+          .trim()
+          .replace(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d{4} \w+/g, '<time>'),
+      );
   }
   return out;
 }

@@ -108,7 +108,8 @@ function isObj(v: unknown): v is Obj {
 function strMap(file: string, field: string, v: unknown): Record<string, string> {
   if (v === undefined) return {};
   if (!isObj(v)) fail(file, `${field} must be a map of strings`);
-  for (const [k, x] of Object.entries(v)) if (typeof x !== 'string') fail(file, `${field}.${k} must be a string`);
+  for (const [k, x] of Object.entries(v))
+    if (typeof x !== 'string') fail(file, `${field}.${k} must be a string`);
   return v as Record<string, string>;
 }
 
@@ -221,6 +222,10 @@ export function sideApp(c: Case, values: SideValues): Obj {
     apiVersion: 'argoproj.io/v1alpha1',
     kind: 'Application',
     ...app,
-    metadata: { ...(app.metadata ?? {}), name: values.ns, namespace: app.metadata?.namespace ?? values.argocdNs },
+    metadata: {
+      ...(app.metadata ?? {}),
+      name: values.ns,
+      namespace: app.metadata?.namespace ?? values.argocdNs,
+    },
   };
 }

@@ -59,7 +59,8 @@ export async function openEnv(opts: { embedded?: boolean } = {}): Promise<Env> {
       work,
       async controller(verb) {
         const r = await run('npm', ['run', '--silent', 'conformance', '--', 'controller', verb], {});
-        if (r.code !== 0) throw new Error(`conformance rig: failed to ${verb} Argo CD's controller: ${r.stderr.trim()}`);
+        if (r.code !== 0)
+          throw new Error(`conformance rig: failed to ${verb} Argo CD's controller: ${r.stderr.trim()}`);
       },
       async close() {
         rmSync(work, { recursive: true, force: true });
@@ -95,7 +96,11 @@ async function startEmbedded(work: string): Promise<Env> {
       apiVersion: 'argoproj.io/v1alpha1',
       kind: 'AppProject',
       metadata: { name: 'default', namespace: argocdNs },
-      spec: { sourceRepos: ['*'], destinations: [{ server: '*', namespace: '*' }], clusterResourceWhitelist: [{ group: '*', kind: '*' }] },
+      spec: {
+        sourceRepos: ['*'],
+        destinations: [{ server: '*', namespace: '*' }],
+        clusterResourceWhitelist: [{ group: '*', kind: '*' }],
+      },
     },
   ]);
   const gitRoot = join(work, 'git');
@@ -108,7 +113,9 @@ async function startEmbedded(work: string): Promise<Env> {
     argocdNs,
     gitRoot,
     gitBaseUrl: pathToFileURL(gitRoot).href,
-    versions: { ours: version.stdout.trim() ? String((JSON.parse(version.stdout) as Obj).version ?? '') : '' },
+    versions: {
+      ours: version.stdout.trim() ? String((JSON.parse(version.stdout) as Obj).version ?? '') : '',
+    },
     work,
     async controller() {},
     async close() {

@@ -51,15 +51,25 @@ export class Kubectl {
   async must(args: readonly string[], input?: string): Promise<string> {
     const r = await this.run(args, input);
     if (r.code !== 0)
-      throw new Error(`kubectl ${args.slice(0, 3).join(' ')}: failed: ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`);
+      throw new Error(
+        `kubectl ${args.slice(0, 3).join(' ')}: failed: ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`,
+      );
     return r.stdout;
   }
 
   /** Creates objects (a v1 List), reporting each refusal but going on: returns the errors. */
   async create(objs: readonly Obj[]): Promise<string[]> {
     if (objs.length === 0) return [];
-    const r = await this.run(['create', '-f', '-', '-o', 'name'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objs }));
-    return r.code === 0 ? [] : r.stderr.trim().split('\n').filter((l) => l.startsWith('Error') || l.startsWith('error'));
+    const r = await this.run(
+      ['create', '-f', '-', '-o', 'name'],
+      JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objs }),
+    );
+    return r.code === 0
+      ? []
+      : r.stderr
+          .trim()
+          .split('\n')
+          .filter((l) => l.startsWith('Error') || l.startsWith('error'));
   }
 
   /** Writes each object's `status` through the status subresource (one PUT per object, in one kubectl call). */

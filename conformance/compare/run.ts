@@ -29,7 +29,13 @@ interface Args {
 }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { cases: [], embedded: false, batchSize: 40, out: join(ROOT, 'conformance', '.work', 'results.json'), all: false };
+  const a: Args = {
+    cases: [],
+    embedded: false,
+    batchSize: 40,
+    out: join(ROOT, 'conformance', '.work', 'results.json'),
+    all: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const x = argv[i]!;
     const next = () => {
@@ -44,7 +50,8 @@ function parseArgs(argv: string[]): Args {
     else if (x === '--all') a.all = true;
     else throw new Error(`conformance: failed to read arguments: unknown argument ${x}`);
   }
-  if (!Number.isInteger(a.batchSize) || a.batchSize < 1) throw new Error('conformance: failed to read arguments: --batch-size must be a positive integer');
+  if (!Number.isInteger(a.batchSize) || a.batchSize < 1)
+    throw new Error('conformance: failed to read arguments: --batch-size must be a positive integer');
   return a;
 }
 
@@ -58,7 +65,12 @@ export function selectCases(all: Case[], filters: string[]): Case[] {
   return all.filter((c) => filters.some((f) => c.id === f || c.name.includes(f) || c.family === f));
 }
 
-async function runAll(env: Env, cases: Case[], batchSize: number, log: (s: string) => void): Promise<CaseOutcome[]> {
+async function runAll(
+  env: Env,
+  cases: Case[],
+  batchSize: number,
+  log: (s: string) => void,
+): Promise<CaseOutcome[]> {
   const outcomes: CaseOutcome[] = [];
   const runnable: Case[] = [];
   for (const c of cases) {
@@ -85,7 +97,16 @@ async function runAll(env: Env, cases: Case[], batchSize: number, log: (s: strin
   let n = 0;
   for (const [cmKey, group] of groups) {
     const cmData = { ...baseCm, ...(JSON.parse(cmKey) as Record<string, string>) };
-    await env.kubectl.run(['patch', 'configmap', 'argocd-cm', '-n', env.argocdNs, '--type=merge', '-p', JSON.stringify({ data: cmData })]);
+    await env.kubectl.run([
+      'patch',
+      'configmap',
+      'argocd-cm',
+      '-n',
+      env.argocdNs,
+      '--type=merge',
+      '-p',
+      JSON.stringify({ data: cmData }),
+    ]);
     for (let i = 0; i < group.length; i += batchSize) {
       const cases = group.slice(i, i + batchSize);
       const b = new Batch(env, cases, `batch-${++n}`);
@@ -108,7 +129,16 @@ async function runAll(env: Env, cases: Case[], batchSize: number, log: (s: strin
     // Settings of this group removed again: keys it added go back to the rig's.
     const restore: Record<string, string | null> = { ...baseCm };
     for (const k of Object.keys(JSON.parse(cmKey) as object)) if (!(k in baseCm)) restore[k] = null;
-    await env.kubectl.run(['patch', 'configmap', 'argocd-cm', '-n', env.argocdNs, '--type=merge', '-p', JSON.stringify({ data: restore })]);
+    await env.kubectl.run([
+      'patch',
+      'configmap',
+      'argocd-cm',
+      '-n',
+      env.argocdNs,
+      '--type=merge',
+      '-p',
+      JSON.stringify({ data: restore }),
+    ]);
   }
   for (const c of runnable.filter((x) => x.shards)) outcomes.push(await runShards(env, c));
   return outcomes.sort((a, b) => a.id.localeCompare(b.id));
@@ -151,7 +181,9 @@ async function main(): Promise<number> {
     cases: outcomes,
   };
   process.stdout.write(formatTable(outcomes, { all: args.all, compared: env.mode === 'rig' }));
-  process.stdout.write(`\n${JSON.stringify(result.totals)}\nwall time ${wallSeconds} s; results: ${args.out}\n`);
+  process.stdout.write(
+    `\n${JSON.stringify(result.totals)}\nwall time ${wallSeconds} s; results: ${args.out}\n`,
+  );
   mkdirSync(dirname(args.out), { recursive: true });
   writeFileSync(args.out, JSON.stringify(result, null, 1) + '\n');
   const t = totals(outcomes.flatMap((o) => o.rows));
@@ -169,7 +201,11 @@ function safeJson(s: string): { version?: string } | undefined {
 main().then(
   (code) => process.exit(code),
   (e: Error) => {
-    console.error(e.message.startsWith('conformance') || e.message.includes('failed to') ? e.message : `conformance: failed: ${e.message}`);
+    console.error(
+      e.message.startsWith('conformance') || e.message.includes('failed to')
+        ? e.message
+        : `conformance: failed: ${e.message}`,
+    );
     process.exit(2);
   },
 );

@@ -14,7 +14,8 @@ export function parseArgoShards(text: string): Map<string, string> {
   const out = new Map<string, string>();
   for (const line of text.split('\n')) {
     const cols = line.trim().split(/\s+/);
-    if (cols.length >= 2 && /^-?\d+$/.test(cols[0]!) && /^https?:\/\//.test(cols[1]!)) out.set(cols[1]!, cols[0]!);
+    if (cols.length >= 2 && /^-?\d+$/.test(cols[0]!) && /^https?:\/\//.test(cols[1]!))
+      out.set(cols[1]!, cols[0]!);
   }
   return out;
 }
@@ -24,13 +25,22 @@ export function parseOurShards(json: Obj | undefined, algorithm: string): Map<st
   const out = new Map<string, string>();
   for (const c of (json?.clusters ?? []) as Obj[]) {
     const s = c.shards?.[algorithm] ?? c.shard;
-    if (c.server !== undefined && s !== undefined) out.set(String(c.server), String(typeof s === 'object' ? s.shard : s));
+    if (c.server !== undefined && s !== undefined)
+      out.set(String(c.server), String(typeof s === 'object' ? s.shard : s));
   }
   return out;
 }
 
 export async function runShards(env: Env, c: Case): Promise<CaseOutcome> {
-  const out: CaseOutcome = { id: c.id, name: c.name, family: c.family, phases: ['shards'], rows: [], notRun: [], notes: [] };
+  const out: CaseOutcome = {
+    id: c.id,
+    name: c.name,
+    family: c.family,
+    phases: ['shards'],
+    rows: [],
+    notRun: [],
+    notes: [],
+  };
   const spec = c.shards!;
   const values = { ns: sideName(c, 'a'), argocdNs: env.argocdNs, repoUrl: () => '' };
   const secrets = spec.clusters.map((s) => fill(s, values));
@@ -55,24 +65,50 @@ export async function runShards(env: Env, c: Case): Promise<CaseOutcome> {
     try {
       ourJson = JSON.parse(r.stdout) as Obj;
     } catch {
-      out.notes.push(`shards: ours printed no JSON (exit ${r.code}): ${r.stderr.trim().split('\n').slice(-1)[0]}`);
+      out.notes.push(
+        `shards: ours printed no JSON (exit ${r.code}): ${r.stderr.trim().split('\n').slice(-1)[0]}`,
+      );
     }
     const ours = parseOurShards(ourJson, algorithm);
     let argo: Map<string, string> | undefined;
     if (env.argocd) {
-      const a = await run(env.argocd, ['admin', 'cluster', 'shards', '--replicas', String(spec.replicas), '--sharding-method', algorithm], {
-        env: { KUBECONFIG: env.argocdKubeconfig ?? '', ARGOCD_NAMESPACE: env.argocdNs },
-      });
-      if (a.code !== 0) out.notes.push(`shards: argocd admin cluster shards failed: ${a.stderr.trim().split('\n').slice(-1)[0]}`);
+      const a = await run(
+        env.argocd,
+        ['admin', 'cluster', 'shards', '--replicas', String(spec.replicas), '--sharding-method', algorithm],
+        {
+          env: { KUBECONFIG: env.argocdKubeconfig ?? '', ARGOCD_NAMESPACE: env.argocdNs },
+        },
+      );
+      if (a.code !== 0)
+        out.notes.push(
+          `shards: argocd admin cluster shards failed: ${a.stderr.trim().split('\n').slice(-1)[0]}`,
+        );
       argo = parseArgoShards(a.stdout);
     }
     const tokens = new Map([[values.ns, `${c.id}-X`]]);
     const servers = new Set(secrets.map((s) => String(s.stringData.server)));
     const pick = (m: Map<string, string> | undefined) =>
-      m ? Object.fromEntries([...m].filter(([s]) => servers.has(s) || s === 'https://kubernetes.default.svc')) : undefined;
-    out.rows.push(...compareFields(c.id, 'shards', 'shard', replaceTokens(pick(argo), tokens), replaceTokens(pick(ours), tokens)));
+      m
+        ? Object.fromEntries([...m].filter(([s]) => servers.has(s) || s === 'https://kubernetes.default.svc'))
+        : undefined;
+    out.rows.push(
+      ...compareFields(
+        c.id,
+        'shards',
+        'shard',
+        replaceTokens(pick(argo), tokens),
+        replaceTokens(pick(ours), tokens),
+      ),
+    );
   } finally {
-    await env.kubectl.run(['delete', 'secret', '-n', env.argocdNs, '--ignore-not-found', ...secrets.map((s) => s.metadata.name)]);
+    await env.kubectl.run([
+      'delete',
+      'secret',
+      '-n',
+      env.argocdNs,
+      '--ignore-not-found',
+      ...secrets.map((s) => s.metadata.name),
+    ]);
   }
   return out;
 }

@@ -23,7 +23,9 @@ export function summary(outcomes: readonly CaseOutcome[], compared: boolean): Su
     cases: outcomes.length,
     casesRun: run.length,
     casesNotRun: outcomes.length - run.length,
-    casesIdentical: compared ? run.filter((o) => o.rows.length > 0 && o.rows.every((r) => r.same) && o.notes.length === 0).length : 0,
+    casesIdentical: compared
+      ? run.filter((o) => o.rows.length > 0 && o.rows.every((r) => r.same) && o.notes.length === 0).length
+      : 0,
     fieldsCompared: compared ? rows.length : 0,
     identical,
     different: compared ? rows.length - identical : 0,
@@ -40,9 +42,14 @@ function cell(v: string | undefined, width: number): string {
  * Text table: per case a header line (id, name, fields identical/compared, or why not run), its notes,
  * then the differing fields (all fields with `all`). Without Argo CD (`compared` false) our values only.
  */
-export function formatTable(outcomes: readonly CaseOutcome[], opts: { all: boolean; compared: boolean }): string {
+export function formatTable(
+  outcomes: readonly CaseOutcome[],
+  opts: { all: boolean; compared: boolean },
+): string {
   const lines: string[] = [];
-  lines.push(opts.compared ? 'CASE  FIELD | ARGO CD | OURS' : 'CASE  FIELD | OURS   (our side only: no Argo CD rig)');
+  lines.push(
+    opts.compared ? 'CASE  FIELD | ARGO CD | OURS' : 'CASE  FIELD | OURS   (our side only: no Argo CD rig)',
+  );
   for (const o of outcomes) {
     const same = o.rows.filter((r) => r.same).length;
     const head = o.notRun.some((n) => n.startsWith('case:'))

@@ -105,7 +105,9 @@ export function syncViewOfOperation(op: Obj | undefined): Obj {
   return omitEmpty({
     phase: o.phase,
     message: o.message,
-    resources: keyed(((o.syncResult?.resources ?? []) as Obj[]).map(resultEntry), (r) => resourceKey(r, true)),
+    resources: keyed(((o.syncResult?.resources ?? []) as Obj[]).map(resultEntry), (r) =>
+      resourceKey(r, true),
+    ),
   }) as Obj;
 }
 
@@ -149,10 +151,15 @@ export function writeList(writes: readonly Write[]): string[] {
   // Writes of one kind in one step go out in parallel on both sides: their order among themselves is the
   // network's, so a run of the same verb/resource/dry-run is compared sorted.
   const out: string[] = [];
-  for (let i = 0; i < lines.length; ) {
+  for (let i = 0; i < lines.length;) {
     let j = i;
     while (j < lines.length && lines[j]!.group === lines[i]!.group) j++;
-    out.push(...lines.slice(i, j).map((l) => l.text).sort());
+    out.push(
+      ...lines
+        .slice(i, j)
+        .map((l) => l.text)
+        .sort(),
+    );
     i = j;
   }
   return out;

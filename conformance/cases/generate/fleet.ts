@@ -1,9 +1,13 @@
 /** Families: shards (cluster Secrets) and argocd-cm settings (Lua health override, global ignores, exclusions). */
 import { app, cm, deployment, docs, tracked, type CaseDraft } from './lib.js';
 
-const SP = 'written for the corpus (Argo CD controller/sharding/sharding.go; docs/operator-manual/high_availability.md)';
+const SP =
+  'written for the corpus (Argo CD controller/sharding/sharding.go; docs/operator-manual/high_availability.md)';
 
-function clusters(n: number, extra: (i: number) => Record<string, unknown> = () => ({})): Record<string, unknown>[] {
+function clusters(
+  n: number,
+  extra: (i: number) => Record<string, unknown> = () => ({}),
+): Record<string, unknown>[] {
   return Array.from({ length: n }, (_, i) => ({
     apiVersion: 'v1',
     kind: 'Secret',
@@ -23,13 +27,30 @@ function clusters(n: number, extra: (i: number) => Record<string, unknown> = () 
 }
 
 export function shards(): CaseDraft[] {
-  const s = (name: string, intent: string, spec: Record<string, unknown>): CaseDraft => ({ name, intent, provenance: SP, shards: spec });
+  const s = (name: string, intent: string, spec: Record<string, unknown>): CaseDraft => ({
+    name,
+    intent,
+    provenance: SP,
+    shards: spec,
+  });
   return [
     s('shards-legacy-2', 'legacy algorithm, 2 replicas, 5 clusters', { replicas: 2, clusters: clusters(5) }),
     s('shards-legacy-3', 'legacy algorithm, 3 replicas, 8 clusters', { replicas: 3, clusters: clusters(8) }),
-    s('shards-round-robin-3', 'round-robin, 3 replicas, 7 clusters', { replicas: 3, algorithm: 'round-robin', clusters: clusters(7) }),
-    s('shards-round-robin-4', 'round-robin, 4 replicas, 3 clusters', { replicas: 4, algorithm: 'round-robin', clusters: clusters(3) }),
-    s('shards-consistent-3', 'consistent-hashing, 3 replicas, 6 clusters', { replicas: 3, algorithm: 'consistent-hashing', clusters: clusters(6) }),
+    s('shards-round-robin-3', 'round-robin, 3 replicas, 7 clusters', {
+      replicas: 3,
+      algorithm: 'round-robin',
+      clusters: clusters(7),
+    }),
+    s('shards-round-robin-4', 'round-robin, 4 replicas, 3 clusters', {
+      replicas: 4,
+      algorithm: 'round-robin',
+      clusters: clusters(3),
+    }),
+    s('shards-consistent-3', 'consistent-hashing, 3 replicas, 6 clusters', {
+      replicas: 3,
+      algorithm: 'consistent-hashing',
+      clusters: clusters(6),
+    }),
     s('shards-manual', 'a cluster Secret with a manual shard', {
       replicas: 3,
       clusters: clusters(4, (i) => (i === 1 ? { shard: '2' } : {})),
@@ -42,7 +63,8 @@ export function shards(): CaseDraft[] {
   ];
 }
 
-const CP = 'written for the corpus (Argo CD argocd-cm: docs/operator-manual/health.md, diffing.md, declarative-setup.md)';
+const CP =
+  'written for the corpus (Argo CD argocd-cm: docs/operator-manual/health.md, diffing.md, declarative-setup.md)';
 
 /** One argocd-cm shared by these cases, so they run in one batch. */
 const CUSTOM_CM: Record<string, string> = {
@@ -94,7 +116,16 @@ export function argocdCm(): CaseDraft[] {
           metadata: { name: 'nightly' },
           spec: {
             schedule: '0 3 * * *',
-            jobTemplate: { spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'n', image: 'registry.example/n:1' }] } } } },
+            jobTemplate: {
+              spec: {
+                template: {
+                  spec: {
+                    restartPolicy: 'Never',
+                    containers: [{ name: 'n', image: 'registry.example/n:1' }],
+                  },
+                },
+              },
+            },
           },
         }),
       },

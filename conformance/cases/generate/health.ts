@@ -31,7 +31,9 @@ function creatable(o: Obj): Obj {
     delete spec.serviceAccount;
     delete spec.serviceAccountName;
     const tokenVolumes = new Set(
-      ((spec.volumes ?? []) as Obj[]).filter((v) => /-token-/.test(v.secret?.secretName ?? '')).map((v) => v.name),
+      ((spec.volumes ?? []) as Obj[])
+        .filter((v) => /-token-/.test(v.secret?.secretName ?? ''))
+        .map((v) => v.name),
     );
     spec.volumes = ((spec.volumes ?? []) as Obj[]).filter((v) => !tokenVolumes.has(v.name));
     if (spec.volumes.length === 0) delete spec.volumes;
@@ -57,7 +59,8 @@ function creatable(o: Obj): Obj {
     spec.group = '${NS}.conformance.example';
     x.metadata.name = `${spec.names.plural}.\${NS}.conformance.example`;
   }
-  if (x.metadata.annotations) delete x.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration'];
+  if (x.metadata.annotations)
+    delete x.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration'];
   return x;
 }
 
@@ -85,7 +88,13 @@ function healthCase(name: string, intent: string, provenance: string, recorded: 
 export function health(fixtures: string): CaseDraft[] {
   const dir = join(fixtures, 'health-vectors');
   const vectors = JSON.parse(readFileSync(join(dir, 'cases.json'), 'utf8')) as {
-    cases: { file: string; kind: string; expectedStatus: string | null; notes: string; upstream: { path: string } }[];
+    cases: {
+      file: string;
+      kind: string;
+      expectedStatus: string | null;
+      notes: string;
+      upstream: { path: string };
+    }[];
   };
   const out: CaseDraft[] = [];
   for (const v of vectors.cases) {
@@ -101,9 +110,17 @@ export function health(fixtures: string): CaseDraft[] {
     );
   }
   const lua: [string, string, string[]][] = [
-    ['batch', 'CronJob', ['healthy', 'never-scheduled', 'degraded', 'never-succeeded', 'active', 'suspended']],
+    [
+      'batch',
+      'CronJob',
+      ['healthy', 'never-scheduled', 'degraded', 'never-succeeded', 'active', 'suspended'],
+    ],
     ['policy', 'PodDisruptionBudget', ['healthy', 'degraded', 'progressing']],
-    ['apiextensions.k8s.io', 'CustomResourceDefinition', ['crd-v1-healthy', 'crd-v1-no-conditions-progressing']],
+    [
+      'apiextensions.k8s.io',
+      'CustomResourceDefinition',
+      ['crd-v1-healthy', 'crd-v1-no-conditions-progressing'],
+    ],
   ];
   for (const [group, kind, files] of lua)
     for (const f of files) {

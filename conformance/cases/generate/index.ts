@@ -12,7 +12,14 @@ import { parseCase } from '../../compare/case.js';
 import { argocdCm, shards } from './fleet.js';
 import { health } from './health.js';
 import type { CaseDraft } from './lib.js';
-import { autoSync, ignoreDifferences, otherNamespaces, projects, serverSideDiff, tracking } from './policy.js';
+import {
+  autoSync,
+  ignoreDifferences,
+  otherNamespaces,
+  projects,
+  serverSideDiff,
+  tracking,
+} from './policy.js';
 import { appOfApps, directory, helm, jsonnet, kustomize, multiSource } from './sources.js';
 import { crds, hooksAndWaves, prune, syncOptions } from './syncs.js';
 

@@ -130,7 +130,14 @@ export function project(spec: Obj = {}, name = '${NS}'): Obj {
 export function cleanRecorded(o: Obj): Obj {
   const x = structuredClone(o);
   const md = x.metadata ?? {};
-  for (const k of ['uid', 'resourceVersion', 'creationTimestamp', 'selfLink', 'ownerReferences', 'generation'])
+  for (const k of [
+    'uid',
+    'resourceVersion',
+    'creationTimestamp',
+    'selfLink',
+    'ownerReferences',
+    'generation',
+  ])
     delete md[k];
   delete md.namespace;
   delete x.status;

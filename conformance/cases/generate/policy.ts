@@ -18,41 +18,83 @@ export function ignoreDifferences(): CaseDraft[] {
   });
   return [
     ig('ignore-none', 'the baseline: replicas and a label drifted', []),
-    ig('ignore-json-pointer', 'jsonPointers /spec/replicas', [{ group: 'apps', kind: 'Deployment', jsonPointers: ['/spec/replicas'] }]),
+    ig('ignore-json-pointer', 'jsonPointers /spec/replicas', [
+      { group: 'apps', kind: 'Deployment', jsonPointers: ['/spec/replicas'] },
+    ]),
     ig('ignore-json-pointer-both', 'jsonPointers for replicas and the label: Synced', [
       { group: 'apps', kind: 'Deployment', jsonPointers: ['/spec/replicas', '/metadata/labels'] },
     ]),
-    ig('ignore-jq', 'jqPathExpressions .spec.replicas', [{ group: 'apps', kind: 'Deployment', jqPathExpressions: ['.spec.replicas'] }]),
-    ig('ignore-jq-select', 'a jq select over containers', [
-      { group: 'apps', kind: 'Deployment', jqPathExpressions: ['.spec.template.spec.containers[] | select(.name == "main") | .image'] },
-    ], {
-      live: [{ ...deployment('web', { replicas: 2, image: 'registry.example/app:live', meta: tracked('apps', 'Deployment', 'web') }) }],
-    }),
+    ig('ignore-jq', 'jqPathExpressions .spec.replicas', [
+      { group: 'apps', kind: 'Deployment', jqPathExpressions: ['.spec.replicas'] },
+    ]),
+    ig(
+      'ignore-jq-select',
+      'a jq select over containers',
+      [
+        {
+          group: 'apps',
+          kind: 'Deployment',
+          jqPathExpressions: ['.spec.template.spec.containers[] | select(.name == "main") | .image'],
+        },
+      ],
+      {
+        live: [
+          {
+            ...deployment('web', {
+              replicas: 2,
+              image: 'registry.example/app:live',
+              meta: tracked('apps', 'Deployment', 'web'),
+            }),
+          },
+        ],
+      },
+    ),
     ig('ignore-by-name', 'a rule naming another object does not apply', [
       { group: 'apps', kind: 'Deployment', name: 'other', jsonPointers: ['/spec/replicas'] },
     ]),
     ig('ignore-by-name-match', 'a rule naming this object and its namespace', [
-      { group: 'apps', kind: 'Deployment', name: 'web', namespace: '${NS}', jsonPointers: ['/spec/replicas', '/metadata/labels'] },
+      {
+        group: 'apps',
+        kind: 'Deployment',
+        name: 'web',
+        namespace: '${NS}',
+        jsonPointers: ['/spec/replicas', '/metadata/labels'],
+      },
     ]),
-    ig('ignore-kind-wildcard', 'group and kind wildcards', [{ group: '*', kind: '*', jsonPointers: ['/spec/replicas'] }]),
-    ig('ignore-managed-fields', 'managedFieldsManagers: fields the live creator (kubectl-create) owns are ignored', [
-      { group: 'apps', kind: 'Deployment', managedFieldsManagers: ['kubectl-create'] },
+    ig('ignore-kind-wildcard', 'group and kind wildcards', [
+      { group: '*', kind: '*', jsonPointers: ['/spec/replicas'] },
     ]),
-    ig('ignore-respect-sync', 'RespectIgnoreDifferences=true: the sync keeps the ignored live replicas', [
-      { group: 'apps', kind: 'Deployment', jsonPointers: ['/spec/replicas'] },
-    ], {
-      app: app({}, {
-        ignoreDifferences: [{ group: 'apps', kind: 'Deployment', jsonPointers: ['/spec/replicas'] }],
-        syncPolicy: { syncOptions: ['RespectIgnoreDifferences=true'] },
-      }),
-    }),
-    ig('ignore-bad-jq', 'an invalid jq expression', [{ group: 'apps', kind: 'Deployment', jqPathExpressions: ['.spec.[['] }]),
-    ig('ignore-cm-data-key', 'a json pointer with an escaped key (~1) on a ConfigMap', [
-      { kind: 'ConfigMap', jsonPointers: ['/data/a~1b'] },
-    ], {
-      repo: { 'app/c.yaml': docs(cm('cfg', { 'a/b': 'git', c: 'same' })) },
-      live: [cm('cfg', { 'a/b': 'live', c: 'same' }, tracked('', 'ConfigMap', 'cfg'))],
-    }),
+    ig(
+      'ignore-managed-fields',
+      'managedFieldsManagers: fields the live creator (kubectl-create) owns are ignored',
+      [{ group: 'apps', kind: 'Deployment', managedFieldsManagers: ['kubectl-create'] }],
+    ),
+    ig(
+      'ignore-respect-sync',
+      'RespectIgnoreDifferences=true: the sync keeps the ignored live replicas',
+      [{ group: 'apps', kind: 'Deployment', jsonPointers: ['/spec/replicas'] }],
+      {
+        app: app(
+          {},
+          {
+            ignoreDifferences: [{ group: 'apps', kind: 'Deployment', jsonPointers: ['/spec/replicas'] }],
+            syncPolicy: { syncOptions: ['RespectIgnoreDifferences=true'] },
+          },
+        ),
+      },
+    ),
+    ig('ignore-bad-jq', 'an invalid jq expression', [
+      { group: 'apps', kind: 'Deployment', jqPathExpressions: ['.spec.[['] },
+    ]),
+    ig(
+      'ignore-cm-data-key',
+      'a json pointer with an escaped key (~1) on a ConfigMap',
+      [{ kind: 'ConfigMap', jsonPointers: ['/data/a~1b'] }],
+      {
+        repo: { 'app/c.yaml': docs(cm('cfg', { 'a/b': 'git', c: 'same' })) },
+        live: [cm('cfg', { 'a/b': 'live', c: 'same' }, tracked('', 'ConfigMap', 'cfg'))],
+      },
+    ),
   ];
 }
 
@@ -69,7 +111,9 @@ export function serverSideDiff(): CaseDraft[] {
     ...extra,
   });
   return [
-    sd('ssd-missing', 'server-side diff of objects not yet live', { repo: { 'app/a.yaml': docs(cm('cfg'), deployment('web')) } }),
+    sd('ssd-missing', 'server-side diff of objects not yet live', {
+      repo: { 'app/a.yaml': docs(cm('cfg'), deployment('web')) },
+    }),
     sd('ssd-in-sync', 'server-side diff of a live Deployment created from the same manifest', {
       repo: { 'app/d.yaml': docs(deployment('web')) },
       live: [deployment('web', { meta: tracked('apps', 'Deployment', 'web') })],
@@ -79,8 +123,22 @@ export function serverSideDiff(): CaseDraft[] {
       live: [cm('cfg', { a: 'live', extra: 'x' }, tracked('', 'ConfigMap', 'cfg'))],
     }),
     sd('ssd-defaults', 'server-side diff sees the server defaults (Service ports protocol)', {
-      repo: { 'app/s.yaml': docs({ apiVersion: 'v1', kind: 'Service', metadata: { name: 's' }, spec: { selector: { a: 'b' }, ports: [{ port: 80 }] } }) },
-      live: [{ apiVersion: 'v1', kind: 'Service', metadata: { name: 's', ...tracked('', 'Service', 's') }, spec: { selector: { a: 'b' }, ports: [{ port: 80 }] } }],
+      repo: {
+        'app/s.yaml': docs({
+          apiVersion: 'v1',
+          kind: 'Service',
+          metadata: { name: 's' },
+          spec: { selector: { a: 'b' }, ports: [{ port: 80 }] },
+        }),
+      },
+      live: [
+        {
+          apiVersion: 'v1',
+          kind: 'Service',
+          metadata: { name: 's', ...tracked('', 'Service', 's') },
+          spec: { selector: { a: 'b' }, ports: [{ port: 80 }] },
+        },
+      ],
     }),
     sd('ssd-ignore-differences', 'server-side diff with ignoreDifferences', {
       repo: { 'app/c.yaml': docs(cm('cfg', { a: 'git' })) },
@@ -89,16 +147,25 @@ export function serverSideDiff(): CaseDraft[] {
     }),
     sd('ssd-extra', 'server-side diff with an extra tracked object', {
       repo: { 'app/c.yaml': docs(cm('cfg')) },
-      live: [cm('cfg', { key: 'value' }, tracked('', 'ConfigMap', 'cfg')), cm('old', {}, tracked('', 'ConfigMap', 'old'))],
+      live: [
+        cm('cfg', { key: 'value' }, tracked('', 'ConfigMap', 'cfg')),
+        cm('old', {}, tracked('', 'ConfigMap', 'old')),
+      ],
     }),
   ];
 }
 
-const JP = 'written for the corpus (Argo CD AppProject: docs/user-guide/projects.md, docs/user-guide/sync_windows.md)';
+const JP =
+  'written for the corpus (Argo CD AppProject: docs/user-guide/projects.md, docs/user-guide/sync_windows.md)';
 
 export function projects(): CaseDraft[] {
   const repo = { 'app/c.yaml': docs(cm('cfg')) };
-  const pj = (name: string, intent: string, spec: Record<string, unknown>, extra: Partial<CaseDraft> = {}): CaseDraft => ({
+  const pj = (
+    name: string,
+    intent: string,
+    spec: Record<string, unknown>,
+    extra: Partial<CaseDraft> = {},
+  ): CaseDraft => ({
     name,
     intent,
     provenance: JP,
@@ -109,29 +176,58 @@ export function projects(): CaseDraft[] {
   });
   return [
     pj('proj-allows', 'a project allowing the repository and namespace', {}),
-    pj('proj-repo-denied', 'sourceRepos not matching the repository: InvalidSpecError', { sourceRepos: ['https://example.com/other.git'] }),
-    pj('proj-repo-negation', 'sourceRepos with a negation that excludes the repository', { sourceRepos: ['!${REPO}', '*'] }),
-    pj('proj-dest-denied', 'destinations not matching: InvalidSpecError', { destinations: [{ server: IN_CLUSTER, namespace: 'elsewhere' }] }),
-    pj('proj-dest-negation', 'a destination negation', { destinations: [{ server: '*', namespace: '!${NS}' }, { server: '*', namespace: '*' }] }),
-    pj('proj-dest-by-name', 'a destination by cluster name in-cluster', { destinations: [{ name: 'in-cluster', namespace: '${NS}' }] }),
-    pj('proj-ns-blacklist', 'namespaceResourceBlacklist refuses ConfigMaps', { namespaceResourceBlacklist: [{ group: '', kind: 'ConfigMap' }] }),
-    pj('proj-ns-whitelist', 'namespaceResourceWhitelist allows Services only', { namespaceResourceWhitelist: [{ group: '', kind: 'Service' }] }),
-    pj('proj-cluster-denied', 'no clusterResourceWhitelist: a ClusterRole is not permitted', { clusterResourceWhitelist: [] }, {
-      repo: {
-        'app/c.yaml': docs(cm('cfg'), {
-          apiVersion: 'rbac.authorization.k8s.io/v1',
-          kind: 'ClusterRole',
-          metadata: { name: '${NS}-cr' },
-          rules: [],
-        }),
-      },
+    pj('proj-repo-denied', 'sourceRepos not matching the repository: InvalidSpecError', {
+      sourceRepos: ['https://example.com/other.git'],
     }),
-    pj('proj-missing', 'an app naming a project that does not exist', {}, { argocd: [], app: app({}, { project: '${NS}-nope' }) }),
+    pj('proj-repo-negation', 'sourceRepos with a negation that excludes the repository', {
+      sourceRepos: ['!${REPO}', '*'],
+    }),
+    pj('proj-dest-denied', 'destinations not matching: InvalidSpecError', {
+      destinations: [{ server: IN_CLUSTER, namespace: 'elsewhere' }],
+    }),
+    pj('proj-dest-negation', 'a destination negation', {
+      destinations: [
+        { server: '*', namespace: '!${NS}' },
+        { server: '*', namespace: '*' },
+      ],
+    }),
+    pj('proj-dest-by-name', 'a destination by cluster name in-cluster', {
+      destinations: [{ name: 'in-cluster', namespace: '${NS}' }],
+    }),
+    pj('proj-ns-blacklist', 'namespaceResourceBlacklist refuses ConfigMaps', {
+      namespaceResourceBlacklist: [{ group: '', kind: 'ConfigMap' }],
+    }),
+    pj('proj-ns-whitelist', 'namespaceResourceWhitelist allows Services only', {
+      namespaceResourceWhitelist: [{ group: '', kind: 'Service' }],
+    }),
+    pj(
+      'proj-cluster-denied',
+      'no clusterResourceWhitelist: a ClusterRole is not permitted',
+      { clusterResourceWhitelist: [] },
+      {
+        repo: {
+          'app/c.yaml': docs(cm('cfg'), {
+            apiVersion: 'rbac.authorization.k8s.io/v1',
+            kind: 'ClusterRole',
+            metadata: { name: '${NS}-cr' },
+            rules: [],
+          }),
+        },
+      },
+    ),
+    pj(
+      'proj-missing',
+      'an app naming a project that does not exist',
+      {},
+      { argocd: [], app: app({}, { project: '${NS}-nope' }) },
+    ),
     pj('proj-window-deny-active', 'a deny window open now: a manual sync is refused', {
       syncWindows: [{ kind: 'deny', schedule: '* * * * *', duration: '24h', applications: ['*'] }],
     }),
     pj('proj-window-deny-manual', 'a deny window open now with manualSync: a manual sync goes ahead', {
-      syncWindows: [{ kind: 'deny', schedule: '* * * * *', duration: '24h', applications: ['*'], manualSync: true }],
+      syncWindows: [
+        { kind: 'deny', schedule: '* * * * *', duration: '24h', applications: ['*'], manualSync: true },
+      ],
     }),
     pj('proj-window-allow-closed', 'an allow window not open now: a manual sync is refused', {
       syncWindows: [{ kind: 'allow', schedule: '0 0 29 2 *', duration: '1h', applications: ['*'] }],
@@ -139,9 +235,14 @@ export function projects(): CaseDraft[] {
     pj('proj-window-other-app', 'a deny window for other apps only', {
       syncWindows: [{ kind: 'deny', schedule: '* * * * *', duration: '24h', applications: ['someone-else'] }],
     }),
-    pj('proj-orphaned', 'orphanedResources warn: an untracked ConfigMap in the namespace', { orphanedResources: { warn: true } }, {
-      live: [cm('stray')],
-    }),
+    pj(
+      'proj-orphaned',
+      'orphanedResources warn: an untracked ConfigMap in the namespace',
+      { orphanedResources: { warn: true } },
+      {
+        live: [cm('stray')],
+      },
+    ),
   ];
 }
 
@@ -201,7 +302,8 @@ export function tracking(): CaseDraft[] {
   ];
 }
 
-const NP = 'written for the corpus (Argo CD apps in any namespace: docs/operator-manual/app-any-namespace.md)';
+const NP =
+  'written for the corpus (Argo CD apps in any namespace: docs/operator-manual/app-any-namespace.md)';
 
 export function otherNamespaces(): CaseDraft[] {
   const repo = { 'app/c.yaml': docs(cm('cfg')) };
@@ -231,7 +333,13 @@ export function otherNamespaces(): CaseDraft[] {
       repo,
       namespaces: ['${NS}-apps'],
       argocd: [project({ sourceNamespaces: ['${NS}-apps'] })],
-      live: [cm('cfg', {}, { annotations: { 'argocd.argoproj.io/tracking-id': '${NS}-apps_${APP}:/ConfigMap:${NS}/cfg' } })],
+      live: [
+        cm(
+          'cfg',
+          {},
+          { annotations: { 'argocd.argoproj.io/tracking-id': '${NS}-apps_${APP}:/ConfigMap:${NS}/cfg' } },
+        ),
+      ],
       app: app({}, { project: '${NS}' }, { namespace: '${NS}-apps' }),
     },
   ];
@@ -241,7 +349,12 @@ const AP = 'written for the corpus (Argo CD automated sync: controller/appcontro
 
 export function autoSync(): CaseDraft[] {
   const repo = { 'app/c.yaml': docs(cm('cfg'), deployment('web')) };
-  const auto = (name: string, intent: string, automated: Record<string, unknown>, extra: Partial<CaseDraft> = {}): CaseDraft => ({
+  const auto = (
+    name: string,
+    intent: string,
+    automated: Record<string, unknown>,
+    extra: Partial<CaseDraft> = {},
+  ): CaseDraft => ({
     name,
     intent,
     provenance: AP,
@@ -252,34 +365,82 @@ export function autoSync(): CaseDraft[] {
   });
   return [
     auto('auto-basic', 'automated sync of a new app', {}),
-    auto('auto-prune', 'automated sync with prune', { prune: true }, { live: [cm('old', {}, tracked('', 'ConfigMap', 'old'))] }),
-    auto('auto-no-prune', 'automated sync without prune leaves the extra object', {}, { live: [cm('old', {}, tracked('', 'ConfigMap', 'old'))] }),
-    auto('auto-self-heal', 'automated with selfHeal over drift', { selfHeal: true }, {
-      live: [cm('cfg', { key: 'drift' }, tracked('', 'ConfigMap', 'cfg'))],
-    }),
-    auto('auto-allow-empty-off', 'automated prune of everything without allowEmpty', { prune: true }, {
-      repo: { 'app/README.md': 'empty\n' },
-      live: [cm('old', {}, tracked('', 'ConfigMap', 'old'))],
-    }),
-    auto('auto-failing', 'automated sync that fails (invalid object): SyncError condition', {}, {
-      repo: { 'app/c.yaml': docs(cm('Bad_Name')) },
-    }),
-    auto('auto-retry', 'automated sync with a retry policy on a failing hook', {}, {
-      repo: {
-        'app/c.yaml': docs(cm('cfg'), {
-          apiVersion: 'batch/v1',
-          kind: 'Job',
-          metadata: { name: 'pre', annotations: { 'argocd.argoproj.io/hook': 'PreSync' } },
-          spec: {
-            backoffLimit: 0,
-            template: {
-              metadata: { annotations: { 'gitops.kubectl.io/simulate-fail': 'true' } },
-              spec: { restartPolicy: 'Never', containers: [{ name: 'm', image: 'registry.example/j:1' }] },
+    auto(
+      'auto-prune',
+      'automated sync with prune',
+      { prune: true },
+      { live: [cm('old', {}, tracked('', 'ConfigMap', 'old'))] },
+    ),
+    auto(
+      'auto-no-prune',
+      'automated sync without prune leaves the extra object',
+      {},
+      { live: [cm('old', {}, tracked('', 'ConfigMap', 'old'))] },
+    ),
+    auto(
+      'auto-self-heal',
+      'automated with selfHeal over drift',
+      { selfHeal: true },
+      {
+        live: [cm('cfg', { key: 'drift' }, tracked('', 'ConfigMap', 'cfg'))],
+      },
+    ),
+    auto(
+      'auto-allow-empty-off',
+      'automated prune of everything without allowEmpty',
+      { prune: true },
+      {
+        repo: { 'app/README.md': 'empty\n' },
+        live: [cm('old', {}, tracked('', 'ConfigMap', 'old'))],
+      },
+    ),
+    auto(
+      'auto-failing',
+      'automated sync that fails (invalid object): SyncError condition',
+      {},
+      {
+        repo: { 'app/c.yaml': docs(cm('Bad_Name')) },
+        // One short retry on both sides, so the case ends in seconds (the default retry is measured elsewhere).
+        app: app(
+          {},
+          {
+            syncPolicy: {
+              automated: {},
+              retry: { limit: 1, backoff: { duration: '1s', factor: 2, maxDuration: '2s' } },
             },
           },
-        }),
+        ),
       },
-      app: app({}, { syncPolicy: { automated: {}, retry: { limit: 1, backoff: { duration: '1s', factor: 2, maxDuration: '2s' } } } }),
-    }),
+    ),
+    auto(
+      'auto-retry',
+      'automated sync with a retry policy on a failing hook',
+      {},
+      {
+        repo: {
+          'app/c.yaml': docs(cm('cfg'), {
+            apiVersion: 'batch/v1',
+            kind: 'Job',
+            metadata: { name: 'pre', annotations: { 'argocd.argoproj.io/hook': 'PreSync' } },
+            spec: {
+              backoffLimit: 0,
+              template: {
+                metadata: { annotations: { 'gitops.kubectl.io/simulate-fail': 'true' } },
+                spec: { restartPolicy: 'Never', containers: [{ name: 'm', image: 'registry.example/j:1' }] },
+              },
+            },
+          }),
+        },
+        app: app(
+          {},
+          {
+            syncPolicy: {
+              automated: {},
+              retry: { limit: 1, backoff: { duration: '1s', factor: 2, maxDuration: '2s' } },
+            },
+          },
+        ),
+      },
+    ),
   ];
 }

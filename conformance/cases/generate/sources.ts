@@ -1,22 +1,18 @@
 /** Families: directory, kustomize, Helm, jsonnet, multi-source and app-of-apps sources. */
-import {
-  IN_CLUSTER,
-  app,
-  cm,
-  deployment,
-  docs,
-  secret,
-  service,
-  tracked,
-  type CaseDraft,
-} from './lib.js';
+import { IN_CLUSTER, app, cm, deployment, docs, secret, service, tracked, type CaseDraft } from './lib.js';
 
 const P = 'written for the corpus (docs/desired-state.md rules; Argo CD reposerver/repository/repository.go)';
 
 export function directory(): CaseDraft[] {
   const base = docs(cm('settings', { mode: 'prod' }), deployment('web'), service('web'));
   return [
-    { name: 'dir-empty-namespace', intent: 'a ConfigMap, Deployment and Service into an empty namespace: all missing', provenance: P, repo: { 'app/all.yaml': base }, app: app() },
+    {
+      name: 'dir-empty-namespace',
+      intent: 'a ConfigMap, Deployment and Service into an empty namespace: all missing',
+      provenance: P,
+      repo: { 'app/all.yaml': base },
+      app: app(),
+    },
     {
       name: 'dir-in-sync',
       intent: 'live objects already as Git says, with the tracking annotation: Synced (defaults only differ)',
@@ -38,12 +34,16 @@ export function directory(): CaseDraft[] {
       intent: 'a live object tracked by the app but gone from Git: requiresPruning, OutOfSync',
       provenance: P,
       repo: { 'app/cm.yaml': docs(cm('settings')) },
-      live: [cm('settings', { key: 'value' }, tracked('', 'ConfigMap', 'settings')), cm('old', {}, tracked('', 'ConfigMap', 'old'))],
+      live: [
+        cm('settings', { key: 'value' }, tracked('', 'ConfigMap', 'settings')),
+        cm('old', {}, tracked('', 'ConfigMap', 'old')),
+      ],
       app: app(),
     },
     {
       name: 'dir-untracked-same-name',
-      intent: 'a live object with the target name but no tracking id: compared as the target (annotation missing)',
+      intent:
+        'a live object with the target name but no tracking id: compared as the target (annotation missing)',
       provenance: P,
       repo: { 'app/cm.yaml': docs(cm('settings')) },
       live: [cm('settings')],
@@ -56,12 +56,16 @@ export function directory(): CaseDraft[] {
       repo: { 'app/cm.yaml': docs(cm('settings')) },
       live: [
         cm('settings', { key: 'value' }, tracked('', 'ConfigMap', 'settings')),
-        cm('extra', {}, {
-          annotations: {
-            ...tracked('', 'ConfigMap', 'extra').annotations,
-            'argocd.argoproj.io/compare-options': 'IgnoreExtraneous',
+        cm(
+          'extra',
+          {},
+          {
+            annotations: {
+              ...tracked('', 'ConfigMap', 'extra').annotations,
+              'argocd.argoproj.io/compare-options': 'IgnoreExtraneous',
+            },
           },
-        }),
+        ),
       ],
       app: app(),
     },
@@ -70,7 +74,13 @@ export function directory(): CaseDraft[] {
       intent: 'a live object tracked by another app: SharedResourceWarning, not taken over',
       provenance: P,
       repo: { 'app/cm.yaml': docs(cm('settings')) },
-      live: [cm('settings', {}, { annotations: { 'argocd.argoproj.io/tracking-id': 'someone-else:/ConfigMap:${NS}/settings' } })],
+      live: [
+        cm(
+          'settings',
+          {},
+          { annotations: { 'argocd.argoproj.io/tracking-id': 'someone-else:/ConfigMap:${NS}/settings' } },
+        ),
+      ],
       app: app(),
     },
     {
@@ -151,9 +161,15 @@ export function directory(): CaseDraft[] {
     },
     {
       name: 'dir-unknown-kind',
-      intent: 'a kind the cluster does not serve: the resource is OutOfSync/missing, condition names the kind',
+      intent:
+        'a kind the cluster does not serve: the resource is OutOfSync/missing, condition names the kind',
       provenance: P,
-      repo: { 'app/w.yaml': docs({ apiVersion: 'nope.example.com/v1', kind: 'Widget', metadata: { name: 'w' }, spec: {} }, cm('ok')) },
+      repo: {
+        'app/w.yaml': docs(
+          { apiVersion: 'nope.example.com/v1', kind: 'Widget', metadata: { name: 'w' }, spec: {} },
+          cm('ok'),
+        ),
+      },
       app: app(),
     },
     {
@@ -198,7 +214,10 @@ export function directory(): CaseDraft[] {
               serviceName: 'db',
               replicas: 1,
               selector: { matchLabels: { app: 'db' } },
-              template: { metadata: { labels: { app: 'db' } }, spec: { containers: [{ name: 'db', image: 'registry.example/db:1' }] } },
+              template: {
+                metadata: { labels: { app: 'db' } },
+                spec: { containers: [{ name: 'db', image: 'registry.example/db:1' }] },
+              },
             },
           },
           {
@@ -207,7 +226,10 @@ export function directory(): CaseDraft[] {
             metadata: { name: 'agent' },
             spec: {
               selector: { matchLabels: { app: 'agent' } },
-              template: { metadata: { labels: { app: 'agent' } }, spec: { containers: [{ name: 'a', image: 'registry.example/agent:1' }] } },
+              template: {
+                metadata: { labels: { app: 'agent' } },
+                spec: { containers: [{ name: 'a', image: 'registry.example/agent:1' }] },
+              },
             },
           },
           {
@@ -216,7 +238,16 @@ export function directory(): CaseDraft[] {
             metadata: { name: 'nightly' },
             spec: {
               schedule: '0 3 * * *',
-              jobTemplate: { spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'n', image: 'registry.example/n:1' }] } } } },
+              jobTemplate: {
+                spec: {
+                  template: {
+                    spec: {
+                      restartPolicy: 'Never',
+                      containers: [{ name: 'n', image: 'registry.example/n:1' }],
+                    },
+                  },
+                },
+              },
             },
           },
           {
@@ -229,7 +260,22 @@ export function directory(): CaseDraft[] {
             apiVersion: 'networking.k8s.io/v1',
             kind: 'Ingress',
             metadata: { name: 'web' },
-            spec: { rules: [{ host: 'web.example.com', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } }] } }] },
+            spec: {
+              rules: [
+                {
+                  host: 'web.example.com',
+                  http: {
+                    paths: [
+                      {
+                        path: '/',
+                        pathType: 'Prefix',
+                        backend: { service: { name: 'web', port: { number: 80 } } },
+                      },
+                    ],
+                  },
+                },
+              ],
+            },
           },
           {
             apiVersion: 'networking.k8s.io/v1',
@@ -246,7 +292,12 @@ export function directory(): CaseDraft[] {
       intent: 'a Namespace object in Git beside objects in it (hoisted before them in the sync)',
       provenance: P,
       createNamespace: true,
-      repo: { 'app/ns.yaml': docs({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: '${NS}-made' } }, cm('inside', {}, { namespace: '${NS}-made' })) },
+      repo: {
+        'app/ns.yaml': docs(
+          { apiVersion: 'v1', kind: 'Namespace', metadata: { name: '${NS}-made' } },
+          cm('inside', {}, { namespace: '${NS}-made' }),
+        ),
+      },
       app: app(),
     },
     {
@@ -270,36 +321,66 @@ export function directory(): CaseDraft[] {
       intent: 'a live object carrying this app tracking id of another object (copied): not the app resource',
       provenance: P,
       repo: { 'app/cm.yaml': docs(cm('settings')) },
-      live: [cm('copy', {}, { annotations: { 'argocd.argoproj.io/tracking-id': '${APP}:/ConfigMap:${NS}/settings' } })],
+      live: [
+        cm(
+          'copy',
+          {},
+          { annotations: { 'argocd.argoproj.io/tracking-id': '${APP}:/ConfigMap:${NS}/settings' } },
+        ),
+      ],
       app: app(),
     },
   ];
 }
 
-const KP = 'written for the corpus (Argo CD kustomize source options, reposerver kustomize.go; kustomize 5 docs)';
+const KP =
+  'written for the corpus (Argo CD kustomize source options, reposerver kustomize.go; kustomize 5 docs)';
 
 function kustomization(extra: Record<string, unknown> = {}): string {
-  return docs({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: ['all.yaml'], ...extra });
+  return docs({
+    apiVersion: 'kustomize.config.k8s.io/v1beta1',
+    kind: 'Kustomization',
+    resources: ['all.yaml'],
+    ...extra,
+  });
 }
 
 export function kustomize(): CaseDraft[] {
   const all = docs(cm('settings', { mode: 'prod' }), deployment('web'));
   return [
-    { name: 'kust-plain', intent: 'a plain kustomization', provenance: KP, repo: { 'app/kustomization.yaml': kustomization(), 'app/all.yaml': all }, app: app() },
-    { name: 'kust-name-prefix', intent: 'namePrefix and commonLabels in the kustomization', provenance: KP, repo: { 'app/kustomization.yaml': kustomization({ namePrefix: 'p-', commonLabels: { team: 'a' } }), 'app/all.yaml': all }, app: app() },
+    {
+      name: 'kust-plain',
+      intent: 'a plain kustomization',
+      provenance: KP,
+      repo: { 'app/kustomization.yaml': kustomization(), 'app/all.yaml': all },
+      app: app(),
+    },
+    {
+      name: 'kust-name-prefix',
+      intent: 'namePrefix and commonLabels in the kustomization',
+      provenance: KP,
+      repo: {
+        'app/kustomization.yaml': kustomization({ namePrefix: 'p-', commonLabels: { team: 'a' } }),
+        'app/all.yaml': all,
+      },
+      app: app(),
+    },
     {
       name: 'kust-generator',
       intent: 'configMapGenerator: hashed name, the Deployment refers to it',
       provenance: KP,
       repo: {
-        'app/kustomization.yaml': kustomization({ configMapGenerator: [{ name: 'gen', literals: ['a=1', 'b=2'] }] }),
+        'app/kustomization.yaml': kustomization({
+          configMapGenerator: [{ name: 'gen', literals: ['a=1', 'b=2'] }],
+        }),
         'app/all.yaml': all,
       },
       app: app(),
     },
     {
       name: 'kust-app-options',
-      intent: "the Application's kustomize options: namePrefix, nameSuffix, commonLabels, commonAnnotations, images",
+      intent:
+        "the Application's kustomize options: namePrefix, nameSuffix, commonLabels, commonAnnotations, images",
       provenance: KP,
       repo: { 'app/kustomization.yaml': kustomization(), 'app/all.yaml': all },
       app: app({
@@ -320,10 +401,18 @@ export function kustomize(): CaseDraft[] {
         'app/kustomization.yaml': kustomization({
           patches: [
             { path: 'replicas.yaml' },
-            { target: { kind: 'ConfigMap', name: 'settings' }, patch: '- op: add\n  path: /data/extra\n  value: "yes"\n' },
+            {
+              target: { kind: 'ConfigMap', name: 'settings' },
+              patch: '- op: add\n  path: /data/extra\n  value: "yes"\n',
+            },
           ],
         }),
-        'app/replicas.yaml': docs({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { replicas: 3 } }),
+        'app/replicas.yaml': docs({
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          metadata: { name: 'web' },
+          spec: { replicas: 3 },
+        }),
         'app/all.yaml': all,
       },
       app: app(),
@@ -335,7 +424,12 @@ export function kustomize(): CaseDraft[] {
       repo: {
         'base/kustomization.yaml': kustomization(),
         'base/all.yaml': all,
-        'app/kustomization.yaml': docs({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: ['../base'], nameSuffix: '-prod' }),
+        'app/kustomization.yaml': docs({
+          apiVersion: 'kustomize.config.k8s.io/v1beta1',
+          kind: 'Kustomization',
+          resources: ['../base'],
+          nameSuffix: '-prod',
+        }),
       },
       app: app(),
     },
@@ -359,15 +453,26 @@ export function kustomize(): CaseDraft[] {
       name: 'kust-drift',
       intent: 'live state drifted from a kustomize render',
       provenance: KP,
-      repo: { 'app/kustomization.yaml': kustomization({ commonLabels: { team: 'a' } }), 'app/all.yaml': docs(cm('settings', { mode: 'prod' })) },
-      live: [cm('settings', { mode: 'dev' }, { labels: { team: 'a' }, ...tracked('', 'ConfigMap', 'settings') })],
+      repo: {
+        'app/kustomization.yaml': kustomization({ commonLabels: { team: 'a' } }),
+        'app/all.yaml': docs(cm('settings', { mode: 'prod' })),
+      },
+      live: [
+        cm('settings', { mode: 'dev' }, { labels: { team: 'a' }, ...tracked('', 'ConfigMap', 'settings') }),
+      ],
       app: app(),
     },
     {
       name: 'kust-broken',
       intent: 'a kustomization naming a missing resource: ComparisonError',
       provenance: KP,
-      repo: { 'app/kustomization.yaml': docs({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: ['missing.yaml'] }) },
+      repo: {
+        'app/kustomization.yaml': docs({
+          apiVersion: 'kustomize.config.k8s.io/v1beta1',
+          kind: 'Kustomization',
+          resources: ['missing.yaml'],
+        }),
+      },
       app: app(),
     },
   ];
@@ -389,7 +494,12 @@ function chart(values = 'replicas: 1\nmessage: hello\n'): Record<string, string>
 
 export function helm(): CaseDraft[] {
   const needs = ['helm'];
-  const c = (name: string, intent: string, helmOpts: Record<string, unknown>, extra: Partial<CaseDraft> = {}): CaseDraft => ({
+  const c = (
+    name: string,
+    intent: string,
+    helmOpts: Record<string, unknown>,
+    extra: Partial<CaseDraft> = {},
+  ): CaseDraft => ({
     name,
     intent,
     provenance: HP,
@@ -401,11 +511,21 @@ export function helm(): CaseDraft[] {
   return [
     c('helm-defaults', 'a local chart with its default values; release name = app name', {}),
     c('helm-value-files', 'valueFiles', { valueFiles: ['values-prod.yaml'] }),
-    c('helm-parameters', 'parameters (--set) over values', { parameters: [{ name: 'message', value: 'from-param' }, { name: 'replicas', value: '3' }] }),
+    c('helm-parameters', 'parameters (--set) over values', {
+      parameters: [
+        { name: 'message', value: 'from-param' },
+        { name: 'replicas', value: '3' },
+      ],
+    }),
     c('helm-values-object', 'valuesObject', { valuesObject: { message: 'object', replicas: 4 } }),
     c('helm-release-name', 'releaseName', { releaseName: 'rel' }),
-    c('helm-missing-value-file', 'a value file that does not exist: ComparisonError', { valueFiles: ['nope.yaml'] }),
-    c('helm-ignore-missing', 'ignoreMissingValueFiles', { valueFiles: ['nope.yaml'], ignoreMissingValueFiles: true }),
+    c('helm-missing-value-file', 'a value file that does not exist: ComparisonError', {
+      valueFiles: ['nope.yaml'],
+    }),
+    c('helm-ignore-missing', 'ignoreMissingValueFiles', {
+      valueFiles: ['nope.yaml'],
+      ignoreMissingValueFiles: true,
+    }),
     {
       name: 'helm-multi-source-ref',
       intent: 'multi-source: chart from one repository, values file from a ref source ($values/...)',
@@ -417,7 +537,12 @@ export function helm(): CaseDraft[] {
         spec: {
           project: 'default',
           sources: [
-            { repoURL: '${REPO}', path: 'chart', targetRevision: 'HEAD', helm: { valueFiles: ['$values/env/prod.yaml'] } },
+            {
+              repoURL: '${REPO}',
+              path: 'chart',
+              targetRevision: 'HEAD',
+              helm: { valueFiles: ['$values/env/prod.yaml'] },
+            },
             { repoURL: '${REPO:values}', targetRevision: 'HEAD', ref: 'values' },
           ],
           destination: { server: IN_CLUSTER, namespace: '${NS}' },
@@ -437,7 +562,10 @@ export function jsonnet(): CaseDraft[] {
       intent: 'a .jsonnet file rendering a list of objects',
       provenance: JP,
       needs,
-      repo: { 'app/main.jsonnet': "[{apiVersion: 'v1', kind: 'ConfigMap', metadata: {name: 'j-' + i}, data: {i: std.toString(i)}} for i in [1, 2, 3]]\n" },
+      repo: {
+        'app/main.jsonnet':
+          "[{apiVersion: 'v1', kind: 'ConfigMap', metadata: {name: 'j-' + i}, data: {i: std.toString(i)}} for i in [1, 2, 3]]\n",
+      },
       app: app(),
     },
     {
@@ -449,7 +577,17 @@ export function jsonnet(): CaseDraft[] {
         'app/main.jsonnet':
           "function(name, count=1) {apiVersion: 'v1', kind: 'ConfigMap', metadata: {name: name}, data: {env: std.extVar('env'), count: std.toString(count)}}\n",
       },
-      app: app({ directory: { jsonnet: { tlas: [{ name: 'name', value: 'from-tla' }, { name: 'count', value: '3', code: true }], extVars: [{ name: 'env', value: 'prod' }] } } }),
+      app: app({
+        directory: {
+          jsonnet: {
+            tlas: [
+              { name: 'name', value: 'from-tla' },
+              { name: 'count', value: '3', code: true },
+            ],
+            extVars: [{ name: 'env', value: 'prod' }],
+          },
+        },
+      }),
     },
     {
       name: 'jsonnet-libs',
@@ -549,7 +687,12 @@ export function appOfApps(): CaseDraft[] {
         'children/one/cm.yaml': docs(cm('one')),
         'children/two/cm.yaml': docs(cm('two')),
       },
-      app: { spec: { ...app({ path: 'apps' }).spec, destination: { server: IN_CLUSTER, namespace: '${ARGOCD_NS}' } } },
+      app: {
+        spec: {
+          ...app({ path: 'apps' }).spec,
+          destination: { server: IN_CLUSTER, namespace: '${ARGOCD_NS}' },
+        },
+      },
       phases: ['refresh', 'controller'],
     },
     {
@@ -558,13 +701,24 @@ export function appOfApps(): CaseDraft[] {
       provenance: AP,
       repo: {
         'apps/children.yaml': docs(
-          { ...child('first'), metadata: { ...child('first').metadata, annotations: { 'argocd.argoproj.io/sync-wave': '1' } } },
-          { ...child('second'), metadata: { ...child('second').metadata, annotations: { 'argocd.argoproj.io/sync-wave': '2' } } },
+          {
+            ...child('first'),
+            metadata: { ...child('first').metadata, annotations: { 'argocd.argoproj.io/sync-wave': '1' } },
+          },
+          {
+            ...child('second'),
+            metadata: { ...child('second').metadata, annotations: { 'argocd.argoproj.io/sync-wave': '2' } },
+          },
         ),
         'children/first/cm.yaml': docs(cm('first')),
         'children/second/cm.yaml': docs(cm('second')),
       },
-      app: { spec: { ...app({ path: 'apps' }).spec, destination: { server: IN_CLUSTER, namespace: '${ARGOCD_NS}' } } },
+      app: {
+        spec: {
+          ...app({ path: 'apps' }).spec,
+          destination: { server: IN_CLUSTER, namespace: '${ARGOCD_NS}' },
+        },
+      },
       phases: ['refresh', 'controller'],
     },
   ];

@@ -1,7 +1,20 @@
 /** Families: hooks and waves, prune options, sync options, server-side apply, CRDs in the same sync. */
-import { app, cm, deployment, docs, hook, job, secret, service, tracked, wave, type CaseDraft } from './lib.js';
+import {
+  app,
+  cm,
+  deployment,
+  docs,
+  hook,
+  job,
+  secret,
+  service,
+  tracked,
+  wave,
+  type CaseDraft,
+} from './lib.js';
 
-const SP = 'written for the corpus (Argo CD sync phases and waves: docs/user-guide/sync-waves.md, gitops-engine sync_context.go)';
+const SP =
+  'written for the corpus (Argo CD sync phases and waves: docs/user-guide/sync-waves.md, gitops-engine sync_context.go)';
 
 export function hooksAndWaves(): CaseDraft[] {
   return [
@@ -22,7 +35,8 @@ export function hooksAndWaves(): CaseDraft[] {
     },
     {
       name: 'kind-order',
-      intent: 'one wave, many kinds: Argo CD kind order (Namespace, SA, Secret, ConfigMap, ... Deployment, Job)',
+      intent:
+        'one wave, many kinds: Argo CD kind order (Namespace, SA, Secret, ConfigMap, ... Deployment, Job)',
       provenance: SP,
       repo: {
         'app/all.yaml': docs(
@@ -83,7 +97,13 @@ export function hooksAndWaves(): CaseDraft[] {
       name: 'hook-waves',
       intent: 'two PreSync hooks in waves 1 and 2, then the resources',
       provenance: SP,
-      repo: { 'app/all.yaml': docs(job('second', hook('PreSync', undefined, 2)), job('first', hook('PreSync', undefined, 1)), cm('cfg')) },
+      repo: {
+        'app/all.yaml': docs(
+          job('second', hook('PreSync', undefined, 2)),
+          job('first', hook('PreSync', undefined, 1)),
+          cm('cfg'),
+        ),
+      },
       app: app(),
     },
     {
@@ -98,16 +118,24 @@ export function hooksAndWaves(): CaseDraft[] {
       intent: 'a hook with generateName (a new object on every sync)',
       provenance: SP,
       repo: {
-        'app/all.yaml': docs({ ...job('x', hook('PostSync')), metadata: { generateName: 'gen-', ...hook('PostSync') } }, cm('cfg')),
+        'app/all.yaml': docs(
+          { ...job('x', hook('PostSync')), metadata: { generateName: 'gen-', ...hook('PostSync') } },
+          cm('cfg'),
+        ),
       },
       app: app(),
     },
     {
       name: 'hook-live-existing',
-      intent: 'a live hook left from a previous sync is listed without sync status and replaced (BeforeHookCreation)',
+      intent:
+        'a live hook left from a previous sync is listed without sync status and replaced (BeforeHookCreation)',
       provenance: SP,
       repo: { 'app/all.yaml': docs(job('pre', hook('PreSync')), cm('cfg')) },
-      live: [job('pre', { annotations: { ...hook('PreSync').annotations, ...tracked('batch', 'Job', 'pre').annotations } })],
+      live: [
+        job('pre', {
+          annotations: { ...hook('PreSync').annotations, ...tracked('batch', 'Job', 'pre').annotations },
+        }),
+      ],
       app: app(),
     },
     {
@@ -120,7 +148,10 @@ export function hooksAndWaves(): CaseDraft[] {
             apiVersion: 'v1',
             kind: 'Pod',
             metadata: { name: 'pre-pod', ...hook('PreSync', 'HookSucceeded') },
-            spec: { restartPolicy: 'Never', containers: [{ name: 'p', image: 'registry.example/p:1', command: ['true'] }] },
+            spec: {
+              restartPolicy: 'Never',
+              containers: [{ name: 'p', image: 'registry.example/p:1', command: ['true'] }],
+            },
           },
           cm('cfg'),
         ),
@@ -144,14 +175,34 @@ export function hooksAndWaves(): CaseDraft[] {
   ];
 }
 
-const PP = 'written for the corpus (Argo CD sync options: docs/user-guide/sync-options.md; gitops-engine sync prune)';
+const PP =
+  'written for the corpus (Argo CD sync options: docs/user-guide/sync-options.md; gitops-engine sync prune)';
 
 export function prune(): CaseDraft[] {
-  const live = [cm('keep', {}, tracked('', 'ConfigMap', 'keep')), cm('gone', {}, tracked('', 'ConfigMap', 'gone'))];
+  const live = [
+    cm('keep', {}, tracked('', 'ConfigMap', 'keep')),
+    cm('gone', {}, tracked('', 'ConfigMap', 'gone')),
+  ];
   const repo = { 'app/cm.yaml': docs(cm('keep')) };
   return [
-    { name: 'prune-off', intent: 'an extra tracked object without prune: PruneSkipped', provenance: PP, repo, live, app: app(), sync: { prune: false } },
-    { name: 'prune-on', intent: 'prune deletes the extra tracked object', provenance: PP, repo, live, app: app(), sync: { prune: true } },
+    {
+      name: 'prune-off',
+      intent: 'an extra tracked object without prune: PruneSkipped',
+      provenance: PP,
+      repo,
+      live,
+      app: app(),
+      sync: { prune: false },
+    },
+    {
+      name: 'prune-on',
+      intent: 'prune deletes the extra tracked object',
+      provenance: PP,
+      repo,
+      live,
+      app: app(),
+      sync: { prune: true },
+    },
     {
       name: 'prune-disabled-annotation',
       intent: 'Prune=false on the live object keeps it even with prune',
@@ -159,7 +210,16 @@ export function prune(): CaseDraft[] {
       repo,
       live: [
         cm('keep', {}, tracked('', 'ConfigMap', 'keep')),
-        cm('gone', {}, { annotations: { ...tracked('', 'ConfigMap', 'gone').annotations, 'argocd.argoproj.io/sync-options': 'Prune=false' } }),
+        cm(
+          'gone',
+          {},
+          {
+            annotations: {
+              ...tracked('', 'ConfigMap', 'gone').annotations,
+              'argocd.argoproj.io/sync-options': 'Prune=false',
+            },
+          },
+        ),
       ],
       app: app(),
       sync: { prune: true },
@@ -180,8 +240,26 @@ export function prune(): CaseDraft[] {
       repo,
       live: [
         cm('keep', {}, tracked('', 'ConfigMap', 'keep')),
-        cm('p1', {}, { annotations: { ...tracked('', 'ConfigMap', 'p1').annotations, 'argocd.argoproj.io/sync-wave': '1' } }),
-        cm('p5', {}, { annotations: { ...tracked('', 'ConfigMap', 'p5').annotations, 'argocd.argoproj.io/sync-wave': '5' } }),
+        cm(
+          'p1',
+          {},
+          {
+            annotations: {
+              ...tracked('', 'ConfigMap', 'p1').annotations,
+              'argocd.argoproj.io/sync-wave': '1',
+            },
+          },
+        ),
+        cm(
+          'p5',
+          {},
+          {
+            annotations: {
+              ...tracked('', 'ConfigMap', 'p5').annotations,
+              'argocd.argoproj.io/sync-wave': '5',
+            },
+          },
+        ),
       ],
       app: app(),
       sync: { prune: true },
@@ -191,7 +269,10 @@ export function prune(): CaseDraft[] {
       intent: 'PrunePropagationPolicy=background',
       provenance: PP,
       repo,
-      live: [cm('keep', {}, tracked('', 'ConfigMap', 'keep')), deployment('old', { meta: tracked('apps', 'Deployment', 'old') })],
+      live: [
+        cm('keep', {}, tracked('', 'ConfigMap', 'keep')),
+        deployment('old', { meta: tracked('apps', 'Deployment', 'old') }),
+      ],
       app: app(),
       sync: { prune: true, syncOptions: ['PrunePropagationPolicy=background'] },
     },
@@ -211,7 +292,16 @@ export function prune(): CaseDraft[] {
       repo,
       live: [
         cm('keep', {}, tracked('', 'ConfigMap', 'keep')),
-        cm('gone', {}, { annotations: { ...tracked('', 'ConfigMap', 'gone').annotations, 'argocd.argoproj.io/sync-options': 'Delete=false' } }),
+        cm(
+          'gone',
+          {},
+          {
+            annotations: {
+              ...tracked('', 'ConfigMap', 'gone').annotations,
+              'argocd.argoproj.io/sync-options': 'Delete=false',
+            },
+          },
+        ),
       ],
       app: app(),
       sync: { prune: true },
@@ -221,7 +311,12 @@ export function prune(): CaseDraft[] {
 
 export function syncOptions(): CaseDraft[] {
   const repo = { 'app/all.yaml': docs(cm('cfg', { a: '1' }), deployment('web')) };
-  const opt = (name: string, intent: string, syncOptions: string[], extra: Partial<CaseDraft> = {}): CaseDraft => ({
+  const opt = (
+    name: string,
+    intent: string,
+    syncOptions: string[],
+    extra: Partial<CaseDraft> = {},
+  ): CaseDraft => ({
     name,
     intent,
     provenance: PP,
@@ -231,33 +326,104 @@ export function syncOptions(): CaseDraft[] {
     ...extra,
   });
   return [
-    opt('opt-create-namespace', 'CreateNamespace=true on a destination that does not exist', ['CreateNamespace=true'], { createNamespace: false }),
-    opt('opt-managed-ns-metadata', 'CreateNamespace with managedNamespaceMetadata labels and annotations', ['CreateNamespace=true'], {
+    opt(
+      'opt-create-namespace',
+      'CreateNamespace=true on a destination that does not exist',
+      ['CreateNamespace=true'],
+      { createNamespace: false },
+    ),
+    opt(
+      'opt-managed-ns-metadata',
+      'CreateNamespace with managedNamespaceMetadata labels and annotations',
+      ['CreateNamespace=true'],
+      {
+        createNamespace: false,
+        app: app(
+          {},
+          {
+            syncPolicy: {
+              syncOptions: ['CreateNamespace=true'],
+              managedNamespaceMetadata: { labels: { team: 'a' }, annotations: { owner: 'x' } },
+            },
+          },
+        ),
+      },
+    ),
+    opt('opt-no-namespace', 'no CreateNamespace and no namespace: the sync fails naming it', [], {
       createNamespace: false,
-      app: app({}, { syncPolicy: { syncOptions: ['CreateNamespace=true'], managedNamespaceMetadata: { labels: { team: 'a' }, annotations: { owner: 'x' } } } }),
     }),
-    opt('opt-no-namespace', 'no CreateNamespace and no namespace: the sync fails naming it', [], { createNamespace: false }),
     opt('opt-replace', 'Replace=true: objects are created or replaced (PUT)', ['Replace=true'], {
       live: [cm('cfg', { a: 'old' }, tracked('', 'ConfigMap', 'cfg'))],
     }),
-    opt('opt-apply-out-of-sync-only', 'ApplyOutOfSyncOnly=true: only the drifted object is written', ['ApplyOutOfSyncOnly=true'], {
-      live: [cm('cfg', { a: 'old' }, tracked('', 'ConfigMap', 'cfg')), deployment('web', { meta: tracked('apps', 'Deployment', 'web') })],
-    }),
+    opt(
+      'opt-apply-out-of-sync-only',
+      'ApplyOutOfSyncOnly=true: only the drifted object is written',
+      ['ApplyOutOfSyncOnly=true'],
+      {
+        live: [
+          cm('cfg', { a: 'old' }, tracked('', 'ConfigMap', 'cfg')),
+          deployment('web', { meta: tracked('apps', 'Deployment', 'web') }),
+        ],
+      },
+    ),
     opt('opt-validate-false', 'Validate=false', ['Validate=false']),
-    opt('opt-server-side-apply', 'ServerSideApply=true (field manager argocd-controller, force conflicts)', ['ServerSideApply=true']),
-    opt('opt-ssa-live-owned', 'ServerSideApply=true over a field another manager owns', ['ServerSideApply=true'], {
-      live: [cm('cfg', { a: 'theirs', b: 'kept' }, tracked('', 'ConfigMap', 'cfg'))],
-    }),
-    opt('opt-force-immutable', 'Force=true,Replace=true on a Job whose immutable template changed', ['Force=true', 'Replace=true'], {
-      repo: { 'app/j.yaml': docs(job('once')) },
-      live: [{ ...job('once', tracked('batch', 'Job', 'once')), spec: { ...job('once').spec, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: 'registry.example/job:0.9' }] } } } }],
-    }),
+    opt('opt-server-side-apply', 'ServerSideApply=true (field manager argocd-controller, force conflicts)', [
+      'ServerSideApply=true',
+    ]),
+    opt(
+      'opt-ssa-live-owned',
+      'ServerSideApply=true over a field another manager owns',
+      ['ServerSideApply=true'],
+      {
+        live: [cm('cfg', { a: 'theirs', b: 'kept' }, tracked('', 'ConfigMap', 'cfg'))],
+      },
+    ),
+    opt(
+      'opt-force-immutable',
+      'Force=true,Replace=true on a Job whose immutable template changed',
+      ['Force=true', 'Replace=true'],
+      {
+        repo: { 'app/j.yaml': docs(job('once')) },
+        live: [
+          {
+            ...job('once', tracked('batch', 'Job', 'once')),
+            spec: {
+              ...job('once').spec,
+              template: {
+                spec: {
+                  restartPolicy: 'Never',
+                  containers: [{ name: 'main', image: 'registry.example/job:0.9' }],
+                },
+              },
+            },
+          },
+        ],
+      },
+    ),
     opt('opt-immutable-no-force', 'an immutable Job template change without Force: the sync fails', [], {
       repo: { 'app/j.yaml': docs(job('once')) },
-      live: [{ ...job('once', tracked('batch', 'Job', 'once')), spec: { ...job('once').spec, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: 'registry.example/job:0.9' }] } } } }],
+      live: [
+        {
+          ...job('once', tracked('batch', 'Job', 'once')),
+          spec: {
+            ...job('once').spec,
+            template: {
+              spec: {
+                restartPolicy: 'Never',
+                containers: [{ name: 'main', image: 'registry.example/job:0.9' }],
+              },
+            },
+          },
+        },
+      ],
     }),
     opt('opt-per-resource-replace', 'sync-options Replace=true on one resource only', [], {
-      repo: { 'app/all.yaml': docs(cm('cfg', { a: '1' }, { annotations: { 'argocd.argoproj.io/sync-options': 'Replace=true' } }), cm('other')) },
+      repo: {
+        'app/all.yaml': docs(
+          cm('cfg', { a: '1' }, { annotations: { 'argocd.argoproj.io/sync-options': 'Replace=true' } }),
+          cm('other'),
+        ),
+      },
     }),
     opt('opt-strategy-apply', 'strategy apply: hooks are skipped', [], {
       repo: { 'app/all.yaml': docs(job('pre', hook('PreSync')), cm('cfg')) },
@@ -265,13 +431,23 @@ export function syncOptions(): CaseDraft[] {
     }),
     opt('opt-dry-run', 'a dry-run sync writes nothing', [], { sync: { dryRun: true } }),
     opt('opt-selective', 'a selective sync of one resource', [], { sync: { resources: [':ConfigMap:cfg'] } }),
-    opt('opt-server-side-diff-ssa', 'compare-options ServerSideDiff=true with ServerSideApply=true', ['ServerSideApply=true'], {
-      app: app({}, {}, { annotations: { 'argocd.argoproj.io/compare-options': 'ServerSideDiff=true' } }),
-      live: [cm('cfg', { a: 'drift' }, tracked('', 'ConfigMap', 'cfg'))],
-    }),
-    opt('opt-invalid-object', 'an object the server refuses (invalid name): the dry run fails, nothing written', [], {
-      repo: { 'app/all.yaml': docs(cm('Not_Valid'), cm('fine')) },
-    }),
+    opt(
+      'opt-server-side-diff-ssa',
+      'compare-options ServerSideDiff=true with ServerSideApply=true',
+      ['ServerSideApply=true'],
+      {
+        app: app({}, {}, { annotations: { 'argocd.argoproj.io/compare-options': 'ServerSideDiff=true' } }),
+        live: [cm('cfg', { a: 'drift' }, tracked('', 'ConfigMap', 'cfg'))],
+      },
+    ),
+    opt(
+      'opt-invalid-object',
+      'an object the server refuses (invalid name): the dry run fails, nothing written',
+      [],
+      {
+        repo: { 'app/all.yaml': docs(cm('Not_Valid'), cm('fine')) },
+      },
+    ),
     opt('opt-sync-options-in-app', "the app's syncPolicy.syncOptions (not the operation's)", [], {
       app: app({}, { syncPolicy: { syncOptions: ['PruneLast=true', 'ApplyOutOfSyncOnly=true'] } }),
       live: [cm('cfg', { a: '1' }, tracked('', 'ConfigMap', 'cfg'))],
@@ -279,7 +455,8 @@ export function syncOptions(): CaseDraft[] {
   ];
 }
 
-const CP = 'written for the corpus (Argo CD: CRDs in the same sync, SkipDryRunOnMissingResource; gitops-engine sync_context.go)';
+const CP =
+  'written for the corpus (Argo CD: CRDs in the same sync, SkipDryRunOnMissingResource; gitops-engine sync_context.go)';
 
 function crd(group: string, kind: string): Record<string, unknown> {
   const plural = `${kind.toLowerCase()}s`;
@@ -296,7 +473,12 @@ function crd(group: string, kind: string): Record<string, unknown> {
           name: 'v1',
           served: true,
           storage: true,
-          schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } } },
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+            },
+          },
         },
       ],
     },
@@ -310,14 +492,28 @@ export function crds(): CaseDraft[] {
       name: 'crd-same-sync',
       intent: 'a CRD and a custom resource of it in the same sync: the CRD first, no dry-run failure',
       provenance: CP,
-      repo: { 'app/all.yaml': docs(crd(g, 'Widget'), { apiVersion: `${g}/v1`, kind: 'Widget', metadata: { name: 'w1' }, spec: { size: 1 } }) },
+      repo: {
+        'app/all.yaml': docs(crd(g, 'Widget'), {
+          apiVersion: `${g}/v1`,
+          kind: 'Widget',
+          metadata: { name: 'w1' },
+          spec: { size: 1 },
+        }),
+      },
       app: app(),
     },
     {
       name: 'crd-wave-later',
       intent: 'the custom resource in a later wave than its CRD',
       provenance: CP,
-      repo: { 'app/all.yaml': docs(crd(g, 'Gadget'), { apiVersion: `${g}/v1`, kind: 'Gadget', metadata: { name: 'g1', ...wave(1) }, spec: {} }) },
+      repo: {
+        'app/all.yaml': docs(crd(g, 'Gadget'), {
+          apiVersion: `${g}/v1`,
+          kind: 'Gadget',
+          metadata: { name: 'g1', ...wave(1) },
+          spec: {},
+        }),
+      },
       app: app(),
     },
     {
@@ -326,7 +522,14 @@ export function crds(): CaseDraft[] {
       provenance: CP,
       repo: {
         'app/all.yaml': docs(
-          { apiVersion: 'absent.conformance.example/v1', kind: 'Ghost', metadata: { name: 'g', annotations: { 'argocd.argoproj.io/sync-options': 'SkipDryRunOnMissingResource=true' } } },
+          {
+            apiVersion: 'absent.conformance.example/v1',
+            kind: 'Ghost',
+            metadata: {
+              name: 'g',
+              annotations: { 'argocd.argoproj.io/sync-options': 'SkipDryRunOnMissingResource=true' },
+            },
+          },
           cm('cfg'),
         ),
       },
@@ -336,17 +539,40 @@ export function crds(): CaseDraft[] {
       name: 'cr-no-crd',
       intent: 'a custom resource whose CRD is absent: the sync fails in the dry run',
       provenance: CP,
-      repo: { 'app/all.yaml': docs({ apiVersion: 'absent.conformance.example/v1', kind: 'Ghost', metadata: { name: 'g' } }, cm('cfg')) },
+      repo: {
+        'app/all.yaml': docs(
+          { apiVersion: 'absent.conformance.example/v1', kind: 'Ghost', metadata: { name: 'g' } },
+          cm('cfg'),
+        ),
+      },
       app: app(),
     },
     {
       name: 'crd-live-cr-drift',
       intent: 'a live CRD and custom resource (created before), the custom resource drifted',
       provenance: CP,
-      repo: { 'app/all.yaml': docs(crd(g, 'Thing'), { apiVersion: `${g}/v1`, kind: 'Thing', metadata: { name: 't' }, spec: { n: 2 } }) },
+      repo: {
+        'app/all.yaml': docs(crd(g, 'Thing'), {
+          apiVersion: `${g}/v1`,
+          kind: 'Thing',
+          metadata: { name: 't' },
+          spec: { n: 2 },
+        }),
+      },
       live: [
-        { ...crd(g, 'Thing'), metadata: { name: `things.${g}`, ...tracked('apiextensions.k8s.io', 'CustomResourceDefinition', `things.${g}`, '') } },
-        { apiVersion: `${g}/v1`, kind: 'Thing', metadata: { name: 't', ...tracked(g, 'Thing', 't') }, spec: { n: 1 } },
+        {
+          ...crd(g, 'Thing'),
+          metadata: {
+            name: `things.${g}`,
+            ...tracked('apiextensions.k8s.io', 'CustomResourceDefinition', `things.${g}`, ''),
+          },
+        },
+        {
+          apiVersion: `${g}/v1`,
+          kind: 'Thing',
+          metadata: { name: 't', ...tracked(g, 'Thing', 't') },
+          spec: { n: 1 },
+        },
       ],
       app: app(),
     },
