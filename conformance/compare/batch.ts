@@ -192,7 +192,7 @@ export class Batch {
     const apps = this.cases.filter((c) => c.app).map((c) => this.appOf(c, 'a'));
     this.noteErrors(await this.env.kubectl.create(apps), 'create Application');
     if (!this.argo) return new Map();
-    return this.waitApps(apps, (a) => Boolean(a.status?.reconciledAt && a.status?.sync?.status), 120_000);
+    return this.waitApps(apps, argoSettled, 120_000);
   }
 
   async refresh(argoApps: Map<string, Obj>): Promise<void> {
@@ -647,6 +647,19 @@ export class Batch {
 
 function ns(name: string): Obj {
   return { apiVersion: 'v1', kind: 'Namespace', metadata: { name } };
+}
+
+/**
+ * Argo CD is done with an app: a sync status, no operation running, a refresh after the last operation,
+ * and a reconcile time, or conditions (a spec refusal writes its condition and no reconcile time:
+ * appcontroller.go processAppRefreshQueueItem returns before setting ReconciledAt).
+ */
+export function argoSettled(a: Obj): boolean {
+  const s = a.status;
+  if (!s?.sync?.status || a.operation || s.operationState?.phase === 'Running') return false;
+  const finished = s.operationState?.finishedAt as string | undefined;
+  if (finished && s.reconciledAt && String(s.reconciledAt) < finished) return false;
+  return Boolean(s.reconciledAt || s.conditions?.length);
 }
 
 function isAuto(c: Case): boolean {

@@ -5,9 +5,9 @@
  * so the runner, the cases and our side are exercised anywhere; every Argo CD value is then "not run".
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parse } from 'yaml';
 import type { Obj } from './case.js';
@@ -36,7 +36,11 @@ export interface Env {
 }
 
 export const ROOT = new URL('../../', import.meta.url).pathname.replace(/\/$/, '');
-export const RIG_JSON = join(ROOT, 'conformance', '.work', 'rig.json');
+/** The rig's contract: `$CONFORMANCE_WORK/rig.json` (the rig's own override), else conformance/.work/rig.json. */
+export const RIG_JSON = join(
+  process.env['CONFORMANCE_WORK'] ?? join(ROOT, 'conformance', '.work'),
+  'rig.json',
+);
 export const CLI = join(ROOT, 'bin', 'kubectl-gitops');
 
 export async function openEnv(opts: { embedded?: boolean } = {}): Promise<Env> {
@@ -44,13 +48,24 @@ export async function openEnv(opts: { embedded?: boolean } = {}): Promise<Env> {
   if (!opts.embedded && existsSync(RIG_JSON)) {
     const rig = JSON.parse(readFileSync(RIG_JSON, 'utf8')) as Obj;
     const kubectl = new Kubectl(rig.kubeconfig);
+    // Argo CD's CLI in core mode takes its namespace from the kubeconfig's context: a copy that says argocd.
+    const argocdKubeconfig = join(work, 'argocd-kubeconfig');
+    copyFileSync(rig.argocdKubeconfig ?? rig.kubeconfig, argocdKubeconfig);
+    await run('kubectl', [
+      '--kubeconfig',
+      argocdKubeconfig,
+      'config',
+      'set-context',
+      '--current',
+      `--namespace=${rig.argocdNamespace ?? 'argocd'}`,
+    ]);
     return {
       mode: 'rig',
       kubectl,
       ourKubeconfig: rig.argocdKubeconfig ?? rig.kubeconfig,
       argocdNs: rig.argocdNamespace ?? 'argocd',
       argocd: rig.argocd,
-      argocdKubeconfig: rig.argocdKubeconfig ?? rig.kubeconfig,
+      argocdKubeconfig,
       auditLog: rig.auditLog,
       auditUser: rig.argocdKubeconfig ? 'argocd-application-controller' : 'conformance-admin',
       gitRoot: rig.gitRoot,
@@ -58,7 +73,12 @@ export async function openEnv(opts: { embedded?: boolean } = {}): Promise<Env> {
       versions: { ...(rig.versions ?? {}) },
       work,
       async controller(verb) {
-        const r = await run('npm', ['run', '--silent', 'conformance', '--', 'controller', verb], {});
+        // The rig's own command (rig.json `controller.stop|start`), run in the checkout that started the rig.
+        const command = String(rig.controller?.[verb] ?? `npm run conformance -- controller ${verb}`);
+        const r = await run('sh', ['-c', command], {
+          cwd: resolve(dirname(RIG_JSON), '..', '..'),
+          env: { CONFORMANCE_WORK: dirname(RIG_JSON) },
+        });
         if (r.code !== 0)
           throw new Error(`conformance rig: failed to ${verb} Argo CD's controller: ${r.stderr.trim()}`);
       },

@@ -13,13 +13,14 @@ export interface ProcResult {
 export function run(
   command: string,
   args: readonly string[],
-  opts: { input?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+  opts: { input?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; cwd?: string } = {},
 ): Promise<ProcResult> {
   const t0 = Date.now();
   return new Promise((resolve, reject) => {
     const child = spawn(command, [...args], {
       env: { ...process.env, NO_COLOR: '1', ...opts.env },
       stdio: ['pipe', 'pipe', 'pipe'],
+      ...(opts.cwd ? { cwd: opts.cwd } : {}),
     });
     let stdout = '';
     let stderr = '';

@@ -9,7 +9,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fill, loadCases, parseCase, sideApp } from '../../conformance/compare/case.js';
-import { appListLines, textLines } from '../../conformance/compare/batch.js';
+import { appListLines, argoSettled, textLines } from '../../conformance/compare/batch.js';
 import { fastImportStream } from '../../conformance/compare/git.js';
 import {
   compareFields,
@@ -370,6 +370,41 @@ describe('conformance helpers', () => {
       new Set(['c001-a']),
     );
     assert.deepEqual([...l], [['c001-a', 'argocd/c001-a https://kubernetes.default.svc Synced']]);
+  });
+
+  it('knows when Argo CD is done with an app: refreshed after its operation, or refused with a condition', () => {
+    const t = '2026-11-28T06:00:00Z';
+    const later = '2026-11-28T06:00:05Z';
+    assert.equal(argoSettled({ status: { sync: { status: 'Synced' }, reconciledAt: t } }), true);
+    assert.equal(
+      argoSettled({ status: { sync: { status: 'Unknown' }, conditions: [{ type: 'InvalidSpecError' }] } }),
+      true,
+    );
+    assert.equal(argoSettled({ status: { sync: { status: 'Synced' } } }), false);
+    assert.equal(argoSettled({ status: {} }), false);
+    assert.equal(
+      argoSettled({ operation: {}, status: { sync: { status: 'Synced' }, reconciledAt: t } }),
+      false,
+    );
+    const op = (phase: string) => ({ phase, finishedAt: later });
+    assert.equal(
+      argoSettled({
+        status: { sync: { status: 'Synced' }, reconciledAt: t, operationState: op('Succeeded') },
+      }),
+      false,
+    );
+    assert.equal(
+      argoSettled({
+        status: { sync: { status: 'Synced' }, reconciledAt: later, operationState: op('Succeeded') },
+      }),
+      true,
+    );
+    assert.equal(
+      argoSettled({
+        status: { sync: { status: 'Synced' }, reconciledAt: later, operationState: op('Running') },
+      }),
+      false,
+    );
   });
 
   it("parses Argo CD's shards table and our shards JSON", () => {
