@@ -94,7 +94,7 @@ export class Batch {
     const k = this.env.kubectl;
     const namespaces: Obj[] = [];
     const argocdObjs: Obj[] = [];
-    const live: Obj[] = [];
+    const live = new Map<string, Obj[]>();
     await Promise.all(
       this.cases.map(async (c) => {
         const sides = {} as Record<Side, SideState>;
@@ -117,7 +117,7 @@ export class Batch {
               'Namespace',
             ].includes(x.kind);
             if (!clusterScoped) x.metadata = { ...x.metadata, namespace: x.metadata?.namespace ?? values.ns };
-            live.push(x);
+            live.set(c.id, [...(live.get(c.id) ?? []), x]);
           }
         }
         this.sides.set(c.id, sides);
@@ -125,7 +125,8 @@ export class Batch {
     );
     for (const errs of [await k.create(namespaces), await k.create(argocdObjs)])
       this.noteErrors(errs, 'set-up');
-    const crds = live.filter((o) => o.kind === 'CustomResourceDefinition');
+    const all = [...live.values()].flat();
+    const crds = all.filter((o) => o.kind === 'CustomResourceDefinition');
     this.noteErrors(await k.create(crds), 'set-up');
     if (crds.length)
       await k.run([
@@ -134,9 +135,13 @@ export class Batch {
         '--timeout=30s',
         ...crds.map((c) => `crd/${c.metadata.name}`),
       ]);
-    const rest = live.filter((o) => o.kind !== 'CustomResourceDefinition');
-    this.noteErrors(await k.create(rest.map(({ status: _s, ...o }) => o)), 'set-up');
-    this.noteErrors(await k.writeStatuses([...crds, ...rest]), 'set-up status');
+    // Per case (a refused object names its case), a few kubectl runs at a time.
+    await inParallel([...live], 6, async ([id, objs]) => {
+      const out = this.outcomes.get(id)!;
+      const rest = objs.filter((o) => o.kind !== 'CustomResourceDefinition');
+      for (const e of await k.create(rest.map(({ status: _s, ...o }) => o))) out.notes.push(`set-up: ${e}`);
+      for (const e of await k.writeStatuses(objs)) out.notes.push(`set-up status: ${e}`);
+    });
   }
 
   private noteErrors(errs: string[], what: string): void {
@@ -475,7 +480,12 @@ export class Batch {
 
   /** Argo CD's status (read before its controller stops) against the status our controller writes. */
   async controller(): Promise<void> {
-    const cases = this.cases.filter((c) => this.runnable(c, 'controller') && c.app);
+    const elsewhere = (c: Case) => this.appOf(c, 'a').metadata.namespace !== this.env.argocdNs;
+    for (const c of this.cases.filter((x) => this.runnable(x, 'controller') && x.app && elsewhere(x)))
+      this.out(c).notRun.push(
+        "controller: the app is outside Argo CD's namespace, and our controller reads that namespace only (no --application-namespaces)",
+      );
+    const cases = this.cases.filter((c) => this.runnable(c, 'controller') && c.app && !elsewhere(c));
     if (cases.length === 0) return;
     const k = this.env.kubectl;
     const same = cases.filter((c) => !isAuto(c));
@@ -532,9 +542,12 @@ export class Batch {
           .split('/')
           .pop()!;
         if (!pending.has(name)) continue;
-        if (e?.event === 'refreshed' && (!pending.get(name) || seenOp.has(name))) pending.delete(name);
-        if (String(e?.event).startsWith('operation-done') || e?.event === 'app-operation-done')
-          seenOp.add(name);
+        const ev = String(e?.event);
+        // An app is done once refreshed; an auto-sync twin once refreshed after its operation ended, or
+        // when auto-sync declined to run (which follows its refresh).
+        if (ev === 'refreshed' && (!pending.get(name) || seenOp.has(name))) pending.delete(name);
+        if (ev === 'operation-done') seenOp.add(name);
+        if (ev === 'auto-sync-skipped') pending.delete(name);
       }
     });
     const seenOp = new Set<string>();
@@ -643,6 +656,15 @@ export class Batch {
         ...names,
       ]);
   }
+}
+
+async function inParallel<T>(items: T[], width: number, f: (t: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(width, items.length) }, async () => {
+      while (next < items.length) await f(items[next++]!);
+    }),
+  );
 }
 
 function ns(name: string): Obj {

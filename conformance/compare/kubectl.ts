@@ -62,7 +62,7 @@ export class Kubectl {
   async create(objs: readonly Obj[]): Promise<string[]> {
     if (objs.length === 0) return [];
     const r = await this.run(
-      ['create', '-f', '-', '-o', 'name'],
+      ['create', '--validate=false', '-f', '-', '-o', 'name'],
       JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objs }),
     );
     return r.code === 0
@@ -78,10 +78,15 @@ export class Kubectl {
     const items = objs.filter((o) => o.status);
     if (items.length === 0) return [];
     const r = await this.run(
-      ['replace', '--subresource=status', '-f', '-', '-o', 'name'],
+      ['replace', '--subresource=status', '--validate=false', '-f', '-', '-o', 'name'],
       JSON.stringify({ apiVersion: 'v1', kind: 'List', items }),
     );
-    return r.code === 0 ? [] : r.stderr.trim().split('\n');
+    return r.code === 0
+      ? []
+      : r.stderr
+          .trim()
+          .split('\n')
+          .filter((l) => !l.startsWith('Warning:'));
   }
 
   async getJson(args: readonly string[]): Promise<Obj | undefined> {
