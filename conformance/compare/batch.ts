@@ -11,10 +11,11 @@ import { sideApp, fill, sideName, type Case, type Obj, type Side, type SideValue
 import { CLI, type Env } from './env.js';
 import { makeRepo } from './git.js';
 import { run } from './kubectl.js';
-import { compareFields, normaliseObject, replaceTokens, type Row } from './normalise.js';
+import { compareFields, normaliseObject, replaceTokens, resourceKey, type Row } from './normalise.js';
 import {
   auditWrites,
   controllerView,
+  parseAppGetResources,
   refreshViewOfDiff,
   refreshViewOfStatus,
   syncViewOfOperation,
@@ -204,6 +205,13 @@ export class Batch {
     const cases = this.cases.filter((c) => this.runnable(c, 'refresh'));
     if (cases.length === 0) return;
     const apps = cases.map((c) => this.appOf(c, 'a'));
+    // Resource health: Argo CD 3 keeps it in its resource tree (Redis), not in status; `argocd app get`
+    // prints it while Argo CD's controller runs.
+    const trees = new Map<string, Map<string, Record<string, string>>>();
+    if (this.env.argocd)
+      await inParallel(apps, 4, async (a) =>
+        trees.set(this.key(a), parseAppGetResources(await this.appGet(a))),
+      );
     // Apps outside Argo CD's namespace are read from a file (--from-cluster reads Argo CD's namespace only).
     const elsewhere = apps.filter((a) => a.metadata.namespace !== this.env.argocdNs);
     const files: string[] = [];
@@ -246,6 +254,16 @@ export class Batch {
           out.notes.push('refresh: Argo CD did not reconcile the app in 120 s');
         const argoView = replaceTokens(refreshViewOfStatus(argo?.status), tokens);
         out.rows.push(...compareFields(c.id, 'refresh', '', argoView, oursView));
+        const tree = trees.get(this.key(app));
+        if (tree) {
+          const health = (m: Iterable<[string, string | undefined]>) =>
+            replaceTokens(Object.fromEntries([...m].filter(([, h]) => h)), tokens);
+          const argoHealth = health([...tree].map(([k, row]) => [k, row['HEALTH']]));
+          const ourHealth = health(
+            ((ours?.resources ?? []) as Obj[]).map((r) => [resourceKey(r), r.health ?? undefined]),
+          );
+          out.rows.push(...compareFields(c.id, 'refresh', 'resourceHealth', argoHealth, ourHealth));
+        }
       } else out.rows.push(...compareFields(c.id, 'refresh', '', undefined, oursView));
     }
   }

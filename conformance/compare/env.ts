@@ -24,6 +24,8 @@ export interface Env {
   argocd?: string;
   argocdKubeconfig?: string;
   auditLog?: string;
+  /** Argo CD's Redis (host:port), which `argocd admin cluster shards` reads. */
+  redis?: string;
   /** The user both sides write as, in the audit log. */
   auditUser?: string;
   gitRoot: string;
@@ -67,6 +69,7 @@ export async function openEnv(opts: { embedded?: boolean } = {}): Promise<Env> {
       argocd: rig.argocd,
       argocdKubeconfig,
       auditLog: rig.auditLog,
+      ...(rig.redis ? { redis: String(rig.redis) } : {}),
       auditUser: rig.argocdKubeconfig ? 'argocd-application-controller' : 'conformance-admin',
       gitRoot: rig.gitRoot,
       gitBaseUrl: rig.gitBaseUrl,

@@ -74,7 +74,16 @@ export async function runShards(env: Env, c: Case): Promise<CaseOutcome> {
     if (env.argocd) {
       const a = await run(
         env.argocd,
-        ['admin', 'cluster', 'shards', '--replicas', String(spec.replicas), '--sharding-method', algorithm],
+        [
+          'admin',
+          'cluster',
+          'shards',
+          '--replicas',
+          String(spec.replicas),
+          '--sharding-method',
+          algorithm,
+          ...(env.redis ? ['--port-forward-redis=false', '--redis', env.redis] : []),
+        ],
         {
           env: { KUBECONFIG: env.argocdKubeconfig ?? '', ARGOCD_NAMESPACE: env.argocdNs },
         },

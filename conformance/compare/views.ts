@@ -195,3 +195,26 @@ export function auditWrites(lines: readonly string[], user: string, token: strin
   }
   return out;
 }
+
+/**
+ * The resource table of `argocd app get` (GROUP KIND NAMESPACE NAME STATUS HEALTH ...), read by the
+ * header's column positions (a tabwriter table: empty cells are blank), keyed group/kind/namespace/name.
+ */
+export function parseAppGetResources(text: string): Map<string, Record<string, string>> {
+  const out = new Map<string, Record<string, string>>();
+  const lines = text.split('\n');
+  const h = lines.findIndex((l) => /^GROUP\s+KIND\s+NAMESPACE\s+NAME\s+STATUS\s+HEALTH/.test(l));
+  if (h < 0) return out;
+  const header = lines[h]!;
+  const cols = [...header.matchAll(/\S+/g)].map((m) => ({ name: m[0], start: m.index }));
+  for (const line of lines.slice(h + 1)) {
+    if (line.trim() === '') break;
+    const row: Record<string, string> = {};
+    cols.forEach((c, i) => {
+      const end = i + 1 < cols.length ? cols[i + 1]!.start : undefined;
+      row[c.name] = line.slice(c.start, end).trim();
+    });
+    out.set(`${row['GROUP'] ?? ''}/${row['KIND'] ?? ''}/${row['NAMESPACE'] ?? ''}/${row['NAME'] ?? ''}`, row);
+  }
+  return out;
+}

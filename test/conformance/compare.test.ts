@@ -25,6 +25,7 @@ import {
   auditWrites,
   controllerView,
   omitEmpty,
+  parseAppGetResources,
   refreshViewOfDiff,
   refreshViewOfStatus,
   syncViewOfOperation,
@@ -405,6 +406,21 @@ describe('conformance helpers', () => {
       }),
       false,
     );
+  });
+
+  it('reads the resource table of argocd app get by its header columns', () => {
+    const text = [
+      'Name:               argocd/c001-a',
+      '',
+      'GROUP  KIND        NAMESPACE  NAME  STATUS     HEALTH       HOOK  MESSAGE',
+      '       ConfigMap   c001-a     cfg   Synced                        configmap/cfg created',
+      'apps   Deployment  c001-a     web   OutOfSync  Progressing        ',
+      '',
+    ].join('\n');
+    const t = parseAppGetResources(text);
+    assert.deepEqual(t.get('/ConfigMap/c001-a/cfg'), { GROUP: '', KIND: 'ConfigMap', NAMESPACE: 'c001-a', NAME: 'cfg', STATUS: 'Synced', HEALTH: '', HOOK: '', MESSAGE: 'configmap/cfg created' });
+    assert.equal(t.get('apps/Deployment/c001-a/web')!['HEALTH'], 'Progressing');
+    assert.equal(parseAppGetResources('no table').size, 0);
   });
 
   it("parses Argo CD's shards table and our shards JSON", () => {
