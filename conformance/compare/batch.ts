@@ -209,9 +209,9 @@ export class Batch {
     // prints it while Argo CD's controller runs.
     const trees = new Map<string, Map<string, Record<string, string>>>();
     if (this.env.argocd)
-      await inParallel(apps, 4, async (a) =>
-        trees.set(this.key(a), parseAppGetResources(await this.appGet(a))),
-      );
+      await inParallel(apps, 4, async (a) => {
+        trees.set(this.key(a), parseAppGetResources(await this.appGet(a)));
+      });
     // Apps outside Argo CD's namespace are read from a file (--from-cluster reads Argo CD's namespace only).
     const elsewhere = apps.filter((a) => a.metadata.namespace !== this.env.argocdNs);
     const files: string[] = [];
