@@ -325,7 +325,7 @@ export class Batch {
       );
       argoAfter = await this.waitApps(
         cases.map((c) => this.appOf(c, 'a')),
-        (a) => !a.operation && ['Succeeded', 'Failed', 'Error'].includes(a.status?.operationState?.phase),
+        operationEnded,
         240_000,
       );
     }
@@ -696,10 +696,23 @@ function ns(name: string): Obj {
  */
 export function argoSettled(a: Obj): boolean {
   const s = a.status;
-  if (!s?.sync?.status || a.operation || s.operationState?.phase === 'Running') return false;
+  if (!s?.sync?.status) return false;
+  if (s.operationState?.phase === 'Running')
+    return /blocked by sync window/.test(String(s.operationState.message ?? ''));
+  if (a.operation) return false;
   const finished = s.operationState?.finishedAt as string | undefined;
   if (finished && s.reconciledAt && String(s.reconciledAt) < finished) return false;
   return Boolean(s.reconciledAt || s.conditions?.length);
+}
+
+/**
+ * Argo CD's operation has ended, or will not move: a sync window holds it Running ("Sync operation blocked
+ * by sync window") until the window opens (controller/sync.go), which our CLI reports as a refusal.
+ */
+export function operationEnded(a: Obj): boolean {
+  const op = a.status?.operationState;
+  if (op?.phase === 'Running' && /blocked by sync window/.test(String(op.message ?? ''))) return true;
+  return !a.operation && ['Succeeded', 'Failed', 'Error'].includes(op?.phase);
 }
 
 function isAuto(c: Case): boolean {

@@ -9,7 +9,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fill, loadCases, parseCase, sideApp } from '../../conformance/compare/case.js';
-import { appListLines, argoSettled, textLines } from '../../conformance/compare/batch.js';
+import { appListLines, argoSettled, operationEnded, textLines } from '../../conformance/compare/batch.js';
 import { fastImportStream } from '../../conformance/compare/git.js';
 import {
   compareFields,
@@ -418,9 +418,41 @@ describe('conformance helpers', () => {
       '',
     ].join('\n');
     const t = parseAppGetResources(text);
-    assert.deepEqual(t.get('/ConfigMap/c001-a/cfg'), { GROUP: '', KIND: 'ConfigMap', NAMESPACE: 'c001-a', NAME: 'cfg', STATUS: 'Synced', HEALTH: '', HOOK: '', MESSAGE: 'configmap/cfg created' });
+    assert.deepEqual(t.get('/ConfigMap/c001-a/cfg'), {
+      GROUP: '',
+      KIND: 'ConfigMap',
+      NAMESPACE: 'c001-a',
+      NAME: 'cfg',
+      STATUS: 'Synced',
+      HEALTH: '',
+      HOOK: '',
+      MESSAGE: 'configmap/cfg created',
+    });
     assert.equal(t.get('apps/Deployment/c001-a/web')!['HEALTH'], 'Progressing');
     assert.equal(parseAppGetResources('no table').size, 0);
+  });
+
+  it("knows when Argo CD's operation ended, or is held by a sync window", () => {
+    assert.equal(operationEnded({ status: { operationState: { phase: 'Succeeded' } } }), true);
+    assert.equal(
+      operationEnded({ operation: {}, status: { operationState: { phase: 'Succeeded' } } }),
+      false,
+    );
+    assert.equal(
+      operationEnded({
+        operation: {},
+        status: { operationState: { phase: 'Running', message: 'one or more tasks are running' } },
+      }),
+      false,
+    );
+    assert.equal(
+      operationEnded({
+        operation: {},
+        status: { operationState: { phase: 'Running', message: 'Sync operation blocked by sync window' } },
+      }),
+      true,
+    );
+    assert.equal(operationEnded({ operation: {} }), false);
   });
 
   it("parses Argo CD's shards table and our shards JSON", () => {
