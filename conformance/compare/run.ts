@@ -3,7 +3,7 @@
  * prints the comparison table; without the rig, our side alone on the embedded API server.
  *
  *   node --import tsx conformance/compare/run.ts [--case ID|NAME|FAMILY ...] [--embedded] [--batch-size N]
- *                                               [--out FILE] [--all]
+ *                                               [--out FILE] [--all] [--markdown FILE]
  *
  * Prints, per case, every field that differs (case, field, Argo CD, ours) and the case's totals, then
  * the totals of the run; `--all` prints identical fields too. Writes every row to the results file
@@ -18,7 +18,7 @@ import { CLI, ROOT, openEnv, type Env } from './env.js';
 import { run } from './kubectl.js';
 import { totals } from './normalise.js';
 import { runShards } from './shards.js';
-import { formatTable, summary } from './table.js';
+import { formatMarkdown, formatTable, summary } from './table.js';
 
 interface Args {
   cases: string[];
@@ -26,6 +26,7 @@ interface Args {
   batchSize: number;
   out: string;
   all: boolean;
+  markdown?: string;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -48,6 +49,7 @@ function parseArgs(argv: string[]): Args {
     else if (x === '--batch-size') a.batchSize = Number(next());
     else if (x === '--out') a.out = next();
     else if (x === '--all') a.all = true;
+    else if (x === '--markdown') a.markdown = next();
     else throw new Error(`conformance: failed to read arguments: unknown argument ${x}`);
   }
   if (!Number.isInteger(a.batchSize) || a.batchSize < 1)
@@ -186,6 +188,7 @@ async function main(): Promise<number> {
   );
   mkdirSync(dirname(args.out), { recursive: true });
   writeFileSync(args.out, JSON.stringify(result, null, 1) + '\n');
+  if (args.markdown) writeFileSync(args.markdown, formatMarkdown(outcomes, result));
   const t = totals(outcomes.flatMap((o) => o.rows));
   return env.mode === 'rig' && t.different > 0 ? 1 : 0;
 }

@@ -71,3 +71,57 @@ export function formatTable(
   }
   return lines.join('\n') + '\n';
 }
+
+/** The field's path with case-specific keys folded (`resources[...]`, `live[...]`), to group differences. */
+export function fieldPattern(field: string): string {
+  return field.replace(/\[[^\]]*\]/g, '[*]').replace(/\.\d+\b/g, '.N');
+}
+
+/**
+ * A Markdown summary for docs/conformance.md: totals per family, then each kind of difference (phase and
+ * field pattern) with the cases that show it and one example.
+ */
+export function formatMarkdown(
+  outcomes: readonly CaseOutcome[],
+  head: { date: string; versions: Record<string, string>; wallSeconds: number },
+): string {
+  const lines: string[] = [];
+  const s = summary(outcomes, true);
+  lines.push(
+    `Run of ${head.date.slice(0, 10)}: ${Object.entries(head.versions)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}; wall time ${head.wallSeconds} s.`,
+  );
+  lines.push('');
+  lines.push(
+    `Cases ${s.cases} (run ${s.casesRun}, not run ${s.casesNotRun}; all fields identical in ${s.casesIdentical}); fields compared ${s.fieldsCompared}, identical ${s.identical}, different ${s.different}.`,
+  );
+  lines.push('');
+  lines.push('| family | cases | fields | identical | different |');
+  lines.push('|---|---|---|---|---|');
+  const families = [...new Set(outcomes.map((o) => o.family))];
+  for (const f of families) {
+    const os = outcomes.filter((o) => o.family === f);
+    const rows = os.flatMap((o) => o.rows);
+    const same = rows.filter((r) => r.same).length;
+    lines.push(`| ${f} | ${os.length} | ${rows.length} | ${same} | ${rows.length - same} |`);
+  }
+  lines.push('');
+  const groups = new Map<string, { cases: Set<string>; example: string }>();
+  for (const o of outcomes)
+    for (const r of o.rows) {
+      if (r.same) continue;
+      const k = `${r.phase} ${fieldPattern(r.field)}`;
+      const g = groups.get(k) ?? {
+        cases: new Set<string>(),
+        example: `${o.id} ${r.field}: Argo CD ${r.argocd ?? '(absent)'}, ours ${r.ours ?? '(absent)'}`,
+      };
+      g.cases.add(o.id);
+      groups.set(k, g);
+    }
+  lines.push('| phase and field | cases | example |');
+  lines.push('|---|---|---|');
+  for (const [k, g] of [...groups].sort((a, b) => b[1].cases.size - a[1].cases.size))
+    lines.push(`| \`${k}\` | ${g.cases.size} | ${g.example.replace(/\|/g, '\\|').slice(0, 200)} |`);
+  return lines.join('\n') + '\n';
+}
