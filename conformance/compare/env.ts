@@ -79,7 +79,8 @@ export async function openEnv(opts: { embedded?: boolean } = {}): Promise<Env> {
         // The rig's own command (rig.json `controller.stop|start`), run in the checkout that started the rig.
         const command = String(rig.controller?.[verb] ?? `npm run conformance -- controller ${verb}`);
         const r = await run('sh', ['-c', command], {
-          cwd: resolve(dirname(RIG_JSON), '..', '..'),
+          // the checkout holding conformance/.work, or $CONFORMANCE_RIG_ROOT for a rig in another folder
+          cwd: process.env['CONFORMANCE_RIG_ROOT'] ?? resolve(dirname(RIG_JSON), '..', '..'),
           env: { CONFORMANCE_WORK: dirname(RIG_JSON) },
         });
         if (r.code !== 0)

@@ -52,6 +52,12 @@ export function normaliseObject(obj: Obj): Obj {
       const { time: _t, ...rest } = m;
       return rest;
     });
+  // Allocated by the server per object: a Service's cluster IPs and node ports.
+  if (o.kind === 'Service' && o.spec) {
+    delete o.spec.clusterIP;
+    delete o.spec.clusterIPs;
+    for (const p of (o.spec.ports ?? []) as Obj[]) delete p.nodePort;
+  }
   return normaliseTimes(o) as Obj;
 }
 
