@@ -5,7 +5,7 @@
  * carry what a real server adds: uid, resourceVersion, managedFields, defaults, status), listed back and
  * compared with their targets (three-way diff, as `diff` does). Reported: CPU time (user + system: the
  * machine is shared) per object, the fastest of 15 passes over the 1,000 pairs.
- * Then the same pairs a second time through the refresh's memo (src/controller/memo.ts: live resourceVersion,
+ * Then the same pairs a second time through the refresh's memo (src/controller/refresh/memo.ts: live resourceVersion,
  * digest of target and options), as a refresh after a sync or a health wait compares them.
  * Target: <= 40 us per unchanged object. Every pair must be Synced (checked).
  */
@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, type KubeObject } from '../src/cluster/index.js';
-import { ComparisonMemo } from '../src/controller/memo.js';
+import { ComparisonMemo } from '../src/controller/refresh/memo.js';
 import { compareObjects } from '../src/diff/index.js';
 import { startEmbeddedCluster } from '../src/embedded/index.js';
 import { appObjects, lastApplied, tracked } from './scale.bench.js';
@@ -54,7 +54,7 @@ export default async function compareBench(): Promise<BenchRow[]> {
     pass(); // warm-up (JIT, schema lookups)
     // The fastest pass: the one least disturbed by other processes.
     const plain = Math.min(...Array.from({ length: PASSES }, () => pass()));
-    // The refresh's cheap signals (src/controller/memo.ts): the second comparison of an unchanged pair.
+    // The refresh's cheap signals (src/controller/refresh/memo.ts): the second comparison of an unchanged pair.
     const memo = new ComparisonMemo();
     const schemas = {};
     const scope = JSON.stringify([[], { structuredMergeDiff: false }, 'annotation']);

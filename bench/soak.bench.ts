@@ -1,5 +1,5 @@
 /**
- * Soak benchmark (issue 22: "memory stays bounded over days"): the continuous loop (src/controller/loop.ts
+ * Soak benchmark (issue 22: "memory stays bounded over days"): the continuous loop (src/controller/loop/loop.ts
  * `Loop`, the engine of `sync --watch` and `kubectl gitops controller`) over 1,000 Applications, automated
  * with prune and selfHeal (`autoSync: { mode: 'policy' }`), on the embedded API server, under a steady
  * stream of drift: a writer patches a random tracked object of a random app at a fixed rate (another field

@@ -2,7 +2,11 @@
  * The layout rules of docs/architecture.md, checked over the import graph of src/:
  * - each module imports only modules of a lower layer (so no arrow points up and no module circle exists);
  * - no circle of runtime imports between files (`import type` is erased and does not count);
- * - outside a module, only its door (`index.ts`) is imported, where it has one.
+ * - no circle of imports among the files of one folder, `import type` included, so each folder reads top
+ *   to bottom;
+ * - outside a module, only its door (`index.ts`) is imported, where it has one;
+ * - the controller's programs are rooms (src/controller/<room>/, each with its door): a room imports only
+ *   the rooms below it, through their doors.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -34,6 +38,18 @@ const LAYERS: Record<string, number> = {
   commands: 10,
   cli: 11,
 };
+
+/**
+ * The programs of src/controller/, each a room with a door (`index.ts`), and the rooms each may import:
+ * arrows go down only into the refresh room and through the loop's door (docs/architecture.md).
+ */
+const CONTROLLER_ROOMS: Record<string, string[]> = {
+  refresh: [],
+  run: ['refresh'],
+  loop: ['refresh'],
+  'app-controller': ['loop', 'refresh'],
+};
+const controller = join(src, 'controller');
 
 interface Edge {
   from: string;
@@ -72,6 +88,37 @@ function moduleOf(file: string): string | undefined {
   return parts.length > 1 ? parts[0] : undefined;
 }
 
+/** The controller room a file belongs to (undefined outside src/controller/ and for its door). */
+function roomOf(file: string): string | undefined {
+  const parts = relative(controller, file).split('/');
+  return parts[0] !== '..' && parts.length > 1 ? parts[0] : undefined;
+}
+
+/** Each circle of `graph` once, as its files in import order. */
+function circlesOf(nodes: readonly string[], graph: Map<string, string[]>): string[] {
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const circles: string[] = [];
+  const visit = (file: string): void => {
+    state.set(file, 'open');
+    stack.push(file);
+    for (const next of graph.get(file) ?? []) {
+      if (state.get(next) === 'open') {
+        circles.push(
+          stack
+            .slice(stack.indexOf(next))
+            .map((f) => relative(src, f))
+            .join(' > '),
+        );
+      } else if (!state.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(file, 'done');
+  };
+  for (const node of nodes) if (!state.has(node)) visit(node);
+  return circles;
+}
+
 const files = sourceFiles(src);
 const edges = files.flatMap(importsOf);
 
@@ -97,28 +144,17 @@ describe('architecture', () => {
 
   it('no circle of runtime imports between files', () => {
     const graph = new Map<string, string[]>();
-    for (const e of edges) if (!e.typeOnly) graph.set(e.from, [...(graph.get(e.from) ?? []), e.to]);
-    const state = new Map<string, 'open' | 'done'>();
-    const stack: string[] = [];
-    const circles: string[] = [];
-    const visit = (file: string): void => {
-      state.set(file, 'open');
-      stack.push(file);
-      for (const next of graph.get(file) ?? []) {
-        if (state.get(next) === 'open') {
-          circles.push(
-            stack
-              .slice(stack.indexOf(next))
-              .map((f) => relative(src, f))
-              .join(' > '),
-          );
-        } else if (!state.has(next)) visit(next);
-      }
-      stack.pop();
-      state.set(file, 'done');
-    };
-    for (const file of files) if (!state.has(file)) visit(file);
-    assert.deepEqual(circles, []);
+    for (const e of edges)
+      if (!e.typeOnly) graph.set(e.from, [...new Set([...(graph.get(e.from) ?? []), e.to])]);
+    assert.deepEqual(circlesOf(files, graph), []);
+  });
+
+  it('no circle of imports (type-only ones too) among the files of one folder', () => {
+    const graph = new Map<string, string[]>();
+    for (const e of edges)
+      if (dirname(e.from) === dirname(e.to))
+        graph.set(e.from, [...new Set([...(graph.get(e.from) ?? []), e.to])]);
+    assert.deepEqual(circlesOf(files, graph), []);
   });
 
   it('imports from outside a module go through its index.ts when it has one', () => {
@@ -128,6 +164,42 @@ describe('architecture', () => {
       // A door may be a sub-module's own (src/apps/appset/index.ts).
       return to.endsWith('/index.ts') ? [] : [`${relative(src, from)} -> ${relative(src, to)}`];
     });
+    assert.deepEqual(deep, []);
+  });
+
+  it("the controller's programs are rooms: folders with a door, nothing else beside the controller's door", () => {
+    const entries = readdirSync(controller);
+    const folders = entries.filter((e) => statSync(join(controller, e)).isDirectory());
+    assert.deepEqual(
+      folders.sort(),
+      Object.keys(CONTROLLER_ROOMS).sort(),
+      'rooms here and in docs/architecture.md',
+    );
+    assert.deepEqual(
+      entries.filter((e) => !folders.includes(e)),
+      ['index.ts'],
+    );
+    for (const room of folders) assert.ok(existsSync(join(controller, room, 'index.ts')), `${room}/index.ts`);
+  });
+
+  it('controller rooms import only the rooms below them, through their doors', () => {
+    const wrong = edges.flatMap(({ from, to }) => {
+      const a = roomOf(from);
+      const b = roomOf(to);
+      if (a === undefined || a === b) return [];
+      const why =
+        b === undefined
+          ? moduleOf(to) === 'controller' && 'the controller door' // a room never imports the outer door
+          : !(CONTROLLER_ROOMS[a] ?? []).includes(b)
+            ? `room ${b}`
+            : !to.endsWith(`/${b}/index.ts`) && `${b} not through its door`;
+      return why ? [`${relative(src, from)} -> ${relative(src, to)} (${why})`] : [];
+    });
+    assert.deepEqual(wrong, []);
+    // The outer door hands on the rooms' doors, nothing from inside a room.
+    const deep = edges.flatMap(({ from, to }) =>
+      from === join(controller, 'index.ts') && !to.endsWith('/index.ts') ? [relative(src, to)] : [],
+    );
     assert.deepEqual(deep, []);
   });
 
@@ -150,5 +222,7 @@ describe('architecture', () => {
   it('finds the imports it checks (the checks cannot pass on an empty graph)', () => {
     assert.ok(edges.some((e) => e.typeOnly));
     assert.ok(edges.some((e) => moduleOf(e.from) === 'controller' && moduleOf(e.to) === 'cluster'));
+    assert.ok(edges.some((e) => roomOf(e.from) === 'loop' && roomOf(e.to) === 'refresh'));
+    assert.ok(edges.some((e) => e.typeOnly && dirname(e.from) === dirname(e.to)));
   });
 });

@@ -13,7 +13,7 @@
  * `start(signal)` resolves once every kind has listed; its ADDED events come first. An Application CRD
  * that is not served is an error (no Argo CD there); a missing AppProject CRD leaves only the built-in
  * `default` project. Events (`onEvent`, synchronous, in order) are raw and typed: parsing and what to do
- * belong to the caller (src/controller controller-run.ts).
+ * belong to the caller (src/controller/app-controller/run.ts).
  */
 import { isNotFound, LiveStateCache } from '../cluster/index.js';
 import type { CacheEvent, KubeClient, KubeObject, ResourceInfo } from '../cluster/index.js';

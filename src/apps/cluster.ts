@@ -14,6 +14,8 @@
  * of other projects are refused. Any other failure (RBAC, transport) is an error: a project that cannot
  * be read is never treated as allow-all.
  */
+import type * as ClusterModule from '../cluster/index.js';
+import type { ClusterConnection } from '../cluster/index.js';
 import { GitopsError, oneLine } from '../common/index.js';
 import type { KubeObject } from '../util/yaml-docs.js';
 import { parseApplication } from './parse.js';
@@ -66,6 +68,34 @@ export function clientOptions(requestTimeoutMs: number | undefined): {
   requestTimeoutMs?: number;
 } {
   return { retry: { maxRetries: 1 }, ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}) };
+}
+
+/** Where a one-off live read connects: a kube context and `--request-timeout`. */
+export interface LiveReadOptions {
+  kubeconfig?: string | undefined;
+  context?: string | undefined;
+  requestTimeoutMs?: number | undefined;
+}
+
+/**
+ * `read` with one connection of `options` (the cluster module loaded on first use), closed afterwards
+ * whatever `read` does; `read` also gets the module for its error tests (`ApiError`, `isNotFound`).
+ */
+export async function withLiveConnection<T>(
+  options: LiveReadOptions,
+  read: (conn: ClusterConnection, cluster: typeof ClusterModule) => Promise<T>,
+): Promise<T> {
+  const cluster = await import('../cluster/index.js');
+  const conn = await cluster.connect({
+    kubeconfig: options.kubeconfig,
+    context: options.context,
+    client: clientOptions(options.requestTimeoutMs),
+  });
+  try {
+    return await read(conn, cluster);
+  } finally {
+    conn.close();
+  }
 }
 
 /** The default lister: the project's counting client (src/cluster), loaded on first call. */

@@ -33,7 +33,9 @@ export type DeletionStep =
   | { kind: 'not-cascading'; finalizers: string[] }
   | { kind: 'waiting'; reason: string }
   | { kind: 'delete'; objects: KubeObject[]; propagation: 'Foreground' | 'Background' }
-  | { kind: 'done'; finalizers: string[] };
+  | { kind: 'done'; finalizers: string[] }
+  /** A stage of PreDelete / PostDelete hooks ran (delete-hooks.ts): what it did or waits for. */
+  | { kind: 'hooks'; stage: string; reason: string };
 
 /** The app as this step reads it: its manifest (metadata, spec) and parsed app-level sync options. */
 export interface DeletingApp {
@@ -50,7 +52,7 @@ export function cascades(manifest: KubeObject): boolean {
   return finalizersOf(manifest).some((f) => PROPAGATION_FINALIZERS.includes(f));
 }
 
-function finalizersOf(manifest: KubeObject): string[] {
+export function finalizersOf(manifest: KubeObject): string[] {
   const f = manifest.metadata?.['finalizers'];
   return Array.isArray(f) ? f.filter((x): x is string => typeof x === 'string') : [];
 }

@@ -100,6 +100,22 @@ export {
 } from './project-rules.js';
 export type { ProjectCluster, ProjectClusters, ProjectCondition, ScopedCluster } from './project-rules.js';
 export { loadRepositoryFiles, readLiveRepositories } from './repositories.js';
+export {
+  discoveryConfigured,
+  loadPluginConfigFiles,
+  mergePluginConfigs,
+  parsePluginConfig,
+  readLivePluginConfigs,
+  CMP_CONFIGMAP,
+  PLUGIN_CONFIG_KIND,
+} from './plugins.js';
+export type {
+  LivePluginsOptions,
+  ParameterAnnouncement,
+  PluginCommand,
+  PluginConfig,
+  PluginConfigSet,
+} from './plugins.js';
 export type { RepositorySourceObject, LiveRepositoriesOptions } from './repositories.js';
 
 export { DEFAULT_ARGOCD_NAMESPACE } from '../common/index.js';
@@ -212,6 +228,12 @@ export type {
   StatusSource,
 } from './status.js';
 export { parseOperation, operationJson, operationStateJson } from './operation.js';
+export {
+  LOCAL_SYNC_WITH_AUTO_SYNC,
+  OperationRefusal,
+  ROLLBACK_WITH_AUTO_SYNC,
+} from './operation-override.js';
+export type { SyncOverride } from './operation-override.js';
 export type { AppOperationReport, AppOperationRequest, AppTaskResult } from './operation.js';
 export { goDuration, kubeTime, mergePatch } from './status-json.js';
 export { applicationSummary, LINK_ANNOTATION_PREFIX } from './summary.js';
@@ -228,7 +250,20 @@ export {
   RESOURCES_FINALIZER,
   cascades,
   deletionStep,
+  finalizersOf,
   isDeleting,
   shouldBeDeleted,
 } from './deletion.js';
 export type { DeletingApp, DeletionStep } from './deletion.js';
+export {
+  CLEANUP_STAGE,
+  POST_DELETE_FINALIZER,
+  PRE_DELETE_FINALIZER,
+  deleteHookFinalizers,
+  deleteHooksOf,
+  deletionStage,
+  finalizes,
+  isDeleteHook,
+  withoutDeletionFinalizers,
+} from './delete-hooks.js';
+export type { DeleteHookType, DeletionStage } from './delete-hooks.js';

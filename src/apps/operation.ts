@@ -12,8 +12,8 @@
  *     skipped, as Argo CD), `syncStrategy` (`apply` or `hook`, default hook; `force: true` adds
  *     `Force=true`), `retry` (limit, backoff durations as Argo CD parses them, factor, refresh; absent:
  *     no retry, Argo CD's zero RetryStrategy), `initiatedBy`;
- *   - `source`/`sources` (a rollback) and `manifests` (a local sync) override what Git says; they are
- *     refused unless equal to the spec (`argocd app sync` of a plain app writes none).
+ *   - `source`/`sources` (a rollback) and `manifests` (a local sync): operation-override.ts (refused
+ *     while auto-sync is enabled, as Argo CD's API server does);
  * - `operationJson(request, app)`: the request as Argo CD's `Operation` JSON (what `operationState.operation`
  *   holds). An automated sync is written as autoSync builds it: the spec's source(s), `syncOptions` of the
  *   spec, `initiatedBy.automated`, the retry of the spec or `{limit: 5}`.
@@ -24,21 +24,14 @@
  */
 import { UsageError } from '../common/index.js';
 import { parseDuration } from './duration.js';
+import { readSyncOverride } from './operation-override.js';
+import type { SyncOverride } from './operation-override.js';
 import { RETRY_DEFAULTS, SYNC_OPTIONS } from './parse.js';
-import {
-  compact,
-  deepEqual,
-  goDuration,
-  isObject,
-  kubeTime,
-  plain,
-  type Json,
-  type JsonObject,
-} from './status-json.js';
+import { compact, goDuration, isObject, kubeTime, plain, type Json, type JsonObject } from './status-json.js';
 import type { Application, RetryStrategy } from './types.js';
 
-/** A sync the loop runs (structurally the controller's `OperationRequest`, loop-types.ts). */
-export interface AppOperationRequest {
+/** A sync the loop runs (structurally the controller's `OperationRequest`, src/controller/loop/types.ts). */
+export interface AppOperationRequest extends SyncOverride {
   initiatedBy: { automated: boolean; username?: string | undefined };
   revision?: string | undefined;
   revisions?: string[] | undefined;
@@ -101,8 +94,6 @@ export function parseOperation(app: Application): AppOperationRequest | undefine
   if (sync === undefined || sync === null)
     return fail(app, 'operation.sync', 'is required (no operation specified)');
   if (!isObject(sync)) return fail(app, 'operation.sync', 'must be an object');
-  const spec = isObject(app.manifest['spec']) ? (app.manifest['spec'] as JsonObject) : {};
-
   const bool = (v: unknown, field: string): boolean => {
     if (v === undefined || v === null) return false;
     if (typeof v !== 'boolean') return fail(app, field, 'must be a boolean');
@@ -191,18 +182,8 @@ export function parseOperation(app: Application): AppOperationRequest | undefine
     if (resources.length > 0) request.resources = resources;
   }
 
-  for (const field of ['source', 'sources'] as const) {
-    const v = sync[field];
-    if (v === undefined || v === null || (Array.isArray(v) && v.length === 0)) continue;
-    if (!deepEqual(plain(v), plain(spec[field])))
-      fail(
-        app,
-        `operation.sync.${field}`,
-        'overrides the spec (a rollback), which this controller does not run',
-      );
-  }
-  if (Array.isArray(sync['manifests']) && sync['manifests'].length > 0)
-    fail(app, 'operation.sync.manifests', '(a local sync) is not supported');
+  const override = readSyncOverride(app, sync, request.dryRun, (field, why) => fail(app, field, why));
+  for (const [k, v] of Object.entries(override)) if (v !== undefined) Object.assign(request, { [k]: v });
 
   request.retry = retryStrategy(app, raw['retry']);
   return request;
@@ -296,6 +277,10 @@ export function operationJson(request: AppOperationRequest, app: Application, sp
       .filter(([k]) => !(k === 'Force' && request.strategy))
       .map(([k, v]) => `${k}=${v}`);
     if (list.length > 0) sync['syncOptions'] = list;
+    // As written: the rollback's (or the spec's) source(s), a local sync's manifests.
+    if (request.source) sync['source'] = request.source;
+    if (request.sources) sync['sources'] = request.sources;
+    if (request.manifests) sync['manifests'] = request.manifests;
   }
   if (request.revisions && request.revisions.length > 0) sync['revisions'] = request.revisions;
   // Go's encoding/json writes struct fields even with omitempty: `initiatedBy` and `retry` are always there.
@@ -311,7 +296,10 @@ export function operationStateJson(
 ): JsonObject {
   const s = spec ?? (isObject(app.manifest['spec']) ? (app.manifest['spec'] as JsonObject) : {});
   const syncResult: JsonObject = {};
-  const resources = report.resources.map((r) => {
+  // gitops-engine lists only tasks that have a result: those an ended (failed, terminated) operation
+  // never started are left out.
+  const started = report.resources.filter((r) => r.status || r.hookPhase || r.message);
+  const resources = started.map((r) => {
     const row: JsonObject = {
       group: r.group,
       version: r.version,
@@ -328,9 +316,11 @@ export function operationStateJson(
   });
   if (resources.length > 0) syncResult['resources'] = resources;
   syncResult['revision'] = app.multiSource ? '' : report.revision;
+  // newSyncOperationResult: the operation's source(s) when it names them (a rollback), else the spec's.
   // `source` is a struct (always written; an empty ApplicationSource is {repoURL: ""}).
-  syncResult['source'] = app.multiSource ? EMPTY_SOURCE : (plain(s['source']) ?? EMPTY_SOURCE);
-  if (app.multiSource) syncResult['sources'] = plain(s['sources']) ?? [];
+  const [source, sources] = syncedSources(request, app, s);
+  syncResult['source'] = source;
+  if (sources) syncResult['sources'] = sources;
   if (app.multiSource) syncResult['revisions'] = report.revisions ?? [report.revision];
   const nsMeta = isObject(s['syncPolicy']) ? compact(s['syncPolicy']['managedNamespaceMetadata']) : undefined;
   if (nsMeta !== undefined) syncResult['managedNamespaceMetadata'] = nsMeta;
@@ -341,4 +331,18 @@ export function operationStateJson(
   out['finishedAt'] = kubeTime(report.finishedAt);
   if (report.retries > 0) out['retryCount'] = report.retries;
   return out;
+}
+
+/**
+ * The source and sources a sync used, as `syncResult` and `history` record them (newSyncOperationResult):
+ * those the operation names (a rollback), else the spec's.
+ */
+export function syncedSources(
+  request: Pick<AppOperationRequest, 'source' | 'sources'>,
+  app: Application,
+  spec: JsonObject,
+): [JsonObject, Json[] | undefined] {
+  if (request.sources || request.source) return [request.source ?? EMPTY_SOURCE, request.sources];
+  if (app.multiSource) return [EMPTY_SOURCE, (plain(spec['sources']) as Json[] | undefined) ?? []];
+  return [(plain(spec['source']) as JsonObject | undefined) ?? EMPTY_SOURCE, undefined];
 }

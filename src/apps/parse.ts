@@ -22,6 +22,8 @@ import type {
   IgnoreDifference,
   JsonnetVar,
   KustomizeOptions,
+  PluginOptions,
+  PluginParameter,
   RetryStrategy,
   SyncPolicy,
 } from './types.js';
@@ -128,6 +130,11 @@ class Reader {
 
   raw(key: string): unknown {
     return this.obj[key];
+  }
+
+  /** Fails naming this object's path. */
+  invalid(why: string): never {
+    return this.fail(`${this.path}: ${why}`);
   }
 
   private failAt(key: string, i: number): never {
@@ -240,12 +247,11 @@ function readSource(r: Reader, fail: (why: string) => never): ApplicationSource 
   if (ref !== undefined && !/^[A-Za-z0-9_-]+$/.test(ref)) fail(`${r.path}.ref "${ref}" must be alphanumeric`);
   const kinds = ['directory', 'kustomize', 'helm', 'plugin'].filter((k) => r.has(k));
   if (kinds.length > 1) fail(`${r.path}: multiple source types set (${kinds.join(', ')})`);
-  // Rendering a plugin source as a plain directory would report a desired state Argo CD never produces.
-  if (r.has('plugin')) fail(`${r.path}.plugin: config management plugins are not supported`);
   const name = r.str('name') || undefined;
   const directory = r.child('directory');
   const kustomize = r.child('kustomize');
   const helm = r.child('helm');
+  const plugin = r.child('plugin');
   return {
     repoURL,
     path,
@@ -256,7 +262,26 @@ function readSource(r: Reader, fail: (why: string) => never): ApplicationSource 
     ...(directory ? { directory: readDirectory(directory) } : {}),
     ...(kustomize ? { kustomize: readKustomize(kustomize) } : {}),
     ...(helm ? { helm: readHelm(helm) } : {}),
+    ...(plugin ? { plugin: readPlugin(plugin) } : {}),
   };
+}
+
+/**
+ * `plugin` as Argo CD's ApplicationSourcePlugin, unvalidated as Argo CD leaves it: an env entry is a name
+ * and a value, a parameter a name and any of `string`, `map`, `array`.
+ */
+function readPlugin(r: Reader): PluginOptions {
+  const env = r.list('env').map((e) => ({ name: e.str('name') ?? '', value: e.str('value') ?? '' }));
+  const parameters = r.list('parameters').map((p): PluginParameter => {
+    const string = p.str('string');
+    return {
+      name: p.str('name') ?? '',
+      ...(string !== undefined ? { string } : {}),
+      ...(p.has('map') ? { map: p.map('map') } : {}),
+      ...(p.has('array') ? { array: p.strings('array') } : {}),
+    };
+  });
+  return { name: r.str('name') ?? '', env, parameters };
 }
 
 function readDirectory(r: Reader): DirectoryOptions {
@@ -279,13 +304,36 @@ function readKustomize(r: Reader): KustomizeOptions {
   const namePrefix = r.str('namePrefix');
   const nameSuffix = r.str('nameSuffix');
   const namespace = r.str('namespace');
+  const version = r.str('version');
+  const kubeVersion = r.str('kubeVersion');
+  const patches = r.raw('patches');
   return {
     ...(namePrefix ? { namePrefix } : {}),
     ...(nameSuffix ? { nameSuffix } : {}),
     images: r.strings('images'),
+    replicas: r.list('replicas').map((p) => {
+      const count = p.raw('count');
+      // IntOrString: an integer, or a string holding one (KustomizeReplica.GetIntCount).
+      if (typeof count === 'number' ? !Number.isInteger(count) : !/^-?\d+$/.test(String(count ?? '')))
+        p.invalid(`count ${JSON.stringify(count)} is not an integer`);
+      return { name: p.str('name') ?? '', count: String(count) };
+    }),
     commonLabels: r.map('commonLabels'),
     commonAnnotations: r.map('commonAnnotations'),
+    forceCommonLabels: r.bool('forceCommonLabels'),
+    forceCommonAnnotations: r.bool('forceCommonAnnotations'),
+    commonAnnotationsEnvsubst: r.bool('commonAnnotationsEnvsubst'),
+    labelWithoutSelector: r.bool('labelWithoutSelector'),
+    labelIncludeTemplates: r.bool('labelIncludeTemplates'),
     ...(namespace ? { namespace } : {}),
+    patches: Array.isArray(patches)
+      ? patches.filter((p): p is Record<string, unknown> => p !== null && typeof p === 'object')
+      : [],
+    components: r.strings('components'),
+    ignoreMissingComponents: r.bool('ignoreMissingComponents'),
+    ...(version ? { version } : {}),
+    ...(kubeVersion ? { kubeVersion } : {}),
+    apiVersions: r.strings('apiVersions'),
   };
 }
 
@@ -296,6 +344,7 @@ function readHelm(r: Reader): HelmOptions {
   const releaseName = r.str('releaseName');
   const namespace = r.str('namespace');
   const kubeVersion = r.str('kubeVersion');
+  const version = r.str('version');
   return {
     valueFiles: r.strings('valueFiles'),
     values,
@@ -314,6 +363,9 @@ function readHelm(r: Reader): HelmOptions {
     ignoreMissingValueFiles: r.bool('ignoreMissingValueFiles'),
     ...(kubeVersion ? { kubeVersion } : {}),
     apiVersions: r.strings('apiVersions'),
+    ...(version ? { version } : {}),
+    passCredentials: r.bool('passCredentials'),
+    skipSchemaValidation: r.bool('skipSchemaValidation'),
   };
 }
 

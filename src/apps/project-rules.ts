@@ -238,7 +238,7 @@ export interface ScopedCluster extends ProjectCluster {
  * The project as Argo CD's controller uses it (`util/argo/argo.go GetAppProjectByName`): the URLs of the
  * repository Secrets scoped to it appended to `sourceRepos`, and each cluster scoped to it appended to
  * `destinations` (its server with namespace `*`, or one entry per namespace the Secret lists). Called by
- * src/controller/scoped.ts `scopeProjects` for each run; the project given is not changed.
+ * src/controller/refresh/scoped.ts `scopeProjects` for each run; the project given is not changed.
  */
 export function withScopedResources(
   project: AppProject,

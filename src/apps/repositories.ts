@@ -14,7 +14,7 @@
  */
 import { GitopsError, oneLine, UsageError } from '../common/index.js';
 import { describeSource, readKubeObjects, type KubeObject } from '../util/yaml-docs.js';
-import { clientOptions } from './cluster.js';
+import { withLiveConnection } from './cluster.js';
 
 const SECRET_TYPE_LABEL = 'argocd.argoproj.io/secret-type';
 const KNOWN_HOSTS_CM = 'argocd-ssh-known-hosts-cm';
@@ -73,7 +73,6 @@ export interface LiveRepositoriesOptions {
 export async function readLiveRepositories(
   options: LiveRepositoriesOptions,
 ): Promise<RepositorySourceObject[]> {
-  const cluster = await import('../cluster/index.js');
   const subject = `namespace ${options.namespace}`;
   const secrets = {
     group: '',
@@ -85,12 +84,7 @@ export async function readLiveRepositories(
   };
   const configMaps = { ...secrets, kind: 'ConfigMap', plural: 'configmaps', verbs: ['get'] };
   try {
-    const conn = await cluster.connect({
-      kubeconfig: options.kubeconfig,
-      context: options.context,
-      client: clientOptions(options.requestTimeoutMs),
-    });
-    try {
+    return await withLiveConnection(options, async (conn, cluster) => {
       const forbidden = (err: unknown, what: string): boolean => {
         if (!(err instanceof cluster.ApiError) || err.code !== 403) return false;
         options.onWarning?.(
@@ -122,9 +116,7 @@ export async function readLiveRepositories(
       }
       warnWithoutURL(out, options.onWarning);
       return out;
-    } finally {
-      conn.close();
-    }
+    });
   } catch (err) {
     // The API error already names the request and keeps its code (RBAC refusals get their hint).
     if (err instanceof GitopsError) throw err;

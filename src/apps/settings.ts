@@ -82,9 +82,15 @@ export interface ArgoCdSettings {
   sensitiveAnnotations: string[];
   /**
    * `cluster.inClusterEnabled`: false only when the key is exactly "false" (absent = true): apps on the
-   * in-cluster server then fail as Argo CD's GetCluster ("cluster ... is disabled"); src/controller/scoped.ts.
+   * in-cluster server then fail as Argo CD's GetCluster ("cluster ... is disabled"); src/controller/refresh/scoped.ts.
    */
   inClusterEnabled?: boolean;
+  /**
+   * `kustomize.buildOptions` and the registered versions `kustomize.path.<version>` /
+   * `kustomize.version.<version>` (util/settings GetKustomizeSettings): which kustomize renders a source
+   * with `kustomize.version`, and the options of `kustomize build`.
+   */
+  kustomize: { buildOptions: string; versions: Record<string, string> };
   /** Values read but not fully honoured (the caller prints them as warnings). */
   warnings: string[];
 }
@@ -342,6 +348,18 @@ function parseCompare(reader: SettingsReader, text: string | undefined, warnings
   return compare;
 }
 
+/** argocd-cm's kustomize keys; a version registered twice is an error, as in Argo CD. */
+function parseKustomize(reader: SettingsReader, data: Record<string, string>): ArgoCdSettings['kustomize'] {
+  const versions: Record<string, string> = {};
+  for (const [key, value] of Object.entries(data)) {
+    const m = /^kustomize\.(path|version)\.(.+)$/.exec(key);
+    if (!m) continue;
+    if (versions[m[2]!] !== undefined) reader.fail(key, `found duplicate kustomize version: ${m[2]}`);
+    versions[m[2]!] = value;
+  }
+  return { buildOptions: data['kustomize.buildOptions'] ?? '', versions };
+}
+
 /** Parses an `argocd-cm` ConfigMap object. `origin` names it in errors ("file cm.yaml"). */
 export function parseArgoCdSettings(cm: KubeObject, origin: string): ArgoCdSettings {
   const reader = new SettingsReader(origin);
@@ -362,6 +380,7 @@ export function parseArgoCdSettings(cm: KubeObject, origin: string): ArgoCdSetti
       .replaceAll(' ', '')
       .split(',')
       .filter((k) => k !== ''),
+    kustomize: parseKustomize(reader, data),
     warnings,
   };
   const method = data[TRACKING_METHOD_KEY];

@@ -22,7 +22,7 @@
  *   a sync that would delete every resource).
  * - `reconciledAt`: set on the first reconcile and on every refresh of level 2 or more (a level-1 refresh,
  *   from a watch event, leaves it).
- * - `operationState`: the running operation (phase Running), else the last finished one with its sync
+ * - `operationState`: the running operation (phase Running; Terminating once asked to terminate), else the last finished one with its sync
  *   result (operation.ts). `history`: a successful, non-dry-run sync of the whole app (no `resources`
  *   filter) appends a RevisionHistory with the next id, truncated to `spec.revisionHistoryLimit`
  *   (default 10; state.go persistRevisionHistory). The caller says when the operation just ended
@@ -46,6 +46,7 @@ import {
 import {
   EMPTY_SOURCE,
   operationJson,
+  syncedSources,
   operationStateJson,
   type AppOperationReport,
   type AppOperationRequest,
@@ -82,9 +83,13 @@ export interface StatusComparison {
 export interface StatusSource {
   app: Application;
   comparison?: StatusComparison | undefined;
-  error?: { message: string; exitCode: number } | undefined;
+  /** `conditions`: Argo CD's conditions for this failure (a project refusal), written as they are. */
+  error?:
+    | { message: string; exitCode: number; conditions?: ReadonlyArray<{ type: string; message: string }> }
+    | undefined;
   reconciledAt?: string | undefined;
-  running?: { request: AppOperationRequest; startedAt: string } | undefined;
+  running?:
+    { request: AppOperationRequest; startedAt: string; terminating?: boolean | undefined } | undefined;
   lastOperation?: { request: AppOperationRequest; report: AppOperationReport } | undefined;
 }
 
@@ -161,12 +166,11 @@ export function buildStatus(options: BuildStatusOptions): BuiltStatus {
 
   if (state.error) {
     const type = state.error.exitCode === 2 ? 'InvalidSpecError' : 'ComparisonError';
-    status['conditions'] = setConditions(
-      previous['conditions'],
-      [{ type, message: state.error.message }],
-      ERROR_TYPES,
-      now,
-    );
+    // A project refusal carries Argo CD's own conditions (refreshAppConditions: one per rule, typed).
+    const found = state.error.conditions?.length
+      ? state.error.conditions
+      : [{ type, message: state.error.message }];
+    status['conditions'] = setConditions(previous['conditions'], found, ERROR_TYPES, now);
     const sync = isObject(previous['sync']) ? { ...previous['sync'] } : {};
     sync['status'] = 'Unknown';
     status['sync'] = sync;
@@ -315,9 +319,12 @@ function setSourceTypes(
 
 function operationStatus(state: StatusSource, spec: JsonObject): Json | undefined {
   if (state.running) {
+    // Terminating (argocd app terminate-op) is kept until the operation ends, never written back to
+    // Running (processRequestedAppOperation re-reads the app: "operation is terminating").
     return {
       operation: operationJson(state.running.request, state.app, spec),
-      phase: 'Running',
+      phase: state.running.terminating ? 'Terminating' : 'Running',
+      ...(state.running.terminating ? { message: 'operation is terminating' } : {}),
       startedAt: kubeTime(state.running.startedAt),
     };
   }
@@ -348,8 +355,10 @@ function appendHistory(
   if (!state.app.multiSource) entry['revision'] = report.revision;
   entry['deployedAt'] = kubeTime(report.finishedAt);
   entry['id'] = lastId + 1;
-  entry['source'] = state.app.multiSource ? EMPTY_SOURCE : (plain(spec['source']) ?? EMPTY_SOURCE);
-  if (state.app.multiSource) entry['sources'] = plain(spec['sources']) ?? [];
+  // persistRevisionHistory: the source(s) compared, a rollback's own.
+  const [source, sources] = syncedSources(request, state.app, spec);
+  entry['source'] = source;
+  if (sources) entry['sources'] = sources;
   entry['deployStartedAt'] = startedAt;
   if (state.app.multiSource) entry['revisions'] = report.revisions ?? [report.revision];
   entry['initiatedBy'] = compact(request.initiatedBy) ?? {};

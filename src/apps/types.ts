@@ -38,6 +38,10 @@ export interface HelmOptions {
   ignoreMissingValueFiles: boolean;
   kubeVersion?: string;
   apiVersions: string[];
+  /** `helm.version`: "", "v3" or "v4" (Argo CD 3.6 runs one helm for all three; others are an error). */
+  version?: string;
+  passCredentials: boolean;
+  skipSchemaValidation: boolean;
 }
 
 export interface KustomizeOptions {
@@ -45,15 +49,50 @@ export interface KustomizeOptions {
   nameSuffix?: string;
   /** `name[=newName][:tag|@digest]` as `kustomize edit set image` takes them. */
   images: string[];
+  /** `kustomize edit set replicas name=count` (count as written: an integer or a numeric string). */
+  replicas: Array<{ name: string; count: string }>;
   commonLabels: Record<string, string>;
   commonAnnotations: Record<string, string>;
+  forceCommonLabels: boolean;
+  forceCommonAnnotations: boolean;
+  commonAnnotationsEnvsubst: boolean;
+  labelWithoutSelector: boolean;
+  labelIncludeTemplates: boolean;
   namespace?: string;
+  /** Kustomize patches as written (path/patch/target/options), appended to the kustomization's own. */
+  patches: Record<string, unknown>[];
+  components: string[];
+  ignoreMissingComponents: boolean;
+  /** A version registered in argocd-cm (`kustomize.path.<version>`); undefined = the default binary. */
+  version?: string;
+  kubeVersion?: string;
+  apiVersions: string[];
 }
 
 export interface JsonnetVar {
   name: string;
   value: string;
   code: boolean;
+}
+
+/**
+ * One `spec.source.plugin.parameters` entry (Argo CD `ApplicationSourcePluginParameter`): a name and any of
+ * a string, a map and an array value (an empty map or array is present, not absent).
+ */
+export interface PluginParameter {
+  name: string;
+  string?: string;
+  map?: Record<string, string>;
+  array?: string[];
+}
+
+/** `spec.source.plugin` (Argo CD `ApplicationSourcePlugin`): a config management plugin renders the source. */
+export interface PluginOptions {
+  /** `<metadata.name>-<spec.version>` (or `<metadata.name>` without a version); "" = discovery picks one. */
+  name: string;
+  /** Passed to the plugin as `ARGOCD_ENV_<name>`, values with `$VAR` of the build environment expanded. */
+  env: { name: string; value: string }[];
+  parameters: PluginParameter[];
 }
 
 export interface DirectoryOptions {
@@ -77,6 +116,8 @@ export interface ApplicationSource {
   directory?: DirectoryOptions;
   kustomize?: KustomizeOptions;
   helm?: HelmOptions;
+  /** Set (possibly with no field) when the source names a config management plugin (`plugin: {}` too). */
+  plugin?: PluginOptions;
 }
 
 export interface RetryStrategy {

@@ -12,7 +12,7 @@ import { logAt, REQUEST_LOG_LEVEL, userAgent } from '../common/index.js';
 import { keepTokenFiles } from './kubeconfig.js';
 import { ApiError } from './errors.js';
 import type { StatusBody } from './errors.js';
-import type { RawRequest, WatchEvent } from './client.js';
+import type { RawRequest, WatchEvent } from './client-types.js';
 
 export async function failureOf(
   res: http.IncomingMessage,

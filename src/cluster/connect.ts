@@ -7,7 +7,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { GitopsError, oneLine } from '../common/index.js';
 import { KubeClient } from './client.js';
 import type { ClusterAccess, ClusterScope } from './cluster-secret.js';
-import type { ClientOptions } from './client.js';
+import type { ClientOptions } from './client-types.js';
 import { Discovery } from './discovery.js';
 import type { DiscoveryOptions } from './discovery.js';
 import { forContext, loadKubeConfig, resolveDestination } from './kubeconfig.js';

@@ -150,6 +150,42 @@ export class Discovery {
     );
   }
 
+  #version: Promise<string> | undefined;
+
+  /**
+   * The server's version as Argo CD hands it to renderers: `GET /version`'s gitVersion read as apimachinery
+   * `version.ParseGeneric` reads it (leading "v" and any suffix such as "+k3s1" or "-gke.100" dropped:
+   * "1.28.4"); once per connection. gitops-engine `GetServerVersion` then repository.go `parseKubeVersion`.
+   */
+  serverVersion(signal?: AbortSignal): Promise<string> {
+    this.#version ??= this.#client
+      .request<{ gitVersion?: string }>({
+        verb: 'discovery',
+        method: 'GET',
+        path: '/version',
+        subject: 'discovery /version',
+        ...(signal ? { signal } : {}),
+      })
+      .then((v) => genericVersion(v.gitVersion ?? ''));
+    this.#version.catch(() => (this.#version = undefined));
+    return this.#version;
+  }
+
+  /**
+   * The API versions Argo CD hands to renderers (util/argo `APIResourcesToStrings` with kinds, over
+   * gitops-engine `GetAPIResources`: every served version of every resource that can be listed and
+   * watched): "group/version" and "group/version/Kind" ("v1", "v1/ConfigMap"), sorted, no duplicates.
+   */
+  async apiVersions(signal?: AbortSignal): Promise<string[]> {
+    const out = new Set<string>();
+    for (const r of await this.resources(signal)) {
+      if (!r.verbs.includes('list') || !r.verbs.includes('watch')) continue;
+      const gv = r.group ? `${r.group}/${r.version}` : r.version;
+      out.add(gv).add(`${gv}/${r.kind}`);
+    }
+    return [...out].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  }
+
   /** `resolve` by an object's apiVersion and kind. */
   resolveApiVersionKind(apiVersion: string, kind: string, signal?: AbortSignal): Promise<ResourceInfo> {
     return this.resolve({ ...parseApiVersion(apiVersion), kind }, signal);
@@ -248,6 +284,20 @@ export class Discovery {
     await this.#writeDisk(data);
     return data;
   }
+}
+
+/**
+ * A version as apimachinery `ParseGeneric(...).String()` writes it: the dotted numbers after an optional
+ * "v" (at least two), anything after them dropped; "" when there are none.
+ */
+export function genericVersion(text: string): string {
+  const m = /^v?([0-9]+(?:\.[0-9]+)+)/.exec(text.trim());
+  return m
+    ? m[1]!
+        .split('.')
+        .map((n) => String(Number(n)))
+        .join('.')
+    : '';
 }
 
 /** The request-relevant part of a discovered resource. */

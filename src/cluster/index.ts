@@ -50,7 +50,7 @@ export type {
   PatchType,
   Verb,
   WriteOptions,
-} from './client.js';
+} from './client-types.js';
 export { ApiError, isNotFound, isConflict, isGone, isRetryable } from './errors.js';
 export { CredentialsError } from './credentials.js';
 export type { StatusBody } from './errors.js';

@@ -60,6 +60,14 @@ export abstract class BaseCommand extends Command {
     process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
   }
 
+  /**
+   * Information for the user (where a server listens): a plain line on stderr, no prefix. `warning:` is
+   * kept for what the user should act on (`warnLine`).
+   */
+  protected infoLine(text: string): void {
+    process.stderr.write(`${text}\n`);
+  }
+
   /** Warnings go to stderr so machine-readable stdout stays clean (through the progress display, if any). */
   protected warnLine(text: string): void {
     if (this.#progress) this.#progress.warn(text);

@@ -15,7 +15,7 @@ import { DEFAULT_ARGOCD_NAMESPACE, oneLine, UsageError } from '../common/index.j
 import type { Metrics } from '../metrics/index.js';
 import { ALGORITHMS, parseReplicasFrom, type Algorithm, type ShardClaimer } from '../sharding/index.js';
 import { createSourceService, execProcess } from '../source/index.js';
-import { clientOptionsOf, requestTimeoutFlag, runSettings, sourceSelection } from './flags.js';
+import { clientOptionsOf, durationFlag, requestTimeoutFlag, runSettings, sourceSelection } from './flags.js';
 
 export const controllerFlags = {
   'argocd-namespace': Flags.string({
@@ -46,15 +46,14 @@ export const controllerFlags = {
     min: 1,
     max: 1000,
   }),
-  'app-resync': Flags.integer({
-    description: 'Seconds between periodic refreshes of each app (timeout.reconciliation); 0 turns them off.',
-    default: 120,
-    min: 0,
+  'app-resync': durationFlag({
+    description:
+      'Time between periodic refreshes of each app (timeout.reconciliation): seconds, as Argo CD, or 2m, 90s; 0 turns them off.',
+    default: '120',
   }),
-  'app-resync-jitter': Flags.integer({
-    description: 'Up to this many seconds added to each periodic refresh.',
-    default: 60,
-    min: 0,
+  'app-resync-jitter': durationFlag({
+    description: 'Up to this much time added to each periodic refresh: seconds, or 1m, 30s.',
+    default: '60',
   }),
   'self-heal-timeout-seconds': Flags.integer({
     description: 'Flat wait between self-heal attempts, used when --self-heal-backoff-timeout-seconds is 0.',
@@ -141,6 +140,7 @@ export interface ControllerFlagValues {
   'request-timeout'?: string | undefined;
   'status-processors': number;
   'operation-processors': number;
+  /** Milliseconds (durationFlag). */
   'app-resync': number;
   'app-resync-jitter': number;
   'self-heal-timeout-seconds': number;
@@ -213,8 +213,10 @@ export function loopBase(
       ...(metrics ? { exec: metrics.instrumentExec(execProcess) } : {}),
     });
     const operation: LoopOptions['operation'] | undefined = metrics
-      ? (app, rec, request, signal) =>
-          metrics.attribute(app, request.dryRun, () => o.defaultOperation(app, rec, request, signal))
+      ? (app, rec, request, signal, terminate) =>
+          metrics.attribute(app, request.dryRun, () =>
+            o.defaultOperation(app, rec, request, signal, terminate),
+          )
       : undefined;
     return {
       close: () => source.close(),
@@ -229,8 +231,8 @@ export function loopBase(
         statusProcessors: flags['status-processors'],
         operationProcessors: flags['operation-processors'],
         diffText: false,
-        appResyncMs: flags['app-resync'] * 1000,
-        appResyncJitterMs: flags['app-resync-jitter'] * 1000,
+        appResyncMs: flags['app-resync'],
+        appResyncJitterMs: flags['app-resync-jitter'],
         selfHealTimeoutMs: flags['self-heal-timeout-seconds'] * 1000,
         selfHealBackoff:
           backoff > 0

@@ -18,7 +18,7 @@ export default class Controller extends BaseCommand {
 
   static override description = prose`Reads the Applications, AppProjects, argocd-cm, cluster and repository Secrets of
 --argocd-namespace on the current kube context and watches them. Every Application is refreshed on changes, on
-live drift and every --app-resync seconds; apps with spec.syncPolicy.automated are auto-synced and self-healed
+live drift and every --app-resync (seconds, or 2m); apps with spec.syncPolicy.automated are auto-synced and self-healed
 with Argo CD's rules; operations written to an Application's operation field (argocd app sync --core, the UI,
 kubectl patch) are run. Each Application's status (sync, health, resources, conditions, operationState,
 history, reconciledAt) is written as Argo CD's controller writes it, one merge patch of what changed. An
@@ -55,7 +55,7 @@ per event on stdout (-o json: one JSON object per line). See docs/controller.md.
     const signal = this.signal;
     const json = flags.output === 'json';
     const served = await controllerMetrics(flags, signal);
-    if (served) warn(`metrics and probes at ${served.url}/metrics, /healthz, /readyz`);
+    if (served) this.infoLine(`metrics and probes at ${served.url}/metrics, /healthz, /readyz`);
     const load = loopBase(flags, { signal, warn, metrics: served?.metrics, defaultOperation });
     try {
       await runController({

@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import {
   appFlags,
+  checkPluginConfigs,
   clientOptionsOf,
   clusterSecretsOf,
   sourceSelection,
@@ -182,7 +183,9 @@ are read at both revisions, so apps the change adds or removes show as added or 
         );
       if ((flags['app-file'] ?? []).length === 0)
         throw new UsageError('failed to preview: give the Application files with -f', { subject: '--base' });
+      await checkPluginConfigs(flags);
       const { runBasePreview, clusterSource } = await import('../preview/index.js');
+      useParseCache();
       const preview = await runBasePreview({
         files: flags['app-file'] ?? [],
         names: names as string[],
@@ -202,7 +205,8 @@ are read at both revisions, so apps the change adds or removes show as added or 
         source: {
           hardRefresh: flags['hard-refresh'],
           signal: this.signal,
-          // Private repositories of the apps' sources (--repositories-file): docs/repositories.md.
+          // Private repositories of the apps' sources (--repositories-file): docs/repositories.md; and
+          // config management plugins (--plugin-config): docs/plugins.md.
           ...repositoriesOf(sourceSelection(flags, (m) => this.warnLine(m))),
         },
         onWarning: (m) => this.warnLine(m),
@@ -297,7 +301,14 @@ are read at both revisions, so apps the change adds or removes show as added or 
   }
 }
 
-/** The repository credentials part of the source options (for `diff --base`). */
-function repositoriesOf(options: SourceServiceOptions): Pick<SourceServiceOptions, 'repositories'> {
-  return options.repositories ? { repositories: options.repositories } : {};
+/** What `diff --base` takes of the source options: credentials, plugins and the renderer binaries (no argocd-cm). */
+function repositoriesOf(
+  options: SourceServiceOptions,
+): Pick<SourceServiceOptions, 'repositories' | 'plugins' | 'helmPath' | 'kustomizePath'> {
+  return {
+    ...(options.repositories ? { repositories: options.repositories } : {}),
+    ...(options.plugins ? { plugins: options.plugins } : {}),
+    ...(options.helmPath ? { helmPath: options.helmPath } : {}),
+    ...(options.kustomizePath ? { kustomizePath: options.kustomizePath } : {}),
+  };
 }

@@ -14,6 +14,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Flags } from '@oclif/core';
+import type { CustomOptions, OptionFlag } from '@oclif/core/interfaces';
 import {
   ARGOCD_CM,
   loadClusterProjects,
@@ -22,8 +23,11 @@ import {
   ProjectSet,
   loadApplications,
   loadArgoCdSettingsFile,
+  loadPluginConfigFiles,
   loadRepositoryFiles,
+  mergePluginConfigs,
   parseDuration,
+  readLivePluginConfigs,
   readLiveRepositories,
   readLiveArgoCdSettings,
   selectApplications,
@@ -110,9 +114,25 @@ export const appFlags = {
     description: 'Ignore cached manifests and render again.',
     helpGroup: SELECT,
   }),
+  'helm-path': Flags.string({
+    description:
+      "The helm binary that renders Helm sources. Default: helm on PATH, else the one `npm run tools` installs (Argo CD 3.6's 4.2.4).",
+    helpGroup: SELECT,
+  }),
+  'kustomize-path': Flags.string({
+    description:
+      "The kustomize binary that renders kustomize sources without kustomize.version (argocd-cm kustomize.path.<version> names the others). Default: kustomize on PATH, else the one `npm run tools` installs (Argo CD 3.6's 5.8.1).",
+    helpGroup: SELECT,
+  }),
   'repositories-file': Flags.string({
     description:
       "Argo CD repository Secrets (secret-type repository / repo-creds) and argocd-ssh-known-hosts-cm as YAML/JSON: Git and Helm credentials. Default: the live Argo CD namespace's with --from-cluster (files are read first). Repeatable. See docs/repositories.md.",
+    multiple: true,
+    helpGroup: SELECT,
+  }),
+  'plugin-config': Flags.string({
+    description:
+      "Config management plugins: ConfigManagementPlugin files (a sidecar's plugin.yaml), or ConfigMaps holding them (argocd-cmp-cm), or folders of either. Default: the plugin sidecars of the live repo-server with --from-cluster (files win). Their commands run on this machine. Repeatable. See docs/plugins.md.",
     multiple: true,
     helpGroup: SELECT,
   }),
@@ -157,8 +177,13 @@ export interface AppFlagValues {
   name?: string | undefined;
   local?: string | undefined;
   'hard-refresh'?: boolean | undefined;
+  'helm-path'?: string | undefined;
+  'kustomize-path'?: string | undefined;
   'repositories-file'?: string[] | undefined;
+  'plugin-config'?: string[] | undefined;
   'clusters-file'?: string[] | undefined;
+  /** argocd-cm, when the command reads it (its kustomize settings pick kustomize binaries and build options). */
+  'argocd-cm'?: string | undefined;
   shard?: number | undefined;
   replicas?: number | undefined;
   'sharding-algorithm'?: string | undefined;
@@ -180,6 +205,42 @@ export const requestTimeoutFlag = {
       'How long one API request may wait for an answer: 0 = no timeout, a bare integer = seconds, else 30s, 1m, 1h (as kubectl). Default 30s.',
   }),
 };
+
+/**
+ * A flag holding a duration, in `--request-timeout`'s syntax (src/apps `parseDuration`): a bare integer is
+ * seconds, the form of Argo CD's integer-second flags (`--app-resync 120`), else a duration (`30s`, `3m`,
+ * `1h30m`). The command gets milliseconds; a malformed or negative value is a usage error naming the flag
+ * (exit 2). `default` is written as the user would type it (shown in --help as it is).
+ */
+export function durationFlag(o: {
+  description: string;
+  default: string;
+  dependsOn?: string[];
+}): OptionFlag<number, CustomOptions>;
+export function durationFlag(o: {
+  description: string;
+  dependsOn?: string[];
+}): OptionFlag<number | undefined, CustomOptions>;
+export function durationFlag(o: {
+  description: string;
+  default?: string;
+  dependsOn?: string[];
+}): OptionFlag<number | undefined, CustomOptions> {
+  const parse = async (text: string): Promise<number> => {
+    const ms = parseDuration(text);
+    if (ms === undefined || ms < 0 || !Number.isFinite(ms))
+      throw new Error(
+        `failed to parse duration "${text}": give seconds (120) or a duration with units (30s, 3m, 1h30m)`,
+      );
+    return ms;
+  };
+  const common = { description: o.description, parse, ...(o.dependsOn ? { dependsOn: o.dependsOn } : {}) };
+  if (o.default === undefined) return Flags.custom<number>(common)();
+  const fallback = parseDuration(o.default);
+  if (fallback === undefined) throw new Error(`durationFlag: bad default ${o.default}`);
+  const shown = o.default;
+  return Flags.custom<number>({ ...common, default: fallback, defaultHelp: async () => shown })();
+}
 
 /** `--request-timeout` in milliseconds (undefined: src/cluster's default); a usage error when malformed. */
 export function requestTimeoutMs(flags: { 'request-timeout'?: string | undefined }): number | undefined {
@@ -255,12 +316,31 @@ export function sourceSelection(
   onWarning: (message: string) => void = (m) => process.stderr.write(`warning: ${m}\n`),
 ): SourceServiceOptions {
   const files = flags['repositories-file'] ?? [];
+  const pluginFiles = flags['plugin-config'] ?? [];
   const live = flags['from-cluster'] ?? false;
   const namespace = flags['argocd-namespace'] ?? 'argocd';
   return {
+    ...(pluginFiles.length > 0 || live
+      ? {
+          // Read once, on the first render that may need a plugin (docs/plugins.md).
+          plugins: async () =>
+            mergePluginConfigs(
+              { plugins: await loadPluginConfigFiles(pluginFiles), notes: [] },
+              live
+                ? await readLivePluginConfigs({ namespace, ...liveAccess(flags) })
+                : { plugins: [], notes: [] },
+            ),
+        }
+      : {}),
     argocdNamespace: namespace,
     hardRefresh: flags['hard-refresh'] ?? false,
     ...(flags.local ? { local: flags.local } : {}),
+    ...(flags['helm-path'] ? { helmPath: flags['helm-path'] } : {}),
+    ...(flags['kustomize-path'] ? { kustomizePath: flags['kustomize-path'] } : {}),
+    // argocd-cm's kustomize keys, read on the first kustomize render (the same reading as the run's settings).
+    ...(flags['argocd-cm'] !== undefined || live
+      ? { kustomizeSettings: async () => (await runSettings(flags, onWarning)).settings?.kustomize }
+      : {}),
     ...(files.length > 0 || live
       ? {
           // Read once, on the first Git or Helm repository use (docs/repositories.md).
@@ -271,6 +351,15 @@ export function sourceSelection(
         }
       : {}),
   };
+}
+
+/**
+ * Reads the `--plugin-config` files once before anything renders, so a bad one is a usage error naming
+ * it (exit 2) instead of a failure of every app that might use a plugin.
+ */
+export async function checkPluginConfigs(flags: AppFlagValues): Promise<void> {
+  const files = flags['plugin-config'] ?? [];
+  if (files.length > 0) await loadPluginConfigFiles(files);
 }
 
 /**
@@ -366,6 +455,7 @@ export async function selectApps(
   if (flags.local && !(await stat(flags.local).catch(() => undefined))?.isDirectory()) {
     throw new UsageError('failed to read: no such directory', { subject: `--local ${flags.local}` });
   }
+  await checkPluginConfigs(flags);
   // With --shard, every loaded app counts for consistent-hashing, whatever names or -l keep.
   const fleetOptions = { ...appSelection(flags, []), onWarning, ...(projectDocs ? { projectDocs } : {}) };
   delete fleetOptions.selector;
@@ -432,6 +522,8 @@ export interface SettingsFlagValues extends AppFlagValues {
  * apps come `--from-cluster` (a missing ConfigMap: Argo CD's defaults, with a warning), else none. The
  * tracking flags win over argocd-cm's tracking keys.
  */
+const settingsFiles = new WeakMap<object, Promise<ArgoCdSettings>>();
+
 export async function runSettings(
   flags: SettingsFlagValues,
   onWarning: (message: string) => void,
@@ -445,8 +537,18 @@ export async function runSettings(
     throw new UsageError('failed to read: standard input is already read by -f -', {
       subject: '--argocd-cm -',
     });
-  if (flags['argocd-cm'] !== undefined) settings = await loadArgoCdSettingsFile(flags['argocd-cm']);
-  else if (flags['from-cluster']) {
+  if (flags['argocd-cm'] !== undefined) {
+    // A file (or stdin) is read once per run, however many readers ask (the renderers' kustomize keys too).
+    const file = flags['argocd-cm'];
+    let read = settingsFiles.get(flags);
+    const first = !read;
+    if (!read) {
+      read = loadArgoCdSettingsFile(file);
+      settingsFiles.set(flags, read);
+    }
+    settings = await read;
+    if (!first) settings = { ...settings, warnings: [] };
+  } else if (flags['from-cluster']) {
     const namespace = flags['argocd-namespace'] ?? DEFAULT_ARGOCD_NAMESPACE;
     settings = await readLiveArgoCdSettings({ namespace, ...liveAccess(flags) });
     if (!settings)
@@ -502,7 +604,7 @@ export const progressFlags = {
 };
 
 /**
- * Server-side diff's batching (src/controller/server-side.ts), named and defaulted as Argo CD 3's
+ * Server-side diff's batching (src/controller/refresh/server-side.ts), named and defaulted as Argo CD 3's
  * `argocd app diff` / `argocd app sync` flags (cmd/argocd/commands/app_diff.go `addServerSideDiffPerfFlags`).
  */
 export const serverSideDiffFlags = {

@@ -2,7 +2,7 @@
  * `sync --watch` (issue 22; docs/usage/watch.md): the command side of the continuous loop. Reads the same
  * inputs as the one-shot `sync` (apps, settings, projects, cluster and repository Secrets), builds the
  * `Loop` with every app automated (`--prune`, `--self-heal`, `--allow-empty`), hands it to `watchApps`
- * (src/controller/watch-run.ts: Git poller or `--local` watcher, shutdown) and prints its events
+ * (src/controller/loop/watch-run.ts: Git poller or `--local` watcher, shutdown) and prints its events
  * (src/output/watch.ts). Exit code: 0 on SIGTERM, 130 on Ctrl-C (a second Ctrl-C exits at once).
  */
 import type { Interfaces } from '@oclif/core';
@@ -20,9 +20,9 @@ import {
   sourceSelection,
   useParseCache,
 } from './flags.js';
-import type Sync from './sync.js';
+import type { syncFlags } from './sync-flags.js';
 
-type SyncFlags = Interfaces.InferredFlags<(typeof Sync)['flags']>;
+type SyncFlags = Interfaces.InferredFlags<typeof syncFlags>;
 
 export interface SyncWatchContext {
   flags: SyncFlags;
@@ -45,7 +45,7 @@ export async function syncWatch(c: SyncWatchContext): Promise<void> {
   handleInterruptInCommand();
   const pollIntervalMs = duration('poll-interval', flags['poll-interval'] ?? '30s');
   if (pollIntervalMs <= 0) throw new UsageError('must be more than 0', { subject: '--poll-interval' });
-  const appResyncMs = duration('app-resync', flags['app-resync'] ?? '3m');
+  const appResyncMs = flags['app-resync'] ?? 180_000; // 3m
   const selfHealMs = duration('self-heal-timeout', flags['self-heal-timeout'] ?? '2s');
   const shutdownTimeoutMs = duration('shutdown-timeout', flags['shutdown-timeout'] ?? '30s');
   const [{ Loop, watchApps, syncAppOf }, sync] = await Promise.all([
@@ -116,7 +116,10 @@ export async function syncWatch(c: SyncWatchContext): Promise<void> {
       // as Argo CD's repo-server revision cache.
       revisionCacheMs: 180_000,
       selfHealBackoff: { durationMs: selfHealMs, factor: 3, maxDurationMs: 300_000 },
-      operation: (app, reconciliation, request, opSignal) =>
+      // Ctrl-C / SIGTERM: a sync still running after --shutdown-timeout is terminated as Argo CD's
+      // terminate-op does (Failed "Operation terminated").
+      terminateOnShutdown: true,
+      operation: (app, reconciliation, request, opSignal, terminate) =>
         sync.runOperation(
           syncAppOf(app),
           reconciliation,
@@ -128,6 +131,7 @@ export async function syncWatch(c: SyncWatchContext): Promise<void> {
             resources: request.resources ?? [],
             // The flags' sync options over the app's (as for a one-shot sync).
             syncOptions: { ...request.syncOptions, ...c.syncOptions },
+            terminate,
           },
           opSignal,
         ),

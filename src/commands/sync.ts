@@ -1,20 +1,16 @@
-import { Args, Flags } from '@oclif/core';
+import { Args } from '@oclif/core';
 import {
-  appFlags,
   clientOptionsOf,
   clusterSecretsOf,
   selectApps,
   sourceSelection,
-  clusterFlags,
-  progressFlags,
-  serverSideDiffFlags,
   serverSideDiffLimits,
   runProjects,
   runSettings,
   useParseCache,
 } from './flags.js';
 import { BaseCommand } from './base-command.js';
-import { DEFAULT_OPERATION_PROCESSORS, UsageError } from '../common/index.js';
+import { UsageError } from '../common/index.js';
 import { parseDuration } from '../apps/index.js';
 import type { SourcedObject } from '../util/yaml-docs.js';
 import type { RunReport } from '../controller/index.js';
@@ -22,6 +18,7 @@ import { syncJsonChunks, syncText } from '../output/sync.js';
 import { createSourceService } from '../source/index.js';
 import { prose } from './prose.js';
 import { syncWatch } from './sync-watch.js';
+import { syncFlags } from './sync-flags.js';
 
 type SyncOptionFlags = Record<'force' | 'replace' | 'server-side' | 'apply-out-of-sync-only', boolean> & {
   'sync-option'?: string[] | undefined;
@@ -100,95 +97,7 @@ interrupted.`;
     }),
   };
 
-  static override flags = {
-    ...appFlags,
-    ...clusterFlags,
-    ...progressFlags,
-    ...serverSideDiffFlags,
-    output: Flags.string({
-      char: 'o',
-      description: 'Output format.',
-      options: ['text', 'json'],
-      default: 'text',
-    }),
-    prune: Flags.boolean({ description: 'Delete resources tracked by the app that are no longer in Git.' }),
-    'allow-empty': Flags.boolean({ description: 'Allow a sync that would prune every resource of an app.' }),
-    'dry-run': Flags.boolean({
-      description: 'Validate every task with a server-side dry run; change nothing.',
-    }),
-    force: Flags.boolean({
-      description: 'Sync option Force=true: delete and re-create when a patch is rejected.',
-    }),
-    replace: Flags.boolean({ description: 'Sync option Replace=true: replace objects instead of applying.' }),
-    'server-side': Flags.boolean({
-      description: 'Sync option ServerSideApply=true (field manager argocd-controller).',
-    }),
-    'apply-out-of-sync-only': Flags.boolean({ description: 'Sync option ApplyOutOfSyncOnly=true.' }),
-    resource: Flags.string({
-      description: 'Sync only GROUP:KIND:[NAMESPACE/]NAME (repeatable; hooks are skipped).',
-      multiple: true,
-    }),
-    strategy: Flags.string({
-      description: 'hook runs hooks; apply skips them.',
-      options: ['apply', 'hook'],
-      default: 'hook',
-    }),
-    'sync-option': Flags.string({
-      description: 'Sync option KEY=VALUE, e.g. CreateNamespace=true (repeatable).',
-      multiple: true,
-    }),
-    timeout: Flags.string({
-      description: 'Give up after this long (e.g. 5m); 0 waits forever.',
-      default: '0',
-    }),
-    async: Flags.boolean({ description: 'Do not require apps to end Healthy: Progressing is fine.' }),
-    'retry-limit': Flags.integer({ description: 'Retries of a failed sync operation.', min: 0 }),
-    'retry-backoff-duration': Flags.string({ description: 'First retry delay.', default: '5s' }),
-    'retry-backoff-factor': Flags.integer({ description: 'Delay multiplier per retry.', default: 2, min: 1 }),
-    'retry-backoff-max-duration': Flags.string({ description: 'Longest retry delay.', default: '3m' }),
-    'status-processors': Flags.integer({
-      description: "Apps compared in parallel (the refresh queue's workers).",
-      default: 2,
-      min: 1,
-      max: 100,
-    }),
-    watch: Flags.boolean({
-      description:
-        'Keep the apps in sync until Ctrl-C or SIGTERM: poll Git (or watch the --local files), sync new revisions, report drift.',
-      exclusive: ['dry-run', 'resource', 'timeout', 'async'],
-    }),
-    'poll-interval': Flags.string({
-      description:
-        'With --watch: how often the refs of each repository are polled (one git ls-remote each); default 30s.',
-      dependsOn: ['watch'],
-    }),
-    'self-heal': Flags.boolean({
-      description:
-        "With --watch: sync an app back when its live objects drift from Git (Argo CD's selfHeal).",
-      dependsOn: ['watch'],
-    }),
-    'self-heal-timeout': Flags.string({
-      description:
-        'With --self-heal: wait before a repeated self-heal, x3 per attempt, at most 5m; default 2s.',
-      dependsOn: ['self-heal'],
-    }),
-    'app-resync': Flags.string({
-      description:
-        "With --watch: refresh every app this often, with jitter (Argo CD's timeout.reconciliation); default 3m, 0: never.",
-      dependsOn: ['watch'],
-    }),
-    'shutdown-timeout': Flags.string({
-      description:
-        'With --watch: how long running syncs may take to end after SIGTERM or Ctrl-C; default 30s.',
-      dependsOn: ['watch'],
-    }),
-    'operation-processors': Flags.integer({
-      description: "Apps synced in parallel (the operation queue's workers), as Argo CD's controller flag.",
-      default: DEFAULT_OPERATION_PROCESSORS,
-      min: 1,
-      max: 100,
-    }),
-  };
+  static override flags = syncFlags;
 
   async run(): Promise<void> {
     const { flags, argv: names } = await this.parse(Sync);

@@ -10,7 +10,14 @@ import { loadApplications, selectApplications, type SourcedAppSet } from '../app
 import { loadClusterApplicationSets } from '../apps/appset/index.js';
 import { buildAppTree, clusterSource, DEFAULT_MAX_DEPTH, type AppTree } from '../preview/index.js';
 import type { SourceService } from '../source/index.js';
-import { appSelection, appsOfShard, liveAccess, withRevisionOverride, type AppFlagValues } from './flags.js';
+import {
+  appSelection,
+  appsOfShard,
+  checkPluginConfigs,
+  liveAccess,
+  withRevisionOverride,
+  type AppFlagValues,
+} from './flags.js';
 import { UsageError } from '../common/index.js';
 import type { SourcedObject } from '../util/yaml-docs.js';
 
@@ -58,6 +65,7 @@ export async function selectAppTree(
   if (flags.local && !(await stat(flags.local).catch(() => undefined))?.isDirectory()) {
     throw new UsageError('failed to read: no such directory', { subject: `--local ${flags.local}` });
   }
+  await checkPluginConfigs(flags);
   const argocdNamespace = flags['argocd-namespace'] ?? 'argocd';
   const loadOptions = appSelection(flags, []);
   loadOptions.onWarning = options.onWarning;

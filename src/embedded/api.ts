@@ -36,7 +36,6 @@ import { apiVersionOf, clone, hasStatus, isMap, qualifiedResource, typeKey } fro
 import { checkDecodes, checkPatchDecodes, validate } from './validate.js';
 import { crdStatus } from './crd.js';
 import { managerFromUserAgent, randomSuffix, stableJson, withClientManagedFields } from './meta.js';
-import { listObjects } from './list.js';
 import type { FieldValidation } from './field-validation.js';
 import {
   duplicateFields,
@@ -46,7 +45,6 @@ import {
   warningLine,
   writeOptions,
 } from './field-validation.js';
-import { scaleSubresource } from './scale.js';
 import { decodeApplyPatch, strictYamlDecode } from './apply-schema.js';
 import { CustomResourceDecoder } from './decode.js';
 
@@ -119,10 +117,6 @@ export class ApiCore {
     const labels = parseLabelSelector(ctx.query.get('labelSelector'));
     const fields = parseFieldSelector(ctx.query.get('fieldSelector'), ctx.type.kind);
     return this.store.list(this.tkey(ctx), ctx.namespace).filter((o) => labels(o) && fields(o));
-  }
-
-  list(ctx: RequestContext): Result {
-    return listObjects(this, ctx);
   }
 
   private parseBody(raw: string): KObject {
@@ -452,21 +446,11 @@ export class ApiCore {
     return this.replaceExisting(ctx, old, obj, dryRun, headers);
   }
 
-  scale(ctx: RequestContext, verb: string, raw: string, contentType: string): Result {
-    return scaleSubresource(this, ctx, verb, raw, contentType);
-  }
-
   /** Server-side apply (creates the object when it does not exist). */
   apply(ctx: RequestContext, raw: string): Result {
-    const { dryRun, validation } = writeOptions(ctx.query, 'PatchOptions');
-    const manager = ctx.query.get('fieldManager');
-    if (!manager) {
-      throw new ApiError(
-        422,
-        'Invalid',
-        'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
-      );
-    }
+    // A missing fieldManager is refused here, with the other options' errors (one 422, its causes).
+    const { dryRun, validation } = writeOptions(ctx.query, 'PatchOptions', true);
+    const manager = ctx.query.get('fieldManager')!;
     const name = this.requireName(ctx);
     const stored = this.store.get(this.tkey(ctx), ctx.namespace, name);
     if (!stored && ctx.subresource) throw notFound(ctx.type, name);

@@ -10,7 +10,7 @@
  * is kept.
  */
 import type { Schema, SchemaCatalog } from '../schema/index.js';
-import { ApiError } from './errors.js';
+import { ApiError, type StatusCause } from './errors.js';
 import type { Json, JsonMap } from './types.js';
 import { isMap } from './types.js';
 
@@ -19,30 +19,52 @@ export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 /** The options kind named in 422 messages per verb (CreateOptions.meta.k8s.io ...). */
 export type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions';
 
-function notSupported(kind: OptionsKind, field: string, shown: string, supported: string[]): ApiError {
-  const detail = `Unsupported value: ${shown}: supported values: ${supported.map((s) => `"${s}"`).join(', ')}`;
-  return new ApiError(422, 'Invalid', `${kind}.meta.k8s.io "" is invalid: ${field}: ${detail}`, {
+/**
+ * The 422 of an options kind's validation (apimachinery `errors.NewInvalid` of
+ * `{Group: meta.k8s.io, Kind}` with name ""): each error a cause with its field, the message the errors
+ * aggregated (one: `field: detail`; more: `[a, b]`).
+ */
+function optionsInvalid(kind: OptionsKind, causes: StatusCause[]): ApiError {
+  const each = causes.map((c) => `${c.field}: ${c.message}`);
+  const what = each.length === 1 ? each[0]! : `[${each.join(', ')}]`;
+  return new ApiError(422, 'Invalid', `${kind}.meta.k8s.io "" is invalid: ${what}`, {
     group: 'meta.k8s.io',
     kind,
-    causes: [{ reason: 'FieldValueNotSupported', message: detail, field }],
+    causes,
   });
 }
 
-/** Checks `dryRun` and `fieldValidation` (apimachinery ValidateDryRun, ValidateFieldValidation). */
+function notSupported(field: string, shown: string, supported: string[]): StatusCause {
+  const detail = `Unsupported value: ${shown}: supported values: ${supported.map((s) => `"${s}"`).join(', ')}`;
+  return { reason: 'FieldValueNotSupported', message: detail, field };
+}
+
+/**
+ * Checks the write's options as apimachinery's ValidateCreateOptions / ValidateUpdateOptions /
+ * ValidatePatchOptions do, in their order: for an apply patch (`apply`), a `fieldManager` is required
+ * first; then `dryRun` (ValidateDryRun) and `fieldValidation` (ValidateFieldValidation). Every error is
+ * one cause of a single 422.
+ */
 export function writeOptions(
   query: URLSearchParams,
   kind: OptionsKind,
+  apply = false,
 ): { dryRun: boolean; validation: FieldValidation } {
+  const causes: StatusCause[] = [];
+  if (apply && !query.get('fieldManager'))
+    causes.push({
+      reason: 'FieldValueRequired',
+      message: 'Required value: is required for apply patch',
+      field: 'fieldManager',
+    });
   const dry = query.getAll('dryRun');
-  const bad = dry.filter((d) => d !== 'All');
-  if (bad.length) {
-    throw notSupported(kind, 'dryRun', `[]string{${dry.map((d) => JSON.stringify(d)).join(', ')}}`, ['All']);
-  }
+  if (dry.some((d) => d !== 'All'))
+    causes.push(notSupported('dryRun', `[]string{${dry.map((d) => JSON.stringify(d)).join(', ')}}`, ['All']));
   const fv = query.get('fieldValidation') ?? '';
-  if (fv !== '' && fv !== 'Ignore' && fv !== 'Warn' && fv !== 'Strict') {
-    throw notSupported(kind, 'fieldValidation', JSON.stringify(fv), ['', 'Ignore', 'Strict', 'Warn']);
-  }
-  return { dryRun: dry.length > 0, validation: fv === '' ? 'Warn' : fv };
+  if (fv !== '' && fv !== 'Ignore' && fv !== 'Warn' && fv !== 'Strict')
+    causes.push(notSupported('fieldValidation', JSON.stringify(fv), ['', 'Ignore', 'Strict', 'Warn']));
+  if (causes.length > 0) throw optionsInvalid(kind, causes);
+  return { dryRun: dry.length > 0, validation: fv === '' ? 'Warn' : (fv as FieldValidation) };
 }
 
 function childPath(path: string, key: string): string {

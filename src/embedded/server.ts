@@ -9,6 +9,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiCore, RequestContext, Result } from './api.js';
+import { listObjects } from './list.js';
+import { scaleSubresource } from './scale.js';
 import type { Deleter } from './delete.js';
 import { apiVersionsDoc, groupDocFor, groupListDoc, resourceListDoc, versionDoc } from './discovery.js';
 import { OpenApiDocs } from './openapi.js';
@@ -349,12 +351,12 @@ export class Router {
   }
 
   private run(verb: Verb, ctx: RequestContext, body: string, contentType: string): Result {
-    if (ctx.subresource === 'scale') return this.core.scale(ctx, verb, body, contentType);
+    if (ctx.subresource === 'scale') return scaleSubresource(this.core, ctx, verb, body, contentType);
     switch (verb) {
       case 'get':
         return this.core.get(ctx);
       case 'list':
-        return this.core.list(ctx);
+        return listObjects(this.core, ctx);
       case 'create':
         return this.core.create(ctx, body);
       case 'update':

@@ -29,7 +29,8 @@
  *   restartPolicy is Never or OnFailure then finish: Succeeded (exit 0, reason Completed).
  *
  * Failure on request: a Pod annotated `gitops.kubectl.io/simulate-fail: "true"` (directly or through a pod
- * template), or any Pod of a Job annotated so, fails: a restartPolicy Always Pod stays Running with its
+ * template), or any Pod of a Job annotated so, or a Pod with a container whose command is `false` or a
+ * shell script ending in `false` or `exit N` (N > 0; shared.ts wantsFailure), fails: a restartPolicy Always Pod stays Running with its
  * containers in CrashLoopBackOff (what a crashing container looks like on a real node), a run-to-completion
  * Pod ends in phase Failed (exit 1, reason Error), and its Job ends Failed / BackoffLimitExceeded after
  * `backoffLimit + 1` failed Pods.

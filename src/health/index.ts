@@ -38,7 +38,8 @@
  * `autoscaling.alpha.kubernetes.io/conditions` (HPA v1); finalizer `argocd.argoproj.io/hook-finalizer`.
  */
 export { assessHealth, getResourceHealth, type HealthAssessment } from './assess.js';
-export { HealthOverrides, loadLuaVm, type HealthOverride } from './overrides.js';
+export { HealthOverrides, loadLuaVm } from './overrides.js';
+export type { HealthOverride, UserHealthChecks } from './types.js';
 export type { LuaHealthError, LuaHealthOptions } from './lua.js';
 export {
   aggregateHealth,

@@ -10,7 +10,7 @@
  */
 import { globRegExp } from '../common/index.js';
 import type * as LuaVm from './lua.js';
-import type { HealthResult, Unstructured } from './types.js';
+import type { HealthOverride, HealthResult, Unstructured, UserHealthChecks } from './types.js';
 
 type LuaRunner = typeof LuaVm.runHealthLua;
 
@@ -19,12 +19,7 @@ export function loadLuaVm(): Promise<typeof LuaVm> {
   return import('./lua.js');
 }
 
-export interface HealthOverride {
-  script: string;
-  useOpenLibs: boolean;
-}
-
-export class HealthOverrides {
+export class HealthOverrides implements UserHealthChecks {
   readonly #exact = new Map<string, HealthOverride>();
   readonly #globs: Array<{ match: (key: string) => boolean; override: HealthOverride }> = [];
   readonly #run: LuaRunner | undefined;

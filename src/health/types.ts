@@ -2,7 +2,6 @@
  * Health types shared by every file of `src/health/` (leaf module: imports nothing).
  * Names follow Argo CD's gitops-engine `pkg/health/health.go`.
  */
-import type { HealthOverrides } from './overrides.js';
 
 /** Argo CD's health codes. */
 export type HealthStatus = 'Healthy' | 'Progressing' | 'Degraded' | 'Suspended' | 'Missing' | 'Unknown';
@@ -52,9 +51,21 @@ export interface HealthOptions {
   conditionsFallback?: boolean | undefined;
   /**
    * User health checks (argocd-cm `resource.customizations.health.*`): a kind's Lua script runs instead
-   * of the built-in check, as in Argo CD.
+   * of the built-in check, as in Argo CD (overrides.ts `HealthOverrides`).
    */
-  overrides?: HealthOverrides | undefined;
+  overrides?: UserHealthChecks | undefined;
+}
+
+/** One user health check of argocd-cm: its Lua script and whether it may use the standard libraries. */
+export interface HealthOverride {
+  script: string;
+  useOpenLibs: boolean;
+}
+
+/** User health checks by kind (overrides.ts `HealthOverrides`): the one for a kind, and its verdict. */
+export interface UserHealthChecks {
+  find(group: string, kind: string): HealthOverride | undefined;
+  evaluate(override: HealthOverride, obj: Unstructured): HealthResult | undefined;
 }
 
 /** A check's view of the object it judges: the object plus its parsed API version. */

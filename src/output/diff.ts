@@ -14,7 +14,10 @@
  *       "requiresPruning", "hook"?, "sharedWith"?, "message"?, "note"?, "changes": [json-diff-ts changes]}]}]}
  * "note" is set where the verdict is Argo CD's and Argo CD is known to be wrong, naming the upstream issue
  * (docs/diff.md); the text report prints it next to the verdict.
- * An app that failed has "error", sync and health "Unknown", revision null and no resources.
+ * An app that failed has "error", sync and health "Unknown", revision null and no resources; when Argo CD
+ * records the failure as conditions (a project refusal: InvalidSpecError or UnknownError; a destination
+ * that does not resolve: InvalidSpecError), "conditions" holds them, and the text report prints the app's
+ * header with them (the error line still goes to stderr).
  * `-o name` prints one changed resource per line as `<app>:<group>/<Kind>:<namespace>/<name>` (the
  * tracking-id form; group empty for core kinds, namespace empty for cluster-scoped kinds).
  */
@@ -51,7 +54,7 @@ export function destinationLabel(app: AppReport): string {
   return `${cluster}${d.context ? ` (context ${d.context})` : ''}, namespace ${d.namespace}`;
 }
 
-/** A row the app's AppProject does not permit (src/controller/projects.ts): sync refuses it. */
+/** A row the app's AppProject does not permit (src/controller/refresh/projects.ts): sync refuses it. */
 const NOT_PERMITTED = / is not permitted in project /;
 
 function note(r: ResourceStatus): string {
@@ -104,7 +107,12 @@ export function renderDiffText(report: RunReport, options: DiffPrintOptions = {}
   const out: string[] = [];
   for (const app of report.apps) {
     const cmp = app.comparison;
-    if (!cmp) continue; // errors go to stderr
+    if (!cmp) {
+      // The error line goes to stderr; an app refused with Argo CD's conditions (its project, its
+      // destination) gets its header here too, with them.
+      if (app.error?.conditions?.length) out.push(...refusedHeader(c, app, app.error.conditions), '');
+      continue;
+    }
     const changed = changedResources(app);
     out.push(c.bold(`===== app ${app.app.name} =====`));
     out.push(`destination: ${destinationLabel(app)}`);
@@ -135,6 +143,21 @@ export function renderDiffText(report: RunReport, options: DiffPrintOptions = {}
   return out.join('\n');
 }
 
+/** The header of an app that was never compared: sync and health Unknown, and the conditions. */
+function refusedHeader(
+  c: InstanceType<typeof Chalk>,
+  app: AppReport,
+  conditions: readonly { type: string; message: string }[],
+): string[] {
+  return [
+    c.bold(`===== app ${app.app.name} =====`),
+    `destination: ${destinationLabel(app)}`,
+    `sync:        ${c.red('Unknown')} (not compared)`,
+    `health:      ${c.red('Unknown')}`,
+    ...conditions.map((cond) => c.yellow(`condition:   ${cond.type}: ${cond.message}`)),
+  ];
+}
+
 /** `-o name`: one changed resource per line, `<app>:<group>/<Kind>:<namespace>/<name>`. */
 export function renderDiffNames(report: RunReport): string {
   return report.apps
@@ -160,7 +183,7 @@ export function diffDocumentApp(a: AppReport): Record<string, unknown> {
     sync: cmp?.sync ?? 'Unknown',
     health: cmp?.health.status ?? 'Unknown',
     ...(cmp?.health.message ? { healthMessage: cmp.health.message } : {}),
-    conditions: cmp?.conditions ?? [],
+    conditions: cmp?.conditions ?? a.error?.conditions ?? [],
     ...(a.syncWindows ? { syncWindows: a.syncWindows } : {}),
     ...(a.error ? { error: a.error.message } : {}),
     resources: (cmp?.resources ?? []).map((r) => ({

@@ -317,6 +317,13 @@ function byKey(a: ResourceStatus, b: ResourceStatus): number {
   return 0;
 }
 
+/** The verdict of a pair the head took unchanged from the base. */
+const SAME: Pick<ReturnType<typeof compareResource>, 'status' | 'difference' | 'changes' | 'diffText'> = {
+  status: 'Synced',
+  difference: 'none',
+  changes: [],
+};
+
 function compareSides(
   base: Map<string, TreeNode>,
   head: Map<string, TreeNode>,
@@ -357,19 +364,26 @@ function compareSides(
     }
     const rules = [...(h ?? b)!.app.ignoreDifferences, ...(options.ignoreDifferences ?? [])];
     const baseObjs = keyed(b?.rendered?.objects ?? [], b?.app.destination.namespace ?? d.namespace);
-    const headObjs = keyed(h?.rendered?.objects ?? [], d.namespace);
+    // The head took the base's render (reuse.ts): the very same objects, nothing to compare.
+    const reused =
+      b?.rendered !== undefined &&
+      h?.rendered?.objects === b.rendered.objects &&
+      b.app.destination.namespace === d.namespace;
+    const headObjs = reused ? baseObjs : keyed(h?.rendered?.objects ?? [], d.namespace);
     for (const rk of new Set([...headObjs.keys(), ...baseObjs.keys()])) {
       const t = headObjs.get(rk);
       const l = baseObjs.get(rk);
       const id = (t ?? l)!;
       let live: KubeObject | null = null;
-      if (l) {
+      if (l && !reused) {
         // The base carries itself as last-applied: fields the change removes are differences (three-way).
         const annotations = { ...(l.obj.metadata?.annotations ?? {}) };
         annotations['kubectl.kubernetes.io/last-applied-configuration'] = JSON.stringify(l.obj);
         live = { ...l.obj, metadata: { ...l.obj.metadata, annotations } } as KubeObject;
       }
-      const result = compareResource({ target: t?.obj ?? null, live, ignoreDifferences: rules });
+      const result = reused
+        ? SAME
+        : compareResource({ target: t?.obj ?? null, live, ignoreDifferences: rules });
       entry.resources.push({
         group: id.group,
         version: id.version,

@@ -12,15 +12,49 @@
  *   reference inside its kustomization root);
  * - Helm and anything else: never reused (value files, `$ref` sources and chart dependencies may be
  *   anywhere).
+ * - An app annotated `argocd.argoproj.io/manifest-generate-paths` is reused, whatever its type (Helm too),
+ *   when no changed file is under any of its paths, as Argo CD's repo-server skips regenerating it
+ *   (util/app/path `GetSourceRefreshPaths`, `AppFilesHaveChanged`): paths separated by `;`, relative to the
+ *   source path or, starting with `/`, to the repository root; each path matches itself, everything under
+ *   it, and as a glob (`filepath.Match`). The user declares what the app reads, as in Argo CD.
  * Unsure means "render again": reuse only ever saves time, it never changes a result.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { parse } from 'yaml';
 import type { Application, ApplicationSource } from '../apps/index.js';
+// Go's filepath.Match is path.Match on "/"-separated paths (Linux).
+import { goPathMatch } from '../apps/appset/index.js';
 import type { RenderedApp } from '../source/index.js';
 
 const KUSTOMIZATION = new Set(['kustomization.yaml', 'kustomization.yml', 'Kustomization']);
+
+export const MANIFEST_GENERATE_PATHS = 'argocd.argoproj.io/manifest-generate-paths';
+
+/** Argo CD's GetSourceRefreshPaths: the annotation's paths for `source`, repository-relative ([] = none). */
+export function refreshPaths(app: Application, source: ApplicationSource): string[] {
+  const value = app.annotations[MANIFEST_GENERATE_PATHS] ?? '';
+  const out: string[] = [];
+  for (const raw of value.split(';')) {
+    const item = raw.trim();
+    if (!item) continue;
+    if (item.startsWith('/')) out.push(item.slice(1));
+    else out.push(posix.normalize(posix.join(source.path || '.', item)).replace(/\/+$/, ''));
+  }
+  return out;
+}
+
+/** Argo CD's AppFilesHaveChanged: whether a changed file is one of, under, or matches `paths`. */
+export function filesHaveChanged(paths: readonly string[], changed: ReadonlySet<string>): boolean {
+  if (changed.size === 0 || paths.length === 0) return true;
+  for (const file of changed) {
+    for (const p of paths) {
+      const item = p === '.' ? '' : p;
+      if (file === item || item === '' || file.startsWith(`${item}/`) || goPathMatch(item, file)) return true;
+    }
+  }
+  return false;
+}
 
 /** The render inputs of an app, moving sources' revisions left out. */
 export function renderInputs(app: Application, moves: (s: ApplicationSource) => boolean): string {
@@ -117,9 +151,16 @@ export async function reusableRender(
   if (!base?.rendered) return undefined;
   if (renderInputs(app, options.moves) !== renderInputs(base.app, options.moves)) return undefined;
   const rendered = base.rendered;
+  const annotated = (app.annotations[MANIFEST_GENERATE_PATHS] ?? '').trim() !== '';
   for (let i = 0; i < app.sources.length; i++) {
     const source = app.sources[i]!;
     if (!options.moves(source)) continue;
+    if (annotated) {
+      // The app declares what it reads (Argo CD's manifest-generate-paths): nothing else is checked.
+      if (options.changed.size > 0 && filesHaveChanged(refreshPaths(app, source), options.changed))
+        return undefined;
+      continue;
+    }
     const type = rendered.sources[i]?.type;
     // A moving ref-only source feeds another source's value files: render again.
     if (source.ref && !source.path) return undefined;

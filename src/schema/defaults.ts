@@ -21,7 +21,7 @@
  */
 import { setIfAbsent } from '../common/index.js';
 import type { Json, JsonMap } from '../common/index.js';
-import type { Schema, SchemaCatalog } from './index.js';
+import type { Schema, SchemaCatalog } from './catalog.js';
 
 /** A default: at every map reached by `at` under a value of the rule's type ("" = the value itself), set
  * the dotted `field` when absent (undefined or null), creating intermediate maps. */

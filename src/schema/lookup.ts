@@ -12,7 +12,7 @@
  */
 import type { Json, JsonMap } from '../common/index.js';
 import { applyDefaults as applySchemaDefaults, refName, rulesFor } from './defaults.js';
-import type { FieldFacts, Schema, SchemaCatalog } from './index.js';
+import type { FieldFacts, Schema, SchemaCatalog } from './catalog.js';
 import { validateObject } from './validate.js';
 import type { SchemaViolation } from './violation.js';
 

@@ -27,7 +27,7 @@
  * server answers as 400 BadRequest before any validation; everything else is a 422 Invalid cause.
  * Values of `format: byte` fields are never quoted (they may be Secret data).
  */
-import type { Schema, SchemaCatalog } from './index.js';
+import type { Schema, SchemaCatalog } from './catalog.js';
 import { quantityError } from './quantity.js';
 import { metadataViolations } from './validate-meta.js';
 import type { SchemaViolation } from './violation.js';

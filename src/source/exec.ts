@@ -17,6 +17,11 @@ export interface ExecOptions {
   env?: Record<string, string | undefined>;
   timeoutMs?: number;
   signal?: AbortSignal;
+  /**
+   * Start the process in its own process group and signal the whole group on timeout or abort, so the
+   * children of a shell script stop too (what Argo CD's cmp-server does for plugin commands).
+   */
+  processGroup?: boolean;
 }
 
 export interface ExecResult {
@@ -34,6 +39,8 @@ export class ExecError extends Error {
     readonly stderr: string,
     readonly exitCode: number | null,
     readonly timedOut: boolean,
+    /** What the tool printed on stdout before failing (helm prints some reasons there). */
+    readonly stdout = '',
   ) {
     super(message);
     this.name = 'ExecError';
@@ -59,15 +66,24 @@ export const execProcess: Exec = (command, args, options = {}) =>
       cwd: options.cwd,
       env: { ...process.env, ...options.env, GIT_TERMINAL_PROMPT: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],
+      ...(options.processGroup ? { detached: true } : {}),
     });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let timedOut = false;
     let aborted = false;
     let killTimer: NodeJS.Timeout | undefined;
+    const signal = (sig: NodeJS.Signals) => {
+      try {
+        if (options.processGroup && child.pid !== undefined) process.kill(-child.pid, sig);
+        else child.kill(sig);
+      } catch {
+        // already gone
+      }
+    };
     const kill = () => {
-      child.kill('SIGTERM');
-      killTimer = setTimeout(() => child.kill('SIGKILL'), 2000);
+      signal('SIGTERM');
+      killTimer = setTimeout(() => signal('SIGKILL'), 2000);
       killTimer.unref();
     };
     const timer = setTimeout(() => {
@@ -103,7 +119,7 @@ export const execProcess: Exec = (command, args, options = {}) =>
         : aborted
           ? 'interrupted'
           : trimStderr(stderr) || `exit code ${code}`;
-      reject(new ExecError(`${what} failed: ${why}`, stderr, code, timedOut));
+      reject(new ExecError(`${what} failed: ${why}`, stderr, code, timedOut, stdout));
     });
   });
 

@@ -27,8 +27,8 @@ import { createHash } from 'node:crypto';
 import { lstat, mkdtemp, readdir, readFile, readlink, rm, stat } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Application, ApplicationSource } from '../apps/index.js';
-import { instanceName } from '../apps/index.js';
+import type { Application, ApplicationSource, PluginConfigSet } from '../apps/index.js';
+import { discoveryConfigured, instanceName } from '../apps/index.js';
 import { ExitCode, GitopsError, oneLine } from '../common/index.js';
 import type { KubeObject } from '../util/yaml-docs.js';
 import { cacheKey, defaultCacheRoot, ManifestCache } from './cache.js';
@@ -41,7 +41,8 @@ import {
   type RepoCredentials,
   type RepositoryObject,
 } from './repositories.js';
-import type { HelmRepoAuth } from './render/types.js';
+import type { HelmRepoSettings } from './render/types.js';
+import { ToolPaths, type KustomizeSettings } from './tool-paths.js';
 import {
   RenderError,
   renderSource,
@@ -70,6 +71,8 @@ export type { SourceType } from './render/index.js';
 export { RepoPoller, repositoriesToPoll, DEFAULT_POLL_INTERVAL_MS } from './poller.js';
 export type { PolledRepository, RefChange, RepoPollerOptions } from './poller.js';
 export { FileWatcher, DEFAULT_QUIET_MS } from './file-watch.js';
+export { ToolPaths, type KustomizeSettings, type ToolPathOptions } from './tool-paths.js';
+export { TOOL_VERSIONS } from './render/tool-versions.js';
 export type { FileWatcherOptions } from './file-watch.js';
 
 export interface SourceServiceOptions {
@@ -99,8 +102,14 @@ export interface SourceServiceOptions {
   signal?: AbortSignal;
   /** Process runner (tests); default spawns. */
   exec?: Exec;
-  /** PATH used to find kustomize/kubectl/helm/jsonnet (default process.env.PATH). */
+  /** PATH used to find kustomize/helm/jsonnet (default process.env.PATH). */
   path?: string;
+  /** `--helm-path`: the helm binary (default: `helm` on PATH, else the one `npm run tools` installs). */
+  helmPath?: string;
+  /** `--kustomize-path`: the kustomize binary (default: as helm). */
+  kustomizePath?: string;
+  /** argocd-cm's kustomize settings (build options, registered versions); read once, on first use. */
+  kustomizeSettings?: () => Promise<KustomizeSettings | undefined>;
   /**
    * Argo CD's repository Secrets, `repo-creds` templates and argocd-ssh-known-hosts-cm (`--repositories-file`
    * and/or the live namespace with `--from-cluster`); called once, on the first Git or Helm repository use.
@@ -108,6 +117,12 @@ export interface SourceServiceOptions {
   repositories?: () => Promise<RepositoryObject[]>;
   /** GitHub App token HTTP and the private temp dir (tests). */
   gitAuth?: GitAuthOptions;
+  /**
+   * The config management plugins (`--plugin-config` files and/or the live namespace with `--from-cluster`;
+   * src/apps plugins.ts); called once, on the first render of a Git source. None: plugin sources fail
+   * naming the plugin and the flag.
+   */
+  plugins?: () => Promise<PluginConfigSet>;
 }
 
 export interface RenderedSource {
@@ -162,8 +177,20 @@ export interface SourceService {
    * commit seen by a poller). Checkouts and cached manifests of resolved commits stay valid.
    */
   forgetRevisions?(repoURL: string): void;
+  /**
+   * How plugin renders learn the app's destination cluster (KUBE_VERSION, KUBE_API_VERSIONS; part of their
+   * cache key): set by the run that connects to clusters, before it renders. Without it both are empty, as
+   * Argo CD sends them when it does not know the cluster (`render`, `diff --base`).
+   */
+  useClusterInfo?(info: (app: Application) => Promise<ClusterInfo>): void;
   readonly stats: SourceStats;
   close(): Promise<void>;
+}
+
+/** The destination cluster's version ("1.28.4") and API versions ("v1", "apps/v1/Deployment", ...). */
+export interface ClusterInfo {
+  kubeVersion: string;
+  apiVersions: string[];
 }
 
 /**
@@ -197,6 +224,7 @@ export function observeRenders(service: SourceService, onEvent: (event: RenderEv
     projectRepositories: async (project) => (await service.projectRepositories?.(project)) ?? [],
     ...(service.listRefs ? { listRefs: service.listRefs.bind(service) } : {}),
     forgetRevisions: (repoURL) => service.forgetRevisions?.(repoURL),
+    useClusterInfo: (info) => service.useClusterInfo?.(info),
     get stats() {
       return service.stats;
     },
@@ -260,7 +288,12 @@ export function createSourceService(options: SourceServiceOptions = {}): SourceS
   return new Service(options);
 }
 
+const NO_PLUGINS: PluginConfigSet = { plugins: [], notes: [] };
+
 const isRefOnly = (s: ApplicationSource) => Boolean(s.ref) && !s.path && !s.chart;
+/** Sources read from Git (not a Helm repository chart nor an OCI artifact). */
+const isGitSource = (s: Pick<ApplicationSource, 'chart' | 'repoURL'>) =>
+  !s.chart && !s.repoURL.startsWith('oci://');
 
 class Service implements SourceService {
   private readonly cacheRoot: string;
@@ -291,9 +324,30 @@ class Service implements SourceService {
     });
     this.gitWorkDir = workDir;
     this.cache = new ManifestCache({ root: this.cacheRoot, fingerprint: (tool) => this.fingerprint(tool) });
+    const paths = new ToolPaths({
+      ...(options.helmPath ? { helmPath: options.helmPath } : {}),
+      ...(options.kustomizePath ? { kustomizePath: options.kustomizePath } : {}),
+      ...(options.path !== undefined ? { path: options.path } : {}),
+      ...(options.kustomizeSettings ? { kustomizeSettings: options.kustomizeSettings } : {}),
+    });
+    const once = new Map<string, Promise<unknown>>();
     this.tools = {
       exec: (c, a, o) => renderLimit.run(() => exec(c, a, o)),
       which: (tool) => this.which(tool),
+      helm: (version) => paths.helm(version),
+      kustomize: (version) => paths.kustomize(version),
+      kustomizeBuildOptions: async () => (await paths.kustomizeSettings())?.buildOptions ?? '',
+      once: <T>(key: string, make: () => Promise<T>): Promise<T> => {
+        let p = once.get(key) as Promise<T> | undefined;
+        if (!p) {
+          p = make();
+          once.set(key, p);
+          // A failure is not remembered: the next app tries again (and says why again).
+          p.catch(() => once.delete(key));
+        }
+        return p;
+      },
+      plugins: () => this.plugins(),
       tempDir: async (prefix) => mkdtemp(join(await this.work, `${prefix}${this.tempCount++}-`)),
       timeoutMs: options.renderTimeoutMs ?? DEFAULT_TIMEOUT_MS,
       ...(options.signal ? { signal: options.signal } : {}),
@@ -316,6 +370,57 @@ class Service implements SourceService {
 
   private readonly digests = new Map<string, Promise<string>>();
 
+  private pluginSet: Promise<PluginConfigSet> | undefined;
+  private clusterInfo: ((app: Application) => Promise<ClusterInfo>) | undefined;
+
+  useClusterInfo(info: (app: Application) => Promise<ClusterInfo>): void {
+    this.clusterInfo = info;
+  }
+
+  /** The app's cluster as plugins see it (empty when no run gave one); a failure names the cluster step. */
+  private async kubeOf(app: Application): Promise<ClusterInfo> {
+    if (!this.clusterInfo) return { kubeVersion: '', apiVersions: [] };
+    try {
+      return await this.clusterInfo(app);
+    } catch (err) {
+      throw new GitopsError(`failed to get the destination cluster's version: ${oneLine(err)}`, {
+        cause: err,
+      });
+    }
+  }
+
+  /** The run's plugin configurations, loaded once (a failure fails every render that needs them). */
+  private plugins(): Promise<PluginConfigSet> {
+    this.pluginSet ??= this.options.plugins
+      ? this.options.plugins().catch((err: unknown) => {
+          throw new GitopsError(`failed to read config management plugins: ${oneLine(err)}`, { cause: err });
+        })
+      : Promise.resolve(NO_PLUGINS);
+    return this.pluginSet;
+  }
+
+  /**
+   * What a source's render depends on through plugins (a cache key part), or undefined when no plugin can
+   * render it: the source's plugin block, every configuration's digest and Argo CD's build environment.
+   */
+  private async pluginKey(
+    app: Application,
+    source: ApplicationSource,
+  ): Promise<Record<string, unknown> | undefined> {
+    const explicit = source.plugin !== undefined;
+    if (!explicit && (source.chart || source.helm || source.kustomize || source.directory)) return undefined;
+    if (!explicit && !this.options.plugins) return undefined;
+    // A source of no explicit type does not fail when the plugins cannot be read: Argo CD's discovery then
+    // falls back to the built-in types too (render/plugin.ts).
+    const set = explicit ? await this.plugins() : await this.plugins().catch(() => NO_PLUGINS);
+    if (!explicit && !set.plugins.some(discoveryConfigured)) return undefined;
+    return {
+      plugin: source.plugin ?? null,
+      configs: set.plugins.map((p) => p.digest),
+      build: [instanceName(app, this.options.argocdNamespace ?? 'argocd'), app.project],
+    };
+  }
+
   forgetRevisions(repoURL: string): void {
     if (this.localDir({ repoURL })) this.digests.clear();
     this.git.forgetRefs(repoURL);
@@ -334,13 +439,13 @@ class Service implements SourceService {
     return p;
   }
 
-  /** "<path>:<size>:<mtime>" of a tool's binary ("" for none / not installed). */
+  /** "<path>:<size>:<mtime>" of a tool's binary (a path, or a name on PATH; "" for none / not installed). */
   private fingerprint(tool: string): Promise<string> {
     let p = this.fingerprints.get(tool);
     if (!p) {
       p = (async () => {
         if (!tool) return '';
-        const path = await this.which(tool);
+        const path = tool.startsWith('/') ? tool : await this.which(tool);
         if (!path) return '';
         const s = await stat(path);
         return `${path}:${s.size}:${s.mtimeMs}`;
@@ -364,7 +469,7 @@ class Service implements SourceService {
         try {
           const local = this.localDir(s);
           if (local) return this.options.localRevision === 'digest' ? await this.localDigest(local) : 'local';
-          if (s.chart) return s.targetRevision;
+          if (!isGitSource(s)) return s.targetRevision;
           return await this.git.resolveRevision(
             s.repoURL,
             s.targetRevision,
@@ -435,6 +540,10 @@ class Service implements SourceService {
       .filter((r): r is string => r !== undefined);
     const localDir = this.localDir(source);
     const local = localDir ? resolve(localDir) : undefined;
+    // Plugin renders see the destination cluster (and are cached by it, as Argo CD keys by KubeVersion).
+    const pluginPart = await this.pluginKey(app, source);
+    const kube = pluginPart ? await this.kubeOf(app) : undefined;
+    const plugins = pluginPart ? { ...pluginPart, kube } : undefined;
     const key = local
       ? undefined
       : cacheKey({
@@ -450,6 +559,7 @@ class Service implements SourceService {
             const ref = refs.get(r);
             return [r, ref ? repoKey(ref.source.repoURL) : null, ref?.revision ?? null];
           }),
+          ...(plugins ? { plugins } : {}),
         });
     if (key && !this.options.hardRefresh) {
       const hit = await this.cache.get(key);
@@ -468,7 +578,7 @@ class Service implements SourceService {
     };
     let result: Awaited<ReturnType<typeof renderSource>>;
     try {
-      const root = local ?? (source.chart ? this.gitWorkDir : await lease(source.repoURL, revision));
+      const root = local ?? (isGitSource(source) ? await lease(source.repoURL, revision) : this.gitWorkDir);
       const refRoots = new Map<string, string>();
       for (const r of new Set(usedRefs)) {
         const ref = refs.get(r);
@@ -477,7 +587,6 @@ class Service implements SourceService {
         refRoots.set(r, refLocal ? resolve(refLocal) : await lease(ref.source.repoURL, ref.revision));
       }
       this.renders++;
-      const helmRepo = source.chart && !local ? await this.helmAuth(source.repoURL, app.project) : undefined;
       result = await renderSource(
         {
           appName: app.name,
@@ -485,7 +594,15 @@ class Service implements SourceService {
           source,
           root,
           refRoots,
-          ...(helmRepo ? { helmRepository: helmRepo } : {}),
+          revision,
+          project: app.project,
+          helmRepository: (ref) => this.helmRepository(ref, app.project),
+          build: {
+            instanceName: instanceName(app, this.options.argocdNamespace ?? 'argocd'),
+            project: app.project,
+            revision,
+            ...(kube ? { kubeVersion: kube.kubeVersion, apiVersions: kube.apiVersions } : {}),
+          },
         },
         this.tools,
       );
@@ -505,8 +622,8 @@ class Service implements SourceService {
 
   /** The working directory a Git source is read from instead of Git, if any. */
   private localDir(source: Pick<ApplicationSource, 'repoURL' | 'chart'>): string | undefined {
-    if (this.options.local) return this.options.local;
-    if (source.chart || !this.options.localRepos) return undefined;
+    if (this.options.local && isGitSource(source)) return this.options.local;
+    if (!isGitSource(source) || !this.options.localRepos) return undefined;
     return this.options.localRepos.get(repoKey(source.repoURL));
   }
 
@@ -576,31 +693,33 @@ class Service implements SourceService {
     };
   }
 
-  /** A private helm repository config holding `repoURL`'s credentials, when a Secret gives any. */
-  private async helmAuth(repoURL: string, project: string): Promise<HelmRepoAuth | undefined> {
-    const creds = await this.credentials(repoURL, project);
-    if (!creds || !(creds.username || creds.password || creds.tlsClientCertData || creds.insecure))
-      return undefined;
-    const { auth } = await this.repositories();
-    const name = `repo-${this.tempCount++}`;
-    const entry: Record<string, unknown> = { name, url: repoURL, pass_credentials_all: false };
-    if (creds.username) entry['username'] = creds.username;
-    if (creds.password) entry['password'] = creds.password;
-    if (creds.tlsClientCertData) {
-      entry['certFile'] = await auth.writePrivate('helm-tls.crt', creds.tlsClientCertData);
-      entry['keyFile'] = await auth.writePrivate('helm-tls.key', creds.tlsClientCertKey);
-    }
-    if (creds.insecure) entry['insecure_skip_tls_verify'] = true;
-    const config = await auth.writePrivate(
-      'helm-repositories.yaml',
-      JSON.stringify({ apiVersion: '', generated: '0001-01-01T00:00:00Z', repositories: [entry] }),
-    );
-    const cache = join(await auth.privateDir(), `${name}-cache`);
+  /**
+   * The Helm settings a repository Secret gives `ref` (by URL, or by the Secret's `name` for a chart
+   * dependency's `@name`) for an app of `project`; undefined without one. Values stay in memory: helm gets
+   * them through private files (render/helm-home.ts).
+   */
+  private async helmRepository(
+    ref: { url?: string; name?: string },
+    project: string,
+  ): Promise<HelmRepoSettings | undefined> {
+    if (!this.options.repositories) return undefined;
+    const { store } = await this.repositories();
+    const creds = ref.url
+      ? (store.lookup(ref.url.replace(/^oci:\/\//, ''), project) ?? store.lookup(ref.url, project))
+      : ref.name
+        ? store.byName(ref.name, project)
+        : undefined;
+    if (!creds) return undefined;
     return {
-      name,
-      repositoryConfig: config,
-      repositoryCache: cache,
-      secrets: [creds.password, creds.tlsClientCertKey].filter((v) => v.length > 0),
+      url: creds.url.replace(/^oci:\/\//, ''),
+      name: creds.name,
+      username: creds.username,
+      password: creds.password,
+      tlsClientCertData: creds.tlsClientCertData,
+      tlsClientCertKey: creds.tlsClientCertKey,
+      insecure: creds.insecure,
+      enableOCI: creds.enableOCI || creds.type === 'oci',
+      insecureOCIForceHttp: creds.insecureOCIForceHttp,
     };
   }
 

@@ -28,8 +28,10 @@ export const SSH_KNOWN_HOSTS_CM = 'argocd-ssh-known-hosts-cm';
 export interface RepoCredentials {
   /** The repository URL (a prefix for templates). */
   url: string;
-  /** "git" (default) or "helm" ("oci" is read but treated as helm by nothing here). */
+  /** "git" (default), "helm" or "oci". */
   type: string;
+  /** The repository's `name` (Helm dependencies may name a repository `@name`). */
+  name: string;
   project: string;
   username: string;
   password: string;
@@ -40,6 +42,9 @@ export interface RepoCredentials {
   insecure: boolean;
   insecureIgnoreHostKey: boolean;
   forceHttpBasicAuth: boolean;
+  /** Helm: the repository is an OCI registry (`enableOCI`), reached over plain HTTP (`insecureOCIForceHttp`). */
+  enableOCI: boolean;
+  insecureOCIForceHttp: boolean;
   proxy: string;
   noProxy: string;
   githubAppPrivateKey: string;
@@ -117,6 +122,7 @@ function toCredentials(d: Record<string, string>, origin: string): RepoCredentia
   return {
     url: d['url'] ?? '',
     type: d['type'] ?? '',
+    name: d['name'] ?? '',
     project: d['project'] ?? '',
     username: d['username'] ?? '',
     password: d['password'] ?? '',
@@ -127,6 +133,8 @@ function toCredentials(d: Record<string, string>, origin: string): RepoCredentia
     insecure: boolOrFalse(d, 'insecure', origin),
     insecureIgnoreHostKey: boolOrFalse(d, 'insecureIgnoreHostKey', origin),
     forceHttpBasicAuth: boolOrFalse(d, 'forceHttpBasicAuth', origin),
+    enableOCI: boolOrFalse(d, 'enableOCI', origin),
+    insecureOCIForceHttp: boolOrFalse(d, 'insecureOCIForceHttp', origin),
     proxy: d['proxy'] ?? '',
     noProxy: d['noProxy'] ?? '',
     githubAppPrivateKey: d['githubAppPrivateKey'] ?? '',
@@ -155,6 +163,9 @@ function inherit(repo: RepoCredentials, creds: RepoCredentials): RepoCredentials
   ] as const)
     if (!r[k]) r[k] = creds[k];
   if (!r.githubAppID) r.githubAppID = creds.githubAppID;
+  // RepoCreds' OCI flags (getHelmRepos copies them from the template for a dependency).
+  r.enableOCI ||= creds.enableOCI;
+  r.insecureOCIForceHttp ||= creds.insecureOCIForceHttp;
   if (!r.githubAppInstallationID) r.githubAppInstallationID = creds.githubAppInstallationID;
   r.forceHttpBasicAuth = creds.forceHttpBasicAuth;
   return r;
@@ -220,6 +231,12 @@ export class RepositoryStore {
     const template = this.template(url);
     if (!template) return repo;
     return inherit(repo ?? { ...toCredentials({ url }, `repository ${url}`), origin: '' }, template);
+  }
+
+  /** The repository Secret named `name` (its `name` field) for `project`, as lookup picks among URLs. */
+  byName(name: string, project: string): RepoCredentials | undefined {
+    const named = this.repositories.filter((r) => r.name === name);
+    return named.find((r) => r.project === project) ?? named.findLast((r) => !r.project);
   }
 
   /** The credential template with the longest matching URL prefix (getRepositoryCredentialIndex). */

@@ -9,7 +9,7 @@
  *    keyed by group and kind so that a custom kind of the same name elsewhere is not mistaken for one;
  * 2. the CustomResourceDefinitions among the rendered objects (`spec.scope`);
  * 3. anything else is namespaced, as Argo CD treats a kind of unknown scope.
- * With a cluster, the controller decides from discovery instead (src/controller/targets.ts).
+ * With a cluster, the controller decides from discovery instead (src/controller/refresh/targets.ts).
  */
 import type { KubeObject } from '../util/yaml-docs.js';
 import { groupOf } from './tracking.js';

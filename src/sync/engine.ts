@@ -31,11 +31,17 @@
  * and then re-evaluates (after `client.reread` of what the live cache cannot show): an event missed or
  * never sent delays a sync by at most one interval. An aborted signal stops starting tasks, lets in-flight
  * requests finish and ends the operation Failed with the reason, the tasks not run staying without a status.
- */ import { isMultiStep } from './order.js';
+ * `run(signal, terminate)`: the `terminate` signal (Argo CD's `Terminating` phase) ends the run at its next
+ * step with gitops-engine's termination instead (terminate.ts): running hooks deleted, Failed "Operation
+ * terminated".
+ */
+import { linkedSignal } from '../common/index.js';
+import { isMultiStep } from './order.js';
 import { describe, statusOf, taskRef } from './engine-types.js';
 import type { EngineOptions, EngineRun, OperationResult, SyncClient, TaskState } from './engine-types.js';
 import { runGroup, applyTasks } from './groups.js';
 import { deleteHooks, releaseCompletedHooks } from './hooks.js';
+import { terminateRun } from './terminate.js';
 import { validate } from './validate.js';
 import { blocked, changedOrInterval, refresh, replacedStillThere } from './waiting.js';
 import type { OperationPhase, ResultCode, SyncEngineEvent, SyncTask, TaskPhase } from './types.js';
@@ -80,28 +86,42 @@ export class SyncEngine {
     return this.phase !== 'Running';
   }
 
-  /** Runs steps until the operation ends or the signal aborts. */
-  async run(signal: AbortSignal): Promise<OperationResult> {
-    while (!this.done) {
-      if (signal.aborted) {
-        this.#end('Failed', `operation terminated: ${reasonOf(signal)}${this.#stillRunning()}`);
-        break;
+  /**
+   * Runs steps until the operation ends or a signal aborts. `signal` stops it where it is (Ctrl-C, a
+   * timeout: "operation terminated: <reason>"); `terminate` (Argo CD's `Terminating` phase) runs
+   * gitops-engine's termination at the next step instead (terminate.ts), with the client still usable.
+   */
+  async run(signal: AbortSignal, terminate?: AbortSignal): Promise<OperationResult> {
+    const linked = terminate ? linkedSignal(signal, terminate) : undefined;
+    const stop = linked?.signal ?? signal;
+    try {
+      while (!this.done) {
+        if (terminate?.aborted && !signal.aborted) {
+          await terminateRun(this.#run);
+          break;
+        }
+        if (signal.aborted) {
+          this.#end('Failed', `operation terminated: ${reasonOf(signal)}${this.#stillRunning()}`);
+          break;
+        }
+        // Read before the step, so a change that lands while the step runs still wakes the next one.
+        const generation = this.#client.generation();
+        const wait = await this.step(stop);
+        if (!wait || this.done || stop.aborted || !this.#waiting()) continue;
+        if (
+          (await changedOrInterval(this.#client, generation, stop, this.#options.recheckMs)) === 'interval' &&
+          !stop.aborted
+        ) {
+          await this.#client.reread?.(
+            this.states
+              .filter((s) => s.phase === 'Running' || this.#run.replacing.includes(s))
+              .map((s) => s.task),
+            stop,
+          );
+        }
       }
-      // Read before the step, so a change that lands while the step runs still wakes the next one.
-      const generation = this.#client.generation();
-      const wait = await this.step(signal);
-      if (!wait || this.done || signal.aborted || !this.#waiting()) continue;
-      if (
-        (await changedOrInterval(this.#client, generation, signal, this.#options.recheckMs)) === 'interval' &&
-        !signal.aborted
-      ) {
-        await this.#client.reread?.(
-          this.states
-            .filter((s) => s.phase === 'Running' || this.#run.replacing.includes(s))
-            .map((s) => s.task),
-          signal,
-        );
-      }
+    } finally {
+      linked?.dispose();
     }
     return this.result();
   }

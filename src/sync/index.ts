@@ -14,7 +14,8 @@
  * - cluster-client.ts is the `SyncClient` of a real cluster: its writes per sync option; live-view.ts the
  *   waits on live state (our writes over the live cache, settled, Force=true's delete); requests.ts how
  *   one request is made (kind path, body, write options, retries).
- * - operation.ts runs one app's sync operation: plan, engine, cluster client, settle.
+ * - operation.ts runs one app's sync operation: plan, engine, cluster client, settle; terminate.ts what
+ *   Argo CD's `Terminating` phase does to a running one.
  */
 export * from './types.js';
 export {
@@ -23,6 +24,7 @@ export {
   HOOK_DELETE_POLICY_ANNOTATION,
   HOOK_FINALIZER,
   parseSyncOptions,
+  deletePolicies,
   hasOption,
   syncWave,
 } from './annotations.js';
@@ -39,3 +41,4 @@ export { SYNC_FIELD_MANAGER } from './requests.js';
 export type { ClusterSyncClientOptions } from './cluster-client.js';
 export { UnsettledOperationError, runOperation } from './operation.js';
 export type { SyncApp, SyncRequest, SyncSource } from './operation.js';
+export { OPERATION_TERMINATED, TERMINATION_HAD_ERRORS } from './terminate.js';

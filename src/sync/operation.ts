@@ -43,6 +43,11 @@ export interface SyncRequest {
   syncOptions: Readonly<Record<string, string>>;
   /** Write attempts per request for 409/5xx. */
   maxAttempts?: number;
+  /**
+   * Argo CD's `Terminating`: when it aborts, the operation is terminated at its next step (running hooks
+   * deleted, Failed "Operation terminated"; terminate.ts) while `signal` still lets the requests run.
+   */
+  terminate?: AbortSignal | undefined;
   /** Observer of the operation (progress printers): its plan, then every engine event, named by app. */
   onEvent?: (event: SyncEvent) => void;
 }
@@ -132,7 +137,7 @@ export async function runOperation(
     ...(emit ? { onEvent: (e: SyncEngineEvent) => emit({ app: app.name, ...e }) } : {}),
   });
   try {
-    const result = await engine.run(signal);
+    const result = await engine.run(signal, request.terminate);
     let unsettled: unknown;
     if (!request.dryRun && !signal.aborted)
       await client.settled(signal).catch((err: unknown) => (unsettled = err));

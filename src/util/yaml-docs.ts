@@ -10,7 +10,9 @@
  * Standard input is read once and remembered, so several readers of "-" see the same text.
  *
  * Parsed files are remembered per process, and, once `setParseCacheDir` names a directory, between runs:
- * the key is a sha256 of the file's name, its whole text and the code that parses it (this module's and the
+ * the key is a sha256 of the file's whole text and the code that parses it (not its name: a parse names its
+ * file only in errors, which are never kept, and in `file`, set to the reader's name on every hit; so one
+ * text read from two checkouts, as `diff --base` reads its two sides, is parsed once) (this module's and the
  * `keepText` rule's source files, by URL, size and mtime: a bundle's chunk names carry a content hash), so
  * an entry can only be used for the same text read by the same code, never stale. Files holding a Secret
  * (or an object without a kind, or with `stringData`) are never written to the cache; unreadable or malformed entries are misses; write failures are ignored.
@@ -227,7 +229,7 @@ function codeStamp(url: string): string {
   return stamp;
 }
 
-function diskKey(text: string, file: string, keepText: KeepScalarText | undefined): string | undefined {
+function diskKey(text: string, keepText: KeepScalarText | undefined): string | undefined {
   if (!parseCacheDir) return undefined;
   const keepUrl = keepText ? keepSources.get(keepText) : '';
   if (keepUrl === undefined) return undefined;
@@ -235,7 +237,7 @@ function diskKey(text: string, file: string, keepText: KeepScalarText | undefine
   const keep = keepUrl ? codeStamp(keepUrl) : '';
   if (!own || (keepUrl && !keep)) return undefined;
   return createHash('sha256')
-    .update(JSON.stringify([PARSE_CACHE_FORMAT, own, keep, keepText?.name ?? '', file]))
+    .update(JSON.stringify([PARSE_CACHE_FORMAT, own, keep, keepText?.name ?? '']))
     .update('\0')
     .update(text)
     .digest('hex');
@@ -292,10 +294,10 @@ function writeCached(key: string, result: KubeDocuments): void {
 }
 
 function parseOnce(text: string, file: string, keepText: KeepScalarText | undefined): KubeDocuments {
-  const key = `${file}\0${text}`;
+  const key = text;
   let hit = parsed.get(key);
   if (!hit || hit.keepText !== keepText) {
-    const onDisk = diskKey(text, file, keepText);
+    const onDisk = diskKey(text, keepText);
     let result = onDisk ? readCached(onDisk, file) : undefined;
     if (!result) {
       result = parseKubeDocuments(text, file, keepText);
@@ -306,7 +308,7 @@ function parseOnce(text: string, file: string, keepText: KeepScalarText | undefi
   }
   return {
     documents: hit.result.documents,
-    objects: hit.result.objects.map((so) => ({ ...so, object: structuredClone(so.object) })),
+    objects: hit.result.objects.map((so) => ({ ...so, file, object: structuredClone(so.object) })),
   };
 }
 

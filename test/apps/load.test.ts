@@ -242,14 +242,60 @@ describe('Application validation errors name file, document and field', () => {
     assert.match(err.message, /\(document 1\): .*"bad": spec\.sources\[0\]\.path is required$/);
   });
 
-  it('a config management plugin source is refused, naming the app', async () => {
+  it('a config management plugin source is read as Argo CD types it (names, env, parameters)', async () => {
+    const file = write(
+      tempDir(),
+      'apps.yaml',
+      APP(
+        'cmp',
+        [
+          '  source:',
+          '    repoURL: u',
+          '    path: p',
+          '    plugin:',
+          '      name: kustomized-helm-v1.0',
+          '      env: [{name: FOO, value: 1.10}, {name: REV, value: r-$ARGOCD_APP_REVISION}]',
+          '      parameters:',
+          '        - {name: values-files, array: [a.yaml, 010]}',
+          '        - {name: helm-parameters, map: {image.tag: 1.10}}',
+          '        - {name: mode, string: true}',
+          '        - {name: empty, map: {}, array: []}',
+          '  destination: {namespace: x}',
+          '',
+        ].join('\n'),
+      ),
+    );
+    const [app] = await loadApplications({ files: [file] });
+    assert.deepEqual(app!.sources[0]!.plugin, {
+      name: 'kustomized-helm-v1.0',
+      env: [
+        { name: 'FOO', value: '1.10' },
+        { name: 'REV', value: 'r-$ARGOCD_APP_REVISION' },
+      ],
+      parameters: [
+        { name: 'values-files', array: ['a.yaml', '010'] },
+        { name: 'helm-parameters', map: { 'image.tag': '1.10' } },
+        { name: 'mode', string: 'true' },
+        { name: 'empty', map: {}, array: [] },
+      ],
+    });
+  });
+
+  it('plugin: {} names a plugin source with nothing set (discovery picks the plugin)', async () => {
+    const file = write(
+      tempDir(),
+      'apps.yaml',
+      APP('cmp', '  source: {repoURL: u, path: p, plugin: {}}\n  destination: {namespace: x}\n'),
+    );
+    const [app] = await loadApplications({ files: [file] });
+    assert.deepEqual(app!.sources[0]!.plugin, { name: '', env: [], parameters: [] });
+  });
+
+  it('plugin beside helm is two source types, refused as Argo CD refuses it', async () => {
     const err = await loadError(
-      APP('cmp', '  source: {repoURL: u, path: p, plugin: {name: my-cmp}}\n  destination: {namespace: x}\n'),
+      APP('cmp', '  source: {repoURL: u, path: p, plugin: {}, helm: {}}\n  destination: {namespace: x}\n'),
     );
-    assert.match(
-      err.message,
-      /\(document 1\): failed to load Application "cmp": spec\.source\.plugin: config management plugins are not supported$/,
-    );
+    assert.match(err.message, /multiple source types set \(helm, plugin\)$/);
   });
 
   it('an Application name the API server would refuse (path traversal)', async () => {

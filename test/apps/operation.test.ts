@@ -4,8 +4,8 @@
  */
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import { operationJson, parseApplication, parseOperation } from '../../src/apps/index.js';
-import type { OperationRequest } from '../../src/controller/loop-types.js';
+import { OperationRefusal, operationJson, parseApplication, parseOperation } from '../../src/apps/index.js';
+import type { OperationRequest } from '../../src/controller/loop/types.js';
 
 const spec = {
   project: 'default',
@@ -88,9 +88,41 @@ describe('parseOperation', () => {
       },
     ],
     [
-      'a source equal to the spec (not a rollback) is accepted',
+      'a source equal to the spec (what `argocd app sync` writes) is kept, not an override',
       { sync: { source: structuredClone(spec.source) } },
-      {},
+      { source: structuredClone(spec.source) },
+    ],
+    [
+      "a rollback: the history entry's source, parsed as the spec's would be",
+      { sync: { revision: 'a'.repeat(40), source: { ...structuredClone(spec.source), path: 'old' } } },
+      {
+        revision: 'a'.repeat(40),
+        source: { ...structuredClone(spec.source), path: 'old' },
+        overrideSources: [
+          { repoURL: 'https://git.example.com/repo.git', path: 'old', targetRevision: 'HEAD' },
+        ],
+      },
+    ],
+    [
+      'a local sync: each manifest one object, YAML or JSON',
+      {
+        sync: {
+          manifests: [
+            'kind: ConfigMap\napiVersion: v1\nmetadata: {name: a}',
+            '{"apiVersion":"v1","kind":"Secret"}',
+          ],
+        },
+      },
+      {
+        manifests: [
+          'kind: ConfigMap\napiVersion: v1\nmetadata: {name: a}',
+          '{"apiVersion":"v1","kind":"Secret"}',
+        ],
+        localObjects: [
+          { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'a' } },
+          { apiVersion: 'v1', kind: 'Secret' },
+        ],
+      },
     ],
   ];
   for (const [name, operation, expected] of ok) {
@@ -135,25 +167,63 @@ describe('parseOperation', () => {
       'operation.retry.backoff.duration is not a duration: "soon"',
     ],
     [
-      'a rollback',
-      {
-        sync: { source: { repoURL: 'https://git.example.com/repo.git', path: 'web', targetRevision: 'v1' } },
-      },
-      'operation.sync.source overrides the spec (a rollback), which this controller does not run',
+      'a rollback to a source that is not one',
+      { sync: { source: { path: 'web' } } },
+      'operation.sync.source is not a valid source: spec.source.repoURL is required',
     ],
     [
-      'a local sync',
+      'a local sync of something that is not an object',
       { sync: { manifests: ['kind: ConfigMap'] } },
-      'operation.sync.manifests (a local sync) is not supported',
+      'operation.sync.manifests[0] is not a Kubernetes object (apiVersion and kind)',
+    ],
+    [
+      'a local sync of unreadable YAML',
+      { sync: { manifests: ['a: [b'] } },
+      'operation.sync.manifests[0] cannot be read: ',
     ],
   ];
   for (const [name, operation, message] of bad) {
     it(`refuses ${name} with one line naming the app and field`, () => {
+      const full = `app argocd/web: failed to read operation: ${message}`;
+      const escaped = full.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      // A message ending ": " is followed by the YAML parser's own words.
       assert.throws(() => parseOperation(appWith(operation)), {
-        message: `app argocd/web: failed to read operation: ${message}`,
+        message: new RegExp(`^${escaped}${message.endsWith(': ') ? '' : '$'}`),
       });
     });
   }
+
+  // Argo CD's API server refuses these (server/application Rollback, Sync); the controller answers them.
+  const automated = { syncPolicy: { automated: {} } };
+  for (const [name, operation, reason] of [
+    [
+      'a rollback',
+      { sync: { source: { ...spec.source, path: 'old' } } },
+      'rollback cannot be initiated when auto-sync is enabled',
+    ],
+    [
+      'a local sync',
+      { sync: { manifests: ['{"apiVersion":"v1","kind":"ConfigMap"}'] } },
+      'cannot use local sync when Automatic Sync Policy is enabled unless for dry run',
+    ],
+  ] as const) {
+    it(`refuses ${name} while auto-sync is enabled, with Argo CD's words`, () => {
+      assert.throws(
+        () => parseOperation(appWith(operation, automated)),
+        (err: unknown) => {
+          assert.ok(err instanceof OperationRefusal);
+          assert.equal(err.reason, reason);
+          assert.equal(err.message, `app argocd/web: failed to run operation: ${reason}`);
+          return true;
+        },
+      );
+    });
+  }
+
+  it('a dry-run local sync is allowed with auto-sync (as Argo CD allows it)', () => {
+    const op = { sync: { dryRun: true, manifests: ['{"apiVersion":"v1","kind":"ConfigMap"}'] } };
+    assert.equal(parseOperation(appWith(op, automated))?.dryRun, true);
+  });
 
   it('round trip: the request written back as Argo CD JSON', () => {
     const operation = {

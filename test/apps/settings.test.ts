@@ -17,6 +17,27 @@ const cm = (data: Record<string, unknown>): KubeObject =>
   ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'argocd-cm' }, data }) as KubeObject;
 
 describe('argocd-cm settings', () => {
+  it('kustomize keys: buildOptions and versions registered by kustomize.path.<v> / kustomize.version.<v>', () => {
+    const s = parseArgoCdSettings(
+      cm({
+        'kustomize.buildOptions': '--enable-helm --load-restrictor LoadRestrictionsNone',
+        'kustomize.path.v5.8.1': '/custom/kustomize-5.8.1',
+        'kustomize.version.v4.5.7': '/custom/kustomize-4.5.7',
+        'kustomize.buildOptions.v4.5.7': '--enable_alpha_plugins',
+      }),
+      'test',
+    );
+    assert.deepEqual(s.kustomize, {
+      buildOptions: '--enable-helm --load-restrictor LoadRestrictionsNone',
+      versions: { 'v5.8.1': '/custom/kustomize-5.8.1', 'v4.5.7': '/custom/kustomize-4.5.7' },
+    });
+    assert.deepEqual(parseArgoCdSettings(cm({}), 'test').kustomize, { buildOptions: '', versions: {} });
+    assert.throws(
+      () => parseArgoCdSettings(cm({ 'kustomize.path.v5': '/a', 'kustomize.version.v5': '/b' }), 'test'),
+      /found duplicate kustomize version: v5/,
+    );
+  });
+
   it('an empty ConfigMap gives Argo CD defaults', () => {
     const s = parseArgoCdSettings(cm({}), 'test');
     assert.deepEqual(s.overrides, {});

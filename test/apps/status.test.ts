@@ -6,7 +6,7 @@ import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import { buildStatus, goDuration, mergePatch, parseApplication } from '../../src/apps/index.js';
 import type { StatusSource } from '../../src/apps/index.js';
-import type { AppLoopState } from '../../src/controller/loop-types.js';
+import type { AppLoopState } from '../../src/controller/loop/types.js';
 
 const T0 = '2026-11-25T10:00:00.123Z';
 const T1 = '2026-11-25T10:05:00.000Z';
@@ -158,6 +158,41 @@ describe('buildStatus (Argo CD ApplicationStatus)', () => {
             {
               type: 'InvalidSpecError',
               message: 'app "web": project "x" not found',
+              lastTransitionTime: '2026-11-25T10:05:00Z',
+            },
+          ],
+        },
+      },
+    },
+    {
+      name: "a project refusal: Argo CD's own conditions, one per rule with its type (refreshAppConditions), sorted by type as SetConditions",
+      state: {
+        comparison: undefined,
+        error: {
+          message: 'app "web": failed to compare: a; b',
+          exitCode: 2,
+          conditions: [
+            {
+              type: 'UnknownError',
+              message: "application 'web' in namespace 'team' is not permitted to use project 'p'",
+            },
+            { type: 'InvalidSpecError', message: "application repo r is not permitted in project 'p'" },
+          ],
+        },
+      },
+      patch: {
+        status: {
+          sync: { status: 'Unknown' },
+          health: { status: 'Unknown', lastTransitionTime: '2026-11-25T10:05:00Z' },
+          conditions: [
+            {
+              type: 'InvalidSpecError',
+              message: "application repo r is not permitted in project 'p'",
+              lastTransitionTime: '2026-11-25T10:05:00Z',
+            },
+            {
+              type: 'UnknownError',
+              message: "application 'web' in namespace 'team' is not permitted to use project 'p'",
               lastTransitionTime: '2026-11-25T10:05:00Z',
             },
           ],
@@ -449,6 +484,96 @@ describe('buildStatus: operationState and history', () => {
       initiatedBy: { automated: true },
       retry: { limit: 5 },
     });
+  });
+
+  it('terminating (argocd app terminate-op): phase Terminating is kept, never written back to Running', () => {
+    const out = buildStatus({
+      previous: firstStatus,
+      state: { app, comparison: comparison(), running: { request, startedAt: T1, terminating: true } },
+      now: T1,
+      controllerNamespace: 'argocd',
+    });
+    assert.deepEqual(out.status['operationState'], {
+      operation: { sync: { prune: true }, initiatedBy: { username: 'alice' }, retry: {} },
+      phase: 'Terminating',
+      message: 'operation is terminating',
+      startedAt: '2026-11-25T10:05:00Z',
+    });
+  });
+
+  it('terminated: Failed "Operation terminated"; tasks never started have no row, no history', () => {
+    const terminated = {
+      ...report,
+      phase: 'Failed',
+      message: 'Operation terminated',
+      resources: [
+        {
+          ...report.resources[0]!,
+          kind: 'Job',
+          group: 'batch',
+          name: 'migrate',
+          hookType: 'PreSync',
+          hookPhase: 'Failed',
+          message: 'Terminated',
+          syncPhase: 'PreSync',
+        },
+        { ...report.resources[0]!, status: '', message: '', hookPhase: '' },
+      ],
+    };
+    const out = buildStatus({
+      previous: firstStatus,
+      state: { app, comparison: comparison(), lastOperation: { request, report: terminated } },
+      now: T2,
+      controllerNamespace: 'argocd',
+    });
+    const st = out.status['operationState'] as {
+      phase: string;
+      message: string;
+      syncResult: { resources: unknown[] };
+    };
+    assert.deepEqual([st.phase, st.message], ['Failed', 'Operation terminated']);
+    assert.deepEqual(st.syncResult.resources, [
+      {
+        group: 'batch',
+        version: 'v1',
+        kind: 'Job',
+        namespace: 'web',
+        name: 'migrate',
+        status: 'Synced',
+        message: 'Terminated',
+        hookType: 'PreSync',
+        hookPhase: 'Failed',
+        syncPhase: 'PreSync',
+      },
+    ]);
+    assert.equal(out.status['history'], undefined);
+  });
+
+  it("a rollback: operation, syncResult and history carry the operation's source (argocd app rollback)", () => {
+    const old = { ...source, path: 'web-old' };
+    const rollback = {
+      initiatedBy: { automated: false, username: 'bob' },
+      revision: 'abc123',
+      prune: false,
+      dryRun: false,
+      strategy: 'apply' as const,
+      source: old,
+    };
+    const out = buildStatus({
+      previous: firstStatus,
+      state: { app, comparison: comparison(), lastOperation: { request: rollback, report } },
+      now: T2,
+      controllerNamespace: 'argocd',
+      appendHistory: true,
+    });
+    const st = out.status['operationState'] as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    assert.deepEqual(st['operation'], {
+      sync: { revision: 'abc123', syncStrategy: { apply: {} }, source: old },
+      initiatedBy: { username: 'bob' },
+      retry: {},
+    });
+    assert.deepEqual(st['syncResult'].source, old);
+    assert.deepEqual(out.status['history'], [{ ...entry(0), source: old, initiatedBy: { username: 'bob' } }]);
   });
 
   it("the loop's AppLoopState is a StatusSource (the contract's types fit)", () => {

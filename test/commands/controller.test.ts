@@ -110,8 +110,10 @@ describe('kubectl gitops controller (CLI)', () => {
     );
     assert.equal(synced.status.history.length, 1);
     // Metrics and probes, at the address it printed.
-    const url = /metrics and probes at (http:\/\/\S+)\/metrics/.exec(stderr)?.[1];
+    // Information, not a warning: a plain line (warning: is for what a user should act on).
+    const url = /^metrics and probes at (http:\/\/\S+)\/metrics, \/healthz, \/readyz$/m.exec(stderr)?.[1];
     assert.ok(url, stderr);
+    assert.doesNotMatch(stderr, /^warning: metrics/m);
     const metrics = await (await fetch(`${url}/metrics`)).text();
     assert.match(metrics, /^argocd_app_info\{[^}]*name="web"[^}]*\} 1$/m);
     assert.match(metrics, /^argocd_app_sync_total\{[^}]*name="web"[^}]*phase="Succeeded"[^}]*\} 1$/m);

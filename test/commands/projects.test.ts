@@ -77,6 +77,44 @@ describe('AppProjects from --project-file, -f and --from-cluster (CLI, embedded 
     assert.match(r.stderr, /hint: pass the AppProject manifest with --project-file or -f/);
   });
 
+  it('every refusal is a condition with its type and message: -o json and the text header', async () => {
+    const strict = projectYaml(
+      'team',
+      `  sourceRepos: ['https://example.com/allowed/*']\n  destinations:\n  - server: '*'\n    namespace: other\n`,
+    );
+    const strictFile = join(dir, 'strict.yaml');
+    writeFileSync(strictFile, strict);
+    const repoRefused = `application repo ${repo.url} is not permitted in project 'team'`;
+    const destRefused =
+      "application destination server 'https://kubernetes.default.svc' and namespace 'team-a' do not match any of the allowed destinations in project 'team'";
+    const j = await cli(['diff', '-f', appFile, '--project-file', strictFile, '-o', 'json']);
+    assert.equal(j.code, 2, j.stderr);
+    const app = (JSON.parse(j.stdout) as { apps: Array<Record<string, unknown>> }).apps[0]!;
+    assert.deepEqual(app['conditions'], [
+      { type: 'InvalidSpecError', message: repoRefused },
+      { type: 'InvalidSpecError', message: destRefused },
+    ]);
+    assert.equal(app['sync'], 'Unknown');
+    assert.equal(app['error'], `app "web": failed to compare: ${repoRefused}; ${destRefused}`);
+    const t = await cli(['diff', '-f', appFile, '--project-file', strictFile]);
+    assert.equal(t.code, 2, t.stderr);
+    assert.deepEqual(t.stdout.trim().split('\n'), [
+      '===== app web =====',
+      'destination: https://kubernetes.default.svc (context embedded), namespace team-a',
+      'sync:        Unknown (not compared)',
+      'health:      Unknown',
+      `condition:   InvalidSpecError: ${repoRefused}`,
+      `condition:   InvalidSpecError: ${destRefused}`,
+    ]);
+    assert.match(t.stderr, /^error: app "web": failed to compare: /m);
+    // A missing project: Argo CD's InvalidSpecError too.
+    const missing = await cli(['diff', '-f', appFile, '-o', 'json']);
+    assert.deepEqual(
+      (JSON.parse(missing.stdout) as { apps: Array<Record<string, unknown>> }).apps[0]!['conditions'],
+      [{ type: 'InvalidSpecError', message: 'Application referencing project team which does not exist' }],
+    );
+  });
+
   it('--project-file FILE and --project-file - (stdin): the app is compared', async () => {
     const r = await cli(['diff', '-f', appFile, '--project-file', projectFile]);
     assert.equal(r.code, 1, r.stderr);

@@ -27,9 +27,13 @@ describe('standalone executable', { skip: supported ? false : 'packaging builds 
   let templateBefore: Buffer;
   before(() => {
     templateBefore = readFileSync(manifestTemplate);
-    const r = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'package.mjs'), '--out', out], {
-      encoding: 'utf8',
-    });
+    // This host's platform only, injected into this very Node (no download: the five platforms of
+    // `npm run package` fetch Node's binaries from the registry, and check themselves as they build).
+    const r = spawnSync(
+      process.execPath,
+      [join(repoRoot, 'scripts', 'package.mjs'), '--out', out, '--platforms', 'linux-x64', '--host-node'],
+      { encoding: 'utf8' },
+    );
     assert.equal(r.status, 0, r.stderr);
     mkdirSync(unpacked);
     const t = spawnSync('tar', ['-xzf', join(out, archiveName), '-C', unpacked], { encoding: 'utf8' });
@@ -46,6 +50,7 @@ describe('standalone executable', { skip: supported ? false : 'packaging builds 
     assert.equal(manifest.apiVersion, 'krew.googlecontainertools.github.com/v1alpha2');
     assert.equal(manifest.metadata.name, 'gitops');
     assert.equal(manifest.spec.version, `v${pkg.version}`);
+    assert.equal(manifest.spec.platforms.length, 1, 'one entry per archive built');
     const [platform] = manifest.spec.platforms;
     assert.deepEqual(platform.selector.matchLabels, { os: 'linux', arch: 'amd64' });
     assert.equal(platform.bin, 'kubectl-gitops');
@@ -58,6 +63,17 @@ describe('standalone executable', { skip: supported ? false : 'packaging builds 
       .update(readFileSync(join(out, archiveName)))
       .digest('hex');
     assert.equal(platform.sha256, sha);
+    // The build checked what it wrote and ran it (scripts/package.mjs runChecks).
+    const report = JSON.parse(readFileSync(join(out, 'package-report.json'), 'utf8')) as {
+      platforms: Array<{ platform: string; codeCache: boolean; checks: string[] }>;
+    };
+    assert.equal(report.platforms[0]!.platform, 'linux-x64');
+    assert.equal(report.platforms[0]!.codeCache, true, 'the host Node gets the V8 code cache');
+    assert.match(
+      report.platforms[0]!.checks.join('\n'),
+      /ELF x64 executable.*NODE_SEA_BLOB \d+ bytes; fuse flipped/,
+    );
+    assert.match(report.platforms[0]!.checks.join('\n'), /^ran: version -o json -> .*"standalone":true/m);
   });
 
   test('leaves the tracked krew manifest alone (the filled one is in the output folder)', () => {

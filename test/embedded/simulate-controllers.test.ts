@@ -329,4 +329,47 @@ describe('embedded server: workload simulation, field by field as the real contr
     assert.equal(health(doomed), 'Degraded');
     assert.equal(getResourceHealth(doomed)?.message, 'container "main" failed with exit code 1');
   });
+  it('a container whose command fails (false, sh -c "...; exit 1") fails as on a node; exit 0 and other commands succeed', async () => {
+    const pod = (name: string, container: Obj): Obj => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name },
+      spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: 'busybox', ...container }] },
+    });
+    await create(fx.cluster, `${CORE}/pods`, pod('false', { command: ['/bin/false'] }));
+    await create(
+      fx.cluster,
+      `${CORE}/pods`,
+      pod('exit1', { command: ['sh', '-c'], args: ['echo migrating; exit 1'] }),
+    );
+    await create(fx.cluster, `${CORE}/pods`, pod('exit0', { command: ['sh', '-c', 'echo done; exit 0'] }));
+    await create(fx.cluster, `${CORE}/pods`, pod('echo', { command: ['echo', 'false'] }));
+    for (const [name, phase] of [
+      ['false', 'Failed'],
+      ['exit1', 'Failed'],
+      ['exit0', 'Succeeded'],
+      ['echo', 'Succeeded'],
+    ]) {
+      const p = await waitForObject(fx.cluster, `${CORE}/pods/${name}`, (o) =>
+        ['Failed', 'Succeeded'].includes(o.status?.phase),
+      );
+      assert.equal(p.status.phase, phase, name);
+    }
+    await create(fx.cluster, `${BATCH}/jobs`, {
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: 'hook' },
+      spec: {
+        backoffLimit: 0,
+        template: {
+          spec: {
+            restartPolicy: 'Never',
+            containers: [{ name: 'main', image: 'busybox', command: ['false'] }],
+          },
+        },
+      },
+    });
+    const job = await waitForObject(fx.cluster, `${BATCH}/jobs/hook`, (o) => health(o) !== 'Progressing');
+    assert.equal(job.status.conditions.find((c: Obj) => c.type === 'Failed')?.reason, 'BackoffLimitExceeded');
+  });
 });

@@ -36,10 +36,42 @@ const entry = (body: { metadata: { managedFields: Entry[] } }, manager: string):
 describe('server-side apply', () => {
   const fx = useEmbeddedCluster();
 
-  it('requires a fieldManager', async () => {
+  it("requires a fieldManager: kube-apiserver's 422, its cause naming the field", async () => {
+    // apiserver handlers/patch.go: ValidatePatchOptions' errors through errors.NewInvalid(PatchOptions).
     const res = await api(fx.cluster, 'PATCH', `${BASE}/nofm`, applied('nofm'), APPLY);
     assert.equal(res.status, 422);
-    assert.match(res.body.message, /fieldManager: Required value/);
+    assert.deepEqual(res.body, {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message:
+        'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
+      reason: 'Invalid',
+      details: {
+        group: 'meta.k8s.io',
+        kind: 'PatchOptions',
+        causes: [
+          {
+            reason: 'FieldValueRequired',
+            message: 'Required value: is required for apply patch',
+            field: 'fieldManager',
+          },
+        ],
+      },
+      code: 422,
+    });
+    // With a bad dryRun too: one 422, both causes in ValidatePatchOptions' order, the message aggregated.
+    const both = await api(fx.cluster, 'PATCH', `${BASE}/nofm?dryRun=Some`, applied('nofm'), APPLY);
+    assert.equal(both.status, 422);
+    assert.equal(
+      both.body.message,
+      'PatchOptions.meta.k8s.io "" is invalid: [fieldManager: Required value: is required for apply patch, dryRun: Unsupported value: []string{"Some"}: supported values: "All"]',
+    );
+    assert.deepEqual(
+      both.body.details.causes.map((c: { reason: string; field: string }) => `${c.reason} ${c.field}`),
+      ['FieldValueRequired fieldManager', 'FieldValueNotSupported dryRun'],
+    );
   });
 
   it('creates the object, records an Apply entry with the applied fields only, and applies defaults', async () => {

@@ -1,10 +1,15 @@
+/**
+ * Helm sources without a real helm: the `helm template` argument list Argo CD 3.6 builds
+ * (`util/helm/cmd.go template`), parameter cleaning, kube versions, value file rules, and the binary lookup.
+ * The same charts rendered by the real helm: helm-real.test.ts and helm-repos.test.ts.
+ */
 import { strict as assert } from 'node:assert';
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { ApplicationSource, HelmOptions } from '../../src/apps/types.js';
-import { which } from '../../src/source/exec.js';
-import { DEFAULT_HELM, helmArgs } from '../../src/source/render/helm.js';
+import { cleanSetParameter, DEFAULT_HELM, helmArgs, parseKubeVersion } from '../../src/source/render/helm.js';
+import { isMissingDependencyError } from '../../src/source/render/helm-deps.js';
 import { renderSource, type RenderRequest } from '../../src/source/render/index.js';
 import { tempDir, tools, tree } from '../support/git.js';
 
@@ -12,6 +17,7 @@ const CHART = {
   'chart/Chart.yaml': 'apiVersion: v2\nname: web\nversion: 0.1.0\n',
   'chart/values.yaml': 'replicas: 1\n',
   'chart/values-prod.yaml': 'replicas: 3\n',
+  'chart/files/motd.txt': 'hello, world\n',
   'chart/templates/cm.yaml':
     'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n  namespace: {{ .Release.Namespace }}\ndata:\n  replicas: "{{ .Values.replicas }}"\n',
 };
@@ -20,6 +26,7 @@ function request(
   root: string,
   helm: Partial<HelmOptions> | undefined,
   refRoots = new Map<string, string>(),
+  extra: Partial<RenderRequest> = {},
 ): RenderRequest {
   const source: ApplicationSource = {
     repoURL: 'file:///x',
@@ -27,13 +34,11 @@ function request(
     targetRevision: 'HEAD',
     ...(helm ? { helm: { ...DEFAULT_HELM, ...helm } } : {}),
   };
-  return { appName: 'web', destNamespace: 'prod', source, root, refRoots };
+  return { appName: 'web', destNamespace: 'prod', source, root, refRoots, revision: 'abcdef1234', ...extra };
 }
 
-const helmInstalled = Boolean(await which('helm'));
-
-describe('helm sources', () => {
-  it('builds helm template arguments as Argo CD does', async () => {
+describe('helm template arguments (Argo CD 3.6 util/helm/cmd.go)', () => {
+  it('every option, in Argo CD order, helm running in the chart directory', async () => {
     const root = tree(CHART);
     const values = tree({ 'envs/prod.yaml': 'replicas: 5\n' });
     const args = await helmArgs(
@@ -44,12 +49,16 @@ describe('helm sources', () => {
           valueFiles: ['values-prod.yaml', '$vals/envs/prod.yaml', 'missing.yaml'],
           ignoreMissingValueFiles: true,
           parameters: [
-            { name: 'a', value: '1', forceString: false },
+            { name: 'a', value: '1,2', forceString: false },
             { name: 'b', value: '02', forceString: true },
+            { name: 'rev', value: '${ARGOCD_APP_REVISION_SHORT}', forceString: false },
+            { name: 'a', value: '{x,y}', forceString: false },
           ],
+          fileParameters: [{ name: 'motd', path: 'files/motd.txt' }],
           skipCrds: true,
           skipTests: true,
-          kubeVersion: '1.29.0',
+          skipSchemaValidation: true,
+          kubeVersion: 'v1.29.3+k3s1',
           apiVersions: ['monitoring.coreos.com/v1'],
         },
         new Map([['vals', values]]),
@@ -59,33 +68,70 @@ describe('helm sources', () => {
     );
     assert.deepEqual(args, [
       'template',
-      join(root, 'chart'),
+      '.',
       '--name-template',
       'rel',
       '--namespace',
       'prod',
-      '--skip-tests',
       '--kube-version',
-      '1.29.0',
-      '--api-versions',
-      'monitoring.coreos.com/v1',
+      '1.29.3',
+      // One per name, the last value wins (Argo CD's map); commas escaped, {a,b} lists kept.
+      '--set',
+      'a={x,y}',
+      '--set',
+      'rev=abcdef1',
+      '--set-string',
+      'b=02',
+      '--set-file',
+      `motd=${join(root, 'chart/files/motd.txt')}`,
       '--values',
       join(root, 'chart/values-prod.yaml'),
       '--values',
       join(values, 'envs/prod.yaml'),
       '--values',
       '/tmp/v.yaml',
-      '--set',
-      'a=1',
-      '--set-string',
-      'b=02',
+      '--api-versions',
+      'monitoring.coreos.com/v1',
+      '--skip-schema-validation',
+      '--skip-tests',
     ]);
   });
 
-  it('defaults: release = app name, namespace = destination, CRDs included', async () => {
+  it('defaults: release = app name, namespace = destination, CRDs included, the cluster version when known', async () => {
     const root = tree(CHART);
-    const args = await helmArgs(request(root, undefined), join(root, 'chart'), undefined);
-    assert.deepEqual(args.slice(2), ['--name-template', 'web', '--namespace', 'prod', '--include-crds']);
+    const chart = join(root, 'chart');
+    assert.deepEqual(await helmArgs(request(root, undefined), chart, undefined), [
+      'template',
+      '.',
+      '--name-template',
+      'web',
+      '--namespace',
+      'prod',
+      '--include-crds',
+    ]);
+    const onCluster = request(root, undefined, new Map(), {
+      kubeVersion: 'v1.31.2',
+      apiVersions: ['v1', 'apps/v1/Deployment'],
+    });
+    assert.deepEqual((await helmArgs(onCluster, chart, undefined)).slice(6), [
+      '--kube-version',
+      '1.31.2',
+      '--api-versions',
+      'v1',
+      '--api-versions',
+      'apps/v1/Deployment',
+      '--include-crds',
+    ]);
+  });
+
+  it('cleanSetParameter and parseKubeVersion as Argo CD', () => {
+    assert.equal(cleanSetParameter('a,b'), 'a\\,b');
+    assert.equal(cleanSetParameter('a\\,b'), 'a\\,b');
+    assert.equal(cleanSetParameter('{a,b}'), '{a,b}');
+    assert.equal(parseKubeVersion('1.29'), '1.29');
+    assert.equal(parseKubeVersion('v1.28.04-eks-1234'), '1.28.4');
+    assert.throws(() => parseKubeVersion('latest'), /could not parse kubernetes version latest/);
+    assert.ok(isMissingDependencyError('found in Chart.yaml, but missing in charts/ directory: web'));
   });
 
   it('value files: missing is an error, escaping the repository is an error, unknown $ref is an error', async () => {
@@ -103,77 +149,48 @@ describe('helm sources', () => {
       /unknown source ref "other"/,
     );
   });
+});
 
-  it('detects Chart.yaml; without helm on PATH the error says helm is not installed', async () => {
+describe('helm binary', () => {
+  it('without helm: a clear error saying how to install it', async () => {
     const root = tree(CHART);
     await assert.rejects(
       renderSource(request(root, undefined), tools(tempDir())),
-      /failed to render chart: helm is not installed/,
+      /failed to render chart: helm is not installed: not on PATH nor in .* \(install it with `npm run tools`, or name one with --helm-path\)/,
     );
   });
 
-  it('runs the helm binary it finds and parses its output (a stand-in helm echoing its arguments)', async () => {
+  it("helm.version: '', v3 and v4 run the one helm (Argo CD 3.6); others are refused", async () => {
+    const root = tree(CHART);
+    await assert.rejects(
+      renderSource(request(root, { version: 'v2' }), tools(tempDir())),
+      /failed to render chart: helm version 'v2' is not supported/,
+    );
+  });
+
+  it('runs the helm it is given, in the chart directory, with a private helm home', async () => {
     const bin = tempDir();
     const script = join(bin, 'helm');
     writeFileSync(
       script,
-      '#!/bin/sh\nprintf -- "---\\n# Source: x\\n---\\napiVersion: v1\\nkind: ConfigMap\\nmetadata:\\n  name: args\\ndata:\\n  args: \\"%s\\"\\n" "$*"\n',
+      '#!/bin/sh\nprintf -- "---\\napiVersion: v1\\nkind: ConfigMap\\nmetadata:\\n  name: args\\ndata:\\n  args: \\"%s\\"\\n  cwd: \\"$(pwd)\\"\\n  home: \\"$HELM_CONFIG_HOME $XDG_CACHE_HOME\\"\\n" "$*"\n',
     );
     chmodSync(script, 0o755);
     const root = tree(CHART);
-    const r = await renderSource(request(root, { values: 'replicas: 9\n' }), tools(bin));
-    assert.equal(r.type, 'Helm');
-    assert.equal(r.objects.length, 1);
-    const args = String((r.objects[0]!['data'] as Record<string, string>)['args']);
-    assert.match(
-      args,
-      /^template .*\/chart --name-template web --namespace prod --include-crds --values .*values\.yaml$/,
-    );
-  });
-
-  it(
-    'renders a chart with the real helm',
-    { skip: helmInstalled ? false : 'skipped: helm not installed' },
-    async () => {
-      const root = tree(CHART);
-      const r = await renderSource(request(root, { valueFiles: ['values-prod.yaml'] }), tools());
-      assert.deepEqual(r.objects, [
-        {
-          apiVersion: 'v1',
-          kind: 'ConfigMap',
-          metadata: { name: 'web', namespace: 'prod' },
-          data: { replicas: '3' },
-        },
-      ]);
-    },
-  );
-});
-
-describe('helm chart dependencies', () => {
-  it('runs helm dependency build in a copy when dependencies are not vendored', async () => {
-    const bin = tempDir();
-    const log = join(bin, 'calls.log');
-    // A stand-in helm logging its calls; `dependency build` creates charts/ where it is told to.
-    writeFileSync(
-      join(bin, 'helm'),
-      `#!/bin/sh\necho "$1 $2" >> ${log}\nif [ "$1" = dependency ]; then mkdir -p "$3/charts"; exit 0; fi\nif [ -d "$2/charts" ]; then n=vendored; else n=bare; fi\nprintf "apiVersion: v1\\nkind: ConfigMap\\nmetadata:\\n  name: %s\\n" "$n"\n`,
-    );
-    chmodSync(join(bin, 'helm'), 0o755);
-    const root = tree({
-      ...CHART,
-      'chart/Chart.yaml':
-        'apiVersion: v2\nname: web\nversion: 0.1.0\ndependencies:\n- name: common\n  version: 1.0.0\n  repository: file://../common\n',
-      'common/Chart.yaml': 'apiVersion: v2\nname: common\nversion: 1.0.0\n',
-    });
-    const r = await renderSource(request(root, undefined), tools(bin));
-    assert.equal(r.objects[0]!.metadata!.name, 'vendored');
-    assert.deepEqual(
-      readFileSync(log, 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => l.split(' ')[0]),
-      ['dependency', 'template'],
-    );
-    assert.equal(existsSync(join(root, 'chart/charts')), false, 'the tree is never modified');
+    for (const version of ['v3', 'v4', undefined]) {
+      const r = await renderSource(
+        request(root, { values: 'replicas: 9\n', ...(version ? { version } : {}) }),
+        tools(bin),
+      );
+      assert.equal(r.type, 'Helm');
+      assert.equal(r.tool, script);
+      const data = r.objects[0]!['data'] as Record<string, string>;
+      assert.match(
+        data['args']!,
+        /^template \. --name-template web --namespace prod --values \S+values\.yaml --include-crds$/,
+      );
+      assert.equal(data['cwd'], join(root, 'chart'));
+      assert.match(data['home']!, /helm-home-[^ ]+\/config \S+helm-home-[^ ]+\/cache$/);
+    }
   });
 });

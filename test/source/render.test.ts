@@ -1,11 +1,10 @@
 import { strict as assert } from 'node:assert';
-import { readFileSync, symlinkSync } from 'node:fs';
+import { symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { ApplicationSource } from '../../src/apps/types.js';
 import { globToRegExp } from '../../src/source/render/directory.js';
 import { RenderError, renderSource } from '../../src/source/render/index.js';
-import { editKustomization, parseImage } from '../../src/source/render/kustomize.js';
 import { cm, tools, tree } from '../support/git.js';
 
 function source(path: string, extra: Partial<ApplicationSource> = {}): ApplicationSource {
@@ -110,14 +109,6 @@ describe('directory sources (Argo CD rules)', () => {
   });
 });
 
-const KUSTOMIZE_TREE = {
-  'base/kustomization.yaml': 'resources: [cm.yaml, deploy.yaml]\n',
-  'base/cm.yaml': cm('settings'),
-  'base/deploy.yaml':
-    'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: web, image: nginx:1.0}]\n',
-  'overlay/kustomization.yaml': 'resources: [../base]\nnamePrefix: old-\n',
-};
-
 describe('app-of-apps: rendered Applications and ApplicationSets keep string fields as written (issue 14)', () => {
   it('targetRevision: 1.10 in a rendered child Application and ApplicationSet template stays "1.10"', async () => {
     const root = tree({
@@ -191,71 +182,5 @@ spec: {project: default}
     // An owner reference's booleans are booleans (the API server refuses strings there).
     assert.equal(at('owned', 'metadata.ownerReferences.0.controller'), true);
     assert.equal(at('owned', 'metadata.ownerReferences.0.blockOwnerDeletion'), true);
-  });
-});
-
-describe('kustomize sources (real kubectl kustomize)', () => {
-  it('detects kustomization.yaml and builds it', async () => {
-    const root = tree(KUSTOMIZE_TREE);
-    const r = await render(root, source('overlay'));
-    assert.equal(r.type, 'Kustomize');
-    assert.deepEqual(names(r.objects).sort(), ['old-settings', 'old-web']);
-  });
-
-  it('applies Application options in a temp copy, never in the tree', async () => {
-    const root = tree(KUSTOMIZE_TREE);
-    const before = readFileSync(join(root, 'overlay/kustomization.yaml'), 'utf8');
-    const r = await render(
-      root,
-      source('overlay', {
-        kustomize: {
-          namePrefix: 'new-',
-          nameSuffix: '-v2',
-          namespace: 'team',
-          images: ['nginx=registry.local:5000/nginx:2.0'],
-          commonLabels: { env: 'prod' },
-          commonAnnotations: { owner: 'me' },
-        },
-      }),
-    );
-    assert.equal(readFileSync(join(root, 'overlay/kustomization.yaml'), 'utf8'), before);
-    const deploy = r.objects.find((o) => o.kind === 'Deployment')!;
-    assert.equal(deploy.metadata!.name, 'new-web-v2');
-    assert.equal(deploy.metadata!.namespace, 'team');
-    assert.equal(deploy.metadata!.labels!['env'], 'prod');
-    assert.equal(deploy.metadata!.annotations!['owner'], 'me');
-    const spec = deploy['spec'] as { template: { spec: { containers: { image: string }[] } } };
-    assert.equal(spec.template.spec.containers[0]!.image, 'registry.local:5000/nginx:2.0');
-  });
-
-  it('a failing build shows kustomize stderr, trimmed, with the source path', async () => {
-    const root = tree({ 'k/kustomization.yaml': 'resources: [missing.yaml]\n' });
-    await assert.rejects(render(root, source('k')), (err: Error) => {
-      assert.ok(err instanceof RenderError);
-      assert.equal(err.file, 'k');
-      assert.match(err.reason, /kubectl kustomize failed: .*missing\.yaml/);
-      assert.doesNotMatch(err.reason, /\n/);
-      return true;
-    });
-  });
-
-  it('parses image overrides like kustomize edit set image', () => {
-    assert.deepEqual(parseImage('nginx:1.2'), { name: 'nginx', newTag: '1.2' });
-    assert.deepEqual(parseImage('nginx=my/nginx:1.2'), { name: 'nginx', newName: 'my/nginx', newTag: '1.2' });
-    assert.deepEqual(parseImage('nginx@sha256:abc'), { name: 'nginx', digest: 'sha256:abc' });
-    assert.deepEqual(parseImage('host:5000/nginx'), { name: 'host:5000/nginx' });
-    assert.deepEqual(parseImage('a=host:5000/b'), { name: 'a', newName: 'host:5000/b' });
-  });
-
-  it('edits replace images of the same name and merge labels', () => {
-    const text = 'images:\n- name: nginx\n  newTag: "1"\n- name: redis\ncommonLabels:\n  a: "1"\n  b: "2"\n';
-    const out = editKustomization(text, {
-      images: ['nginx:2'],
-      commonLabels: { b: 'x' },
-      commonAnnotations: {},
-    });
-    assert.match(out, /- name: nginx\n\s+newTag: "2"/);
-    assert.match(out, /- name: redis/);
-    assert.match(out, /a: "1"\n\s+b: x/);
   });
 });

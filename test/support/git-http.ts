@@ -1,5 +1,5 @@
 /**
- * A private Git server on loopback for credential tests: a node HTTP server that checks the Authorization
+ * A private Git server on loopback for credential tests (and, anonymous, the conformance rig's): a node HTTP server that checks the Authorization
  * header (Basic user:password, or Bearer token) and runs the real `git http-backend` as a CGI program
  * (/usr/lib/git-core/git-http-backend, or `git --exec-path`), serving the repositories under `root`.
  * A request without valid credentials gets 401 with `WWW-Authenticate: Basic`, as a real server does, so
@@ -23,7 +23,8 @@ function backendPath(): string {
   return join(execFileSync('git', ['--exec-path'], { encoding: 'utf8' }).trim(), 'git-http-backend');
 }
 
-function authorized(header: string | undefined, auth: GitHttpAuth): boolean {
+function authorized(header: string | undefined, auth: GitHttpAuth | 'anonymous'): boolean {
+  if (auth === 'anonymous') return true;
   if (!header) return false;
   if (auth.bearer !== undefined && header === `Bearer ${auth.bearer}`) return true;
   if (auth.password !== undefined && header.startsWith('Basic ')) {
@@ -42,7 +43,8 @@ export class GitHttpServer {
   constructor(
     /** Directory holding the served repositories (`<root>/<name>/.git` or bare `<root>/<name>.git`). */
     readonly root: string,
-    readonly auth: GitHttpAuth,
+    /** Credentials every request must carry, or 'anonymous' (the conformance rig's server). */
+    readonly auth: GitHttpAuth | 'anonymous',
   ) {}
 
   /** `http://127.0.0.1:<port>/<path>`. */
@@ -50,10 +52,10 @@ export class GitHttpServer {
     return `http://127.0.0.1:${this.port}/${path.replace(/^\//, '')}`;
   }
 
-  async start(): Promise<void> {
+  async start(port = 0): Promise<void> {
     const backend = backendPath();
     this.server = createServer((req, res) => this.handle(backend, req, res));
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
     this.port = (this.server.address() as AddressInfo).port;
   }
 

@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { execProcess, which } from '../../src/source/exec.js';
 import type { RenderTools } from '../../src/source/render/index.js';
+import { ToolPaths, type ToolPathOptions } from '../../src/source/tool-paths.js';
 
 const ENV = {
   ...process.env,
@@ -87,7 +88,7 @@ export function appYaml(
   name: string,
   url: string,
   path: string,
-  extra: { revision?: string; namespace?: string; spec?: string } = {},
+  extra: { revision?: string; namespace?: string; spec?: string; source?: string } = {},
 ): string {
   return `apiVersion: argoproj.io/v1alpha1
 kind: Application
@@ -99,17 +100,29 @@ spec:
     repoURL: ${url}
     path: ${path}
     targetRevision: ${extra.revision ?? 'HEAD'}
-  destination:
+${extra.source ?? ''}  destination:
     server: https://kubernetes.default.svc
     namespace: ${extra.namespace ?? 'default'}
 ${extra.spec ?? ''}`;
 }
 
-/** Renderer tools for tests: real processes; `path` replaces PATH for tool lookup (a temp dir = no tools). */
-export function tools(path?: string): RenderTools {
+/**
+ * Renderer tools for tests: real processes; `path` replaces PATH for tool lookup (a temp dir = no tools:
+ * then the binaries `npm run tools` installs are not used either); `paths` names helm/kustomize binaries.
+ */
+export function tools(path?: string, paths: ToolPathOptions = {}): RenderTools {
+  const found = new ToolPaths({ ...(path !== undefined ? { path, bundled: false } : {}), ...paths });
+  const once = new Map<string, Promise<unknown>>();
   return {
     exec: execProcess,
     which: (t) => which(t, path),
+    helm: (v) => found.helm(v),
+    kustomize: (v) => found.kustomize(v),
+    kustomizeBuildOptions: async () => (await found.kustomizeSettings())?.buildOptions ?? '',
+    once: <T>(key: string, make: () => Promise<T>) => {
+      if (!once.has(key)) once.set(key, make());
+      return once.get(key) as Promise<T>;
+    },
     tempDir: async (prefix) => mkdtempSync(join(tmpdir(), prefix)),
     timeoutMs: 60_000,
   };

@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ClusterConnection, KubeObject, ResourceInfo } from '../../src/cluster/index.js';
 import { useEmbeddedCluster } from '../support/embedded.js';
+import { JOB, jobController } from './job-controller.js';
 import { TestRepo, cm } from '../support/git.js';
 import { application, connectAs, newCacheRoot, reportOf, sync, syncRequest } from '../controller/setup.js';
 
@@ -33,14 +34,6 @@ const sa = (name: string) => `apiVersion: v1\nkind: ServiceAccount\nmetadata:\n 
 
 const request = syncRequest;
 
-const JOB: ResourceInfo = {
-  group: 'batch',
-  version: 'v1',
-  kind: 'Job',
-  plural: 'jobs',
-  namespaced: true,
-  verbs: [],
-};
 const NS: ResourceInfo = {
   group: '',
   version: 'v1',
@@ -57,39 +50,6 @@ const CM: ResourceInfo = {
   namespaced: true,
   verbs: [],
 };
-
-/** Acts as the Job controller: every Job created in `namespace` gets a Complete (or Failed) condition. */
-async function jobController(
-  conn: ClusterConnection,
-  namespace: string,
-  fail: (name: string) => boolean,
-  signal: AbortSignal,
-): Promise<string[]> {
-  const seen: string[] = [];
-  const stream = await conn.client.watch(JOB, { namespace, signal });
-  void (async () => {
-    try {
-      for await (const ev of stream) {
-        if (ev.type !== 'ADDED') continue;
-        const name = ev.object.metadata?.name ?? '';
-        seen.push(name);
-        const type = fail(name) ? 'Failed' : 'Complete';
-        await conn.client.request({
-          verb: 'patch',
-          method: 'PATCH',
-          path: `/apis/batch/v1/namespaces/${namespace}/jobs/${name}/status`,
-          body: { status: { conditions: [{ type, status: 'True', message: `job ${type.toLowerCase()}` }] } },
-          contentType: 'application/merge-patch+json',
-          subject: `job ${name}`,
-          groupKind: 'batch/Job',
-        });
-      }
-    } catch {
-      // aborted
-    }
-  })();
-  return seen;
-}
 
 const rv = (o: KubeObject | undefined): number => Number(o?.metadata?.resourceVersion ?? NaN);
 

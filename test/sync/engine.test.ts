@@ -335,6 +335,40 @@ describe('sync engine', () => {
   });
 });
 
+describe('sync engine: terminate (Argo CD Terminating, gitops-engine Terminate)', () => {
+  it('a running hook loses its finalizer and is deleted; Failed "Operation terminated"', async () => {
+    const client = new FakeSyncClient();
+    const terminate = new AbortController();
+    const engine = engineFor(targets(hook('migrate', 'PreSync'), obj('ConfigMap', 'cfg')), client);
+    const done = engine.run(new AbortController().signal, terminate.signal);
+    while (!client.objects.size) await new Promise((r) => setImmediate(r));
+    terminate.abort(new Error('Operation terminated'));
+    const result = await done;
+    assert.deepEqual([result.phase, result.message], ['Failed', 'Operation terminated']);
+    const job = result.resources.find((r) => r.kind === 'Job')!;
+    assert.deepEqual([job.hookPhase, job.message], ['Failed', 'Terminated']);
+    // The ConfigMap of the next phase never starts: no status.
+    assert.equal(result.resources.find((r) => r.kind === 'ConfigMap')!.status, '');
+    assert.deepEqual(writes(client), ['apply Job/migrate', 'unfinalize Job/migrate', 'delete Job/migrate']);
+  });
+
+  it('a hook already complete keeps its outcome and is not deleted (no HookFailed policy)', async () => {
+    const client = new FakeSyncClient();
+    const terminate = new AbortController();
+    const engine = engineFor(targets(hook('migrate', 'PreSync'), obj('ConfigMap', 'cfg')), client);
+    const done = engine.run(new AbortController().signal, terminate.signal);
+    while (!client.objects.size) await new Promise((r) => setImmediate(r));
+    // Completed in the cluster, terminated before the engine saw it.
+    const live = [...client.objects.values()][0]!;
+    client.objects.set([...client.objects.keys()][0]!, completeJob(live));
+    terminate.abort(new Error('Operation terminated'));
+    const result = await done;
+    assert.equal(result.message, 'Operation terminated');
+    assert.equal(result.resources.find((r) => r.kind === 'Job')!.hookPhase, 'Succeeded');
+    assert.equal(writes(client).includes('delete Job/migrate'), false);
+  });
+});
+
 describe('sync engine: never waits for a change that cannot come', () => {
   const cm = (name: string, wave: number): KubeObject =>
     obj('ConfigMap', name, { 'argocd.argoproj.io/sync-wave': String(wave) });

@@ -4,7 +4,7 @@
  * gives the operation no timeout. Before the engine re-evaluated from the live state, a step that wrote
  * nothing waited for a watch event forever: the first three tests hung until the test runner's own limit
  * (or, for the third, failed first: a HookSucceeded hook was never deleted). The last one guards the
- * operation retry path (src/controller/processors.ts): a retry replaces the failed hook and must finish too.
+ * operation retry path (src/controller/run/processors.ts): a retry replaces the failed hook and must finish too.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';

@@ -6,8 +6,8 @@
  */
 import { GitopsError, oneLine } from '../../common/index.js';
 import type { KubeObject } from '../../util/yaml-docs.js';
-import type { SourcedAppSet } from './index.js';
-import { clientOptions } from '../cluster.js';
+import type { SourcedAppSet } from '../load.js';
+import { withLiveConnection } from '../cluster.js';
 
 export interface ClusterAppSetsOptions {
   namespace: string;
@@ -17,32 +17,26 @@ export interface ClusterAppSetsOptions {
 }
 
 export async function loadClusterApplicationSets(options: ClusterAppSetsOptions): Promise<SourcedAppSet[]> {
-  const cluster = await import('../../cluster/index.js');
   let items: KubeObject[];
   try {
-    const conn = await cluster.connect({
-      kubeconfig: options.kubeconfig,
-      context: options.context,
-      client: clientOptions(options.requestTimeoutMs),
+    items = await withLiveConnection(options, async (conn, cluster) => {
+      try {
+        return await conn.client.listAll(
+          {
+            group: 'argoproj.io',
+            version: 'v1alpha1',
+            kind: 'ApplicationSet',
+            plural: 'applicationsets',
+            namespaced: true,
+            verbs: ['list'],
+          },
+          { namespace: options.namespace },
+        );
+      } catch (err) {
+        if (!cluster.isNotFound(err)) throw err;
+        return [];
+      }
     });
-    try {
-      items = await conn.client.listAll(
-        {
-          group: 'argoproj.io',
-          version: 'v1alpha1',
-          kind: 'ApplicationSet',
-          plural: 'applicationsets',
-          namespaced: true,
-          verbs: ['list'],
-        },
-        { namespace: options.namespace },
-      );
-    } catch (err) {
-      if (!cluster.isNotFound(err)) throw err;
-      items = [];
-    } finally {
-      conn.close();
-    }
   } catch (err) {
     throw new GitopsError(`failed to list ApplicationSets: ${oneLine(err)}`, {
       subject: `namespace ${options.namespace}`,

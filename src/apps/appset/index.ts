@@ -25,6 +25,7 @@ export {
 } from './expand.js';
 export type { ExpandContext, ExpandedAppSet } from './expand.js';
 export type { AppSetCluster } from './generators.js';
+export { goPathMatch } from './generators.js';
 import type { ClusterAppSetsOptions } from './cluster.js';
 
 export type { ClusterAppSetsOptions, SourcedAppSet };

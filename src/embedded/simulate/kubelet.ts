@@ -18,8 +18,19 @@ import {
 } from './shared.js';
 
 export function reconcilePod(sim: Simulation, p: KObject): void {
+  const status = nextPodStatus(p, () => sim.nextPodIp());
+  if (status) sim.writeStatus(POD, p, status, KUBELET);
+}
+
+/**
+ * The status the kubelet writes next for Pod `p` (one step: Pending -> Running and Ready, or a
+ * run-to-completion Pod that was Ready -> Succeeded / Failed), or undefined when it has nothing to write.
+ * `podIp` gives the address of a Pod that has none yet. Shared with the conformance rig's kubelet
+ * stand-in (conformance/rig/kubelet.ts), which writes it to a real kube-apiserver.
+ */
+export function nextPodStatus(p: KObject, podIp: () => string): JsonMap | undefined {
   const phase = podPhase(p);
-  if (phase === 'Succeeded' || phase === 'Failed') return;
+  if (phase === 'Succeeded' || phase === 'Failed') return undefined;
   const fail = wantsFailure(p);
   const restartPolicy = path(p, 'spec.restartPolicy') ?? 'Always';
   const runsToCompletion = restartPolicy === 'Never' || restartPolicy === 'OnFailure';
@@ -28,7 +39,7 @@ export function reconcilePod(sim: Simulation, p: KObject): void {
   const old = mapAt(p, 'status');
   const t = now();
   const started = typeof old['startTime'] === 'string' ? old['startTime'] : t;
-  const podIP = typeof old['podIP'] === 'string' ? old['podIP'] : sim.nextPodIp();
+  const podIP = typeof old['podIP'] === 'string' ? old['podIP'] : podIp();
   const base = (c: JsonMap): JsonMap => ({
     name: c['name'] ?? '',
     image: c['image'] ?? '',
@@ -124,7 +135,7 @@ export function reconcilePod(sim: Simulation, p: KObject): void {
     cond('PodReadyToStartContainers', 'False');
     cond('Ready', 'False', reason);
     cond('ContainersReady', 'False', reason);
-  } else return;
+  } else return undefined;
   status['conditions'] = conds as unknown as Json;
-  sim.writeStatus(POD, p, status, KUBELET);
+  return status;
 }

@@ -105,8 +105,35 @@ export function ownerRef(owner: KObject, kind: Kind): OwnerReference {
   };
 }
 
+/**
+ * Whether a Pod (or a Job, for its Pods) fails: annotated to, or a container whose command says so, as a
+ * container would exit non-zero on a node: the program `false`, or a shell (`sh -c`, `bash -c`...)
+ * script that is `false` or ends with `exit N`, N > 0 (e.g. a hook Job running `exit 1`).
+ */
 export function wantsFailure(o: KObject): boolean {
-  return o.metadata.annotations?.[SIMULATE_FAIL_ANNOTATION] === 'true';
+  if (o.metadata.annotations?.[SIMULATE_FAIL_ANNOTATION] === 'true') return true;
+  const containers = path(o, 'spec.containers') ?? path(o, 'spec.template.spec.containers');
+  return Array.isArray(containers) && containers.some((c) => commandFails(c));
+}
+
+function commandFails(container: Json): boolean {
+  if (!isMap(container)) return false;
+  const argv = [container['command'], container['args']]
+    .flatMap((a) => (Array.isArray(a) ? a : []))
+    .map((a) => String(a));
+  const program = (argv[0] ?? '').split('/').pop() ?? '';
+  if (program === 'false') return true;
+  if (!['sh', 'bash', 'ash', 'dash', 'zsh'].includes(program)) return false;
+  const script = argv[argv.indexOf('-c') + 1];
+  if (!argv.includes('-c') || script === undefined) return false;
+  const last =
+    script
+      .trim()
+      .split(/[;\n&|]+/)
+      .pop()
+      ?.trim() ?? '';
+  const exit = /^exit\s+(\d+)$/.exec(last);
+  return last === 'false' || (exit !== null && Number(exit[1]) > 0);
 }
 
 export function podPhase(p: KObject): string {

@@ -5,6 +5,8 @@
  * 1. `chart` set -> Helm from a Helm repository (no checkout);
  * 2. exactly one of `helm`, `kustomize`, `directory` set -> that type (parse.ts rejects several);
  * 3. a kustomization file in the directory -> Kustomize; else `Chart.yaml` -> Helm; else Directory.
+ * A `plugin` source, or one of no explicit type that a plugin's discovery matches (checked before step 3,
+ * as Argo CD does), is rendered by its config management plugin (plugin.ts).
  * The source path must exist and stay inside the repository (`..` escapes are errors).
  */
 // Synchronous file-system calls: fs/promises costs a thread-pool round trip per call (about a millisecond
@@ -13,7 +15,9 @@ import { realpathSync, statSync } from 'node:fs';
 import { join, normalize, sep } from 'node:path';
 import { renderDirectory } from './directory.js';
 import { renderHelm } from './helm.js';
+import { pullChart } from './helm-chart.js';
 import { kustomizationFile, renderKustomize } from './kustomize.js';
+import { renderPlugin, selectPlugin } from './plugin.js';
 import {
   RenderError,
   type RenderRequest,
@@ -34,7 +38,11 @@ async function isFile(path: string): Promise<boolean> {
   }
 }
 
-export async function detectSourceType(req: RenderRequest, dir: string): Promise<SourceType> {
+/** The built-in type of a source that is not a plugin's (plugin.ts `selectPlugin` decides that first). */
+export async function detectSourceType(
+  req: RenderRequest,
+  dir: string,
+): Promise<Exclude<SourceType, 'Plugin'>> {
   const s = req.source;
   if (s.chart || s.helm) return 'Helm';
   if (s.kustomize) return 'Kustomize';
@@ -66,7 +74,16 @@ export async function sourceDir(root: string, path: string): Promise<string> {
 
 export async function renderSource(req: RenderRequest, tools: RenderTools): Promise<RenderResult> {
   if (req.source.chart) return renderHelm(req, undefined, tools);
+  // An OCI source: the artifact (a chart) unpacked is the source root (helm-chart.ts).
+  if (req.source.repoURL.startsWith('oci://')) {
+    const helm = await tools.helm(req.source.helm?.version).catch((err: Error) => {
+      throw new RenderError(req.source.repoURL, err.message);
+    });
+    req = { ...req, root: await pullChart(req, tools, helm) };
+  }
   const dir = await sourceDir(req.root, req.source.path || '.');
+  const plugin = await selectPlugin(req, dir, tools);
+  if (plugin) return renderPlugin(req, dir, plugin, tools);
   switch (await detectSourceType(req, dir)) {
     case 'Helm':
       return renderHelm(req, dir, tools);

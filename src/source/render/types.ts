@@ -1,9 +1,9 @@
 /** Types shared by the renderers (a leaf of `src/source/render/`). */
-import type { ApplicationSource } from '../../apps/index.js';
+import type { ApplicationSource, PluginConfigSet } from '../../apps/index.js';
 import type { KubeObject } from '../../util/yaml-docs.js';
 import type { Exec } from '../exec.js';
 
-export type SourceType = 'Directory' | 'Kustomize' | 'Helm';
+export type SourceType = 'Directory' | 'Kustomize' | 'Helm' | 'Plugin';
 
 export interface RenderRequest {
   /** Application name: Helm's default release name. */
@@ -15,21 +15,46 @@ export interface RenderRequest {
   root: string;
   /** `ref` name -> checkout root of that source, for `$ref/...` Helm value files. */
   refRoots: ReadonlyMap<string, string>;
-  /** A chart from a Helm repository that a repository Secret gives credentials for. */
-  helmRepository?: HelmRepoAuth;
+  /** The source's resolved revision (ARGOCD_APP_REVISION; the chart version for Helm repositories). */
+  revision?: string;
+  /** The app's project (ARGOCD_APP_PROJECT_NAME). */
+  project?: string;
+  /** The destination's Kubernetes version and API versions (Argo CD passes the cluster's), when known. */
+  kubeVersion?: string;
+  apiVersions?: readonly string[];
+  /**
+   * The Helm repository settings Argo CD would use for a repository URL (a chart's own `repoURL`, a
+   * dependency's `repository`) or, for `@name`/`alias:name` dependencies, a repository Secret's `name`.
+   */
+  helmRepository?: (ref: { url?: string; name?: string }) => Promise<HelmRepoSettings | undefined>;
+  /** Argo CD's build environment beyond the source, for config management plugins (plugin-env.ts). */
+  build?: {
+    /** The app's instance name (ARGOCD_APP_NAME). */
+    instanceName: string;
+    project: string;
+    /** The resolved revision of this source. */
+    revision: string;
+    /** The destination cluster's version and API versions ("" / none when unknown). */
+    kubeVersion?: string;
+    apiVersions?: string[];
+  };
 }
 
 /**
- * Credentials of a Helm repository, never on helm's command line: a private (0600) helm repository config
- * file holding one entry `name` (url, username, password, certFile/keyFile, insecure_skip_tls_verify), and a
- * private repository cache directory.
+ * What a repository Secret says about a Helm repository (Argo CD's `HelmRepository` + `Creds`). Secrets
+ * reach helm through private (0600) files in a per-render helm home, never its command line (helm-home.ts).
  */
-export interface HelmRepoAuth {
+export interface HelmRepoSettings {
+  url: string;
+  /** The Secret's `name` (Helm dependencies may name a repository as `@name`). */
   name: string;
-  repositoryConfig: string;
-  repositoryCache: string;
-  /** Values to scrub from helm's messages. */
-  secrets: string[];
+  username: string;
+  password: string;
+  tlsClientCertData: string;
+  tlsClientCertKey: string;
+  insecure: boolean;
+  enableOCI: boolean;
+  insecureOCIForceHttp: boolean;
 }
 
 export interface RenderResult {
@@ -45,10 +70,23 @@ export interface RenderTools {
   exec: Exec;
   /** Absolute path of a tool on PATH, or undefined. */
   which(tool: string): Promise<string | undefined>;
+  /**
+   * The helm binary for `helm.version` ("", "v3", "v4": Argo CD 3.6 runs its one helm for each), rejecting
+   * with a one-line reason when none is found or the version is not supported (tool-paths.ts).
+   */
+  helm(version?: string): Promise<string>;
+  /** The kustomize binary for `kustomize.version` (argocd-cm `kustomize.path.<version>`), as `helm`. */
+  kustomize(version?: string): Promise<string>;
+  /** argocd-cm `kustomize.buildOptions` ("" = none). */
+  kustomizeBuildOptions(): Promise<string>;
+  /** Runs `make` once per `key` for the service's lifetime (pulled charts: per run, not per app). */
+  once<T>(key: string, make: () => Promise<T>): Promise<T>;
   /** Creates a fresh empty temp directory (removed at the end of the run). */
   tempDir(prefix: string): Promise<string>;
   timeoutMs: number;
   signal?: AbortSignal;
+  /** The config management plugins of the run (loaded once, on first use); none when absent. */
+  plugins?: () => Promise<PluginConfigSet>;
 }
 
 /** A render failure naming the file (relative to the repository root) and the reason. */

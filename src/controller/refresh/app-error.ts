@@ -1,0 +1,26 @@
+/**
+ * How one app's failure is told and retried, the same in the one-shot run (src/controller/run) and the
+ * loop: `appError` is the app's error for any failure (one line naming the app, the error's exit code and
+ * hint); a transient failure (5xx, 429, transport: src/cluster `isRetryable`) is retried through the app's
+ * queue at most `MAX_TRANSIENT_RETRIES` times before it is that error.
+ */
+import type { Application } from '../../apps/index.js';
+import { ExitCode, GitopsError, oneLine } from '../../common/index.js';
+
+/** Transient failures (5xx, 429, transport) of one app retried through the queue before it is an error. */
+export const MAX_TRANSIENT_RETRIES = 3;
+
+/** The app's error for any failure: one line naming the app, the error's exit code and hint. */
+export function appError(
+  app: Application,
+  err: unknown,
+): { message: string; exitCode: number; hint?: string } {
+  const text = oneLine(err);
+  const message = text.startsWith(`app "${app.name}"`) ? text : `app "${app.name}": ${text}`;
+  const hint = err instanceof GitopsError ? err.hint : undefined;
+  return {
+    message,
+    exitCode: err instanceof GitopsError ? err.exitCode : ExitCode.FAILURE,
+    ...(hint ? { hint } : {}),
+  };
+}

@@ -1,0 +1,155 @@
+/**
+ * A `kubectl gitops controller` (runController) on an embedded API server with Argo CD's CRDs, for
+ * end-to-end suites: its events recorded with `until(match, from)` to wait on them, and helpers to write
+ * and read Applications and Jobs as users and Kubernetes' controllers do.
+ */
+import { join } from 'node:path';
+import assert from 'node:assert/strict';
+import { parse } from 'yaml';
+import type { KubeObject } from '../../../src/cluster/index.js';
+import { runController } from '../../../src/controller/index.js';
+import type { ControllerEvent, LoopEvent } from '../../../src/controller/index.js';
+import { createSourceService } from '../../../src/source/index.js';
+import type { SourceService } from '../../../src/source/index.js';
+import { APP_PROJECT_CRD, APPLICATION_CRD } from '../../support/argocd.js';
+import { api } from '../../support/embedded.js';
+import type { EmbeddedFixture } from '../../support/embedded.js';
+
+export type Event = LoopEvent | ControllerEvent;
+export const APPS = '/apis/argoproj.io/v1alpha1/namespaces/argocd/applications';
+
+export interface ControllerHarness {
+  events: Event[];
+  warnings: string[];
+  /** Reloads run (argocd-cm or a Secret changed), with `reload: true`. */
+  reloads: number;
+  until(match: (e: Event) => boolean, from?: number): Promise<Event>;
+  /** POSTs an Application (YAML) into `argocd`, with `extra` top-level fields (operation, metadata). */
+  create(yaml: string, extra?: Record<string, unknown>): Promise<void>;
+  patchApp(name: string, patch: unknown): Promise<void>;
+  getApp(name: string): Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  /** Marks a Job Complete (or Failed) through its status, as the Job controller would. */
+  finishJob(namespace: string, name: string, type?: 'Complete' | 'Failed'): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startController(
+  fx: EmbeddedFixture,
+  cacheRoot: string,
+  namespaces: readonly string[],
+  options: { reload?: boolean } = {},
+): Promise<ControllerHarness> {
+  for (const crd of [APPLICATION_CRD, APP_PROJECT_CRD]) {
+    const res = await api(fx.cluster, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+  }
+  for (const name of ['argocd', ...namespaces])
+    await api(fx.cluster, 'POST', '/api/v1/namespaces', {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name },
+    });
+  const events: Event[] = [];
+  const warnings: string[] = [];
+  const waiters: Array<{ match: (e: Event) => boolean; resolve: (e: Event) => void; from: number }> = [];
+  const abort = new AbortController();
+  const source: SourceService = createSourceService({ cacheRoot });
+  const loopOptions = () => ({
+    kubeconfig: fx.kubeconfig,
+    discovery: { cacheDir: join(fx.dir, 'discovery'), ttlMs: 0 },
+    client: { retry: { baseDelayMs: 5, maxDelayMs: 20 } },
+    eventBatchMs: 10,
+    appResyncMs: 0,
+    diffText: false,
+  });
+  const harness = { reloads: 0 };
+  const done = runController({
+    argocdNamespace: 'argocd',
+    kubeconfig: fx.kubeconfig,
+    client: { retry: { baseDelayMs: 5, maxDelayMs: 20 } },
+    signal: abort.signal,
+    finalizerRetryMs: 50,
+    loopOptions: { ...loopOptions(), source },
+    ...(options.reload
+      ? {
+          reloadDelayMs: 20,
+          reload: async () => {
+            harness.reloads++;
+            const next = createSourceService({ cacheRoot });
+            return { loopOptions: { ...loopOptions(), source: next }, close: () => next.close() };
+          },
+        }
+      : {}),
+    onWarning: (m) => warnings.push(m),
+    onEvent: (e) => {
+      events.push(e);
+      for (const w of [...waiters])
+        if (events.length - 1 >= w.from && w.match(e)) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve(e);
+        }
+    },
+  });
+  const until = (match: (e: Event) => boolean, from = 0): Promise<Event> => {
+    const seen = events.slice(from).find(match);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve) => waiters.push({ match, resolve, from }));
+  };
+  await until((e) => e.type === 'controller-ready');
+  return {
+    events,
+    warnings,
+    get reloads() {
+      return harness.reloads;
+    },
+    until,
+    async create(yaml, extra = {}) {
+      const body = { ...(parse(yaml) as KubeObject), ...extra };
+      body.metadata = { ...body.metadata, namespace: 'argocd' };
+      const res = await api(fx.cluster, 'POST', APPS, body);
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+    },
+    async patchApp(name, patch) {
+      const res = await api(fx.cluster, 'PATCH', `${APPS}/${name}`, patch, 'application/merge-patch+json');
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+    },
+    async getApp(name) {
+      return (await api(fx.cluster, 'GET', `${APPS}/${name}`)).body;
+    },
+    async finishJob(namespace, name, type = 'Complete') {
+      const res = await api(
+        fx.cluster,
+        'PATCH',
+        `/apis/batch/v1/namespaces/${namespace}/jobs/${name}/status`,
+        { status: { conditions: [{ type, status: 'True', message: `job ${type.toLowerCase()}` }] } },
+        'application/merge-patch+json',
+      );
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+    },
+    async stop() {
+      abort.abort();
+      await done;
+      await source.close();
+    },
+  };
+}
+
+/** A Job manifest (YAML) annotated as a hook of `type` with the delete policies given. */
+export function hookJob(name: string, type: string, deletePolicy?: string): string {
+  return `apiVersion: batch/v1
+kind: Job
+metadata:
+  name: ${name}
+  annotations:
+    argocd.argoproj.io/hook: ${type}
+${deletePolicy ? `    argocd.argoproj.io/hook-delete-policy: ${deletePolicy}\n` : ''}spec:
+  backoffLimit: 0
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+        - name: main
+          image: busybox
+          command: ["true"]
+`;
+}

@@ -1,0 +1,44 @@
+/** A stand-in Job controller for sync tests on the embedded API server (it runs no Pods). */
+import type { ClusterConnection, ResourceInfo } from '../../src/cluster/index.js';
+
+export const JOB: ResourceInfo = {
+  group: 'batch',
+  version: 'v1',
+  kind: 'Job',
+  plural: 'jobs',
+  namespaced: true,
+  verbs: [],
+};
+
+/** Acts as the Job controller: every Job created in `namespace` gets a Complete (or Failed) condition. */
+export async function jobController(
+  conn: ClusterConnection,
+  namespace: string,
+  fail: (name: string) => boolean,
+  signal: AbortSignal,
+): Promise<string[]> {
+  const seen: string[] = [];
+  const stream = await conn.client.watch(JOB, { namespace, signal });
+  void (async () => {
+    try {
+      for await (const ev of stream) {
+        if (ev.type !== 'ADDED') continue;
+        const name = ev.object.metadata?.name ?? '';
+        seen.push(name);
+        const type = fail(name) ? 'Failed' : 'Complete';
+        await conn.client.request({
+          verb: 'patch',
+          method: 'PATCH',
+          path: `/apis/batch/v1/namespaces/${namespace}/jobs/${name}/status`,
+          body: { status: { conditions: [{ type, status: 'True', message: `job ${type.toLowerCase()}` }] } },
+          contentType: 'application/merge-patch+json',
+          subject: `job ${name}`,
+          groupKind: 'batch/Job',
+        });
+      }
+    } catch {
+      // aborted
+    }
+  })();
+  return seen;
+}
