@@ -396,7 +396,7 @@ export class Batch {
           this.out(c).notes.push(`sync: our sync printed no entry (exit ${r.code}): ${lastLine(r.stderr)}`);
     }
     const auditLines = this.auditSince(auditStart);
-    for (const c of cases) {
+    await inParallel(cases, 6, async (c) => {
       const out = this.out(c);
       const ta = this.tokens(c, 'a');
       const to = this.tokens(c, 'o');
@@ -419,7 +419,7 @@ export class Batch {
         out.rows.push(...compareFields(c.id, 'sync', 'writes', wa, wo));
       }
       out.rows.push(...(await this.compareLive(c, argo, ours, ta, to)));
-    }
+    });
   }
 
   /** The final live objects of both sides: every resource either sync result names, plus the case's live ones. */
@@ -525,7 +525,9 @@ export class Batch {
           !a.operation && a.status?.operationState?.phase !== 'Running' && Boolean(a.status?.reconciledAt),
         120_000,
       );
-      for (const a of aApps) argoText.set(this.key(a), await this.appGet(a));
+      await inParallel(aApps, 4, async (a) => {
+        argoText.set(this.key(a), await this.appGet(a));
+      });
       argoText.set('list', await this.appList());
       await this.env.controller('stop');
     }
@@ -581,7 +583,9 @@ export class Batch {
     const settled = await this.apps(new Map(ourTargets.map((a) => [this.key(a), a.metadata.name])));
     const oursText = new Map<string, string>();
     if (this.argo) {
-      for (const a of ourTargets) oursText.set(this.key(a), await this.appGet(a));
+      await inParallel(ourTargets, 4, async (a) => {
+        oursText.set(this.key(a), await this.appGet(a));
+      });
       oursText.set('list', await this.appList());
     }
     child.kill('SIGTERM');

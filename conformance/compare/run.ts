@@ -72,6 +72,7 @@ async function runAll(
   cases: Case[],
   batchSize: number,
   log: (s: string) => void,
+  progress: (done: CaseOutcome[]) => void = () => {},
 ): Promise<CaseOutcome[]> {
   const outcomes: CaseOutcome[] = [];
   const runnable: Case[] = [];
@@ -127,6 +128,7 @@ async function runAll(
       await step('cleanup', () => b.cleanup());
       log(`batch ${n}: done in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
       outcomes.push(...b.outcomes.values());
+      progress(outcomes);
     }
     // Settings of this group removed again: keys it added go back to the rig's.
     const restore: Record<string, string | null> = { ...baseCm };
@@ -168,7 +170,14 @@ async function main(): Promise<number> {
   );
   let outcomes: CaseOutcome[];
   try {
-    outcomes = await runAll(env, cases, args.batchSize, log);
+    // The results file is written after each batch too (`partial: true`), so a run cut short keeps them.
+    outcomes = await runAll(env, cases, args.batchSize, log, (done) => {
+      mkdirSync(dirname(args.out), { recursive: true });
+      writeFileSync(
+        args.out,
+        JSON.stringify({ partial: true, mode: env.mode, versions: env.versions, cases: done }) + '\n',
+      );
+    });
   } finally {
     await env.close();
   }
