@@ -6,7 +6,7 @@
  *   cluster kind-dev: live cache synced: 42 kinds, 318 objects
  *   web: operation started: 4 tasks in 3 waves
  *   web: PreSync wave 0: started (1 task)
- *   web: PreSync wave 0 batch/Job web/migrate: Synced (job/migrate created)
+ *   web: PreSync wave 0 batch/Job web/migrate: Synced (job.batch/migrate created)
  *   web: PreSync wave 0: done (1 succeeded, 0 failed)
  *   web: operation Succeeded: successfully synced (all tasks run)
  *   web: done: sync Synced, health Healthy

@@ -78,6 +78,16 @@ export async function applyTasks(run: EngineRun, tasks: TaskState[], signal: Abo
   }
 }
 
+/**
+ * The result message of an applied task as kubectl prints it and Argo CD keeps it: the lower-cased
+ * `Kind.group` (just the kind for the core group) and name, then the verb: `deployment.apps/web created`,
+ * `configmap/settings configured` (kubectl's name printer; measured against Argo CD 3.6.1 by the
+ * conformance corpus, docs/conformance.md).
+ */
+export function applyMessage(key: { group: string; kind: string; name: string }, verb: string): string {
+  return `${key.kind.toLowerCase()}${key.group ? `.${key.group}` : ''}/${key.name} ${verb}`;
+}
+
 async function applyOne(run: EngineRun, s: TaskState): Promise<void> {
   try {
     if (s.task.hookType) addFinalizer(s.task.target!);
@@ -90,7 +100,7 @@ async function applyOne(run: EngineRun, s: TaskState): Promise<void> {
           : changed
             ? 'configured'
             : 'unchanged';
-    run.set(s, 'Running', 'Synced', `${s.task.key.kind.toLowerCase()}/${s.task.key.name} ${verb}`);
+    run.set(s, 'Running', 'Synced', applyMessage(s.task.key, verb));
   } catch (err) {
     run.set(s, 'Failed', 'SyncFailed', messageOf(err));
   }

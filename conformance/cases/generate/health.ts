@@ -1,0 +1,139 @@
+/**
+ * Families: health. Argo CD's own health test objects (test/fixtures/health-vectors, from gitops-engine's
+ * pkg/health/testdata; test/fixtures/lua-health-scripts, from resource_customizations) become cases: the
+ * object (without status) in Git, the same object live with its recorded status written through the status
+ * subresource. Both sides judge the same live object, whatever the cluster's controllers do to it after.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import type { Obj } from '../../compare/case.js';
+import { app, cleanRecorded, docs, tracked, type CaseDraft } from './lib.js';
+
+/** Vectors left out, and why (docs/conformance.md lists them too). */
+export const HEALTH_LEFT_OUT: Record<string, string> = {
+  'application-healthy.yaml': 'an Application has no health (covered by the app-of-apps cases)',
+  'application-degraded.yaml': 'an Application has no health (covered by the app-of-apps cases)',
+  'knative-service.yaml': 'needs the Knative CRDs, not a built-in kind',
+  'pod-deletion.yaml': 'a deletionTimestamp cannot be created, only reached by a delete',
+};
+
+function groupOf(apiVersion: string): string {
+  return apiVersion.includes('/') ? apiVersion.split('/')[0]! : '';
+}
+
+/** A recorded object made creatable: no node, service account token, cluster IPs, PV binding; unique names. */
+function creatable(o: Obj): Obj {
+  const x = cleanRecorded(o);
+  const spec = x.spec ?? {};
+  if (x.kind === 'Pod') {
+    delete spec.nodeName;
+    delete spec.serviceAccount;
+    delete spec.serviceAccountName;
+    const tokenVolumes = new Set(
+      ((spec.volumes ?? []) as Obj[])
+        .filter((v) => /-token-/.test(v.secret?.secretName ?? ''))
+        .map((v) => v.name),
+    );
+    spec.volumes = ((spec.volumes ?? []) as Obj[]).filter((v) => !tokenVolumes.has(v.name));
+    if (spec.volumes.length === 0) delete spec.volumes;
+    for (const c of [...(spec.containers ?? []), ...(spec.initContainers ?? [])] as Obj[]) {
+      c.volumeMounts = ((c.volumeMounts ?? []) as Obj[]).filter((m) => !tokenVolumes.has(m.name));
+      if (c.volumeMounts.length === 0) delete c.volumeMounts;
+    }
+  }
+  if (x.kind === 'Service') {
+    delete spec.clusterIP;
+    delete spec.clusterIPs;
+    for (const p of (spec.ports ?? []) as Obj[]) delete p.nodePort;
+  }
+  if (x.kind === 'PersistentVolumeClaim') delete spec.volumeName;
+  if (x.kind === 'APIService') {
+    // v1beta1 is no longer served (Kubernetes 1.22+): the same object at v1.
+    x.apiVersion = 'apiregistration.k8s.io/v1';
+    spec.group = '${NS}.conformance.example';
+    x.metadata.name = `${spec.version}.\${NS}.conformance.example`;
+    delete spec.service;
+  }
+  if (x.kind === 'CustomResourceDefinition') {
+    spec.group = '${NS}.conformance.example';
+    x.metadata.name = `${spec.names.plural}.\${NS}.conformance.example`;
+  }
+  if (x.metadata.annotations)
+    delete x.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration'];
+  return x;
+}
+
+function healthCase(name: string, intent: string, provenance: string, recorded: Obj): CaseDraft {
+  const target = creatable(recorded);
+  const clusterScoped = ['APIService', 'CustomResourceDefinition'].includes(target.kind);
+  const group = groupOf(target.apiVersion);
+  const live = structuredClone(target);
+  live.metadata.annotations = {
+    ...(live.metadata.annotations ?? {}),
+    ...tracked(group, target.kind, target.metadata.name, clusterScoped ? '' : '${NS}').annotations,
+  };
+  if (recorded.status) live.status = recorded.status;
+  return {
+    name,
+    intent,
+    provenance,
+    repo: { 'app/object.yaml': docs(target) },
+    live: [live],
+    app: app(),
+    phases: ['refresh', 'controller'],
+  };
+}
+
+export function health(fixtures: string): CaseDraft[] {
+  const dir = join(fixtures, 'health-vectors');
+  const vectors = JSON.parse(readFileSync(join(dir, 'cases.json'), 'utf8')) as {
+    cases: {
+      file: string;
+      kind: string;
+      expectedStatus: string | null;
+      notes: string;
+      upstream: { path: string };
+    }[];
+  };
+  const out: CaseDraft[] = [];
+  for (const v of vectors.cases) {
+    if (HEALTH_LEFT_OUT[v.file]) continue;
+    const recorded = parse(readFileSync(join(dir, v.file), 'utf8'), { uniqueKeys: false }) as Obj;
+    out.push(
+      healthCase(
+        `health-${v.file.replace(/\.yaml$/, '')}`,
+        `${v.kind} health (Argo CD's unit test says ${v.expectedStatus ?? 'no health'}): ${v.notes.split('. ')[0]}`,
+        `argoproj/argo-cd 37ee0097 ${v.upstream.path} (test/fixtures/health-vectors/${v.file})`,
+        recorded,
+      ),
+    );
+  }
+  const lua: [string, string, string[]][] = [
+    [
+      'batch',
+      'CronJob',
+      ['healthy', 'never-scheduled', 'degraded', 'never-succeeded', 'active', 'suspended'],
+    ],
+    ['policy', 'PodDisruptionBudget', ['healthy', 'degraded', 'progressing']],
+    [
+      'apiextensions.k8s.io',
+      'CustomResourceDefinition',
+      ['crd-v1-healthy', 'crd-v1-no-conditions-progressing'],
+    ],
+  ];
+  for (const [group, kind, files] of lua)
+    for (const f of files) {
+      const rel = `lua-health-scripts/${group}/${kind}/testdata/${f}.yaml`;
+      const recorded = parse(readFileSync(join(fixtures, rel), 'utf8'), { uniqueKeys: false }) as Obj;
+      out.push(
+        healthCase(
+          `lua-${kind.toLowerCase()}-${f}`,
+          `${kind} health through Argo CD's built-in Lua script (${f})`,
+          `argoproj/argo-cd 37ee0097 resource_customizations/${group}/${kind}/testdata/${f}.yaml (test/fixtures/${rel})`,
+          recorded,
+        ),
+      );
+    }
+  return out;
+}

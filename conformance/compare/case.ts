@@ -1,0 +1,231 @@
+/**
+ * The conformance corpus: one YAML file per case under conformance/cases/ (docs/conformance.md "Cases").
+ *
+ * A case is an Application (or a set, `apps`), the Git content it renders, the live state created before
+ * it runs, and what to run: `phases` (refresh, sync, controller) or, for a shards case, `shards`. The
+ * same case runs twice, on twin namespaces: Argo CD's side as `<id>-a`, ours as `<id>-o`. Every string of
+ * the case may hold the placeholders below; `instantiate` fills them in for one side, and the comparison
+ * (normalise.ts) turns each side's values back into the placeholders, so both sides read the same.
+ *
+ *   ${NS}    the side's destination namespace (`<id>-a` / `<id>-o`); also its app name, project prefix...
+ *   ${APP}   the side's app name (the same string as ${NS})
+ *   ${REPO}  the URL of the case's main Git repository (`repo`); ${REPO:<name>} one of `repos`
+ *   ${ARGOCD_NS} Argo CD's namespace
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { parse } from 'yaml';
+
+export type Phase = 'refresh' | 'sync' | 'controller';
+export const PHASES: readonly Phase[] = ['refresh', 'sync', 'controller'];
+export type Binary = 'helm' | 'kustomize' | 'jsonnet';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Obj = Record<string, any>;
+
+export interface SyncSpec {
+  prune?: boolean;
+  dryRun?: boolean;
+  strategy?: 'apply' | 'hook';
+  force?: boolean;
+  syncOptions?: string[];
+  /** `GROUP:KIND:NAME` as `argocd app sync --resource` (namespace: the side's). */
+  resources?: string[];
+}
+
+export interface ShardsSpec {
+  replicas: number;
+  algorithm?: 'legacy' | 'round-robin' | 'consistent-hashing';
+  /** Argo CD cluster Secrets (in Argo CD's namespace). */
+  clusters: Obj[];
+}
+
+export interface Case {
+  /** Short unique id (`c001`...): the twin namespaces are `<id>-a` and `<id>-o`. */
+  id: string;
+  /** A readable name: what is exercised. */
+  name: string;
+  /** Where the case comes from and what it checks (the file's header comment says the same). */
+  intent: string;
+  provenance: string;
+  family: string;
+  /** Binaries the case needs beyond git (it is reported "not run" without them, never skipped silently). */
+  needs: Binary[];
+  phases: Phase[];
+  /** The main repository's files (path -> content). */
+  repo: Record<string, string>;
+  /** Further repositories (multi-source), by name. */
+  repos: Record<string, Record<string, string>>;
+  /** The Application, without metadata.name (the side's) and status; metadata.namespace defaults to Argo CD's. */
+  app?: Obj;
+  /** Extra Applications of the set (app-of-apps children are rendered, not listed here). */
+  apps: Obj[];
+  /** Argo CD objects created first in Argo CD's namespace: AppProjects, cluster or repository Secrets. */
+  argocd: Obj[];
+  /** Live objects created before the run (namespace: the side's unless set); `status` is written after. */
+  live: Obj[];
+  /** Namespaces created besides the destination (e.g. `${NS}-extra`). */
+  namespaces: string[];
+  /** Create the destination namespace before the run (default true). */
+  createNamespace: boolean;
+  /** argocd-cm data this case needs: cases are batched by it (it is global). */
+  argocdCm: Record<string, string>;
+  sync: SyncSpec;
+  shards?: ShardsSpec;
+  /** Path of the file, relative to the cases folder. */
+  file: string;
+}
+
+const KNOWN = new Set([
+  'id',
+  'name',
+  'intent',
+  'provenance',
+  'family',
+  'needs',
+  'phases',
+  'repo',
+  'repos',
+  'app',
+  'apps',
+  'argocd',
+  'live',
+  'namespaces',
+  'createNamespace',
+  'argocdCm',
+  'sync',
+  'shards',
+]);
+
+function fail(file: string, why: string): never {
+  throw new Error(`${file}: failed to load case: ${why}`);
+}
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function strMap(file: string, field: string, v: unknown): Record<string, string> {
+  if (v === undefined) return {};
+  if (!isObj(v)) fail(file, `${field} must be a map of strings`);
+  for (const [k, x] of Object.entries(v))
+    if (typeof x !== 'string') fail(file, `${field}.${k} must be a string`);
+  return v as Record<string, string>;
+}
+
+function objList(file: string, field: string, v: unknown): Obj[] {
+  if (v === undefined) return [];
+  if (!Array.isArray(v) || !v.every(isObj)) fail(file, `${field} must be a list of objects`);
+  return v;
+}
+
+/** Parses and checks one case document. */
+export function parseCase(text: string, file: string): Case {
+  let doc: unknown;
+  try {
+    doc = parse(text, { uniqueKeys: false });
+  } catch (e) {
+    fail(file, (e as Error).message.split('\n')[0]!);
+  }
+  if (!isObj(doc)) fail(file, 'not a YAML map');
+  for (const k of Object.keys(doc)) if (!KNOWN.has(k)) fail(file, `unknown field ${k}`);
+  for (const k of ['id', 'name', 'intent', 'provenance', 'family'])
+    if (typeof doc[k] !== 'string' || doc[k] === '') fail(file, `${k} is required`);
+  if (!/^c[0-9]{3}$/.test(doc.id)) fail(file, `id ${doc.id} is not c + 3 digits`);
+  const needs = (doc.needs ?? []) as unknown[];
+  for (const n of needs)
+    if (n !== 'helm' && n !== 'kustomize' && n !== 'jsonnet') fail(file, `unknown binary ${String(n)}`);
+  const phases = (doc.phases ?? (doc.shards ? [] : PHASES)) as unknown[];
+  for (const p of phases) if (!PHASES.includes(p as Phase)) fail(file, `unknown phase ${String(p)}`);
+  const repos: Record<string, Record<string, string>> = {};
+  if (doc.repos !== undefined) {
+    if (!isObj(doc.repos)) fail(file, 'repos must be a map');
+    for (const [k, v] of Object.entries(doc.repos)) repos[k] = strMap(file, `repos.${k}`, v);
+  }
+  if (doc.app !== undefined && !isObj(doc.app)) fail(file, 'app must be an Application');
+  if (!doc.app && !doc.shards) fail(file, 'a case has an app or shards');
+  if (doc.shards !== undefined) {
+    const s = doc.shards;
+    if (!isObj(s) || typeof s.replicas !== 'number' || !Array.isArray(s.clusters))
+      fail(file, 'shards needs replicas and clusters');
+  }
+  return {
+    id: doc.id,
+    name: doc.name,
+    intent: doc.intent,
+    provenance: doc.provenance,
+    family: doc.family,
+    needs: needs as Binary[],
+    phases: phases as Phase[],
+    repo: strMap(file, 'repo', doc.repo),
+    repos,
+    ...(doc.app ? { app: doc.app as Obj } : {}),
+    apps: objList(file, 'apps', doc.apps),
+    argocd: objList(file, 'argocd', doc.argocd),
+    live: objList(file, 'live', doc.live),
+    namespaces: (doc.namespaces ?? []) as string[],
+    createNamespace: doc.createNamespace !== false,
+    argocdCm: strMap(file, 'argocdCm', doc.argocdCm),
+    sync: (doc.sync ?? {}) as SyncSpec,
+    ...(doc.shards ? { shards: doc.shards as ShardsSpec } : {}),
+    file,
+  };
+}
+
+/** Every case under `dir` (recursively, `*.yaml`), sorted by id; duplicate ids are an error naming both files. */
+export function loadCases(dir: string): Case[] {
+  const files: string[] = [];
+  (function walk(d: string) {
+    for (const e of readdirSync(d).sort()) {
+      const p = join(d, e);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (e.endsWith('.yaml')) files.push(p);
+    }
+  })(dir);
+  const byId = new Map<string, Case>();
+  for (const f of files) {
+    const c = parseCase(readFileSync(f, 'utf8'), relative(dir, f));
+    const seen = byId.get(c.id);
+    if (seen) fail(c.file, `id ${c.id} is also the id of ${seen.file}`);
+    byId.set(c.id, c);
+  }
+  return [...byId.values()].sort((a, b) => a.id.localeCompare(b.id));
+}
+
+export type Side = 'a' | 'o';
+
+export interface SideValues {
+  ns: string;
+  repoUrl: (name: string) => string;
+  argocdNs: string;
+}
+
+/** The side's name of a case: `<id>-a` (Argo CD's) or `<id>-o` (ours). */
+export function sideName(c: Case, side: Side): string {
+  return `${c.id}-${side}`;
+}
+
+/** Fills the placeholders of every string in `v`. */
+export function fill<T>(v: T, values: SideValues): T {
+  const s = JSON.stringify(v).replace(/\$\{(NS|APP|REPO|ARGOCD_NS)(?::([a-z0-9-]+))?\}/g, (_m, key, name) => {
+    if (key === 'NS' || key === 'APP') return values.ns;
+    if (key === 'ARGOCD_NS') return values.argocdNs;
+    return values.repoUrl(name ?? 'main');
+  });
+  return JSON.parse(s) as T;
+}
+
+/** The case's Application for one side: name, namespace, placeholders filled. */
+export function sideApp(c: Case, values: SideValues): Obj {
+  const app = fill(structuredClone(c.app ?? {}), values);
+  return {
+    apiVersion: 'argoproj.io/v1alpha1',
+    kind: 'Application',
+    ...app,
+    metadata: {
+      ...(app.metadata ?? {}),
+      name: values.ns,
+      namespace: app.metadata?.namespace ?? values.argocdNs,
+    },
+  };
+}
