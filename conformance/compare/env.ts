@@ -49,6 +49,10 @@ export async function openEnv(opts: { embedded?: boolean } = {}): Promise<Env> {
   const work = mkdtempSync(join(tmpdir(), 'kg-conformance-'));
   if (!opts.embedded && existsSync(RIG_JSON)) {
     const rig = JSON.parse(readFileSync(RIG_JSON, 'utf8')) as Obj;
+    if (rig.kubeOnly)
+      throw new Error(
+        `${RIG_JSON}: the rig runs Kubernetes alone (up --kube-only): the corpus needs Argo CD`,
+      );
     const kubectl = new Kubectl(rig.kubeconfig);
     // Argo CD's CLI in core mode takes its namespace from the kubeconfig's context: a copy that says argocd.
     const argocdKubeconfig = join(work, 'argocd-kubeconfig');
