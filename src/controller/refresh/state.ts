@@ -255,7 +255,8 @@ export class StateManager {
     for (const w of rendered.warnings) {
       conditions.push({
         type: /appeared \d+ times/.test(w) ? 'RepeatedResourceWarning' : 'RenderWarning',
-        message: w,
+        // The condition carries Argo CD's words alone; the `app "<name>": ` prefix is for the terminal.
+        message: w.replace(/^app "[^"]*": /, ''),
       });
     }
 
@@ -323,6 +324,7 @@ export class StateManager {
         schemas,
         scope,
         (gk) => cluster.droppedReason(gk),
+        `${app.namespace ?? o.argocdNamespace}/${app.name}`,
       );
       const h = health.resources[i];
       if (h) r.health = { status: h.status, ...(h.message ? { message: h.message } : {}) };
