@@ -150,7 +150,7 @@ export class SyncEngine {
           ? task.apiVersion.slice(task.apiVersion.indexOf('/') + 1)
           : task.apiVersion,
         kind: task.key.kind,
-        namespace: task.key.namespace,
+        namespace: task.resultNamespace ?? task.key.namespace,
         name: task.key.name,
         status,
         message,

@@ -46,6 +46,7 @@ import {
 import { OWN_FIELD_MANAGERS } from '../../common/index.js';
 import { deleteHooksOf } from '../../apps/index.js';
 import type { Application, ArgoCdSettings } from '../../apps/index.js';
+import { syncWave } from '../../sync/index.js';
 import {
   DEFAULT_COMPARE_SETTINGS,
   instanceName,
@@ -328,6 +329,19 @@ export class StateManager {
       );
       const h = health.resources[i];
       if (h) r.health = { status: h.status, ...(h.message ? { message: h.message } : {}) };
+      // Argo CD's ResourceStatus.syncWave: the target's wave, else (a live hook) its rendered hook's.
+      const waveOf =
+        p.target?.obj ??
+        (r.hook && r.live
+          ? rendered.objects.find(
+              (o) =>
+                o.kind === r.kind &&
+                o.metadata?.name === r.name &&
+                (o.metadata?.namespace || destNamespace) === r.namespace,
+            )
+          : undefined);
+      const wave = waveOf ? syncWave(waveOf) : 0;
+      if (wave) r.syncWave = wave;
       return r;
     });
     const targetOptions = {
