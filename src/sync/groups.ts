@@ -122,14 +122,18 @@ async function applyOne(run: EngineRun, s: TaskState): Promise<void> {
       run.client.resourceName?.(s.task),
     );
     const changed = await run.client.apply(s.task);
+    // kubectl's words; a server-side apply prints "serverside-applied" whatever it changed (as Argo CD
+    // records it).
     const verb =
-      s.task.action === 'create'
-        ? 'created'
-        : s.task.action === 'replace'
-          ? 'replaced'
-          : changed
-            ? 'configured'
-            : 'unchanged';
+      s.task.action === 'replace'
+        ? 'replaced'
+        : hasOption(s.task.options, 'ServerSideApply')
+          ? 'serverside-applied'
+          : s.task.action === 'create'
+            ? 'created'
+            : changed
+              ? 'configured'
+              : 'unchanged';
     const message = applyMessage(s.task.key, verb);
     run.set(s, 'Running', 'Synced', warning ? `${message}. ${warning}` : message);
   } catch (err) {

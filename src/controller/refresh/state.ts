@@ -244,15 +244,22 @@ export class StateManager {
     // The cluster's schemas (its CRDs included), read once the cache holds them.
     const schemas = cluster.schemas();
     const destNamespace = app.destination.namespace;
-    const { targets, conditions } = await prepareTargets(withManagedNamespace(app, rendered.objects), {
-      destNamespace,
-      instance,
-      trackingMethod: o.trackingMethod,
-      instanceLabelKey: o.instanceLabelKey,
-      installationId: this.#ctx.installationId,
-      cluster,
-      signal,
-    });
+    const { targets, conditions } = await prepareTargets(
+      withManagedNamespace(app, rendered.objects, (ns) =>
+        cache
+          .byApp(o.trackingMethod === 'label' ? instanceLabelValue(instance) : instance)
+          .some((obj) => obj.kind === 'Namespace' && obj.metadata?.name === ns),
+      ),
+      {
+        destNamespace,
+        instance,
+        trackingMethod: o.trackingMethod,
+        instanceLabelKey: o.instanceLabelKey,
+        installationId: this.#ctx.installationId,
+        cluster,
+        signal,
+      },
+    );
     for (const w of rendered.warnings) {
       conditions.push({
         type: /appeared \d+ times/.test(w) ? 'RepeatedResourceWarning' : 'RenderWarning',
