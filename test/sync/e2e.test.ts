@@ -167,7 +167,11 @@ describe('sync end to end on the embedded API server', () => {
     );
     const op = reportOf(report, 'failing').operation!;
     assert.equal(op.phase, 'Failed');
-    assert.match(op.message, /Job\/failing\/migrate: job failed/);
+    // Argo CD's words (gitops-engine executeSyncFailPhase); the hook's own result says why.
+    assert.equal(op.message, 'one or more synchronization tasks completed unsuccessfully');
+    const migrate = op.resources.find((r) => r.name === 'migrate')!;
+    assert.deepEqual([migrate.status, migrate.hookPhase], ['Synced', 'Failed']);
+    assert.match(migrate.message, /job failed/);
     assert.deepEqual(jobs, ['migrate', 'cleanup']);
     await assert.rejects(conn.client.get(CM, 'failing', 'app'), /not found/i);
   });
