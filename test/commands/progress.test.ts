@@ -65,7 +65,7 @@ describe('progress on stderr (CLI, embedded cluster)', () => {
       'hooks: Sync wave 2: done (1 succeeded, 0 failed)',
       'hooks: PostSync wave 0: started (1 task)',
       'hooks: PostSync wave 0: done (1 succeeded, 0 failed)',
-      'hooks: operation Succeeded: successfully synced (all tasks run)',
+      'hooks: operation Succeeded: successfully synced (no more tasks)',
     ]);
     const at = (pattern: RegExp): number => {
       const i = lines.findIndex((l) => pattern.test(l));
@@ -77,7 +77,9 @@ describe('progress on stderr (CLI, embedded cluster)', () => {
     );
     const migrateDone = at(/^hooks: PreSync wave 0: done/);
     const early = at(/^hooks: Sync wave -1 ConfigMap hooks\/early: Synced \(configmap\/early created\)$/);
-    const notify = at(/^hooks: PostSync wave 0 batch\/Job hooks\/notify: Synced \(job\.batch\/notify created\)$/);
+    const notify = at(
+      /^hooks: PostSync wave 0 batch\/Job hooks\/notify: Synced \(job\.batch\/notify created\)$/,
+    );
     assert.ok(migrateCreated < migrateDone && migrateDone < early && early < notify, r.stderr);
     assert.equal(lines.at(-1), 'hooks: done: sync Synced, health Healthy');
     // Each line once: a task moving from Running to Succeeded with the same result prints once.
