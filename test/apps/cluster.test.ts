@@ -10,7 +10,7 @@ import {
   type KubeObject,
   type ResourceInfo,
 } from '../../src/cluster/index.js';
-import { useEmbeddedCluster } from '../support/embedded.js';
+import { useEmbeddedCluster, crdsEstablished } from '../support/embedded.js';
 import { APPLICATION_CRD } from '../support/argocd.js';
 import { tempDir } from '../support/git.js';
 
@@ -74,6 +74,7 @@ describe('--from-cluster (embedded API server)', () => {
 
   it('reads and validates the Applications of --argocd-namespace only, with selection', async () => {
     await conn.client.create(CRD_INFO, structuredClone(APPLICATION_CRD) as unknown as KubeObject);
+    await crdsEstablished(fx);
     for (const ns of ['argocd', 'elsewhere'])
       await conn.client.create(NS_INFO, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
     await conn.client.create(APP_INFO, application('web', 'argocd', { team: 'web' }));

@@ -14,6 +14,7 @@
  * real kubectl against the server (tests that need it check `hasKubectl` and skip without it).
  */
 import { after, before } from 'node:test';
+import type { TestContext } from 'node:test';
 import { execFile, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,9 +31,20 @@ import {
   snapshotCluster,
 } from './test-server.js';
 import type { ClusterSnapshot, RealServer } from './test-server.js';
+import { embeddedOnly } from './test-server.js';
 import { writeFileSync } from 'node:fs';
 
 export { embeddedOnly, realServer } from './test-server.js';
+
+/**
+ * First line of a test that needs the in-process server: `if (needsEmbedded(t, 'request counts
+ * (cluster.stats)')) return;` skips it, its reason printed, on the real server (KG_TEST_SERVER).
+ */
+export function needsEmbedded(t: TestContext, reason: string): boolean {
+  const skip = embeddedOnly(reason);
+  if (skip) t.skip(skip);
+  return skip !== false;
+}
 
 export interface EmbeddedFixture {
   cluster: EmbeddedCluster;
@@ -69,9 +81,16 @@ function realHandle(server: RealServer): EmbeddedCluster {
 const realOf = (cluster: EmbeddedCluster): RealServer | undefined =>
   (cluster as unknown as { [REAL]?: RealServer })[REAL];
 
-export function useEmbeddedCluster(opts: EmbeddedClusterOptions = {}): EmbeddedFixture {
+/**
+ * `alwaysEmbedded`: the second cluster of a two-cluster test stays an embedded server on the real server
+ * too (the rig is one cluster); the test's first fixture gets the real one.
+ */
+export function useEmbeddedCluster(
+  opts: EmbeddedClusterOptions = {},
+  { alwaysEmbedded = false }: { alwaysEmbedded?: boolean } = {},
+): EmbeddedFixture {
   const fx = {} as EmbeddedFixture;
-  if (realServer) {
+  if (realServer && !alwaysEmbedded) {
     const server = realServer;
     let snapshot: ClusterSnapshot | undefined;
     before(async () => {
@@ -249,4 +268,39 @@ export async function waitForModification(
   done: (obj: any) => boolean, // eslint-disable-line @typescript-eslint/no-explicit-any
 ): Promise<void> {
   await waitForObject(cluster, path, (o) => o !== undefined && done(o));
+}
+
+/**
+ * Resolves once every CustomResourceDefinition is Established and its kind is in discovery. The embedded
+ * server serves a CRD's kind as soon as it is created; kube-apiserver takes a moment (its
+ * establishing controller, then discovery), so a test that creates a CRD and at once uses its kind waits
+ * here, as `kubectl wait --for=condition=Established` would.
+ */
+export async function crdsEstablished(fx: EmbeddedFixture, limitMs = 30_000): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  for (;;) {
+    const list = await api(fx.cluster, 'GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions');
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const items = (list.body?.items ?? []) as any[];
+    let pending = '';
+    for (const crd of items) {
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any
+      const established = (crd.status?.conditions ?? []).some(
+        (c: any) => c.type === 'Established' && c.status === 'True',
+      );
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any
+      const version = (crd.spec.versions ?? []).find((v: any) => v.served)?.name;
+      const served =
+        established &&
+        version &&
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any
+        ((await api(fx.cluster, 'GET', `/apis/${crd.spec.group}/${version}`)).body?.resources ?? []).some(
+          (r: { name: string }) => r.name === crd.spec.names.plural,
+        );
+      if (!served) pending = crd.metadata.name;
+    }
+    if (!pending) return;
+    if (Date.now() > deadline) throw new Error(`CRD ${pending}: not established within ${limitMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
