@@ -270,6 +270,12 @@ export async function waitForModification(
   await waitForObject(cluster, path, (o) => o !== undefined && done(o));
 }
 
+interface Crd {
+  metadata: { name: string };
+  spec: { group: string; names: { plural: string }; versions?: Array<{ name: string; served: boolean }> };
+  status?: { conditions?: Array<{ type: string; status: string }> };
+}
+
 /**
  * Resolves once every CustomResourceDefinition is Established and its kind is in discovery. The embedded
  * server serves a CRD's kind as soon as it is created; kube-apiserver takes a moment (its
@@ -280,20 +286,18 @@ export async function crdsEstablished(fx: EmbeddedFixture, limitMs = 30_000): Pr
   const deadline = Date.now() + limitMs;
   for (;;) {
     const list = await api(fx.cluster, 'GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions');
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    const items = (list.body?.items ?? []) as any[];
+    const items = (list.body?.items ?? []) as Crd[];
     let pending = '';
     for (const crd of items) {
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any
       const established = (crd.status?.conditions ?? []).some(
-        (c: any) => c.type === 'Established' && c.status === 'True',
+        (c: { type: string; status: string }) => c.type === 'Established' && c.status === 'True',
       );
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any
-      const version = (crd.spec.versions ?? []).find((v: any) => v.served)?.name;
+      const version = (crd.spec.versions ?? []).find(
+        (v: { name: string; served: boolean }) => v.served,
+      )?.name;
       const served =
         established &&
         version &&
-        // eslint-disable-next-line @typescript-eslint/no-explicit-any
         ((await api(fx.cluster, 'GET', `/apis/${crd.spec.group}/${version}`)).body?.resources ?? []).some(
           (r: { name: string }) => r.name === crd.spec.names.plural,
         );
