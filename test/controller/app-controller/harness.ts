@@ -13,6 +13,7 @@ import { createSourceService } from '../../../src/source/index.js';
 import type { SourceService } from '../../../src/source/index.js';
 import { APP_PROJECT_CRD, APPLICATION_CRD } from '../../support/argocd.js';
 import { api, crdsEstablished } from '../../support/embedded.js';
+import { finishedJobStatus } from '../../support/jobs.js';
 import type { EmbeddedFixture } from '../../support/embedded.js';
 
 export type Event = LoopEvent | ControllerEvent;
@@ -122,7 +123,7 @@ export async function startController(
         fx.cluster,
         'PATCH',
         `/apis/batch/v1/namespaces/${namespace}/jobs/${name}/status`,
-        { status: { conditions: [{ type, status: 'True', message: `job ${type.toLowerCase()}` }] } },
+        { status: finishedJobStatus(type) },
         'application/merge-patch+json',
       );
       assert.equal(res.status, 200, JSON.stringify(res.body));
