@@ -50,7 +50,8 @@ const r = spawnSync(
     `--test-reporter=${reporter}`,
     // A hung test (a server left open, a watch never ended) fails after 2 minutes instead of stalling CI,
     // and a file whose tests are done exits even if something still holds the event loop.
-    '--test-timeout=120000',
+    // On the real server each file also waits for its clean-up (namespaces, CRDs gone): 5 minutes.
+    `--test-timeout=${real ? 300000 : 120000}`,
     '--test-force-exit',
     ...selected,
   ],

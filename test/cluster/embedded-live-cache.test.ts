@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { ApiError } from '../../src/cluster/index.js';
 import { until } from './fake-api.js';
 import { cm, connectTo, crd, tracked } from './embedded-setup.js';
-import { useEmbeddedCluster, needsEmbedded } from '../support/embedded.js';
+import { useEmbeddedCluster, needsEmbedded, crdsEstablished } from '../support/embedded.js';
 import type { ClusterConnection, KubeObject, ResourceInfo } from '../../src/cluster/index.js';
 
 describe('live state cache against the embedded API server', () => {
@@ -132,6 +132,7 @@ describe('live state cache against the embedded API server', () => {
       kind: 'CustomResourceDefinition',
     });
     await conn.client.create(crds, crd('gadgets', 'Gadget'));
+    await crdsEstablished(fx);
     const gadgets = await conn.discovery.resolve({ group: 'example.com', kind: 'Gadget' });
     const g = (name: string): KubeObject => ({
       apiVersion: 'example.com/v1',
