@@ -57,6 +57,8 @@ export class SyncEngine {
   readonly #run: EngineRun;
   #validated = false;
   #failed = false;
+  /** A write of the group run last failed (the failure message says "failed to apply"). */
+  #applyFailed = false;
   /** The group started last and not yet reported done (progress events). */
   #group: { syncPhase: SyncTask['phase']; syncWave: number; states: TaskState[] } | undefined;
 
@@ -144,18 +146,18 @@ export class SyncEngine {
     return {
       phase: this.phase,
       message: this.message,
-      resources: this.states.map(({ task, phase, status, message }) => ({
+      resources: this.states.map(({ task, phase, status, message, reportedPhase }) => ({
         group: task.key.group,
         version: task.apiVersion.includes('/')
           ? task.apiVersion.slice(task.apiVersion.indexOf('/') + 1)
           : task.apiVersion,
         kind: task.key.kind,
-        namespace: task.key.namespace,
+        namespace: task.resultNamespace ?? task.key.namespace,
         name: task.key.name,
         status,
         message,
         hookType: task.hookType ?? '',
-        hookPhase: task.hookType ? (phase === 'Pending' || phase === 'Skipped' ? '' : phase) : '',
+        hookPhase: hookPhaseOf(task, phase, status, reportedPhase),
         syncPhase: task.phase,
         syncWave: task.wave,
       })),
@@ -184,18 +186,22 @@ export class SyncEngine {
     const pending = this.states.filter((s) => s.phase === 'Pending' && s.task.phase !== 'SyncFail');
     if (pending.length === 0) {
       await deleteHooks(this.#run, 'HookSucceeded', 'Succeeded');
-      this.#end('Succeeded', 'successfully synced (all tasks run)');
+      this.#end('Succeeded', 'successfully synced (no more tasks)');
       return false;
     }
     const first = pending[0]!.task;
     const group = pending.filter((s) => s.task.phase === first.phase && s.task.wave === first.wave);
     const waitForHooks = await runGroup(this.#run, group, signal);
     if (waitForHooks) return true;
+    if (group.some((s) => s.phase === 'Failed' && s.status === 'SyncFailed')) this.#applyFailed = true;
     if (this.states.some((s) => s.phase === 'Failed')) return false;
     const last = group.length === pending.length;
     if (last && !group.some((s) => s.task.hookType)) {
       for (const s of group)
-        if (s.phase === 'Running' && s.task.target) this.#set(s, 'Succeeded', s.status, s.message);
+        if (s.phase === 'Running' && s.task.target) {
+          s.reportedPhase = 'Running';
+          this.#set(s, 'Succeeded', s.status, s.message);
+        }
       // Hooks of earlier phases that succeeded go now too (Argo CD deletes them on this path as well).
       await deleteHooks(this.#run, 'HookSucceeded', 'Succeeded');
       this.#end('Succeeded', 'successfully synced (all tasks run)');
@@ -216,11 +222,16 @@ export class SyncEngine {
       }
     }
     if (this.states.some((s) => s.task.phase === 'SyncFail' && s.phase === 'Running')) return true;
-    const failed = this.states.filter((s) => s.phase === 'Failed' && s.task.phase !== 'SyncFail');
-    this.#end(
-      'Failed',
-      `one or more tasks failed: ${failed.map((s) => `${describe(s.task)}: ${s.message}`).join('; ')}`,
-    );
+    // gitops-engine executeSyncFailPhase: "one or more objects failed to apply" when a write of the last
+    // group failed, else "... completed unsuccessfully"; then ", reason: " and the messages of the tasks
+    // whose write failed (SyncFailed), joined by ",".
+    const base = this.#applyFailed
+      ? 'one or more objects failed to apply'
+      : 'one or more synchronization tasks completed unsuccessfully';
+    const reasons = this.states
+      .filter((s) => s.status === 'SyncFailed' && s.task.phase !== 'SyncFail' && s.message)
+      .map((s) => s.message);
+    this.#end('Failed', reasons.length > 0 ? `${base}, reason: ${reasons.join(',')}` : base);
     return false;
   }
 
@@ -284,4 +295,23 @@ export class SyncEngine {
 function reasonOf(signal: AbortSignal): string {
   const reason: unknown = signal.reason;
   return reason instanceof Error ? reason.message : typeof reason === 'string' ? reason : 'aborted';
+}
+
+/**
+ * A task's `hookPhase` in the result, as gitops-engine's `setResourceResult` records every task's operation
+ * phase (not only hooks'): an apply is Running until re-evaluated (Succeeded once Healthy or without health,
+ * Failed once Degraded), a prune or a skipped prune Succeeded at once, a failed write Failed; a task not
+ * run has none.
+ */
+function hookPhaseOf(
+  task: SyncTask,
+  phase: TaskPhase,
+  status: ResultCode | '',
+  reported: TaskPhase | undefined,
+): TaskPhase | '' {
+  if ((status === 'Pruned' || status === 'PruneSkipped') && phase !== 'Failed' && phase !== 'Pending')
+    return 'Succeeded';
+  if (phase === 'Pending' || phase === 'Skipped') return '';
+  if (task.hookType) return phase;
+  return reported ?? phase;
 }
