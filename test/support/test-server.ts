@@ -19,7 +19,8 @@ import { readFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import { join, resolve } from 'node:path';
-import { parse } from 'yaml';
+import { parse, stringify } from 'yaml';
+import { kubeconfigYaml } from '../../src/embedded/index.js';
 import { repoRoot } from './paths.js';
 
 export interface RealServer {
@@ -84,30 +85,15 @@ export function embeddedOnly(reason: string): string | false {
 
 /** A kubeconfig for the real server whose cluster, context and user are named `name` (as the embedded one's). */
 export function realKubeconfig(server: RealServer, name = 'embedded'): string {
-  const q = JSON.stringify(name);
-  const b64 = (s: string): string => Buffer.from(s).toString('base64');
-  return [
-    'apiVersion: v1',
-    'kind: Config',
-    'clusters:',
-    `- name: ${q}`,
-    '  cluster:',
-    `    server: ${server.url}`,
-    `    certificate-authority-data: ${b64(server.ca)}`,
-    'contexts:',
-    `- name: ${q}`,
-    '  context:',
-    `    cluster: ${q}`,
-    `    user: ${q}`,
-    '    namespace: default',
-    `current-context: ${q}`,
-    'users:',
-    `- name: ${q}`,
-    '  user:',
-    `    client-certificate-data: ${b64(server.cert)}`,
-    `    client-key-data: ${b64(server.key)}`,
-    '',
-  ].join('\n');
+  const b64 = (text: string): string => Buffer.from(text).toString('base64');
+  // The embedded server's kubeconfig, with the rig's CA and client certificate in place of no credentials.
+  const doc = parse(kubeconfigYaml(server.url, name)) as {
+    clusters: Array<{ cluster: Record<string, unknown> }>;
+    users: Array<{ user: Record<string, unknown> }>;
+  };
+  doc.clusters[0]!.cluster = { server: server.url, 'certificate-authority-data': b64(server.ca) };
+  doc.users[0]!.user = { 'client-certificate-data': b64(server.cert), 'client-key-data': b64(server.key) };
+  return stringify(doc);
 }
 
 /** One request to the real server; the response is returned unread (a stream). */
