@@ -81,6 +81,23 @@ function needCommand(cmd: string, pkg: string): string {
   return path;
 }
 
+/**
+ * kube-apiserver 1.34 serves a watch without a resourceVersion (or with "0") that allows bookmarks as a
+ * streaming list (the WatchList feature, on by default: k8s.io/apimachinery
+ * pkg/apis/meta/internalversion/defaults.go sets sendInitialEvents), which needs etcd's RequestWatchProgress
+ * (etcd 3.4.31+, 3.5.13+). On an older etcd (Debian bookworm's is 3.4.23) every such watch ends at once
+ * with an ERROR event "a watch stream was requested by the client but the required storage feature
+ * RequestWatchProgress is disabled" (apiserver pkg/storage/cacher/cacher.go), which no real cluster's
+ * newer etcd does: there the API server is started with WatchList off, so such a watch gets what it gets
+ * on a cluster (the current objects as ADDED events, then changes), without the initial-events-end bookmark.
+ */
+export function watchListGate(etcdVersion: string): string[] {
+  const [major = 0, minor = 0, patch = 0] = etcdVersion.split('.').map((n) => parseInt(n, 10));
+  const supported =
+    major > 3 || (major === 3 && (minor > 5 || (minor === 5 && patch >= 13) || (minor === 4 && patch >= 31)));
+  return supported ? [] : ['--feature-gates=WatchList=false'];
+}
+
 function firstLine(cmd: string, args: string[]): string {
   try {
     return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
@@ -222,6 +239,7 @@ async function startAll(
   kubeOnly: boolean,
 ): Promise<RigJson | KubeRigJson> {
   const etcdBin = needCommand('etcd', 'etcd-server');
+  const etcdVersion = firstLine(etcdBin, ['--version']).replace(/^etcd Version:\s*/, '');
   const redisBin = kubeOnly ? '' : needCommand('redis-server', 'redis-server');
   needCommand('openssl', 'openssl');
   needCommand('git', 'git');
@@ -327,6 +345,7 @@ async function startAll(
       '--audit-log-format=json',
       '--audit-log-mode=blocking',
       '--profiling=false',
+      ...watchListGate(etcdVersion),
     ],
   });
   const admin = new Kube({ server, ca: pki.caCert, ...pki.client('admin'), userAgent: 'conformance-rig' });
@@ -397,7 +416,7 @@ async function startAll(
         logs: LOGS,
         versions: {
           kubernetes: k8s.version,
-          etcd: firstLine(etcdBin, ['--version']).replace(/^etcd Version:\s*/, ''),
+          etcd: etcdVersion,
           go: firstLine('go', ['env', 'GOVERSION']),
         },
         pids: Object.fromEntries(Object.entries(state.procs).map(([k, v]) => [k, v.pid])),
@@ -560,7 +579,7 @@ async function startAll(
       versions: {
         kubernetes: k8s.version,
         argocd: argo?.version ?? '',
-        etcd: firstLine(etcdBin, ['--version']).replace(/^etcd Version:\s*/, ''),
+        etcd: etcdVersion,
         redis: firstLine(redisBin, ['--version']).replace(/^Redis server v=(\S+).*/, '$1'),
         go: firstLine('go', ['env', 'GOVERSION']),
       },

@@ -12,7 +12,8 @@ import type { ControllerEvent, LoopEvent } from '../../../src/controller/index.j
 import { createSourceService } from '../../../src/source/index.js';
 import type { SourceService } from '../../../src/source/index.js';
 import { APP_PROJECT_CRD, APPLICATION_CRD } from '../../support/argocd.js';
-import { api } from '../../support/embedded.js';
+import { api, crdsEstablished } from '../../support/embedded.js';
+import { finishedJobStatus } from '../../support/jobs.js';
 import type { EmbeddedFixture } from '../../support/embedded.js';
 
 export type Event = LoopEvent | ControllerEvent;
@@ -43,6 +44,7 @@ export async function startController(
     const res = await api(fx.cluster, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
     assert.equal(res.status, 201, JSON.stringify(res.body));
   }
+  await crdsEstablished(fx);
   for (const name of ['argocd', ...namespaces])
     await api(fx.cluster, 'POST', '/api/v1/namespaces', {
       apiVersion: 'v1',
@@ -121,7 +123,7 @@ export async function startController(
         fx.cluster,
         'PATCH',
         `/apis/batch/v1/namespaces/${namespace}/jobs/${name}/status`,
-        { status: { conditions: [{ type, status: 'True', message: `job ${type.toLowerCase()}` }] } },
+        { status: finishedJobStatus(type) },
         'application/merge-patch+json',
       );
       assert.equal(res.status, 200, JSON.stringify(res.body));
