@@ -18,6 +18,8 @@ import { RenderError, renderSource, type RenderResult, type RenderTools } from '
 import { dedupe, stampTracking } from './tracking.js';
 import { redactURL, repoKey } from './url.js';
 import { treeDigest } from './tree-digest.js';
+import { treeKey } from './tree-key.js';
+import type { TreeIndex } from './git-tree.js';
 import { SourceError } from './service-types.js';
 import type {
   ClusterInfo,
@@ -288,11 +290,14 @@ class Service implements SourceService {
     const pluginPart = await this.pluginKey(app, source);
     const kube = pluginPart ? await this.kubeOf(app) : undefined;
     const plugins = pluginPart ? { ...pluginPart, kube } : undefined;
+    // Git sources whose inputs are known by object id are keyed by those ids, not the commit (tree-key.ts).
+    const tree =
+      local || pluginPart || !isGitSource(source) ? undefined : await this.treeKeyOf(app, source, revision);
     const key = local
       ? undefined
       : cacheKey({
           repo: repoKey(source.repoURL),
-          revision,
+          ...(tree ? { tree } : { revision }),
           path: source.path,
           chart: source.chart ?? null,
           directory: source.directory ?? null,
@@ -364,6 +369,34 @@ class Service implements SourceService {
     return { result, cached: false };
   }
 
+  /** tree-key.ts's key of a Git source at commit `revision`; undefined (key by commit) when Git cannot tell. */
+  private async treeKeyOf(
+    app: Application,
+    source: ApplicationSource,
+    revision: string,
+  ): Promise<Record<string, unknown> | undefined> {
+    try {
+      const tree = await this.git.tree(
+        source.repoURL,
+        revision,
+        await this.auth(source.repoURL, app.project),
+      );
+      return await treeKey(app, source, tree, (oid) => {
+        let text = this.blobs.get(oid);
+        if (!text) {
+          text = this.git.blob(source.repoURL, oid);
+          this.blobs.set(oid, text);
+        }
+        return text;
+      });
+    } catch {
+      // The checkout the render needs then says what is wrong with the repository or commit.
+      return undefined;
+    }
+  }
+
+  private readonly blobs = new Map<string, Promise<string>>();
+
   /** The working directory a Git source is read from instead of Git, if any. */
   private localDir(source: Pick<ApplicationSource, 'repoURL' | 'chart'>): string | undefined {
     if (this.options.local && isGitSource(source)) return this.options.local;
@@ -378,6 +411,11 @@ class Service implements SourceService {
     const auth = await this.auth(repoURL, '');
     const sha = await this.git.resolveRevision(repoURL, revision, auth);
     return this.git.checkout(repoURL, sha, auth);
+  }
+
+  async tree(repoURL: string, sha: string): Promise<TreeIndex> {
+    if (this.localDir({ repoURL })) throw new GitopsError(`failed to list ${repoURL}: a local directory`);
+    return this.git.tree(repoURL, sha, await this.auth(repoURL, ''));
   }
 
   async listRefs(repoURL: string, project: string): Promise<Map<string, string>> {

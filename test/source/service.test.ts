@@ -118,7 +118,12 @@ describe('source service: resolve, render, dedupe, stamp, cache', () => {
     const warm = await renderOnce(a, { cacheRoot });
     assert.equal(warm.stats.renders, 0);
     assert.deepEqual(warm.stats.git.fetches, {});
-    assert.equal(warm.stats.git.processes, 0, 'a local repository: branch read from its ref files, no git');
+    assert.equal(warm.stats.git.lsRemotes, 0, 'a local repository: branch read from its ref files');
+    assert.equal(
+      warm.stats.git.processes,
+      1,
+      "one git process: the commit's tree (the cache key, tree-key.ts)",
+    );
     assert.equal(warm.rendered.sources[0]!.cached, true);
     assert.deepEqual(warm.rendered.objects, cold.rendered.objects);
 
