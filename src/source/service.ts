@@ -123,7 +123,7 @@ class Service implements SourceService {
     this.clusterInfo = info;
   }
 
-  /** The app's cluster as plugins see it (empty when no run gave one); a failure names the cluster step. */
+  /** The app's cluster as renders see it (empty when no run gave one); a failure names the cluster step. */
   private async kubeOf(app: Application): Promise<ClusterInfo> {
     if (!this.clusterInfo) return { kubeVersion: '', apiVersions: [] };
     try {
@@ -286,13 +286,14 @@ class Service implements SourceService {
       .filter((r): r is string => r !== undefined);
     const localDir = this.localDir(source);
     const local = localDir ? resolve(localDir) : undefined;
-    // Plugin renders see the destination cluster (and are cached by it, as Argo CD keys by KubeVersion).
-    const pluginPart = await this.pluginKey(app, source);
-    const kube = pluginPart ? await this.kubeOf(app) : undefined;
-    const plugins = pluginPart ? { ...pluginPart, kube } : undefined;
+    // Every render sees the destination cluster's version and API versions, and is cached by them, as
+    // Argo CD's repo-server is asked with and keys by them (helm's --kube-version/--api-versions,
+    // kustomize's --helm-kube-version/--helm-api-versions, a plugin's KUBE_VERSION/KUBE_API_VERSIONS).
+    const plugins = await this.pluginKey(app, source);
+    const kube = await this.kubeOf(app);
     // Git sources whose inputs are known by object id are keyed by those ids, not the commit (tree-key.ts).
     const tree =
-      local || pluginPart || !isGitSource(source) ? undefined : await this.treeKeyOf(app, source, revision);
+      local || plugins || !isGitSource(source) ? undefined : await this.treeKeyOf(app, source, revision);
     const key = local
       ? undefined
       : cacheKey({
@@ -309,6 +310,7 @@ class Service implements SourceService {
             return [r, ref ? repoKey(ref.source.repoURL) : null, ref?.revision ?? null];
           }),
           ...(plugins ? { plugins } : {}),
+          kube: [kube.kubeVersion, [...kube.apiVersions].sort()],
         });
     if (key && !this.options.hardRefresh) {
       const hit = await this.cache.get(key);
@@ -343,14 +345,13 @@ class Service implements SourceService {
           source,
           root,
           refRoots,
-          revision,
-          project: app.project,
           helmRepository: (ref) => this.helmRepository(ref, app.project),
           build: {
             instanceName: instanceName(app, this.options.argocdNamespace ?? 'argocd'),
             project: app.project,
             revision,
-            ...(kube ? { kubeVersion: kube.kubeVersion, apiVersions: kube.apiVersions } : {}),
+            kubeVersion: kube.kubeVersion,
+            apiVersions: kube.apiVersions,
           },
         },
         this.tools,

@@ -11,7 +11,8 @@ import type { ApplicationSource, HelmOptions } from '../../src/apps/types.js';
 import { cleanSetParameter, DEFAULT_HELM, helmArgs, parseKubeVersion } from '../../src/source/render/helm.js';
 import { isMissingDependencyError } from '../../src/source/render/helm-deps.js';
 import { renderSource, type RenderRequest } from '../../src/source/render/index.js';
-import { tempDir, tools, tree } from '../support/git.js';
+import type { BuildFacts } from '../../src/source/render/types.js';
+import { build, tempDir, tools, tree } from '../support/git.js';
 
 const CHART = {
   'chart/Chart.yaml': 'apiVersion: v2\nname: web\nversion: 0.1.0\n',
@@ -26,7 +27,7 @@ function request(
   root: string,
   helm: Partial<HelmOptions> | undefined,
   refRoots = new Map<string, string>(),
-  extra: Partial<RenderRequest> = {},
+  extra: Partial<BuildFacts> = {},
 ): RenderRequest {
   const source: ApplicationSource = {
     repoURL: 'file:///x',
@@ -34,7 +35,14 @@ function request(
     targetRevision: 'HEAD',
     ...(helm ? { helm: { ...DEFAULT_HELM, ...helm } } : {}),
   };
-  return { appName: 'web', destNamespace: 'prod', source, root, refRoots, revision: 'abcdef1234', ...extra };
+  return {
+    appName: 'web',
+    destNamespace: 'prod',
+    source,
+    root,
+    refRoots,
+    build: build({ instanceName: 'web', revision: 'abcdef1234', ...extra }),
+  };
 }
 
 describe('helm template arguments (Argo CD 3.6 util/helm/cmd.go)', () => {

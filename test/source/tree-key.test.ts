@@ -73,7 +73,7 @@ describe('renders keyed by the tree of what they read', () => {
     });
     const cacheRoot = tempDir();
     const a = app(repo.url, 'app');
-    const listing = (files: Record<string, string>) => {
+    const listing = (files: Record<string, string | null>) => {
       repo.commit(files);
       return repo.git('ls-tree', '-r', '-t', '-z', '--full-tree', 'HEAD');
     };

@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { execProcess, which } from '../../src/source/exec.js';
 import type { RenderTools } from '../../src/source/render/index.js';
+import type { BuildFacts } from '../../src/source/render/types.js';
 import { ToolPaths, type ToolPathOptions } from '../../src/source/tool-paths.js';
 
 const ENV = {
@@ -136,4 +137,16 @@ export function tree(files: Record<string, string>): string {
     writeFileSync(join(root, path), text);
   }
   return root;
+}
+
+/** A render's build facts (RenderRequest.build): an app "app" of project "default", no cluster, unless given. */
+export function build(facts: Partial<BuildFacts> = {}): BuildFacts {
+  return {
+    instanceName: 'app',
+    project: 'default',
+    revision: '',
+    kubeVersion: '',
+    apiVersions: [],
+    ...facts,
+  };
 }

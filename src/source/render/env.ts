@@ -5,12 +5,15 @@
  */
 import type { RenderRequest } from './types.js';
 
-export function buildEnv(req: RenderRequest): Record<string, string> {
-  const revision = req.revision ?? '';
+/** The build environment of a render (repository.go `newEnv`), in Argo CD's order. */
+export function buildEnv(
+  req: Pick<RenderRequest, 'destNamespace' | 'source' | 'build'>,
+): Record<string, string> {
+  const revision = req.build.revision;
   return {
-    ARGOCD_APP_NAME: req.appName,
+    ARGOCD_APP_NAME: req.build.instanceName,
     ARGOCD_APP_NAMESPACE: req.destNamespace,
-    ARGOCD_APP_PROJECT_NAME: req.project ?? '',
+    ARGOCD_APP_PROJECT_NAME: req.build.project,
     ARGOCD_APP_REVISION: revision,
     ARGOCD_APP_REVISION_SHORT: revision.slice(0, 7),
     ARGOCD_APP_REVISION_SHORT_8: revision.slice(0, 8),

@@ -127,7 +127,7 @@ export async function helmArgs(
   const namespace = h.namespace || req.destNamespace;
   if (namespace) args.push('--namespace', namespace);
   const kubeVersion = parseKubeVersion(
-    h.kubeVersion || req.source.kustomize?.kubeVersion || req.kubeVersion || '',
+    h.kubeVersion || req.source.kustomize?.kubeVersion || req.build.kubeVersion,
   );
   if (kubeVersion) args.push('--kube-version', kubeVersion);
   const params = byName(h.parameters);
@@ -148,7 +148,7 @@ export async function helmArgs(
     ? h.apiVersions
     : req.source.kustomize?.apiVersions.length
       ? req.source.kustomize.apiVersions
-      : (req.apiVersions ?? []);
+      : req.build.apiVersions;
   for (const v of apiVersions) args.push('--api-versions', v);
   if (!h.skipCrds) args.push('--include-crds');
   if (h.skipSchemaValidation) args.push('--skip-schema-validation');

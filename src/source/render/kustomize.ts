@@ -222,8 +222,8 @@ export async function renderKustomize(
   }
   const buildOptions = await tools.kustomizeBuildOptions();
   const args = buildArgs(appDir, buildOptions, {
-    ...(req.kubeVersion ? { kubeVersion: req.kubeVersion } : {}),
-    apiVersions: req.apiVersions ?? [],
+    ...(req.build.kubeVersion ? { kubeVersion: req.build.kubeVersion } : {}),
+    apiVersions: req.build.apiVersions,
   });
   const buildEnvironment: Record<string, string> = { ...env };
   const wrapper = buildOptions.includes('--enable-helm') ? await helmWrapper(tools) : undefined;
