@@ -3,8 +3,10 @@
  * builds a full document tree (about 0.3 ms per ConfigMap; 10,000 objects of a 1,000-app preview spent
  * seconds in it), js-yaml reads the same text about ten times faster. Results must not change, so the fast
  * path reads only text where both agree, and answers undefined (the caller parses with `yaml`) otherwise:
- * - plain scalars resolve by `yaml`'s YAML 1.2 core schema (null, bool, int (decimal, 0o, 0x), float,
- *   .inf/.nan), the same tests in the same order, so `1.10`, `010`, `yes` and `0b1` read as they do there;
+ * - plain scalars resolve as `yaml` resolves them with yaml-docs.ts `KUBE_YAML_OPTIONS` (its yaml-1.1
+ *   schema without timestamps, as Kubernetes' go-yaml v2 reads YAML): null, bool (`y`, `yes`, `on`, `n`,
+ *   `no`, `off`...), int (binary, octal `0755`, decimal, hex, `_` allowed), float, the same tests in the same
+ *   order, so `1.10`, `010`, `yes` and `0b1` read as they do there;
  * - duplicate keys: the last wins, as `yaml` with `uniqueKeys: false`;
  * - text holding anchors, aliases, tags, merge keys or directives (`&`, `*`, `!`, `<<`, a line starting with
  *   `%`), a null, empty, explicit (`?`) or collection mapping key (`{{ .Values.x }}` is one), or a tab, is
@@ -27,26 +29,40 @@ const scalar = (tag: string, rules: Rule[]): Type =>
     construct: (data: string) => rules.find((r) => r.test.test(data))!.construct(data),
   });
 
-// `yaml`'s core schema (node_modules/yaml/dist/schema/core): null, bool, int (oct, dec, hex), float (nan, exp,
-// plain), in its order.
-const CORE = FAILSAFE_SCHEMA.extend({
+/** `yaml`'s yaml-1.1 integer resolution (node_modules/yaml/dist/schema/yaml-1.1/int.js): sign, `_` dropped. */
+function int11(offset: number, radix: number): (s: string) => number {
+  return (s) => {
+    const sign = s[0];
+    const n = parseInt(s.slice(sign === '-' || sign === '+' ? offset + 1 : offset).replace(/_/g, ''), radix);
+    return sign === '-' ? -1 * n : n;
+  };
+}
+
+const float11 = (s: string): number => parseFloat(s.replace(/_/g, ''));
+
+// How manifests are read (yaml-docs.ts KUBE_YAML_OPTIONS: `yaml`'s yaml-1.1 schema without timestamps, as
+// Kubernetes' go-yaml v2 reads YAML): null, bool (y/yes/on... and n/no/off...), int (binary, octal, decimal,
+// hex, `_` allowed), float (nan, exp, plain), in `yaml`'s order (node_modules/yaml/dist/schema/yaml-1.1).
+const KUBE = FAILSAFE_SCHEMA.extend({
   implicit: [
     scalar('tag:yaml.org,2002:null', [{ test: /^(?:~|[Nn]ull|NULL)?$/, construct: () => null }]),
     scalar('tag:yaml.org,2002:bool', [
-      { test: /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/, construct: (s) => s[0] === 't' || s[0] === 'T' },
+      { test: /^(?:Y|y|[Yy]es|YES|[Tt]rue|TRUE|[Oo]n|ON)$/, construct: () => true },
+      { test: /^(?:N|n|[Nn]o|NO|[Ff]alse|FALSE|[Oo]ff|OFF)$/, construct: () => false },
     ]),
     scalar('tag:yaml.org,2002:int', [
-      { test: /^0o[0-7]+$/, construct: (s) => parseInt(s.slice(2), 8) },
-      { test: /^[-+]?[0-9]+$/, construct: (s) => parseInt(s, 10) },
-      { test: /^0x[0-9a-fA-F]+$/, construct: (s) => parseInt(s.slice(2), 16) },
+      { test: /^[-+]?0b[0-1_]+$/, construct: int11(2, 2) },
+      { test: /^[-+]?0[0-7_]+$/, construct: int11(1, 8) },
+      { test: /^[-+]?[0-9][0-9_]*$/, construct: int11(0, 10) },
+      { test: /^[-+]?0x[0-9a-fA-F_]+$/, construct: int11(2, 16) },
     ]),
     scalar('tag:yaml.org,2002:float', [
       {
         test: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
         construct: (s) => (s.slice(-3).toLowerCase() === 'nan' ? NaN : s[0] === '-' ? -Infinity : Infinity),
       },
-      { test: /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/, construct: parseFloat },
-      { test: /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/, construct: parseFloat },
+      { test: /^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+$/, construct: float11 },
+      { test: /^[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*$/, construct: float11 },
     ]),
   ],
 });
@@ -67,7 +83,7 @@ const UNSUPPORTED = new RegExp(
 export function fastParseAll(text: string): unknown[] | undefined {
   if (UNSUPPORTED.test(text)) return undefined;
   try {
-    return loadAll(text, undefined, { schema: CORE, json: true });
+    return loadAll(text, undefined, { schema: KUBE, json: true });
   } catch {
     return undefined;
   }

@@ -10,12 +10,12 @@ import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { argoCdStringField } from '../../src/apps/index.js';
 import { fastParseAll, fastParseDocuments } from '../../src/util/fast-yaml.js';
-import { parseKubeDocuments } from '../../src/util/yaml-docs.js';
+import { KUBE_YAML_OPTIONS, parseKubeDocuments } from '../../src/util/yaml-docs.js';
 import { parseObjects } from '../../src/source/render/objects.js';
 
 /** `yaml`'s reading (non-empty documents), or undefined when `yaml` reports an error. */
 function slow(text: string): unknown[] | undefined {
-  const docs = parseAllDocuments(text, { uniqueKeys: false });
+  const docs = parseAllDocuments(text, { ...KUBE_YAML_OPTIONS, uniqueKeys: false });
   const list = Array.isArray(docs) ? docs : [docs];
   if (list.some((d) => d.errors.length > 0)) return undefined;
   return list
@@ -59,7 +59,7 @@ test('fast path: every YAML and JSON file of the fixtures and docs reads as yaml
   assert.ok(fast > files / 2, `the fast path read only ${fast} of ${files} files`);
 });
 
-test('fast path: scalars resolve by yaml 1.2 core rules', () => {
+test('fast path: scalars resolve as manifests are read (yaml-1.1 schema, no timestamps)', () => {
   const scalars = [
     '010',
     '1.10',
@@ -97,6 +97,28 @@ test('fast path: scalars resolve by yaml 1.2 core rules', () => {
     'Null',
     'nULL',
     '~',
+    '0b1_0',
+    '-0b1',
+    '-1_0',
+    '0755',
+    '-0755',
+    '08',
+    '0_7',
+    '0x_1F',
+    '1_0.5',
+    '1_0e3',
+    '.',
+    '-.',
+    '+.e1',
+    'Yes',
+    'yES',
+    'ON',
+    'oN',
+    'Off',
+    'Y',
+    'N',
+    'NO',
+    'nO',
     '0b101',
     '1_000',
     '12:30',
