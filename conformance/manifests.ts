@@ -17,6 +17,9 @@
  * the `cluster` cases run our side as `kubectl gitops diff -o json` against the rig's cluster instead (the
  * objects rebuilt from the diff's additions; the diff's order is ours by group/kind/namespace/name).
  *
+ * The rig's argocd-cm is shared with the corpus, which sets tracking methods and kustomize options for its
+ * cases: the comparison assumes Argo CD's defaults, and says when argocd-cm held render settings.
+ *
  * Usage: `node --import tsx conformance/manifests.ts [--rig conformance/.work/rig.json] [--prefix rm-] [--keep]`
  * (the rig: docs/conformance.md). Prints one line per case and a summary; exit 1 when a case differs.
  */
@@ -258,7 +261,21 @@ async function ourTargets(appFile: string): Promise<Obj[]> {
   );
 }
 
+/** argocd-cm keys that change what Argo CD renders or stamps (the rig's argocd-cm is shared with the corpus). */
+function renderSettings(): string {
+  const data = JSON.parse(
+    kubectl('get', 'configmap', 'argocd-cm', '-n', rig.argocdNamespace, '-o', 'json'),
+  ) as {
+    data?: Record<string, string>;
+  };
+  return Object.entries(data.data ?? {})
+    .filter(([k]) => /^(application\.(resourceTrackingMethod|instanceLabelKey)|kustomize\.|helm\.)/.test(k))
+    .map(([k, v]) => `${k}=${v}`)
+    .join(', ');
+}
+
 async function main(): Promise<void> {
+  const before = renderSettings();
   const work = mkdtempSync(join(tmpdir(), 'kg-manifests-'));
   const repo = join(work, 'repo');
   cpSync(join(project, 'test/fixtures/helm/charts'), join(repo, 'charts'), { recursive: true });
@@ -378,6 +395,11 @@ async function main(): Promise<void> {
     }
     rmSync(work, { recursive: true, force: true });
   }
+  const after = renderSettings();
+  if (before || after)
+    console.log(
+      `\nargocd-cm holds render settings (before: ${before || 'none'}; after: ${after || 'none'}): the comparison assumes Argo CD's defaults`,
+    );
   console.log(
     `\n${CASES.length} cases: ${CASES.length - differ - expected} identical, ${expected} different as expected, ${differ} different; ${objects} objects, ${identical} identical`,
   );
