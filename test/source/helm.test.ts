@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { ApplicationSource, HelmOptions } from '../../src/apps/types.js';
 import { cleanSetParameter, DEFAULT_HELM, helmArgs, parseKubeVersion } from '../../src/source/render/helm.js';
+import { kubeFacts } from '../../src/source/render/env.js';
 import { isMissingDependencyError } from '../../src/source/render/helm-deps.js';
 import { renderSource, type RenderRequest } from '../../src/source/render/index.js';
 import type { BuildFacts } from '../../src/source/render/types.js';
@@ -200,5 +201,34 @@ describe('helm binary', () => {
       assert.equal(data['cwd'], join(root, 'chart'));
       assert.match(data['home']!, /helm-home-[^ ]+\/config \S+helm-home-[^ ]+\/cache$/);
     }
+  });
+});
+
+describe('the kube version and API versions a render gets (GetKubeVersionOrDefault, GetAPIVersionsOrDefault)', () => {
+  it('helm.*, else kustomize.*, else the cluster; the version read by ParseGeneric', () => {
+    const cluster = build({ kubeVersion: '1.34.4', apiVersions: ['v1', 'apps/v1/Deployment'] });
+    const src = { repoURL: 'file:///x', path: 'k', targetRevision: 'HEAD' };
+    assert.deepEqual(kubeFacts({ source: src, build: cluster }), {
+      kubeVersion: '1.34.4',
+      apiVersions: ['v1', 'apps/v1/Deployment'],
+    });
+    const kustomize = {
+      ...src,
+      kustomize: {
+        ...({} as NonNullable<ApplicationSource['kustomize']>),
+        kubeVersion: 'v1.30.2+k3s1',
+        apiVersions: ['x/v1'],
+      },
+    };
+    assert.deepEqual(kubeFacts({ source: kustomize, build: cluster }), {
+      kubeVersion: '1.30.2',
+      apiVersions: ['x/v1'],
+    });
+    const helm = { ...kustomize, helm: { ...DEFAULT_HELM, kubeVersion: '1.29', apiVersions: ['y/v1'] } };
+    assert.deepEqual(kubeFacts({ source: helm, build: cluster }), {
+      kubeVersion: '1.29',
+      apiVersions: ['y/v1'],
+    });
+    assert.deepEqual(kubeFacts({ source: src, build: build() }), { kubeVersion: '', apiVersions: [] });
   });
 });

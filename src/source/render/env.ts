@@ -64,3 +64,36 @@ export function envsubst(s: string, env: Readonly<Record<string, string>>): stri
   }
   return out;
 }
+
+/** Argo CD's parseKubeVersion (apimachinery ParseGeneric, then String()): "v1.29.3+k3s1" -> "1.29.3". */
+export function parseKubeVersion(version: string): string {
+  if (!version) return '';
+  const m = /^\s*v?(\d+)\.(\d+)(?:\.(\d+))?/.exec(version);
+  if (!m) throw new Error(`could not parse kubernetes version ${version}`);
+  return [m[1], m[2], m[3]]
+    .filter((x) => x !== undefined)
+    .map((x) => String(Number(x)))
+    .join('.');
+}
+
+/**
+ * The kube version and API versions a Helm or kustomize render gets (repository.go helmTemplate and the
+ * kustomize Build call): the source's `helm.kubeVersion`, else `kustomize.kubeVersion`, else the cluster's
+ * (`GetKubeVersionOrDefault`), read by `parseKubeVersion`; `helm.apiVersions`, else `kustomize.apiVersions`,
+ * else the cluster's (`GetAPIVersionsOrDefault`).
+ */
+export function kubeFacts(req: Pick<RenderRequest, 'source' | 'build'>): {
+  kubeVersion: string;
+  apiVersions: readonly string[];
+} {
+  const s = req.source;
+  const kubeVersion = parseKubeVersion(
+    s.helm?.kubeVersion || s.kustomize?.kubeVersion || req.build.kubeVersion,
+  );
+  const apiVersions = s.helm?.apiVersions.length
+    ? s.helm.apiVersions
+    : s.kustomize?.apiVersions.length
+      ? s.kustomize.apiVersions
+      : req.build.apiVersions;
+  return { kubeVersion, apiVersions };
+}
