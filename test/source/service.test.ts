@@ -4,14 +4,9 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { adHocApplication, parseApplication } from '../../src/apps/index.js';
 import type { Application } from '../../src/apps/index.js';
-import {
-  createSourceService,
-  SourceError,
-  TRACKING_ANNOTATION,
-  type SourceServiceOptions,
-} from '../../src/source/index.js';
+import { SourceError, TRACKING_ANNOTATION } from '../../src/source/index.js';
 import { parse } from 'yaml';
-import { cm, TestRepo, tempDir } from '../support/git.js';
+import { cm, renderOnce, TestRepo, tempDir } from '../support/git.js';
 
 function app(
   url: string,
@@ -25,16 +20,6 @@ function app(
     destNamespace: extra.namespace ?? 'web-ns',
     ...(extra.revision ? { revision: extra.revision } : {}),
   });
-}
-
-async function renderOnce(a: Application, options: SourceServiceOptions) {
-  const service = createSourceService(options);
-  try {
-    const rendered = await service.renderApp(a);
-    return { rendered, stats: service.stats };
-  } finally {
-    await service.close();
-  }
 }
 
 function cacheFiles(cacheRoot: string): string[] {

@@ -8,24 +8,13 @@ import { symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { adHocApplication, type Application, type HelmOptions } from '../../src/apps/index.js';
-import { createSourceService, type SourceServiceOptions } from '../../src/source/index.js';
 import { TreeIndex } from '../../src/source/git-tree.js';
 import { treeKey } from '../../src/source/tree-key.js';
-import { cm, TestRepo, tempDir } from '../support/git.js';
+import { cm, renderOnce, TestRepo, tempDir } from '../support/git.js';
 
 function app(url: string, path: string, annotations: Record<string, string> = {}): Application {
   const a = adHocApplication({ repo: url, path, name: 'web', destNamespace: 'web-ns', revision: 'main' });
   return { ...a, annotations: { ...a.annotations, ...annotations } };
-}
-
-async function render(a: Application, options: SourceServiceOptions) {
-  const service = createSourceService(options);
-  try {
-    const rendered = await service.renderApp(a);
-    return { rendered, stats: service.stats };
-  } finally {
-    await service.close();
-  }
 }
 
 describe('renders keyed by the tree of what they read', () => {
@@ -34,14 +23,14 @@ describe('renders keyed by the tree of what they read', () => {
     repo.commit({ 'app/cm.yaml': cm('one'), 'other/cm.yaml': cm('x') });
     const cacheRoot = tempDir();
     const a = app(repo.url, 'app');
-    assert.equal((await render(a, { cacheRoot })).stats.renders, 1);
+    assert.equal((await renderOnce(a, { cacheRoot })).stats.renders, 1);
     const elsewhere = repo.commit({ 'other/cm.yaml': cm('y'), 'README.md': 'hi' });
-    const second = await render(a, { cacheRoot });
+    const second = await renderOnce(a, { cacheRoot });
     assert.equal(second.rendered.revision, elsewhere, 'reported at the new commit');
     assert.equal(second.stats.renders, 0, 'the render of the first commit');
     assert.equal(second.rendered.sources[0]!.cached, true);
     repo.commit({ 'app/cm.yaml': cm('two') });
-    const third = await render(a, { cacheRoot });
+    const third = await renderOnce(a, { cacheRoot });
     assert.equal(third.stats.renders, 1);
     assert.deepEqual(
       third.rendered.objects.map((o) => o.metadata?.name),
@@ -55,11 +44,11 @@ describe('renders keyed by the tree of what they read', () => {
     repo.commit({ 'app/cm.yaml': cm('one'), 'values/a.yaml': 'x: 1\n', 'values/b.yaml': 'x: 1\n' });
     const cacheRoot = tempDir();
     const a = app(repo.url, 'app', { 'argocd.argoproj.io/manifest-generate-paths': '.;/values/a.yaml' });
-    assert.equal((await render(a, { cacheRoot })).stats.renders, 1);
+    assert.equal((await renderOnce(a, { cacheRoot })).stats.renders, 1);
     repo.commit({ 'values/b.yaml': 'x: 2\n' });
-    assert.equal((await render(a, { cacheRoot })).stats.renders, 0, 'an undeclared file changed');
+    assert.equal((await renderOnce(a, { cacheRoot })).stats.renders, 0, 'an undeclared file changed');
     repo.commit({ 'values/a.yaml': 'x: 2\n' });
-    assert.equal((await render(a, { cacheRoot })).stats.renders, 1, 'a declared file changed');
+    assert.equal((await renderOnce(a, { cacheRoot })).stats.renders, 1, 'a declared file changed');
     repo.remove();
   });
 
@@ -87,9 +76,13 @@ describe('renders keyed by the tree of what they read', () => {
     assert.equal(await treeKey(k, k.sources[0]!, linked, none), undefined, 'kustomize');
     const plain = app(repo.url, 'lib');
     assert.ok(await treeKey(plain, plain.sources[0]!, linked, none), 'a plain directory has one');
-    assert.equal((await render(k, { cacheRoot })).stats.renders, 1);
+    assert.equal((await renderOnce(k, { cacheRoot })).stats.renders, 1);
     repo.commit({ 'unrelated.txt': 'u' });
-    assert.equal((await render(k, { cacheRoot })).stats.renders, 1, 'kustomize: a new commit renders again');
+    assert.equal(
+      (await renderOnce(k, { cacheRoot })).stats.renders,
+      1,
+      'kustomize: a new commit renders again',
+    );
     repo.remove();
   });
 

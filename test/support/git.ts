@@ -10,6 +10,8 @@ import { pathToFileURL } from 'node:url';
 import { execProcess, which } from '../../src/source/exec.js';
 import type { RenderTools } from '../../src/source/render/index.js';
 import type { BuildFacts } from '../../src/source/render/types.js';
+import type { Application } from '../../src/apps/index.js';
+import { createSourceService, type SourceServiceOptions } from '../../src/source/index.js';
 import { ToolPaths, type ToolPathOptions } from '../../src/source/tool-paths.js';
 
 const ENV = {
@@ -149,4 +151,15 @@ export function build(facts: Partial<BuildFacts> = {}): BuildFacts {
     apiVersions: [],
     ...facts,
   };
+}
+
+/** Renders `app` with a fresh source service (closed after): the render and the service's counters. */
+export async function renderOnce(app: Application, options: SourceServiceOptions) {
+  const service = createSourceService(options);
+  try {
+    const rendered = await service.renderApp(app);
+    return { rendered, stats: service.stats };
+  } finally {
+    await service.close();
+  }
 }
