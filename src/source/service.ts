@@ -290,7 +290,11 @@ class Service implements SourceService {
     // Argo CD's repo-server is asked with and keys by them (helm's --kube-version/--api-versions,
     // kustomize's --helm-kube-version/--helm-api-versions, a plugin's KUBE_VERSION/KUBE_API_VERSIONS).
     const plugins = await this.pluginKey(app, source);
-    const kube = await this.kubeOf(app);
+    // A cluster that cannot be read fails a plugin render (its own step, as before); other sources render
+    // without its facts (as `render` does) and the app fails at its live state, naming the cluster there.
+    const kube = plugins
+      ? await this.kubeOf(app)
+      : await this.kubeOf(app).catch(() => ({ kubeVersion: '', apiVersions: [] as string[] }));
     // Git sources whose inputs are known by object id are keyed by those ids, not the commit (tree-key.ts).
     const tree =
       local || plugins || !isGitSource(source) ? undefined : await this.treeKeyOf(app, source, revision);
