@@ -2,21 +2,25 @@
  * `diff --base` benchmarks: one repository, two commits, the apps' manifests changed by the second in a few
  * apps only. Cold = empty cache (mirror fetched, base rendered, head reusing the base's render of every app
  * the change does not touch); warm = the same run again (manifests from the cache). Measured in process (add
- * the CLI's start-up, see the startup bench).
+ * the CLI's start-up, see the startup bench). Each row's note also gives the CPU time the run took in this
+ * process and in the processes it waited for (git, helm, kustomize), and the load average: on a busy shared
+ * machine the wall time says more about the neighbours than about the code, the CPU time does not.
  * - `fleet`: 1,000 plain-directory Applications x 10 ConfigMaps, 10 apps touched (issue 30's targets:
  *   cold < 3 s, warm < 1 s);
  * - `mixed`: 300 Applications x 10 resources (150 plain directories, 150 Kustomize rendered by the real
  *   kustomize 5.8.1), 30 touched (targets: cold < 10 s, warm < 3 s);
  * - `helm`: 200 Helm Applications sharing one chart in the repository, each with its own value file, 10 value
- *   files touched; once plain (every app renders at both sides: Helm renders are never reused, their inputs
- *   may lie anywhere) and once annotated `argocd.argoproj.io/manifest-generate-paths` (Argo CD's way to say
- *   what an app reads: untouched apps reuse the base render). No target: the figure says what a Helm fleet
- *   costs (one `helm template` process per app and side, about 40-80 ms each on 2 cores).
+ *   files touched; once plain and once annotated `argocd.argoproj.io/manifest-generate-paths`. No target: the
+ *   figure says what a Helm fleet costs. Cold, every app is rendered once at the base (one `helm template`
+ *   process each, about 40-80 ms of CPU on 2 cores: the cost of a Helm fleet is its helm processes); at the
+ *   head only the 10 touched apps render again: the others' renders are keyed by the chart's Git tree and
+ *   their value file's blob (src/source/tree-key.ts), which the change left alone (or, annotated, by the
+ *   declared paths). Warm: no helm process at all.
  * `npm run bench -- preview`; `npm run bench -- preview --fleet` runs the 1,000-app rows only.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { clusterSource, runBasePreview, type PreviewReport } from '../src/preview/index.js';
 import { ToolPaths } from '../src/source/index.js';
@@ -140,6 +144,35 @@ async function preview(dir: string, cacheRoot: string): Promise<PreviewReport> {
   });
 }
 
+/** CPU milliseconds of this process, and of the child processes it has waited for (Linux; 0 elsewhere). */
+function cpuMs(): { self: number; children: number } {
+  const own = process.cpuUsage();
+  let children = 0;
+  try {
+    // /proc/self/stat fields 16 and 17 (after the command name): cutime, cstime in clock ticks (100 Hz).
+    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
+    children = (Number(fields[13]) + Number(fields[14])) * 10;
+  } catch {
+    // not Linux
+  }
+  return { self: (own.user + own.system) / 1000, children };
+}
+
+async function measured(
+  fn: () => Promise<PreviewReport>,
+): Promise<{ ms: number; result: PreviewReport; cpu: string }> {
+  const before = cpuMs();
+  const load = loadavg()[0]!.toFixed(1);
+  const { ms, result } = await timeMs(fn);
+  const after = cpuMs();
+  const s = (n: number) => `${(n / 1000).toFixed(2)} s`;
+  return {
+    ms,
+    result,
+    cpu: `CPU ${s(after.self - before.self)} + ${s(after.children - before.children)} in git/helm/kustomize, load ${load}`,
+  };
+}
+
 interface Scenario {
   kind: Kind;
   apps: number;
@@ -155,11 +188,11 @@ async function run(s: Scenario): Promise<BenchRow[]> {
     mkdirSync(dir);
     buildRepo(dir, s.kind, s.apps, s.touched);
     const cache = join(base, 'cache');
-    const cold = await timeMs(() => preview(dir, cache));
-    const warm = await timeMs(() => preview(dir, cache));
+    const cold = await measured(() => preview(dir, cache));
+    const warm = await measured(() => preview(dir, cache));
     const changed = (r: PreviewReport) => r.apps.filter((a) => a.change !== 'unchanged').length;
     const errors = cold.result.apps.filter((a) => a.error);
-    const note = `${changed(cold.result)} of ${cold.result.apps.length} apps changed, ${errors.length} errors${errors[0] ? ` (${errors[0].error!.message})` : ''}`;
+    const note = `${changed(cold.result)} of ${cold.result.apps.length} apps changed, ${errors.length} errors${errors[0] ? ` (${errors[0].error!.message})` : ''}; ${cold.cpu}`;
     return [
       {
         name: `diff --base cold: ${s.label}`,
@@ -173,7 +206,7 @@ async function run(s: Scenario): Promise<BenchRow[]> {
         value: warm.ms,
         unit: 'ms',
         ...(s.targets ? { target: { value: s.targets.warm, better: 'lower' as const } } : {}),
-        note: `${changed(warm.result)} apps changed`,
+        note: `${changed(warm.result)} apps changed; ${warm.cpu}`,
       },
     ];
   } finally {

@@ -49,6 +49,12 @@ export { parseCron, nextAfter } from './cron.js';
 export type { CronSchedule } from './cron.js';
 export { loadTimeZone } from './time-zone.js';
 export { parseSelector, selectApplications } from './select.js';
+export {
+  filesHaveChanged,
+  MANIFEST_GENERATE_PATHS,
+  refreshPathMatches,
+  refreshPaths,
+} from './refresh-paths.js';
 export { loadApplicationFiles, readAppFiles } from './load.js';
 export type { AppFiles, SourcedAppSet } from './load.js';
 export { argoCdStringField } from './string-fields.js';

@@ -20,7 +20,8 @@
  * No cluster is read: without discovery, the namespace of an object without one is the app's destination
  * namespace, except for kinds known to be cluster-scoped (src/source `OfflineScope`: built-in kinds, CRDs).
  */
-import { realpath, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, realpath, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { readAppFiles, selectApplications } from '../apps/index.js';
@@ -36,11 +37,12 @@ import {
   normalizeGitURL,
   OfflineScope,
   repoKey,
+  TREE_MODE,
   type SourceService,
   type SourceServiceOptions,
 } from '../source/index.js';
 import type { KubeObject } from '../util/yaml-docs.js';
-import { reusableRender } from './reuse.js';
+import { reusableRender, type ReuseOptions } from './reuse.js';
 import { buildAppTree, type TreeNode } from './tree.js';
 
 export type AppChange = 'added' | 'removed' | 'modified' | 'unchanged';
@@ -156,10 +158,13 @@ export async function runBasePreview(options: BasePreviewOptions): Promise<Previ
         localRepos: new Map([[repoKey(wc.fileURL), wc.top]]),
       })
     : baseService;
+  const scratch = await mkdtemp(join(tmpdir(), 'kubectl-gitops-preview-'));
   try {
+    // Only the -f files are checked out for each side: a render checks out the rest when the cache misses.
+    const inside = await filesInside(wc, options);
     const [baseTree, headTree] = await Promise.all([
-      baseService.checkoutTree(wc.fileURL, baseSha),
-      headSha ? headService.checkoutTree(wc.fileURL, headSha) : Promise.resolve(wc.top),
+      checkoutFiles(wc.top, baseSha, inside, join(scratch, 'base')),
+      headSha ? checkoutFiles(wc.top, headSha, inside, join(scratch, 'head')) : Promise.resolve(wc.top),
     ]);
     const sides: Side[] = [
       { label: 'base', sha: baseSha, service: baseService, tree: baseTree },
@@ -171,7 +176,7 @@ export async function runBasePreview(options: BasePreviewOptions): Promise<Previ
     const headNodes = await readSide(sides[1]!, wc, options, {
       base: baseNodes,
       changed,
-      headTree,
+      ...headFiles(wc, headService, headSha),
       headRevision: headSha ?? 'local',
     });
     const apps = compareSides(baseNodes, headNodes, options);
@@ -184,6 +189,7 @@ export async function runBasePreview(options: BasePreviewOptions): Promise<Previ
       durationMs: Date.now() - started,
     };
   } finally {
+    await rm(scratch, { recursive: true, force: true });
     await baseService.close();
     if (headService !== baseService) await headService.close();
   }
@@ -210,10 +216,96 @@ async function changedFiles(top: string, base: string, head: string | undefined)
   return files;
 }
 
-interface HeadReuse {
+/** The `-f` paths inside the working copy, relative to its top ("" for the top itself). */
+async function filesInside(wc: WorkingCopy, options: BasePreviewOptions): Promise<string[]> {
+  const out: string[] = [];
+  for (const file of options.files) {
+    const abs = resolve(options.cwd ?? '.', file);
+    const rel = relative(wc.top, await realpath(abs).catch(() => abs));
+    if (rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))) out.push(rel.split(sep).join('/'));
+  }
+  return out;
+}
+
+/**
+ * `paths` of commit `sha` written under `dir` (git's own checkout, a private index, the working copy
+ * untouched); a path the commit lacks is left out (it holds no apps at that side).
+ */
+async function checkoutFiles(
+  top: string,
+  sha: string,
+  paths: readonly string[],
+  dir: string,
+): Promise<string> {
+  const checkout = (specs: string[]) =>
+    execProcess('git', ['--work-tree', dir, 'checkout', '--quiet', '--force', sha, '--', ...specs], {
+      cwd: top,
+      timeoutMs: 60_000,
+      env: { GIT_INDEX_FILE: `${dir}.index` },
+    });
+  const specs = paths.map((p) => (p === '' ? '.' : p));
+  await mkdir(dir, { recursive: true });
+  if (specs.length > 0) {
+    try {
+      await checkout(specs);
+    } catch {
+      // One of them is missing at this side: each alone.
+      for (const spec of specs) await checkout([spec]).catch(() => undefined);
+    }
+  }
+  return dir;
+}
+
+/** How reuse.ts lists and reads the head's files: from Git's tree of the head commit, else from disk. */
+function headFiles(
+  wc: WorkingCopy,
+  service: SourceService,
+  headSha: string | undefined,
+): Pick<ReuseOptions, 'files' | 'readFile'> {
+  let full: Promise<string> | undefined;
+  const root = (): Promise<string> =>
+    headSha ? (full ??= service.checkoutTree(wc.fileURL, headSha)) : Promise.resolve(wc.top);
+  const tree = headSha && service.tree ? service.tree(wc.fileURL, headSha) : undefined;
+  tree?.catch(() => undefined);
+  return {
+    files: async (dir) => {
+      if (tree) {
+        const index = await tree.catch(() => undefined);
+        if (index)
+          return index
+            .under(dir)
+            .filter((e) => e.mode !== TREE_MODE)
+            .map((e) => e.path);
+      }
+      return listFiles(await root(), dir);
+    },
+    readFile: async (file) => readFile(join(await root(), file), 'utf8'),
+  };
+}
+
+async function listFiles(root: string, dir: string): Promise<string[]> {
+  const out: string[] = [];
+  const walk = async (rel: string): Promise<void> => {
+    let entries;
+    try {
+      entries = await readdir(join(root, rel), { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const child = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) {
+        if (e.name !== '.git') await walk(child);
+      } else out.push(child);
+    }
+  };
+  await walk(dir === '.' ? '' : dir);
+  return out;
+}
+
+interface HeadReuse extends Pick<ReuseOptions, 'files' | 'readFile'> {
   base: Map<string, TreeNode>;
   changed: ReadonlySet<string>;
-  headTree: string;
   headRevision: string;
 }
 
@@ -270,7 +362,8 @@ async function readSide(
           reuse: (app: Application) =>
             reusableRender(app, reuse.base.get(`${app.namespace ?? options.argocdNamespace}/${app.name}`), {
               changed: reuse.changed,
-              headTree: reuse.headTree,
+              files: reuse.files,
+              readFile: reuse.readFile,
               moves: (s) => !s.chart && moves(wc, s.repoURL),
               headRevision: reuse.headRevision,
             }),

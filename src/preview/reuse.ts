@@ -19,42 +19,13 @@
  *   it, and as a glob (`filepath.Match`). The user declares what the app reads, as in Argo CD.
  * Unsure means "render again": reuse only ever saves time, it never changes a result.
  */
-import { readdir, readFile } from 'node:fs/promises';
-import { join, posix } from 'node:path';
+import { posix } from 'node:path';
 import { parse } from 'yaml';
 import type { Application, ApplicationSource } from '../apps/index.js';
-// Go's filepath.Match is path.Match on "/"-separated paths (Linux).
-import { goPathMatch } from '../apps/appset/index.js';
+import { filesHaveChanged, MANIFEST_GENERATE_PATHS, refreshPaths } from '../apps/index.js';
 import type { RenderedApp } from '../source/index.js';
 
 const KUSTOMIZATION = new Set(['kustomization.yaml', 'kustomization.yml', 'Kustomization']);
-
-export const MANIFEST_GENERATE_PATHS = 'argocd.argoproj.io/manifest-generate-paths';
-
-/** Argo CD's GetSourceRefreshPaths: the annotation's paths for `source`, repository-relative ([] = none). */
-export function refreshPaths(app: Application, source: ApplicationSource): string[] {
-  const value = app.annotations[MANIFEST_GENERATE_PATHS] ?? '';
-  const out: string[] = [];
-  for (const raw of value.split(';')) {
-    const item = raw.trim();
-    if (!item) continue;
-    if (item.startsWith('/')) out.push(item.slice(1));
-    else out.push(posix.normalize(posix.join(source.path || '.', item)).replace(/\/+$/, ''));
-  }
-  return out;
-}
-
-/** Argo CD's AppFilesHaveChanged: whether a changed file is one of, under, or matches `paths`. */
-export function filesHaveChanged(paths: readonly string[], changed: ReadonlySet<string>): boolean {
-  if (changed.size === 0 || paths.length === 0) return true;
-  for (const file of changed) {
-    for (const p of paths) {
-      const item = p === '.' ? '' : p;
-      if (file === item || item === '' || file.startsWith(`${item}/`) || goPathMatch(item, file)) return true;
-    }
-  }
-  return false;
-}
 
 /** The render inputs of an app, moving sources' revisions left out. */
 export function renderInputs(app: Application, moves: (s: ApplicationSource) => boolean): string {
@@ -68,35 +39,15 @@ export function renderInputs(app: Application, moves: (s: ApplicationSource) => 
 
 const under = (file: string, dir: string): boolean => dir === '' || dir === '.' || file.startsWith(`${dir}/`);
 
-async function listFiles(root: string, dir: string): Promise<string[]> {
-  const out: string[] = [];
-  const walk = async (rel: string): Promise<void> => {
-    let entries;
-    try {
-      entries = await readdir(join(root, rel), { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      const child = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory()) {
-        if (e.name !== '.git') await walk(child);
-      } else out.push(child);
-    }
-  };
-  await walk(dir === '.' ? '' : dir);
-  return out;
-}
-
 /** Whether everything the source renders from lies under its path (see the header). */
 async function selfContained(
   source: ApplicationSource,
   type: string | undefined,
-  tree: string,
+  options: ReuseOptions,
 ): Promise<boolean> {
   const dir = posix.normalize(source.path || '.').replace(/\/+$/, '');
   if (dir.startsWith('..')) return false;
-  const files = await listFiles(tree, dir);
+  const files = await options.files(dir === '.' ? '' : dir);
   if (type === 'Directory') {
     if ((source.directory?.jsonnet.libs.length ?? 0) > 0) return false;
     return !files.some((f) => /\.(jsonnet|libsonnet)$/.test(f));
@@ -106,7 +57,7 @@ async function selfContained(
     if (!KUSTOMIZATION.has(posix.basename(f))) continue;
     let doc: unknown;
     try {
-      doc = parse(await readFile(join(tree, f), 'utf8'));
+      doc = parse(await options.readFile(f));
     } catch {
       return false;
     }
@@ -135,8 +86,10 @@ async function selfContained(
 export interface ReuseOptions {
   /** Files (repository-relative, "/") that differ between base and head. */
   changed: ReadonlySet<string>;
-  /** The head tree (where kustomizations are read). */
-  headTree: string;
+  /** Every file under directory `dir` of the head (repository-relative, "/"; "" is the root). */
+  files(dir: string): Promise<string[]>;
+  /** A file of the head (a kustomization). */
+  readFile(file: string): Promise<string>;
   moves: (s: ApplicationSource) => boolean;
   /** The head's revision of moving sources ("local" with --local). */
   headRevision: string;
@@ -166,7 +119,7 @@ export async function reusableRender(
     if (source.ref && !source.path) return undefined;
     const dir = posix.normalize(source.path || '.').replace(/\/+$/, '');
     for (const f of options.changed) if (under(f, dir)) return undefined;
-    if (!(await selfContained(source, type, options.headTree))) return undefined;
+    if (!(await selfContained(source, type, options))) return undefined;
   }
   const revisionOf = (s: ApplicationSource, old: string): string =>
     options.moves(s) ? options.headRevision : old;

@@ -163,6 +163,7 @@ export async function buildAppTree(
       const chain = [...node.chain, key(node.app)];
       const parentNs = node.app.destination.namespace || undefined;
       for (const obj of node.rendered.objects) {
+        if (obj.kind !== 'Application' && obj.kind !== 'ApplicationSet') continue;
         const origin = `app "${node.app.name}"`;
         const manifest = withoutTracking(obj, parentNs);
         if (isApplication(obj)) {

@@ -2,9 +2,10 @@
  * The manifest cache: rendered objects of one source on disk, so a second run at the same commit renders
  * nothing (and, for Git sources, fetches nothing).
  *
- * Key = sha256 of (format version, repository key without credentials, resolved SHA, path, chart, the
- * source's directory/kustomize/helm options, Helm's defaults (app name, destination namespace) and the SHAs
- * of `ref` sources it reads). Each entry also records the tool that rendered it and that tool's fingerprint
+ * Key = sha256 of (format version, repository key without credentials, resolved SHA, or instead the Git
+ * object ids of what the source reads (tree-key.ts), path, chart, the source's directory/kustomize/helm
+ * options, Helm's defaults (app name, destination namespace), the SHAs of `ref` sources it reads, and the
+ * destination cluster's version and API versions). Composed by service.ts. Each entry also records the tool that rendered it and that tool's fingerprint
  * (path, size, mtime of the binary): an entry whose tool changed since is a miss.
  * Location: `<cacheRoot>/manifests/<2 hex>/<key>.json`; written atomically (temp file + rename).
  * A corrupt or unreadable entry is a miss and is rewritten by the next `put`, never an error; write

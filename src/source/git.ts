@@ -43,6 +43,7 @@ import { GitopsError, oneLine } from '../common/index.js';
 import { execProcess, type Exec, type ExecOptions } from './exec.js';
 import { scrub, type GitEnv } from './git-auth.js';
 import { resolveLocalBranch } from './local-refs.js';
+import { TreeIndex } from './git-tree.js';
 import { redactURL, repoDirName } from './url.js';
 
 export const FULL_SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i;
@@ -120,7 +121,12 @@ interface RepoState {
   checkouts: Map<string, Checkout>;
   /** Trees being removed, by commit: a new checkout of the same commit waits for its removal. */
   removals: Map<string, Promise<void>>;
+  /** Tree listings read, by commit (the last `MAX_TREES`). */
+  trees: Map<string, Promise<TreeIndex>>;
 }
+
+/** Tree listings kept per repository (a continuous loop sees commit after commit). */
+const MAX_TREES = 4;
 
 interface Checkout {
   dir: Promise<string>;
@@ -145,6 +151,7 @@ export class GitRepos {
   readonly stats: GitStats = { processes: 0, fetches: {}, lsRemotes: 0, localRefReads: 0 };
   private readonly repos = new Map<string, RepoState>();
   private leaseCount = 0;
+  private readonly names = new Map<string, string>();
   private readonly exec: Exec;
   private readonly git: string;
   private readonly timeoutMs: number;
@@ -238,6 +245,50 @@ export class GitRepos {
     }
   }
 
+  /**
+   * The tree of commit `sha` (git-tree.ts): one `git ls-tree` of the mirror per commit, fetched first when
+   * the mirror lacks it, with no checkout. The last few commits' trees are kept per repository.
+   */
+  tree(url: string, sha: string, auth: RepoAuth = NO_AUTH): Promise<TreeIndex> {
+    const repo = this.repo(url);
+    let tree = repo.trees.get(sha);
+    if (!tree) {
+      tree = (async () => {
+        const args = ['--git-dir', repo.mirror, 'ls-tree', '-r', '-t', '-z', '--full-tree', sha];
+        // One process when the mirror has the commit (a second run at a commit): no check first.
+        const exists = await this.run(args, { allowFailure: true });
+        if (exists !== undefined) return new TreeIndex(exists);
+        await this.fetchOnce(repo, auth);
+        let out = await this.run(args, { allowFailure: true });
+        if (out === undefined) {
+          // Not on any fetched branch or tag: ask for the commit itself, as a checkout does.
+          await this.serial(repo, () =>
+            this.run(['--git-dir', repo.mirror, 'fetch', '--quiet', '--', repo.url, sha], {
+              allowFailure: true,
+              auth,
+            }),
+          );
+          out = await this.run(args, { allowFailure: true });
+          if (out === undefined) throw new RevisionNotFoundError(repo.url, sha);
+        }
+        return new TreeIndex(out);
+      })();
+      repo.trees.set(sha, tree);
+      tree.catch(() => repo.trees.delete(sha));
+      if (repo.trees.size > MAX_TREES) repo.trees.delete(repo.trees.keys().next().value!);
+    }
+    return tree;
+  }
+
+  /** The content of blob `oid` of a commit whose `tree` was read (the mirror holds it then). */
+  async blob(url: string, oid: string): Promise<string> {
+    const out = await this.run(['--git-dir', this.repo(url).mirror, 'cat-file', 'blob', oid], {
+      verb: `read object ${oid} of`,
+      url,
+    });
+    return out!;
+  }
+
   /** Paths of the checkouts on disk now, per repository (tests). */
   checkoutCount(url: string): number {
     return this.repos.get(repoDirName(url))?.checkouts.size ?? 0;
@@ -275,7 +326,12 @@ export class GitRepos {
 
   private repo(url: string): RepoState {
     if (url.startsWith('-')) throw new GitopsError('failed to use repository: URL must not start with "-"');
-    const name = repoDirName(url);
+    // Asked per render: the name (a sha256 of the normalised URL) is worked out once per URL.
+    let name = this.names.get(url);
+    if (name === undefined) {
+      name = repoDirName(url);
+      this.names.set(url, name);
+    }
     let repo = this.repos.get(name);
     if (!repo) {
       repo = {
@@ -288,6 +344,7 @@ export class GitRepos {
         localRefs: new Map(),
         checkouts: new Map(),
         removals: new Map(),
+        trees: new Map(),
       };
       this.repos.set(name, repo);
     }

@@ -30,6 +30,7 @@ export type { Exec, ExecOptions, ExecResult } from './exec.js';
 export { TRACKING_ANNOTATION, trackingId, resourceKey, groupOf } from './tracking.js';
 export { OfflineScope, placeInDestination } from './scope.js';
 export type { GitStats } from './git.js';
+export { TREE_MODE, type TreeEntry, type TreeIndex } from './git-tree.js';
 export {
   RepositoryStore,
   isRepositoryObject,

@@ -7,6 +7,7 @@ import { ExitCode, GitopsError, oneLine } from '../common/index.js';
 import type { KubeObject } from '../util/yaml-docs.js';
 import { type Exec } from './exec.js';
 import { type GitStats } from './git.js';
+import { type TreeIndex } from './git-tree.js';
 import { type GitAuthOptions } from './git-auth.js';
 import { type RepositoryObject } from './repositories.js';
 import { type KustomizeSettings } from './tool-paths.js';
@@ -99,6 +100,11 @@ export interface SourceService {
    */
   checkoutTree(repoURL: string, revision: string): Promise<string>;
   /**
+   * What Git records of `repoURL` at commit `sha` (every path with its object id, git-tree.ts), read
+   * without a checkout; rejects for a local directory (`local`/`localRepos`), which has no commit.
+   */
+  tree?(repoURL: string, sha: string): Promise<TreeIndex>;
+  /**
    * The repository URLs that repository Secrets scope to `project` (Argo CD's GetProjectRepositories);
    * absent or [] without repository Secrets.
    */
@@ -158,6 +164,7 @@ export function observeRenders(service: SourceService, onEvent: (event: RenderEv
       }
     },
     checkoutTree: (repoURL, revision) => service.checkoutTree(repoURL, revision),
+    ...(service.tree ? { tree: service.tree.bind(service) } : {}),
     projectRepositories: async (project) => (await service.projectRepositories?.(project)) ?? [],
     ...(service.listRefs ? { listRefs: service.listRefs.bind(service) } : {}),
     forgetRevisions: (repoURL) => service.forgetRevisions?.(repoURL),

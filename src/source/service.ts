@@ -18,6 +18,8 @@ import { RenderError, renderSource, type RenderResult, type RenderTools } from '
 import { dedupe, stampTracking } from './tracking.js';
 import { redactURL, repoKey } from './url.js';
 import { treeDigest } from './tree-digest.js';
+import { treeKey } from './tree-key.js';
+import type { TreeIndex } from './git-tree.js';
 import { SourceError } from './service-types.js';
 import type {
   ClusterInfo,
@@ -121,7 +123,7 @@ class Service implements SourceService {
     this.clusterInfo = info;
   }
 
-  /** The app's cluster as plugins see it (empty when no run gave one); a failure names the cluster step. */
+  /** The app's cluster as renders see it (empty when no run gave one); a failure names the cluster step. */
   private async kubeOf(app: Application): Promise<ClusterInfo> {
     if (!this.clusterInfo) return { kubeVersion: '', apiVersions: [] };
     try {
@@ -284,15 +286,23 @@ class Service implements SourceService {
       .filter((r): r is string => r !== undefined);
     const localDir = this.localDir(source);
     const local = localDir ? resolve(localDir) : undefined;
-    // Plugin renders see the destination cluster (and are cached by it, as Argo CD keys by KubeVersion).
-    const pluginPart = await this.pluginKey(app, source);
-    const kube = pluginPart ? await this.kubeOf(app) : undefined;
-    const plugins = pluginPart ? { ...pluginPart, kube } : undefined;
+    // Every render sees the destination cluster's version and API versions, and is cached by them, as
+    // Argo CD's repo-server is asked with and keys by them (helm's --kube-version/--api-versions,
+    // kustomize's --helm-kube-version/--helm-api-versions, a plugin's KUBE_VERSION/KUBE_API_VERSIONS).
+    const plugins = await this.pluginKey(app, source);
+    // A cluster that cannot be read fails a plugin render (its own step, as before); other sources render
+    // without its facts (as `render` does) and the app fails at its live state, naming the cluster there.
+    const kube = plugins
+      ? await this.kubeOf(app)
+      : await this.kubeOf(app).catch(() => ({ kubeVersion: '', apiVersions: [] as string[] }));
+    // Git sources whose inputs are known by object id are keyed by those ids, not the commit (tree-key.ts).
+    const tree =
+      local || plugins || !isGitSource(source) ? undefined : await this.treeKeyOf(app, source, revision);
     const key = local
       ? undefined
       : cacheKey({
           repo: repoKey(source.repoURL),
-          revision,
+          ...(tree ? { tree } : { revision }),
           path: source.path,
           chart: source.chart ?? null,
           directory: source.directory ?? null,
@@ -304,6 +314,7 @@ class Service implements SourceService {
             return [r, ref ? repoKey(ref.source.repoURL) : null, ref?.revision ?? null];
           }),
           ...(plugins ? { plugins } : {}),
+          kube: [kube.kubeVersion, [...kube.apiVersions].sort()],
         });
     if (key && !this.options.hardRefresh) {
       const hit = await this.cache.get(key);
@@ -338,14 +349,13 @@ class Service implements SourceService {
           source,
           root,
           refRoots,
-          revision,
-          project: app.project,
           helmRepository: (ref) => this.helmRepository(ref, app.project),
           build: {
             instanceName: instanceName(app, this.options.argocdNamespace ?? 'argocd'),
             project: app.project,
             revision,
-            ...(kube ? { kubeVersion: kube.kubeVersion, apiVersions: kube.apiVersions } : {}),
+            kubeVersion: kube.kubeVersion,
+            apiVersions: kube.apiVersions,
           },
         },
         this.tools,
@@ -364,6 +374,34 @@ class Service implements SourceService {
     return { result, cached: false };
   }
 
+  /** tree-key.ts's key of a Git source at commit `revision`; undefined (key by commit) when Git cannot tell. */
+  private async treeKeyOf(
+    app: Application,
+    source: ApplicationSource,
+    revision: string,
+  ): Promise<Record<string, unknown> | undefined> {
+    try {
+      const tree = await this.git.tree(
+        source.repoURL,
+        revision,
+        await this.auth(source.repoURL, app.project),
+      );
+      return await treeKey(app, source, tree, (oid) => {
+        let text = this.blobs.get(oid);
+        if (!text) {
+          text = this.git.blob(source.repoURL, oid);
+          this.blobs.set(oid, text);
+        }
+        return text;
+      });
+    } catch {
+      // The checkout the render needs then says what is wrong with the repository or commit.
+      return undefined;
+    }
+  }
+
+  private readonly blobs = new Map<string, Promise<string>>();
+
   /** The working directory a Git source is read from instead of Git, if any. */
   private localDir(source: Pick<ApplicationSource, 'repoURL' | 'chart'>): string | undefined {
     if (this.options.local && isGitSource(source)) return this.options.local;
@@ -378,6 +416,11 @@ class Service implements SourceService {
     const auth = await this.auth(repoURL, '');
     const sha = await this.git.resolveRevision(repoURL, revision, auth);
     return this.git.checkout(repoURL, sha, auth);
+  }
+
+  async tree(repoURL: string, sha: string): Promise<TreeIndex> {
+    if (this.localDir({ repoURL })) throw new GitopsError(`failed to list ${repoURL}: a local directory`);
+    return this.git.tree(repoURL, sha, await this.auth(repoURL, ''));
   }
 
   async listRefs(repoURL: string, project: string): Promise<Map<string, string>> {

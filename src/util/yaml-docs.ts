@@ -1,3 +1,4 @@
+// Over 400 lines: one idea, reading Kubernetes objects from YAML (both parsers, kept text, the parse cache); next cut: the parse cache.
 /**
  * Reads Kubernetes objects from YAML or JSON text: multi-document YAML, JSON, and `List` kinds (kind List or
  * any *List with `items`) flattened; items of a typed list (SecretList) without a kind take it from the list. Every object remembers where it came from (file and 0-based document
@@ -25,6 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { isMap, isScalar, isSeq, parseAllDocuments } from 'yaml';
 import type { Tags } from 'yaml';
 import { UsageError } from '../common/index.js';
+import { fastParseDocuments } from './fast-yaml.js';
 import type { KubeObject } from '../common/index.js';
 
 export type { KubeObject } from '../common/index.js';
@@ -87,6 +89,50 @@ function restoreScalarText(
 }
 
 /**
+ * `restoreScalarText` on the fast path's reading (fast-yaml.ts): `raw` is the same document read with every
+ * plain scalar as its text (non-string values only ever come from single-line plain scalars).
+ */
+function restoreRawText(
+  raw: unknown,
+  value: unknown,
+  type: { kind: string; apiVersion: string },
+  path: (string | number)[],
+  keep: KeepScalarText,
+): void {
+  const visit = (child: unknown, container: Record<string | number, unknown>, key: string | number): void => {
+    const v = container[key];
+    if (v !== null && typeof v !== 'string' && typeof v !== 'object') {
+      if (typeof child === 'string' && keep(type.kind, [...path, key], type.apiVersion))
+        container[key] = child;
+    } else restoreRawText(child, v, type, [...path, key], keep);
+  };
+  if (Array.isArray(value) && Array.isArray(raw))
+    value.forEach((_, i) => visit(raw[i], value as unknown as Record<number, unknown>, i));
+  else if (isObject(value) && isObject(raw))
+    for (const key of Object.keys(value)) visit(raw[key], value, key);
+}
+
+/** A document's node tree as restoreDocumentText walks it: `yaml`'s, or the fast path's raw reading. */
+interface TextTree {
+  items(contents: unknown): unknown[] | undefined;
+  restore: typeof restoreScalarText;
+}
+
+const YAML_TREE: TextTree = {
+  items: (contents) => {
+    const items = isMap(contents) ? contents.get('items', true) : undefined;
+    return isSeq(items) ? items.items : undefined;
+  },
+  restore: restoreScalarText,
+};
+
+const RAW_TREE: TextTree = {
+  items: (contents) =>
+    isObject(contents) && Array.isArray(contents['items']) ? contents['items'] : undefined,
+  restore: restoreRawText,
+};
+
+/**
  * `restoreScalarText` for one parsed YAML document: `contents` is its node tree, `value` its toJS result
  * (an object, or a List whose items are objects, each by its own kind or the list's).
  */
@@ -94,30 +140,30 @@ export function restoreDocumentText(
   contents: unknown,
   value: Record<string, unknown>,
   keep: KeepScalarText,
+  tree: TextTree = YAML_TREE,
 ): void {
   const kind = typeof value['kind'] === 'string' ? value['kind'] : '';
   const apiVersion = typeof value['apiVersion'] === 'string' ? value['apiVersion'] : '';
-  if (kind.endsWith('List') && Array.isArray(value['items']) && isMap(contents)) {
-    const items = contents.get('items', true);
-    if (isSeq(items))
-      items.items.forEach((item, i) => {
-        const object = (value['items'] as unknown[])[i];
-        const own = (k: string): string =>
-          isObject(object) && typeof object[k] === 'string' ? (object[k] as string) : '';
-        // A typed list (ApplicationList) names its items' kind and apiVersion; a plain List does not.
-        const typed = kind !== 'List';
-        restoreScalarText(
-          item,
-          object,
-          {
-            kind: own('kind') || (typed ? kind.slice(0, -'List'.length) : ''),
-            apiVersion: own('apiVersion') || (typed ? apiVersion : ''),
-          },
-          [],
-          keep,
-        );
-      });
-  } else restoreScalarText(contents, value, { kind, apiVersion }, [], keep);
+  const items = kind.endsWith('List') && Array.isArray(value['items']) ? tree.items(contents) : undefined;
+  if (items) {
+    items.forEach((item, i) => {
+      const object = (value['items'] as unknown[])[i];
+      const own = (k: string): string =>
+        isObject(object) && typeof object[k] === 'string' ? (object[k] as string) : '';
+      // A typed list (ApplicationList) names its items' kind and apiVersion; a plain List does not.
+      const typed = kind !== 'List';
+      tree.restore(
+        item,
+        object,
+        {
+          kind: own('kind') || (typed ? kind.slice(0, -'List'.length) : ''),
+          apiVersion: own('apiVersion') || (typed ? apiVersion : ''),
+        },
+        [],
+        keep,
+      );
+    });
+  } else tree.restore(contents, value, { kind, apiVersion }, [], keep);
 }
 
 /** Objects read from a file, and how many non-empty documents held them (a `List` of no items counts). */
@@ -150,8 +196,14 @@ export function parseKubeObjects(text: string, file: string, keepText?: KeepScal
 
 /** Parses `text` into objects and counts its non-empty documents (an empty `List` is one document). */
 export function parseKubeDocuments(text: string, file: string, keepText?: KeepScalarText): KubeDocuments {
-  const out: SourcedObject[] = [];
-  let documents = 0;
+  const fast = fastParseDocuments(text, keepText !== undefined);
+  if (fast)
+    return kubeDocuments(
+      fast.values.map((value, i) => ({ value, contents: fast.texts?.[i] })),
+      file,
+      keepText,
+      RAW_TREE,
+    );
   const docs = parseAllDocuments(text, { ...KUBE_YAML_OPTIONS, prettyErrors: true, uniqueKeys: false });
   const list = Array.isArray(docs) ? docs : [docs];
   list.forEach((doc, index) => {
@@ -165,7 +217,25 @@ export function parseKubeDocuments(text: string, file: string, keepText?: KeepSc
         },
       );
     }
-    const value: unknown = doc.toJS({ maxAliasCount: 1000 });
+  });
+  return kubeDocuments(
+    list.map((doc) => ({ value: doc.toJS({ maxAliasCount: 1000 }) as unknown, contents: doc.contents })),
+    file,
+    keepText,
+    YAML_TREE,
+  );
+}
+
+/** The objects of a file's documents (read by either parser: `tree` says which). */
+function kubeDocuments(
+  docs: { value: unknown; contents: unknown }[],
+  file: string,
+  keepText: KeepScalarText | undefined,
+  tree: TextTree,
+): KubeDocuments {
+  const out: SourcedObject[] = [];
+  let documents = 0;
+  docs.forEach(({ value, contents }, index) => {
     if (value === null || value === undefined) return;
     documents++;
     if (!isObject(value)) {
@@ -174,7 +244,7 @@ export function parseKubeDocuments(text: string, file: string, keepText?: KeepSc
       });
     }
     const kind = typeof value['kind'] === 'string' ? value['kind'] : '';
-    if (keepText) restoreDocumentText(doc.contents, value, keepText);
+    if (keepText) restoreDocumentText(contents, value, keepText, tree);
     if (kind.endsWith('List') && Array.isArray(value['items'])) {
       // A typed list from the API (SecretList, ...) omits each item's kind and apiVersion: the list names them.
       const itemKind = kind === 'List' ? undefined : kind.slice(0, -'List'.length);

@@ -6,7 +6,7 @@ import { clusterSource, runBasePreview, type PreviewReport } from '../../src/pre
 import { previewDocument, renderPreviewMarkdown, renderPreviewText } from '../../src/output/preview.js';
 import { runCli } from '../support/cli.js';
 import { TestRepo, tempDir } from '../support/git.js';
-import { which } from '../../src/source/exec.js';
+import { realTool } from '../support/tools.js';
 
 // The Applications name the repository as https://git.example.com/org/deploy.git; the working copy's origin
 // is written another way Argo CD normalises to the same repository, and is never contacted.
@@ -52,10 +52,10 @@ spec:
 let repo: TestRepo;
 let baseSha: string;
 let cache: string;
-let kubectl: string | undefined;
+// The kustomize apps render with the real kustomize 5.8.1 (`npm run tools`); under CI=true a missing one fails.
+const kustomize = realTool('kustomize');
 
 before(async () => {
-  kubectl = await which('kubectl');
   cache = tempDir('kg-cache-');
   repo = new TestRepo();
   repo.git('remote', 'add', 'origin', ORIGIN);
@@ -130,7 +130,7 @@ const diffsOf = (r: PreviewReport, name: string) =>
 
 describe('diff --base: two revisions of one repository, no cluster', () => {
   it('classifies apps: changed values, added/removed apps, ApplicationSet generator, app-of-apps child', async (t) => {
-    if (!kubectl) return t.skip('kubectl not installed (kustomize app)');
+    if (kustomize.skip) return t.skip(kustomize.skip);
     const r = await preview();
     assert.equal(r.base, baseSha);
     assert.equal(r.head, repo.head());
@@ -179,8 +179,8 @@ describe('diff --base: two revisions of one repository, no cluster', () => {
     );
   });
 
-  it('a kustomize image bump shows in the Deployment (real kubectl kustomize)', async (t) => {
-    if (!kubectl) return t.skip('kubectl not installed');
+  it('a kustomize image bump shows in the Deployment (real kustomize)', async (t) => {
+    if (kustomize.skip) return t.skip(kustomize.skip);
     const r = await preview();
     const kust = diffsOf(r, 'kust');
     assert.deepEqual(
@@ -192,7 +192,7 @@ describe('diff --base: two revisions of one repository, no cluster', () => {
   });
 
   it('Secret values are masked in every printer', async (t) => {
-    if (!kubectl) return t.skip('kubectl not installed (kustomize app)');
+    if (kustomize.skip) return t.skip(kustomize.skip);
     const r = await preview();
     const s = diffsOf(r, 'web').find((x) => x.kind === 'Secret')!;
     assert.match(s.diffText!, /password: \+{8,}/);
@@ -204,7 +204,7 @@ describe('diff --base: two revisions of one repository, no cluster', () => {
   });
 
   it('--local compares the working tree; a name selects among generated and child apps', async (t) => {
-    if (!kubectl) return t.skip('kubectl not installed (kustomize app)');
+    if (kustomize.skip) return t.skip(kustomize.skip);
     mkdirSync(join(repo.dir, 'child'), { recursive: true });
     writeFileSync(join(repo.dir, 'child', 'cm.yaml'), cm('child', { v: '3' }));
     try {
@@ -218,7 +218,7 @@ describe('diff --base: two revisions of one repository, no cluster', () => {
   });
 
   it('markdown: summary table first, one collapsible section per changed app, cut keeps the summary', async (t) => {
-    if (!kubectl) return t.skip('kubectl not installed (kustomize app)');
+    if (kustomize.skip) return t.skip(kustomize.skip);
     const r = await preview();
     const md = renderPreviewMarkdown(r);
     assert.match(md, /11 app\(s\): 3 added, 1 removed, 4 modified, 3 unchanged; \d+ resource\(s\) changed\./);
@@ -231,7 +231,7 @@ describe('diff --base: two revisions of one repository, no cluster', () => {
   });
 
   it('the CLI: exit 1 with differences, JSON with base/head/change, clear errors', async (t) => {
-    if (!kubectl) return t.skip('kubectl not installed (kustomize app)');
+    if (kustomize.skip) return t.skip(kustomize.skip);
     const env = { XDG_CACHE_HOME: cache };
     const r = await runCli(['diff', '-f', 'apps', '--base', 'HEAD~1', '-o', 'json'], { cwd: repo.dir, env });
     assert.equal(r.code, 1, r.stderr);

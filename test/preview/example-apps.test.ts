@@ -17,6 +17,7 @@ import { useEmbeddedCluster } from '../support/embedded.js';
 import {
   EXAMPLE_APPS,
   exampleRepo,
+  helmBinary,
   helmInstalled,
   PLUGIN_CHILDREN,
   rootFile,
@@ -111,7 +112,7 @@ describe('app-of-apps with plugin children (the example apps)', () => {
   it('apps-rendered/ is what helm renders from the apps/ chart', (t) => {
     if (!helmInstalled) return t.skip('helm not installed');
     const out = execFileSync(
-      'helm',
+      helmBinary!,
       ['template', join(EXAMPLE_APPS, 'apps'), '--set', 'config.spec.source.repoURL=REPO_URL'],
       { encoding: 'utf8' },
     );

@@ -6,9 +6,9 @@ import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { parseApplication, type Application } from '../../src/apps/index.js';
-import { filesHaveChanged, refreshPaths, reusableRender } from '../../src/preview/reuse.js';
+import { filesHaveChanged, refreshPaths } from '../../src/apps/index.js';
+import { reusableRender } from '../../src/preview/reuse.js';
 import type { RenderedApp } from '../../src/source/index.js';
-import { tempDir } from '../support/git.js';
 
 const REPO = 'https://git.example.com/deploy.git';
 
@@ -63,7 +63,8 @@ describe('manifest-generate-paths (Argo CD util/app/path)', () => {
     });
     const options = (changed: string[]) => ({
       changed: new Set(changed),
-      headTree: tempDir(),
+      files: () => Promise.resolve([]),
+      readFile: () => Promise.reject(new Error('no file')),
       moves: () => true,
       headRevision: 'head-sha',
     });

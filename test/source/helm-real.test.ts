@@ -11,7 +11,7 @@ import { describe, it } from 'node:test';
 import type { ApplicationSource, HelmOptions } from '../../src/apps/types.js';
 import { DEFAULT_HELM } from '../../src/source/render/helm.js';
 import { RenderError, renderSource } from '../../src/source/render/index.js';
-import { tempDir, tools, tree } from '../support/git.js';
+import { build, tempDir, tools, tree } from '../support/git.js';
 import { fixtureChart } from '../support/helm-repo.js';
 import { realTool } from '../support/tools.js';
 
@@ -38,7 +38,14 @@ async function render(
     ...(helm ? { helm: { ...DEFAULT_HELM, ...helm } } : {}),
   };
   return renderSource(
-    { appName: 'guestbook', destNamespace: 'prod', source, root, refRoots, revision: '0123456789abcdef' },
+    {
+      appName: 'guestbook',
+      destNamespace: 'prod',
+      source,
+      root,
+      refRoots,
+      build: build({ instanceName: 'guestbook', revision: '0123456789abcdef' }),
+    },
     tools(undefined, { helmPath }),
   );
 }

@@ -9,9 +9,11 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { ApplicationSource, HelmOptions } from '../../src/apps/types.js';
 import { cleanSetParameter, DEFAULT_HELM, helmArgs, parseKubeVersion } from '../../src/source/render/helm.js';
+import { kubeFacts } from '../../src/source/render/env.js';
 import { isMissingDependencyError } from '../../src/source/render/helm-deps.js';
 import { renderSource, type RenderRequest } from '../../src/source/render/index.js';
-import { tempDir, tools, tree } from '../support/git.js';
+import type { BuildFacts } from '../../src/source/render/types.js';
+import { build, tempDir, tools, tree } from '../support/git.js';
 
 const CHART = {
   'chart/Chart.yaml': 'apiVersion: v2\nname: web\nversion: 0.1.0\n',
@@ -26,7 +28,7 @@ function request(
   root: string,
   helm: Partial<HelmOptions> | undefined,
   refRoots = new Map<string, string>(),
-  extra: Partial<RenderRequest> = {},
+  extra: Partial<BuildFacts> = {},
 ): RenderRequest {
   const source: ApplicationSource = {
     repoURL: 'file:///x',
@@ -34,7 +36,14 @@ function request(
     targetRevision: 'HEAD',
     ...(helm ? { helm: { ...DEFAULT_HELM, ...helm } } : {}),
   };
-  return { appName: 'web', destNamespace: 'prod', source, root, refRoots, revision: 'abcdef1234', ...extra };
+  return {
+    appName: 'web',
+    destNamespace: 'prod',
+    source,
+    root,
+    refRoots,
+    build: build({ instanceName: 'web', revision: 'abcdef1234', ...extra }),
+  };
 }
 
 describe('helm template arguments (Argo CD 3.6 util/helm/cmd.go)', () => {
@@ -192,5 +201,34 @@ describe('helm binary', () => {
       assert.equal(data['cwd'], join(root, 'chart'));
       assert.match(data['home']!, /helm-home-[^ ]+\/config \S+helm-home-[^ ]+\/cache$/);
     }
+  });
+});
+
+describe('the kube version and API versions a render gets (GetKubeVersionOrDefault, GetAPIVersionsOrDefault)', () => {
+  it('helm.*, else kustomize.*, else the cluster; the version read by ParseGeneric', () => {
+    const cluster = build({ kubeVersion: '1.34.4', apiVersions: ['v1', 'apps/v1/Deployment'] });
+    const src = { repoURL: 'file:///x', path: 'k', targetRevision: 'HEAD' };
+    assert.deepEqual(kubeFacts({ source: src, build: cluster }), {
+      kubeVersion: '1.34.4',
+      apiVersions: ['v1', 'apps/v1/Deployment'],
+    });
+    const kustomize = {
+      ...src,
+      kustomize: {
+        ...({} as NonNullable<ApplicationSource['kustomize']>),
+        kubeVersion: 'v1.30.2+k3s1',
+        apiVersions: ['x/v1'],
+      },
+    };
+    assert.deepEqual(kubeFacts({ source: kustomize, build: cluster }), {
+      kubeVersion: '1.30.2',
+      apiVersions: ['x/v1'],
+    });
+    const helm = { ...kustomize, helm: { ...DEFAULT_HELM, kubeVersion: '1.29', apiVersions: ['y/v1'] } };
+    assert.deepEqual(kubeFacts({ source: helm, build: cluster }), {
+      kubeVersion: '1.29',
+      apiVersions: ['y/v1'],
+    });
+    assert.deepEqual(kubeFacts({ source: src, build: build() }), { kubeVersion: '', apiVersions: [] });
   });
 });

@@ -9,7 +9,7 @@ import type { ApplicationSource, DirectoryOptions } from '../../src/apps/types.j
 import { which } from '../../src/source/exec.js';
 import { jsonnetArgs } from '../../src/source/render/jsonnet.js';
 import { renderSource, type RenderRequest } from '../../src/source/render/index.js';
-import { tempDir, tools, tree } from '../support/git.js';
+import { build, tempDir, tools, tree } from '../support/git.js';
 
 const jsonnetInstalled = Boolean(await which('jsonnet'));
 const needsJsonnet = { skip: jsonnetInstalled ? false : 'skipped: jsonnet not installed' };
@@ -36,7 +36,7 @@ function directory(jsonnet: Partial<DirectoryOptions['jsonnet']> = {}): Director
 
 function request(root: string, dir: DirectoryOptions, path = 'app'): RenderRequest {
   const source: ApplicationSource = { repoURL: 'u', path, targetRevision: 'HEAD', directory: dir };
-  return { appName: 'web', destNamespace: 'prod', source, root, refRoots: new Map() };
+  return { appName: 'web', destNamespace: 'prod', source, root, refRoots: new Map(), build: build() };
 }
 
 describe('jsonnet files in directory sources', () => {

@@ -11,7 +11,7 @@ import type { ApplicationSource, KustomizeOptions } from '../../src/apps/types.j
 import { envsubst } from '../../src/source/render/env.js';
 import { RenderError, renderSource } from '../../src/source/render/index.js';
 import { buildArgs, DEFAULT_KUSTOMIZE, editCommands } from '../../src/source/render/kustomize.js';
-import { cm, tempDir, tools, tree } from '../support/git.js';
+import { build, cm, tempDir, tools, tree } from '../support/git.js';
 import { realTool } from '../support/tools.js';
 
 const kustomize = realTool('kustomize');
@@ -49,8 +49,7 @@ async function render(
       source: src,
       root,
       refRoots: new Map(),
-      revision: '0123456789abcdef0123456789abcdef01234567',
-      project: 'default',
+      build: build({ revision: '0123456789abcdef0123456789abcdef01234567' }),
     },
     t,
   );
@@ -235,8 +234,7 @@ describe(`kustomize sources (real kustomize ${kustomize.version})`, () => {
           source: source('app'),
           root,
           refRoots: new Map(),
-          kubeVersion: '1.31.2',
-          apiVersions: [],
+          build: build({ kubeVersion: '1.31.2' }),
         },
         t,
       );

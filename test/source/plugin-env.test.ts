@@ -1,32 +1,35 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import { genericVersion } from '../../src/cluster/discovery.js';
-import {
-  buildEnv,
-  envsubst,
-  escapeParamName,
-  parametersJson,
-  pluginEnv,
-  type BuildInfo,
-} from '../../src/source/render/plugin-env.js';
+import { buildEnv, envsubst as expand } from '../../src/source/render/env.js';
+import { escapeParamName, parametersJson, pluginEnv } from '../../src/source/render/plugin-env.js';
+import type { RenderRequest } from '../../src/source/render/types.js';
 
 const SHA = '0d521c6e5a3b1e5f3cb2d8a8e4e9f0a1b2c3d4e5';
 
-const BUILD: BuildInfo = {
-  appName: 'team_web',
+// The build environment and a plugin's environment are made from one request (render/env.ts, plugin-env.ts).
+type Build = Pick<RenderRequest, 'destNamespace' | 'source' | 'build'>;
+const BUILD: Build = {
   destNamespace: 'prod',
-  project: 'apps',
-  revision: SHA,
-  repoURL: 'https://github.com/argoproj/argocd-example-apps.git',
-  path: 'plugins/kustomized-helm',
-  targetRevision: 'HEAD',
-  kubeVersion: '1.28.4',
-  apiVersions: ['v1', 'apps/v1', 'apps/v1/Deployment'],
+  source: {
+    repoURL: 'https://github.com/argoproj/argocd-example-apps.git',
+    path: 'plugins/kustomized-helm',
+    targetRevision: 'HEAD',
+  },
+  build: {
+    instanceName: 'team_web',
+    project: 'apps',
+    revision: SHA,
+    kubeVersion: '1.28.4',
+    apiVersions: ['v1', 'apps/v1', 'apps/v1/Deployment'],
+  },
 };
+const envOf = (b: Build) => Object.entries(buildEnv(b));
+const envsubst = (s: string, vars: ReadonlyMap<string, string>) => expand(s, Object.fromEntries(vars));
 
 describe('plugin environment (Argo CD newEnv / getPluginEnvs)', () => {
   it('has the build environment in newEnv order, short revisions of 7 and 8 characters', () => {
-    assert.deepEqual(buildEnv(BUILD), [
+    assert.deepEqual(envOf(BUILD), [
       ['ARGOCD_APP_NAME', 'team_web'],
       ['ARGOCD_APP_NAMESPACE', 'prod'],
       ['ARGOCD_APP_PROJECT_NAME', 'apps'],
@@ -39,7 +42,9 @@ describe('plugin environment (Argo CD newEnv / getPluginEnvs)', () => {
     ]);
     // A revision shorter than 7 characters ("local") is kept whole.
     assert.equal(
-      new Map(buildEnv({ ...BUILD, revision: 'local' })).get('ARGOCD_APP_REVISION_SHORT_8'),
+      new Map(envOf({ ...BUILD, build: { ...BUILD.build, revision: 'local' } })).get(
+        'ARGOCD_APP_REVISION_SHORT_8',
+      ),
       'local',
     );
   });

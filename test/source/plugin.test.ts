@@ -16,7 +16,7 @@ import {
   zglobMatches,
 } from '../../src/source/render/plugin-discover.js';
 import { pluginTimeoutMs } from '../../src/source/render/plugin.js';
-import { TestRepo, tempDir, tools, tree } from '../support/git.js';
+import { build, TestRepo, tempDir, tools, tree } from '../support/git.js';
 import { repoRoot } from '../support/paths.js';
 import { realTool } from '../support/tools.js';
 
@@ -50,7 +50,7 @@ function request(root: string, path: string, plugin?: Partial<PluginOptions>): R
     source,
     root,
     refRoots: new Map(),
-    build: { instanceName: 'web', project: 'team', revision: SHA },
+    build: build({ instanceName: 'web', project: 'team', revision: SHA }),
   };
 }
 

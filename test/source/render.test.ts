@@ -5,14 +5,17 @@ import { describe, it } from 'node:test';
 import type { ApplicationSource } from '../../src/apps/types.js';
 import { globToRegExp } from '../../src/source/render/directory.js';
 import { RenderError, renderSource } from '../../src/source/render/index.js';
-import { cm, tools, tree } from '../support/git.js';
+import { build, cm, tools, tree } from '../support/git.js';
 
 function source(path: string, extra: Partial<ApplicationSource> = {}): ApplicationSource {
   return { repoURL: 'file:///x', path, targetRevision: 'HEAD', ...extra };
 }
 
 async function render(root: string, src: ApplicationSource, t = tools()) {
-  return renderSource({ appName: 'app', destNamespace: 'dest', source: src, root, refRoots: new Map() }, t);
+  return renderSource(
+    { appName: 'app', destNamespace: 'dest', source: src, root, refRoots: new Map(), build: build() },
+    t,
+  );
 }
 
 const names = (objs: { metadata?: { name?: string } }[]) => objs.map((o) => o.metadata?.name);

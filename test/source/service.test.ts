@@ -4,14 +4,9 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { adHocApplication, parseApplication } from '../../src/apps/index.js';
 import type { Application } from '../../src/apps/index.js';
-import {
-  createSourceService,
-  SourceError,
-  TRACKING_ANNOTATION,
-  type SourceServiceOptions,
-} from '../../src/source/index.js';
+import { SourceError, TRACKING_ANNOTATION } from '../../src/source/index.js';
 import { parse } from 'yaml';
-import { cm, TestRepo, tempDir } from '../support/git.js';
+import { cm, renderOnce, TestRepo, tempDir } from '../support/git.js';
 
 function app(
   url: string,
@@ -25,16 +20,6 @@ function app(
     destNamespace: extra.namespace ?? 'web-ns',
     ...(extra.revision ? { revision: extra.revision } : {}),
   });
-}
-
-async function renderOnce(a: Application, options: SourceServiceOptions) {
-  const service = createSourceService(options);
-  try {
-    const rendered = await service.renderApp(a);
-    return { rendered, stats: service.stats };
-  } finally {
-    await service.close();
-  }
 }
 
 function cacheFiles(cacheRoot: string): string[] {
@@ -118,7 +103,12 @@ describe('source service: resolve, render, dedupe, stamp, cache', () => {
     const warm = await renderOnce(a, { cacheRoot });
     assert.equal(warm.stats.renders, 0);
     assert.deepEqual(warm.stats.git.fetches, {});
-    assert.equal(warm.stats.git.processes, 0, 'a local repository: branch read from its ref files, no git');
+    assert.equal(warm.stats.git.lsRemotes, 0, 'a local repository: branch read from its ref files');
+    assert.equal(
+      warm.stats.git.processes,
+      1,
+      "one git process: the commit's tree (the cache key, tree-key.ts)",
+    );
     assert.equal(warm.rendered.sources[0]!.cached, true);
     assert.deepEqual(warm.rendered.objects, cold.rendered.objects);
 

@@ -13,6 +13,7 @@ import { cpSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node
 import { join, relative } from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
 import { which } from '../../src/source/exec.js';
+import { realTool } from './tools.js';
 import { fixturesDir } from './paths.js';
 import { TestRepo, tempDir } from './git.js';
 
@@ -20,7 +21,14 @@ export const EXAMPLE_APPS = join(fixturesDir, 'example-apps');
 /** The repository URL the fixture names; replaced by the test repository's. */
 const PLACEHOLDERS = ['REPO_URL', 'https://example.invalid/example-apps.git'];
 
-export const helmInstalled = Boolean(await which('helm'));
+/**
+ * The helm the renders use (src/source tool-paths: `helm` on PATH, else the one `npm run tools` installs).
+ * Under CI=true it is never "not installed": a missing binary fails the Helm tests (test/support/tools.ts).
+ */
+const bundledHelm = realTool('helm');
+export const helmBinary: string | undefined =
+  (await which('helm')) ?? (bundledHelm.skip === false ? bundledHelm.path : undefined);
+export const helmInstalled = Boolean(helmBinary);
 export const jsonnetInstalled = Boolean(await which('jsonnet'));
 
 export const PLUGIN_CHILDREN = ['plugin-kasane', 'plugin-kustomized-helm', 'plugin-nix'];

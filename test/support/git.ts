@@ -9,6 +9,9 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { execProcess, which } from '../../src/source/exec.js';
 import type { RenderTools } from '../../src/source/render/index.js';
+import type { BuildFacts } from '../../src/source/render/types.js';
+import type { Application } from '../../src/apps/index.js';
+import { createSourceService, type SourceServiceOptions } from '../../src/source/index.js';
 import { ToolPaths, type ToolPathOptions } from '../../src/source/tool-paths.js';
 
 const ENV = {
@@ -136,4 +139,27 @@ export function tree(files: Record<string, string>): string {
     writeFileSync(join(root, path), text);
   }
   return root;
+}
+
+/** A render's build facts (RenderRequest.build): an app "app" of project "default", no cluster, unless given. */
+export function build(facts: Partial<BuildFacts> = {}): BuildFacts {
+  return {
+    instanceName: 'app',
+    project: 'default',
+    revision: '',
+    kubeVersion: '',
+    apiVersions: [],
+    ...facts,
+  };
+}
+
+/** Renders `app` with a fresh source service (closed after): the render and the service's counters. */
+export async function renderOnce(app: Application, options: SourceServiceOptions) {
+  const service = createSourceService(options);
+  try {
+    const rendered = await service.renderApp(app);
+    return { rendered, stats: service.stats };
+  } finally {
+    await service.close();
+  }
 }

@@ -5,12 +5,15 @@
  */
 import type { RenderRequest } from './types.js';
 
-export function buildEnv(req: RenderRequest): Record<string, string> {
-  const revision = req.revision ?? '';
+/** The build environment of a render (repository.go `newEnv`), in Argo CD's order. */
+export function buildEnv(
+  req: Pick<RenderRequest, 'destNamespace' | 'source' | 'build'>,
+): Record<string, string> {
+  const revision = req.build.revision;
   return {
-    ARGOCD_APP_NAME: req.appName,
+    ARGOCD_APP_NAME: req.build.instanceName,
     ARGOCD_APP_NAMESPACE: req.destNamespace,
-    ARGOCD_APP_PROJECT_NAME: req.project ?? '',
+    ARGOCD_APP_PROJECT_NAME: req.build.project,
     ARGOCD_APP_REVISION: revision,
     ARGOCD_APP_REVISION_SHORT: revision.slice(0, 7),
     ARGOCD_APP_REVISION_SHORT_8: revision.slice(0, 8),
@@ -60,4 +63,37 @@ export function envsubst(s: string, env: Readonly<Record<string, string>>): stri
     }
   }
   return out;
+}
+
+/** Argo CD's parseKubeVersion (apimachinery ParseGeneric, then String()): "v1.29.3+k3s1" -> "1.29.3". */
+export function parseKubeVersion(version: string): string {
+  if (!version) return '';
+  const m = /^\s*v?(\d+)\.(\d+)(?:\.(\d+))?/.exec(version);
+  if (!m) throw new Error(`could not parse kubernetes version ${version}`);
+  return [m[1], m[2], m[3]]
+    .filter((x) => x !== undefined)
+    .map((x) => String(Number(x)))
+    .join('.');
+}
+
+/**
+ * The kube version and API versions a Helm or kustomize render gets (repository.go helmTemplate and the
+ * kustomize Build call): the source's `helm.kubeVersion`, else `kustomize.kubeVersion`, else the cluster's
+ * (`GetKubeVersionOrDefault`), read by `parseKubeVersion`; `helm.apiVersions`, else `kustomize.apiVersions`,
+ * else the cluster's (`GetAPIVersionsOrDefault`).
+ */
+export function kubeFacts(req: Pick<RenderRequest, 'source' | 'build'>): {
+  kubeVersion: string;
+  apiVersions: readonly string[];
+} {
+  const s = req.source;
+  const kubeVersion = parseKubeVersion(
+    s.helm?.kubeVersion || s.kustomize?.kubeVersion || req.build.kubeVersion,
+  );
+  const apiVersions = s.helm?.apiVersions.length
+    ? s.helm.apiVersions
+    : s.kustomize?.apiVersions.length
+      ? s.kustomize.apiVersions
+      : req.build.apiVersions;
+  return { kubeVersion, apiVersions };
 }

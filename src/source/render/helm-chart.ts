@@ -32,7 +32,7 @@ export async function pullChart(req: RenderRequest, tools: RenderTools, helm: st
     'chart',
     s.repoURL,
     s.chart ?? '',
-    req.revision ?? s.targetRevision,
+    req.build.revision || s.targetRevision,
     settings ?? null,
     passCredentials,
   ]);
@@ -44,7 +44,7 @@ export async function pullChart(req: RenderRequest, tools: RenderTools, helm: st
       ...(tools.signal ? { signal: tools.signal } : {}),
     };
     const dest = await tools.tempDir('helm-pull-');
-    const version = req.revision ?? s.targetRevision;
+    const version = req.build.revision || s.targetRevision;
     const exec = async (args: string[], what: string) => {
       try {
         await tools.exec(helm, args, run);

@@ -23,7 +23,9 @@ import { cp, writeFile } from 'node:fs/promises';
 import { basename, join, normalize, relative, sep } from 'node:path';
 import { exists } from '../../util/fs.js';
 import type { HelmOptions } from '../../apps/index.js';
-import { buildEnv, envsubst } from './env.js';
+import { buildEnv, envsubst, kubeFacts } from './env.js';
+
+export { parseKubeVersion } from './env.js';
 import { pullChart } from './helm-chart.js';
 import { buildDependencies, DependencyRepoError, isMissingDependencyError } from './helm-deps.js';
 import { HelmHome } from './helm-home.js';
@@ -84,17 +86,6 @@ export function cleanSetParameter(value: string): string {
   return out;
 }
 
-/** Argo CD's parseKubeVersion (apimachinery ParseGeneric, then String()): "v1.29.3+k3s1" -> "1.29.3". */
-export function parseKubeVersion(version: string): string {
-  if (!version) return '';
-  const m = /^\s*v?(\d+)\.(\d+)(?:\.(\d+))?/.exec(version);
-  if (!m) throw new Error(`could not parse kubernetes version ${version}`);
-  return [m[1], m[2], m[3]]
-    .filter((x) => x !== undefined)
-    .map((x) => String(Number(x)))
-    .join('.');
-}
-
 /**
  * `${ARGOCD_APP_*}` substituted in a value file path, except a `$<ref>/` prefix naming a source (Argo CD
  * resolves the reference first and substitutes the rest).
@@ -126,9 +117,7 @@ export async function helmArgs(
   const args = ['template', '.', '--name-template', h.releaseName || req.appName];
   const namespace = h.namespace || req.destNamespace;
   if (namespace) args.push('--namespace', namespace);
-  const kubeVersion = parseKubeVersion(
-    h.kubeVersion || req.source.kustomize?.kubeVersion || req.kubeVersion || '',
-  );
+  const { kubeVersion, apiVersions } = kubeFacts(req);
   if (kubeVersion) args.push('--kube-version', kubeVersion);
   const params = byName(h.parameters);
   for (const p of params.filter((x) => !x.forceString))
@@ -144,11 +133,6 @@ export async function helmArgs(
     if (path) args.push('--values', path);
   }
   if (valuesFile) args.push('--values', valuesFile);
-  const apiVersions = h.apiVersions.length
-    ? h.apiVersions
-    : req.source.kustomize?.apiVersions.length
-      ? req.source.kustomize.apiVersions
-      : (req.apiVersions ?? []);
   for (const v of apiVersions) args.push('--api-versions', v);
   if (!h.skipCrds) args.push('--include-crds');
   if (h.skipSchemaValidation) args.push('--skip-schema-validation');

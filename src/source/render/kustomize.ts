@@ -23,7 +23,7 @@ import { chmod, cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join, relative } from 'node:path';
 import { parseDocument } from 'yaml';
 import type { KustomizeOptions } from '../../apps/index.js';
-import { buildEnv, envsubst } from './env.js';
+import { buildEnv, envsubst, kubeFacts } from './env.js';
 import { ObjectsError, parseObjects } from './objects.js';
 import { RenderError, type RenderRequest, type RenderResult, type RenderTools } from './types.js';
 
@@ -221,10 +221,8 @@ export async function renderKustomize(
     }
   }
   const buildOptions = await tools.kustomizeBuildOptions();
-  const args = buildArgs(appDir, buildOptions, {
-    ...(req.kubeVersion ? { kubeVersion: req.kubeVersion } : {}),
-    apiVersions: req.apiVersions ?? [],
-  });
+  // As Argo CD's Build call: the source's versions, else the cluster's (env.ts kubeFacts).
+  const args = buildArgs(appDir, buildOptions, kubeFacts(req));
   const buildEnvironment: Record<string, string> = { ...env };
   const wrapper = buildOptions.includes('--enable-helm') ? await helmWrapper(tools) : undefined;
   if (wrapper) buildEnvironment['PATH'] = `${wrapper}:${process.env['PATH'] ?? ''}`;

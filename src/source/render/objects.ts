@@ -9,6 +9,7 @@
  */
 import { parseAllDocuments } from 'yaml';
 import { argoCdStringField } from '../../apps/index.js';
+import { fastParseAll } from '../../util/fast-yaml.js';
 import { KUBE_YAML_OPTIONS, restoreDocumentText, type KubeObject } from '../../util/yaml-docs.js';
 
 export class ObjectsError extends Error {
@@ -38,6 +39,17 @@ export function pushObject(value: unknown, out: KubeObject[]): void {
 }
 
 export function parseObjects(text: string): KubeObject[] {
+  // Plain text (no Argo CD object, whose string fields keep their text) by the fast path, when it can.
+  const fast = text.includes('argoproj.io') ? undefined : fastParseAll(text);
+  if (fast) {
+    const out: KubeObject[] = [];
+    try {
+      for (const value of fast) if (value !== null && value !== undefined) pushObject(value, out);
+      return out;
+    } catch {
+      // A document that is not an object: `yaml` below says which, as it always has.
+    }
+  }
   const out: KubeObject[] = [];
   const docs = parseAllDocuments(text, { ...KUBE_YAML_OPTIONS, uniqueKeys: false });
   const list = Array.isArray(docs) ? docs : [docs];

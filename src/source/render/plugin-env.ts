@@ -14,73 +14,8 @@
  * Later entries win over earlier ones and over the process environment (Go's exec keeps the last value).
  */
 import type { PluginOptions, PluginParameter } from '../../apps/index.js';
-
-/** What Argo CD's build environment is made of for one source. */
-export interface BuildInfo {
-  /** The app's instance name (`<namespace>_<name>` outside the control-plane namespace). */
-  appName: string;
-  destNamespace: string;
-  project: string;
-  /** The resolved revision (commit SHA, or "local"). */
-  revision: string;
-  repoURL: string;
-  path: string;
-  targetRevision: string;
-  /** The destination cluster's version ("" when unknown, as Argo CD sends it then). */
-  kubeVersion: string;
-  apiVersions: readonly string[];
-}
-
-/** The build environment (repository.go `newEnv`), in Argo CD's order. */
-export function buildEnv(b: BuildInfo): [string, string][] {
-  return [
-    ['ARGOCD_APP_NAME', b.appName],
-    ['ARGOCD_APP_NAMESPACE', b.destNamespace],
-    ['ARGOCD_APP_PROJECT_NAME', b.project],
-    ['ARGOCD_APP_REVISION', b.revision],
-    ['ARGOCD_APP_REVISION_SHORT', b.revision.slice(0, 7)],
-    ['ARGOCD_APP_REVISION_SHORT_8', b.revision.slice(0, 8)],
-    ['ARGOCD_APP_SOURCE_REPO_URL', b.repoURL],
-    ['ARGOCD_APP_SOURCE_PATH', b.path],
-    ['ARGOCD_APP_SOURCE_TARGET_REVISION', b.targetRevision],
-  ];
-}
-
-const SPECIAL = /^[*#$@!?\-0-9]$/;
-const ALNUM = /^[A-Za-z0-9_]$/;
-
-/** The name after a `$` and how many characters it takes (Go os `getShellName`); "" with 0: no name. */
-function shellName(s: string): [string, number] {
-  if (s[0] === '{') {
-    if (s.length > 2 && SPECIAL.test(s[1]!) && s[2] === '}') return [s[1]!, 3];
-    const end = s.indexOf('}', 1);
-    if (end === 1) return ['', 2]; // "${}": bad syntax, eaten
-    if (end < 0) return ['', 1]; // "${" without a brace: bad syntax, eaten
-    return [s.slice(1, end), end + 1];
-  }
-  if (SPECIAL.test(s[0]!)) return [s[0]!, 1];
-  let i = 0;
-  while (i < s.length && ALNUM.test(s[i]!)) i++;
-  return [s.slice(0, i), i];
-}
-
-/** `s` with `$NAME`/`${NAME}` replaced from `vars` as Argo CD's `Env.Envsubst` (Go `os.Expand`). */
-export function envsubst(s: string, vars: ReadonlyMap<string, string>): string {
-  let out = '';
-  let from = 0;
-  for (let j = 0; j < s.length; j++) {
-    if (s[j] !== '$' || j + 1 >= s.length) continue;
-    out += s.slice(from, j);
-    const [name, width] = shellName(s.slice(j + 1));
-    if (name === '' && width > 0) {
-      // invalid syntax: eaten
-    } else if (name === '') out += '$';
-    else out += name === '$' ? '$' : (vars.get(name) ?? '');
-    j += width;
-    from = j + 1;
-  }
-  return from === 0 ? s : out + s.slice(from);
-}
+import { buildEnv, envsubst } from './env.js';
+import type { RenderRequest } from './types.js';
 
 /** A parameter or map key name as an environment variable name part (types.go `escaped`). */
 export function escapeParamName(name: string): string {
@@ -127,11 +62,14 @@ export function parametersJson(parameters: readonly PluginParameter[]): string {
 }
 
 /** The plugin's environment entries (see the header), in Argo CD's order. */
-export function pluginEnv(b: BuildInfo, plugin: PluginOptions | undefined): [string, string][] {
-  const env = buildEnv(b);
-  env.push(['KUBE_VERSION', b.kubeVersion], ['KUBE_API_VERSIONS', b.apiVersions.join(',')]);
+export function pluginEnv(
+  req: Pick<RenderRequest, 'destNamespace' | 'source' | 'build'>,
+  plugin: PluginOptions | undefined,
+): [string, string][] {
+  const env = Object.entries(buildEnv(req));
+  env.push(['KUBE_VERSION', req.build.kubeVersion], ['KUBE_API_VERSIONS', req.build.apiVersions.join(',')]);
   if (!plugin) return env;
-  const vars = new Map(env);
+  const vars = Object.fromEntries(env);
   for (const e of plugin.env) env.push([`ARGOCD_ENV_${e.name}`, envsubst(e.value, vars)]);
   env.push(['ARGOCD_APP_PARAMETERS', parametersJson(plugin.parameters)]);
   for (const p of plugin.parameters) {

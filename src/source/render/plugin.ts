@@ -25,7 +25,8 @@ import { ExecError, trimStderr } from '../exec.js';
 import { scrub } from '../git-auth.js';
 import { ObjectsError, parseObjects } from './objects.js';
 import { detectPlugin, discoveryOrder } from './plugin-discover.js';
-import { buildEnv, pluginEnv, type BuildInfo } from './plugin-env.js';
+import { buildEnv } from './env.js';
+import { pluginEnv } from './plugin-env.js';
 import { RenderError, type RenderRequest, type RenderResult, type RenderTools } from './types.js';
 
 const SECRET_NAME = /TOKEN|SECRET|PASSW|KEY|CREDENTIAL|AUTH/i;
@@ -50,22 +51,6 @@ function secretsOf(env: readonly [string, string][]): string[] {
   const out = env.filter(([k]) => k.startsWith('ARGOCD_ENV_')).map(([, v]) => v);
   for (const [k, v] of Object.entries(process.env)) if (v && SECRET_NAME.test(k)) out.push(v);
   return out.sort((a, b) => b.length - a.length);
-}
-
-/** The build information of a request (Argo CD's defaults when the caller gave none). */
-function buildInfo(req: RenderRequest): BuildInfo {
-  const b = req.build;
-  return {
-    appName: b?.instanceName ?? req.appName,
-    destNamespace: req.destNamespace,
-    project: b?.project ?? 'default',
-    revision: b?.revision ?? '',
-    repoURL: req.source.repoURL,
-    path: req.source.path,
-    targetRevision: req.source.targetRevision,
-    kubeVersion: b?.kubeVersion ?? '',
-    apiVersions: b?.apiVersions ?? [],
-  };
 }
 
 /** A copy of the repository to run a plugin in; returns the source directory inside it. */
@@ -141,7 +126,7 @@ export async function selectPlugin(
   const where = relative(req.root, dir) || '.';
   // Discovery commands see the build environment only for implicit sources (GetAppSourceType's env),
   // the plugin's whole environment for plugin sources (DetectConfigManagementPlugin's).
-  const env = explicit ? pluginEnv(buildInfo(req), s.plugin) : buildEnv(buildInfo(req));
+  const env = explicit ? pluginEnv(req, s.plugin) : Object.entries(buildEnv(req));
   let lastError: unknown;
   const found = await detectPlugin(set.plugins, s.plugin?.name ?? '', dir, async (plugin) => {
     const cwd = await workCopy(req, dir, tools, plugin.preserveFileMode);
@@ -174,7 +159,7 @@ export async function renderPlugin(
 ): Promise<RenderResult> {
   const where = relative(req.root, dir) || '.';
   const cwd = await workCopy(req, dir, tools, plugin.preserveFileMode);
-  const env = pluginEnv(buildInfo(req), req.source.plugin);
+  const env = pluginEnv(req, req.source.plugin);
   if (plugin.init) await runCommand({ plugin, step: 'init', command: plugin.init, cwd, env }, tools, where);
   const out = await runCommand(
     { plugin, step: 'generate', command: plugin.generate, cwd, env },

@@ -5,6 +5,20 @@ import type { Exec } from '../exec.js';
 
 export type SourceType = 'Directory' | 'Kustomize' | 'Helm' | 'Plugin';
 
+/** The facts of one render beyond its source (RenderRequest.build). */
+export interface BuildFacts {
+  /** The app's instance name: `<namespace>_<name>` outside the control-plane namespace (ARGOCD_APP_NAME). */
+  instanceName: string;
+  /** The app's project (ARGOCD_APP_PROJECT_NAME). */
+  project: string;
+  /** The source's resolved revision: a commit SHA, "local", or the chart version of a Helm repository chart. */
+  revision: string;
+  /** The destination cluster's version ("1.34.4") and API versions ("v1", "apps/v1/Deployment"...) from
+   * discovery, as Argo CD's controller sends them; "" and none when the run has no cluster. */
+  kubeVersion: string;
+  apiVersions: readonly string[];
+}
+
 export interface RenderRequest {
   /** Application name: Helm's default release name. */
   appName: string;
@@ -15,29 +29,18 @@ export interface RenderRequest {
   root: string;
   /** `ref` name -> checkout root of that source, for `$ref/...` Helm value files. */
   refRoots: ReadonlyMap<string, string>;
-  /** The source's resolved revision (ARGOCD_APP_REVISION; the chart version for Helm repositories). */
-  revision?: string;
-  /** The app's project (ARGOCD_APP_PROJECT_NAME). */
-  project?: string;
-  /** The destination's Kubernetes version and API versions (Argo CD passes the cluster's), when known. */
-  kubeVersion?: string;
-  apiVersions?: readonly string[];
   /**
    * The Helm repository settings Argo CD would use for a repository URL (a chart's own `repoURL`, a
    * dependency's `repository`) or, for `@name`/`alias:name` dependencies, a repository Secret's `name`.
    */
   helmRepository?: (ref: { url?: string; name?: string }) => Promise<HelmRepoSettings | undefined>;
-  /** Argo CD's build environment beyond the source, for config management plugins (plugin-env.ts). */
-  build?: {
-    /** The app's instance name (ARGOCD_APP_NAME). */
-    instanceName: string;
-    project: string;
-    /** The resolved revision of this source. */
-    revision: string;
-    /** The destination cluster's version and API versions ("" / none when unknown). */
-    kubeVersion?: string;
-    apiVersions?: string[];
-  };
+  /**
+   * What Argo CD's ManifestRequest says beyond the source, once for every renderer: the build environment
+   * (env.ts: ARGOCD_APP_NAME is the instance name, ARGOCD_APP_PROJECT_NAME, ARGOCD_APP_REVISION...) and
+   * the destination cluster (Helm's `--kube-version`/`--api-versions`, kustomize's `--helm-kube-version`/
+   * `--helm-api-versions`, a plugin's KUBE_VERSION/KUBE_API_VERSIONS).
+   */
+  build: BuildFacts;
 }
 
 /**
