@@ -95,7 +95,8 @@ export async function fakeScmApi(token: string, data: ScmData, perPage = 2): Pro
         ),
       );
     }
-    if ((m = /^\/api\/v4\/groups\/([^/]+)\/projects$/.exec(p))) return paged(data.gitlabProjects?.[m[1]!] ?? []);
+    if ((m = /^\/api\/v4\/groups\/([^/]+)\/projects$/.exec(p)))
+      return paged(data.gitlabProjects?.[m[1]!] ?? []);
     if ((m = /^\/api\/v4\/projects\/([^/]+)\/repository\/branches$/.exec(p)))
       return paged(data.gitlabBranches?.[m[1]!] ?? []);
     if ((m = /^\/api\/v4\/projects\/([^/]+)\/repository\/branches\/(.+)$/.exec(p))) {

@@ -55,16 +55,62 @@ describe('pull request and SCM provider generators (GitHub, GitLab) in the Appli
     scm = await fakeScmApi('s3cr3t', {
       githubPulls: {
         'acme/web': [
-          { number: 7, title: 'Add login', head: { ref: 'feature/Login_Page', sha: SHA }, base: { ref: 'main' }, user: { login: 'ann' }, labels: [{ name: 'preview' }] },
-          { number: 8, title: 'WIP: draft', head: { ref: 'draft', sha: SHA }, base: { ref: 'main' }, user: { login: 'bob' }, labels: [{ name: 'preview' }] },
-          { number: 9, title: 'No label', head: { ref: 'other', sha: SHA }, base: { ref: 'main' }, user: { login: 'cy' }, labels: [] },
+          {
+            number: 7,
+            title: 'Add login',
+            head: { ref: 'feature/Login_Page', sha: SHA },
+            base: { ref: 'main' },
+            user: { login: 'ann' },
+            labels: [{ name: 'preview' }],
+          },
+          {
+            number: 8,
+            title: 'WIP: draft',
+            head: { ref: 'draft', sha: SHA },
+            base: { ref: 'main' },
+            user: { login: 'bob' },
+            labels: [{ name: 'preview' }],
+          },
+          {
+            number: 9,
+            title: 'No label',
+            head: { ref: 'other', sha: SHA },
+            base: { ref: 'main' },
+            user: { login: 'cy' },
+            labels: [],
+          },
         ],
       },
       githubRepos: {
         acme: [
-          { id: 11, name: 'api', owner: { login: 'acme' }, default_branch: 'main', ssh_url: 'git@github.com:acme/api.git', clone_url: 'https://github.com/acme/api.git', topics: ['svc'] },
-          { id: 12, name: 'docs', owner: { login: 'acme' }, default_branch: 'main', ssh_url: 'git@github.com:acme/docs.git', clone_url: 'https://github.com/acme/docs.git', topics: [] },
-          { id: 13, name: 'old', owner: { login: 'acme' }, default_branch: 'main', archived: true, ssh_url: 'x', clone_url: 'y', topics: ['svc'] },
+          {
+            id: 11,
+            name: 'api',
+            owner: { login: 'acme' },
+            default_branch: 'main',
+            ssh_url: 'git@github.com:acme/api.git',
+            clone_url: 'https://github.com/acme/api.git',
+            topics: ['svc'],
+          },
+          {
+            id: 12,
+            name: 'docs',
+            owner: { login: 'acme' },
+            default_branch: 'main',
+            ssh_url: 'git@github.com:acme/docs.git',
+            clone_url: 'https://github.com/acme/docs.git',
+            topics: [],
+          },
+          {
+            id: 13,
+            name: 'old',
+            owner: { login: 'acme' },
+            default_branch: 'main',
+            archived: true,
+            ssh_url: 'x',
+            clone_url: 'y',
+            topics: ['svc'],
+          },
         ],
       },
       githubBranches: {
@@ -74,14 +120,47 @@ describe('pull request and SCM provider generators (GitHub, GitLab) in the Appli
       githubPaths: { 'acme/api@main': ['deploy'] },
       gitlabMergeRequests: {
         'grp/app': [
-          { iid: 3, title: 'MR three', source_branch: 'mr_3', target_branch: 'develop', sha: SHA, labels: ['ok'], author: { username: 'dee' }, state: 'opened' },
-          { iid: 4, title: 'MR four', source_branch: 'mr-4', target_branch: 'develop', sha: SHA, labels: [], author: { username: 'eve' }, state: 'opened' },
+          {
+            iid: 3,
+            title: 'MR three',
+            source_branch: 'mr_3',
+            target_branch: 'develop',
+            sha: SHA,
+            labels: ['ok'],
+            author: { username: 'dee' },
+            state: 'opened',
+          },
+          {
+            iid: 4,
+            title: 'MR four',
+            source_branch: 'mr-4',
+            target_branch: 'develop',
+            sha: SHA,
+            labels: [],
+            author: { username: 'eve' },
+            state: 'opened',
+          },
         ],
       },
       gitlabProjects: {
-        grp: [{ id: 21, path: 'svc', namespace: { full_path: 'grp' }, default_branch: 'main', ssh_url_to_repo: 'git@gitlab.com:grp/svc.git', http_url_to_repo: 'https://gitlab.com/grp/svc.git', topics: ['t'] }],
+        grp: [
+          {
+            id: 21,
+            path: 'svc',
+            namespace: { full_path: 'grp' },
+            default_branch: 'main',
+            ssh_url_to_repo: 'git@gitlab.com:grp/svc.git',
+            http_url_to_repo: 'https://gitlab.com/grp/svc.git',
+            topics: ['t'],
+          },
+        ],
       },
-      gitlabBranches: { '21': [{ name: 'main', commit: { id: SHA } }, { name: 'dev', commit: { id: SHA } }] },
+      gitlabBranches: {
+        '21': [
+          { name: 'main', commit: { id: SHA } },
+          { name: 'dev', commit: { id: SHA } },
+        ],
+      },
     });
     h = await startAppSets(fx, cacheRoot);
     const res = await api(fx.cluster, 'POST', '/api/v1/namespaces/argocd/secrets', {
@@ -98,11 +177,14 @@ describe('pull request and SCM provider generators (GitHub, GitLab) in the Appli
     await scm.close();
   });
 
-  it('GitHub pull requests: labels and title filters, the token from tokenRef, paging, Argo CD parameters', T, async () => {
-    await h.createSet(
-      set(
-        'ghpr',
-        `    - pullRequest:
+  it(
+    'GitHub pull requests: labels and title filters, the token from tokenRef, paging, Argo CD parameters',
+    T,
+    async () => {
+      await h.createSet(
+        set(
+          'ghpr',
+          `    - pullRequest:
         github:
           api: ${scm.url}
           owner: acme
@@ -112,18 +194,19 @@ describe('pull request and SCM provider generators (GitHub, GitLab) in the Appli
         filters:
           - titleMatch: '^Add'
         requeueAfterSeconds: 60`,
-        'pr-{{number}}-{{branch_slug}}-{{head_short_sha}}-{{head_short_sha_7}}-{{author}}',
-      ),
-    );
-    const s = await waitForObject(fx.cluster, `${SETS}/ghpr`, (o) => o?.status?.resources?.length === 1);
-    assert.equal(s.status.resources[0].name, 'pr-7-feature-login-page-01234567-0123456-ann');
-    const app = await h.getApp('pr-7-feature-login-page-01234567-0123456-ann');
-    assert.equal(app.spec.source.targetRevision, SHA);
-    assert.equal(app.spec.source.path, 'feature/Login_Page');
-    // Two pages of two (the fake's page size), per_page=100 asked as go-github does.
-    assert.ok(scm.calls.includes('GET /api/v3/repos/acme/web/pulls?per_page=100'), scm.calls.join('\n'));
-    assert.ok(scm.calls.some((c) => c.startsWith('GET /api/v3/repos/acme/web/pulls?per_page=100&page=2')));
-  });
+          'pr-{{number}}-{{branch_slug}}-{{head_short_sha}}-{{head_short_sha_7}}-{{author}}',
+        ),
+      );
+      const s = await waitForObject(fx.cluster, `${SETS}/ghpr`, (o) => o?.status?.resources?.length === 1);
+      assert.equal(s.status.resources[0].name, 'pr-7-feature-login-page-01234567-0123456-ann');
+      const app = await h.getApp('pr-7-feature-login-page-01234567-0123456-ann');
+      assert.equal(app.spec.source.targetRevision, SHA);
+      assert.equal(app.spec.source.path, 'feature/Login_Page');
+      // Two pages of two (the fake's page size), per_page=100 asked as go-github does.
+      assert.ok(scm.calls.includes('GET /api/v3/repos/acme/web/pulls?per_page=100'), scm.calls.join('\n'));
+      assert.ok(scm.calls.some((c) => c.startsWith('GET /api/v3/repos/acme/web/pulls?per_page=100&page=2')));
+    },
+  );
 
   it('GitLab merge requests: labels as a query filter, continueOnRepoNotFoundError', T, async () => {
     await h.createSet(
@@ -145,9 +228,17 @@ describe('pull request and SCM provider generators (GitHub, GitLab) in the Appli
         'mr-{{number}}-{{branch_slug}}-{{target_branch_slug}}',
       ),
     );
-    const s = await waitForObject(fx.cluster, `${SETS}/glmr`, (o) => o?.status?.conditions?.some((c: Any) => c.type === 'ResourcesUpToDate' && c.status === 'True'));
-    assert.deepEqual(s.status.resources.map((r: Any) => r.name), ['mr-3-mr-3-develop']);
-    assert.ok(scm.calls.includes('GET /api/v4/projects/grp%2Fapp/merge_requests?labels=ok&per_page=100&state=opened'), scm.calls.join('\n'));
+    const s = await waitForObject(fx.cluster, `${SETS}/glmr`, (o) =>
+      o?.status?.conditions?.some((c: Any) => c.type === 'ResourcesUpToDate' && c.status === 'True'),
+    );
+    assert.deepEqual(
+      s.status.resources.map((r: Any) => r.name),
+      ['mr-3-mr-3-develop'],
+    );
+    assert.ok(
+      scm.calls.includes('GET /api/v4/projects/grp%2Fapp/merge_requests?labels=ok&per_page=100&state=opened'),
+      scm.calls.join('\n'),
+    );
   });
 
   it('a missing token Secret is ErrorOccurred with Argo CD reason; nothing written', T, async () => {
@@ -163,18 +254,26 @@ describe('pull request and SCM provider generators (GitHub, GitLab) in the Appli
         'x-{{number}}',
       ),
     );
-    const s = await waitForObject(fx.cluster, `${SETS}/notoken`, (o) => o?.status?.conditions?.some((c: Any) => c.type === 'ErrorOccurred' && c.status === 'True'));
+    const s = await waitForObject(fx.cluster, `${SETS}/notoken`, (o) =>
+      o?.status?.conditions?.some((c: Any) => c.type === 'ErrorOccurred' && c.status === 'True'),
+    );
     const c = s.status.conditions.find((x: Any) => x.type === 'ErrorOccurred');
     assert.equal(c.reason, 'ApplicationGenerationFromParamsError');
-    assert.match(c.message, /error fetching Secret token: error fetching secret argocd\/nope: secrets "nope" not found/);
+    assert.match(
+      c.message,
+      /error fetching Secret token: error fetching secret argocd\/nope: secrets "nope" not found/,
+    );
     assert.doesNotMatch(JSON.stringify(s), /s3cr3t/);
   });
 
-  it('SCM providers: GitHub organization with repository and path filters, GitLab group with all branches', T, async () => {
-    await h.createSet(
-      set(
-        'ghorg',
-        `    - scmProvider:
+  it(
+    'SCM providers: GitHub organization with repository and path filters, GitLab group with all branches',
+    T,
+    async () => {
+      await h.createSet(
+        set(
+          'ghorg',
+          `    - scmProvider:
         cloneProtocol: https
         github:
           api: ${scm.url}
@@ -190,14 +289,18 @@ describe('pull request and SCM provider generators (GitHub, GitLab) in the Appli
           group: grp
           allBranches: true
           tokenRef: {secretName: scm-token, key: token}`,
-        '{{repository}}-{{branchNormalized}}-{{short_sha_7}}',
-        "'{{url}}'",
-      ),
-    );
-    const s = await waitForObject(fx.cluster, `${SETS}/ghorg`, (o) => o?.status?.resources?.length === 3);
-    assert.deepEqual(s.status.resources.map((r: Any) => r.name), ['api-main-0123456', 'svc-dev-0123456', 'svc-main-0123456']);
-    assert.equal((await h.getApp('api-main-0123456')).spec.source.path, 'https://github.com/acme/api.git');
-    assert.equal((await h.getApp('svc-dev-0123456')).spec.source.path, 'git@gitlab.com:grp/svc.git');
-    assert.equal((await api(fx.cluster, 'GET', `${APPS}/docs-main-0123456`)).status, 404);
-  });
+          '{{repository}}-{{branchNormalized}}-{{short_sha_7}}',
+          "'{{url}}'",
+        ),
+      );
+      const s = await waitForObject(fx.cluster, `${SETS}/ghorg`, (o) => o?.status?.resources?.length === 3);
+      assert.deepEqual(
+        s.status.resources.map((r: Any) => r.name),
+        ['api-main-0123456', 'svc-dev-0123456', 'svc-main-0123456'],
+      );
+      assert.equal((await h.getApp('api-main-0123456')).spec.source.path, 'https://github.com/acme/api.git');
+      assert.equal((await h.getApp('svc-dev-0123456')).spec.source.path, 'git@gitlab.com:grp/svc.git');
+      assert.equal((await api(fx.cluster, 'GET', `${APPS}/docs-main-0123456`)).status, 404);
+    },
+  );
 });
