@@ -4,8 +4,8 @@
  * setApplicationSetStatusCondition, getParametersGeneratedCondition; `pkg/apis/application/v1alpha1/
  * applicationset_types.go` SetConditions, CalculateHealth):
  *
- * - Every write evaluates ParametersGenerated (True "Successfully generated parameters for all
- *   Applications" once parameters were generated, else False with reason ErrorOccurred and the error's
+ * - Every write evaluates ParametersGenerated (True "All parameters have been generated successfully",
+ *   the v3.6.1 wording, once parameters were generated, else False with reason ErrorOccurred and the error's
  *   message, or "progressive sync"), the conditions given, and what they imply: ResourcesUpToDate True
  *   implies ErrorOccurred False (same reason and message); ErrorOccurred True implies ResourcesUpToDate
  *   False (reason ErrorOccurred). Without a RollingSync strategy RolloutProgressing and
@@ -116,7 +116,7 @@ export function evaluateConditions(
       parametersGenerated
         ? {
             type: COND.ParametersGenerated,
-            message: 'Successfully generated parameters for all Applications',
+            message: 'All parameters have been generated successfully',
             reason: REASON.ParametersGenerated,
             status: 'True',
           }

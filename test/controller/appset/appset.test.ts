@@ -105,7 +105,7 @@ describe('ApplicationSets reconciled by kubectl gitops controller', () => {
           'ParametersGenerated',
           'True',
           'ParametersGenerated',
-          'Successfully generated parameters for all Applications',
+          'All parameters have been generated successfully',
         ],
         [
           'ResourcesUpToDate',
