@@ -132,6 +132,12 @@ export const controllerFlags = {
     description: 'Application condition types counted in argocd_app_condition (repeatable).',
     multiple: true,
   }),
+  applications: Flags.boolean({
+    description:
+      "Run the application controller (--no-applications: only the ApplicationSet controller, as argocd-applicationset-controller beside Argo CD's own application controller).",
+    default: true,
+    allowNo: true,
+  }),
   applicationsets: Flags.boolean({
     description:
       "Also run Argo CD's ApplicationSet controller: generate the Applications of the namespace's ApplicationSets and write their status (--no-applicationsets: Applications only). See docs/appset-controller.md.",
@@ -195,6 +201,7 @@ export interface ControllerFlagValues {
   'metrics-addr'?: string | undefined;
   'metrics-application-labels'?: string[] | undefined;
   'metrics-application-conditions'?: string[] | undefined;
+  applications?: boolean | undefined;
   applicationsets?: boolean | undefined;
   'applicationset-namespaces'?: string[] | undefined;
   'applicationset-policy'?: string | undefined;

@@ -57,6 +57,10 @@ per event on stdout (-o json: one JSON object per line). See docs/controller.md.
       throw new UsageError(`failed to parse duration "${flags['shutdown-timeout']}"`, {
         subject: '--shutdown-timeout',
       });
+    if (!flags.applications && !flags.applicationsets)
+      throw new UsageError('failed to parse: nothing to run with both turned off', {
+        subject: '--no-applications --no-applicationsets',
+      });
     const sharding = shardingOf(flags);
     const { runController, defaultOperation } = await import('../controller/index.js');
     const warn = (m: string): void => this.warnLine(m);
@@ -78,6 +82,10 @@ per event on stdout (-o json: one JSON object per line). See docs/controller.md.
       throw err;
     });
     try {
+      if (!flags.applications) {
+        await appsets;
+        return this.exitAfter(signal);
+      }
       await runController({
         ...(await load()),
         reload: load,
@@ -107,7 +115,11 @@ per event on stdout (-o json: one JSON object per line). See docs/controller.md.
     } finally {
       await served?.close();
     }
-    // SIGTERM is how Kubernetes stops a pod: a clean stop. Ctrl-C keeps the shell's 130.
+    this.exitAfter(signal);
+  }
+
+  /** SIGTERM is how Kubernetes stops a pod: a clean stop. Ctrl-C keeps the shell's 130. */
+  private exitAfter(signal: AbortSignal): void {
     const reason: unknown = signal.reason;
     process.exitCode =
       reason instanceof InterruptError && reason.signal === 'SIGINT' ? ExitCode.INTERRUPTED : ExitCode.OK;

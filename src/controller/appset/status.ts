@@ -105,9 +105,13 @@ export class AppSetStatus {
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const count = entries.length;
     const kept = maxResources > 0 ? entries.slice(0, maxResources) : entries;
-    if (deepEqual(this.#status['resources'] ?? [], kept as never) && this.#status['resourcesCount'] === count)
-      return;
-    await this.#write({ resources: kept, resourcesCount: count });
+    const before = (this.#status['resources'] as unknown[] | undefined) ?? [];
+    const beforeCount = (this.#status['resourcesCount'] as number | undefined) ?? 0;
+    if (deepEqual(before as never, kept as never) && beforeCount === count) return;
+    // None: both omitted, as Go's omitempty leaves them out of what Argo CD writes.
+    await this.#write(
+      count === 0 ? { resources: null, resourcesCount: null } : { resources: kept, resourcesCount: count },
+    );
   }
 
   /** setAppSetApplicationStatus. */
