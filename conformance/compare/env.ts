@@ -28,6 +28,8 @@ export interface Env {
   redis?: string;
   /** Argo CD's repo-server (host:port), which its ApplicationSet controller calls for git generators. */
   repoServer?: string;
+  /** argocd-server (host:port, plaintext, no auth): `argocd app get` through it prints the resource tree's health. */
+  argocdServer?: string;
   /** The user both sides write as, in the audit log. */
   auditUser?: string;
   gitRoot: string;
@@ -51,6 +53,10 @@ export async function openEnv(opts: { embedded?: boolean } = {}): Promise<Env> {
   const work = mkdtempSync(join(tmpdir(), 'kg-conformance-'));
   if (!opts.embedded && existsSync(RIG_JSON)) {
     const rig = JSON.parse(readFileSync(RIG_JSON, 'utf8')) as Obj;
+    if (rig.kubeOnly)
+      throw new Error(
+        `${RIG_JSON}: the rig runs Kubernetes alone (up --kube-only): the corpus needs Argo CD`,
+      );
     const kubectl = new Kubectl(rig.kubeconfig);
     // Argo CD's CLI in core mode takes its namespace from the kubeconfig's context: a copy that says argocd.
     const argocdKubeconfig = join(work, 'argocd-kubeconfig');
@@ -73,6 +79,7 @@ export async function openEnv(opts: { embedded?: boolean } = {}): Promise<Env> {
       auditLog: rig.auditLog,
       ...(rig.redis ? { redis: String(rig.redis) } : {}),
       ...(rig.repoServer ? { repoServer: String(rig.repoServer) } : {}),
+      ...(rig.argocdServer ? { argocdServer: String(rig.argocdServer) } : {}),
       auditUser: rig.argocdKubeconfig ? 'argocd-application-controller' : 'conformance-admin',
       gitRoot: rig.gitRoot,
       gitBaseUrl: rig.gitBaseUrl,

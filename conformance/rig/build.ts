@@ -144,8 +144,13 @@ export async function buildModule(b: GoModuleBuild, say: (line: string) => void)
 }
 
 /** Builds everything the rig runs. */
-export async function buildAll(say: (line: string) => void): Promise<BuildTiming[]> {
+/** Builds Kubernetes and Argo CD (Kubernetes alone for `up --kube-only`). */
+export async function buildAll(
+  say: (line: string) => void,
+  opts: { kubeOnly?: boolean } = {},
+): Promise<BuildTiming[]> {
   const timings: BuildTiming[] = [];
-  for (const b of [kubernetesBuild(), argocdBuild()]) timings.push(...(await buildModule(b, say)));
+  const builds = opts.kubeOnly ? [kubernetesBuild()] : [kubernetesBuild(), argocdBuild()];
+  for (const b of builds) timings.push(...(await buildModule(b, say)));
   return timings;
 }

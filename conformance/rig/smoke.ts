@@ -14,14 +14,18 @@ import { parse } from 'yaml';
 import { Kube } from './kube.js';
 import { RIG_JSON } from './paths.js';
 import { waitUntil } from './procs.js';
-import type { RigJson } from './up.js';
+import type { KubeRigJson, RigJson } from './up.js';
 
 export function readRig(): RigJson {
+  let rig: RigJson | KubeRigJson;
   try {
-    return JSON.parse(readFileSync(RIG_JSON, 'utf8')) as RigJson;
+    rig = JSON.parse(readFileSync(RIG_JSON, 'utf8')) as RigJson | KubeRigJson;
   } catch {
     throw new Error(`${RIG_JSON}: failed to read: the rig is not up (run "npm run conformance -- up")`);
   }
+  if ('kubeOnly' in rig)
+    throw new Error(`${RIG_JSON}: the rig runs Kubernetes alone (up --kube-only): Argo CD is needed here`);
+  return rig;
 }
 
 /** A client for the rig from its admin kubeconfig (certificates embedded). */

@@ -181,6 +181,21 @@ async function installArgoCdResources(kube: Kube, moduleDir: string): Promise<vo
   );
 }
 
+/**
+ * What `up --kube-only` writes: the real kube-apiserver, kube-controller-manager and the kubelet stand-in,
+ * no Argo CD (our own tests and benchmarks against the real server need nothing more).
+ */
+export interface KubeRigJson {
+  kubeOnly: true;
+  kubeconfig: string;
+  server: string;
+  auditLog: string;
+  logs: string;
+  versions: { kubernetes: string; etcd: string; go: string };
+  pids: Record<string, number>;
+  startedAt: string;
+}
+
 export interface RigJson {
   kubeconfig: string;
   argocdKubeconfig: string;
@@ -201,14 +216,18 @@ export interface RigJson {
   startedAt: string;
 }
 
-async function startAll(state: RigState, say: (line: string) => void): Promise<RigJson> {
+async function startAll(
+  state: RigState,
+  say: (line: string) => void,
+  kubeOnly: boolean,
+): Promise<RigJson | KubeRigJson> {
   const etcdBin = needCommand('etcd', 'etcd-server');
-  const redisBin = needCommand('redis-server', 'redis-server');
+  const redisBin = kubeOnly ? '' : needCommand('redis-server', 'redis-server');
   needCommand('openssl', 'openssl');
   needCommand('git', 'git');
   const k8s = kubernetesBuild();
-  const argo = argocdBuild();
-  const moduleDir = argocdModuleDir();
+  const argo = kubeOnly ? undefined : argocdBuild();
+  const moduleDir = kubeOnly ? '' : argocdModuleDir();
 
   const [
     etcdClient,
@@ -369,6 +388,24 @@ async function startAll(state: RigState, say: (line: string) => void): Promise<R
       },
       { timeoutMs: 60_000, entry: standin },
     );
+    if (kubeOnly) {
+      const kubeRig: KubeRigJson = {
+        kubeOnly: true,
+        kubeconfig: kubeconfig('admin'),
+        server,
+        auditLog,
+        logs: LOGS,
+        versions: {
+          kubernetes: k8s.version,
+          etcd: firstLine(etcdBin, ['--version']).replace(/^etcd Version:\s*/, ''),
+          go: firstLine('go', ['env', 'GOVERSION']),
+        },
+        pids: Object.fromEntries(Object.entries(state.procs).map(([k, v]) => [k, v.pid])),
+        startedAt: new Date().toISOString(),
+      };
+      writeFileSync(RIG_JSON, JSON.stringify(kubeRig, null, 2) + '\n');
+      return kubeRig;
+    }
     const git = start({
       name: 'git-server',
       command: node,
@@ -522,7 +559,7 @@ async function startAll(state: RigState, say: (line: string) => void): Promise<R
       repoServer: `127.0.0.1:${repoPort}`,
       versions: {
         kubernetes: k8s.version,
-        argocd: argo.version,
+        argocd: argo?.version ?? '',
         etcd: firstLine(etcdBin, ['--version']).replace(/^etcd Version:\s*/, ''),
         redis: firstLine(redisBin, ['--version']).replace(/^Redis server v=(\S+).*/, '$1'),
         go: firstLine('go', ['env', 'GOVERSION']),
@@ -543,14 +580,17 @@ async function startAll(state: RigState, say: (line: string) => void): Promise<R
   }
 }
 
-export async function up(say: (line: string) => void): Promise<RigJson> {
+export async function up(
+  say: (line: string) => void,
+  opts: { kubeOnly?: boolean } = {},
+): Promise<RigJson | KubeRigJson> {
   const existing = readState();
   const alive = Object.values(existing.procs).filter((p) => isRunning(p));
   if (alive.length > 0)
     throw new Error(
       `conformance rig: already up (${alive.map((p) => p.name).join(', ')}): run "npm run conformance -- down" first`,
     );
-  const timings = await buildAll(say);
+  const timings = await buildAll(say, opts);
   for (const t of timings) if (!t.skipped) say(`build: ${t.output} ${t.seconds}s`);
   rmSync(RUN, { recursive: true, force: true });
   rmSync(LOGS, { recursive: true, force: true });
@@ -560,7 +600,7 @@ export async function up(say: (line: string) => void): Promise<RigJson> {
   const state: RigState = { procs: {}, info: {} };
   writeState(state);
   try {
-    return await startAll(state, say);
+    return await startAll(state, say, opts.kubeOnly === true);
   } catch (e) {
     say('start-up failed: stopping what was started');
     await down(() => {});
