@@ -16,14 +16,15 @@
  *    application; `health`) and each generated Application (labels, annotations, finalizers, owner
  *    references, spec, operation), names normalised (`<id>-a` / `<id>-o` -> `<id>-X`), times masked, uids
  *    dropped, empty values dropped as Go's omitempty does.
- * 5. Clean-up: the sets deleted (the garbage collector deletes their Applications), then the namespaces.
+ * 5. Clean-up: the sets deleted (the garbage collector deletes their Applications), then the namespaces
+ *    and the repositories.
  * A set has settled when it has a ParametersGenerated condition and either ErrorOccurred True or
  * ResourcesUpToDate True (with a RollingSync strategy: also RolloutProgressing False), and its
  * resourceVersion has not moved for 3 s; at most `SETTLE_MS`. Without the rig, our side runs alone on the
  * embedded server and only our values are recorded.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream, mkdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { CaseOutcome } from './batch.js';
@@ -295,6 +296,9 @@ export async function runAppSets(env: Env, cases: readonly Case[]): Promise<Case
       ]);
     }
     await sleep(2_000);
+    for (const c of cases)
+      for (const side of sides)
+        rmSync(join(env.gitRoot, `${sideName(c, side)}.git`), { recursive: true, force: true });
     for (const side of sides)
       await env.kubectl.run([
         'delete',

@@ -46,7 +46,10 @@ export interface ExpandedAppSet {
 /** Why generation failed, with Argo CD's condition reason (ApplicationSetReasonType). */
 export interface GenerationError {
   reason: 'ApplicationGenerationFromParamsError' | 'RenderTemplateParamsError';
+  /** As Argo CD words it where known (Go template exec errors), else ours. */
   message: string;
+  /** Ours, naming the field and generator (local previews print it). */
+  located: string;
 }
 
 /**
@@ -62,7 +65,7 @@ export async function generateApplications(
   const spec = (appset as Json)['spec'];
   const paramsError = (message: string) => ({
     manifests: [],
-    error: { reason: 'ApplicationGenerationFromParamsError' as const, message },
+    error: { reason: 'ApplicationGenerationFromParamsError' as const, message, located: message },
   });
   if (!isMap(spec)) return paramsError('spec is required');
   const goTemplate = spec['goTemplate'] === true;
@@ -81,8 +84,13 @@ export async function generateApplications(
 
   const manifests: KubeObject[] = [];
   const failed = (reason: GenerationError['reason'], err: unknown) => {
-    if (err instanceof TemplateError || err instanceof UsageError)
-      return { manifests: [], error: { reason, message: err.message } };
+    if (err instanceof TemplateError)
+      return {
+        manifests: [],
+        error: { reason, message: err.argoMessage ?? err.message, located: err.message },
+      };
+    if (err instanceof UsageError)
+      return { manifests: [], error: { reason, message: err.message, located: err.message } };
     throw err;
   };
   for (let i = 0; i < generators.length; i++) {
@@ -113,7 +121,13 @@ export async function generateApplications(
       try {
         return fn();
       } catch (err) {
-        if (err instanceof TemplateError) throw new TemplateError(`${field} (${where}): ${err.message}`);
+        if (err instanceof TemplateError)
+          throw new TemplateError(
+            `${field} (${where}): ${err.message}`,
+            err.argoMessage !== undefined && field === 'spec.templatePatch'
+              ? `error replacing values in templatePatch: ${err.argoMessage}`
+              : err.argoMessage,
+          );
         throw err;
       }
     };
@@ -156,7 +170,7 @@ export async function expandApplicationSet(
   };
   if (!name) fail('metadata.name is required');
   const { manifests, error } = await generateApplications(appset, ctx);
-  if (error) fail(error.message);
+  if (error) fail(error.located);
   const seen = new Set<string>();
   for (const m of manifests) {
     const n = String(m.metadata?.name ?? '');

@@ -353,6 +353,11 @@ spec:
         (o) => cond(o, 'ErrorOccurred')?.status === 'True',
       );
       assert.equal(cond(set, 'ErrorOccurred').reason, 'RenderTemplateParamsError');
+      // Go's text/template words it (checked against Argo CD v3.6.1 on the rig, corpus case appset-render-error).
+      assert.equal(
+        cond(set, 'ErrorOccurred').message,
+        'failed to execute go template bad-{{ .nothere }}: template: base:1:7: executing "base" at <.nothere>: map has no entry for key "nothere"',
+      );
       assert.equal(cond(set, 'ParametersGenerated').status, 'False');
       assert.equal(cond(set, 'ParametersGenerated').reason, 'ErrorOccurred');
       assert.equal(cond(set, 'ResourcesUpToDate').status, 'False');
