@@ -244,6 +244,7 @@ export {
   APPLICATION_RESOURCE,
   APP_PROJECT_RESOURCE,
   SECRET_TYPE_LABEL,
+  SECRETS,
 } from './app-watch.js';
 export type { ArgoNamespaceWatchOptions, NamespaceEvent } from './app-watch.js';
 export {

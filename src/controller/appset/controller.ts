@@ -21,11 +21,12 @@ import {
   APPLICATION_RESOURCE,
   matchStringInList,
   SECRET_TYPE_LABEL,
+  SECRETS,
 } from '../../apps/index.js';
 import { usesClusters } from '../../apps/appset/index.js';
 import type { AppSetCluster } from '../../apps/appset/index.js';
 import { isNotFound, LiveStateCache } from '../../cluster/index.js';
-import type { CacheEvent, KubeObject, ResourceInfo } from '../../cluster/index.js';
+import type { CacheEvent, KubeObject } from '../../cluster/index.js';
 import { oneLine } from '../../common/index.js';
 import { deepEqual } from '../../diff/index.js';
 import { RateLimitingQueue } from '../../queue/index.js';
@@ -37,15 +38,6 @@ import { APPLICATIONSET_RESOURCE } from './status.js';
 import type { AppSetControllerOptions } from './types.js';
 
 type Json = Record<string, unknown>;
-
-const SECRETS: ResourceInfo = {
-  group: '',
-  version: 'v1',
-  kind: 'Secret',
-  plural: 'secrets',
-  namespaced: true,
-  verbs: ['get', 'list', 'watch'],
-};
 
 const literal = (p: string): boolean => !/[*?[\]{}\\]/.test(p) && !(p.startsWith('/') && p.endsWith('/'));
 

@@ -13,6 +13,7 @@ import type { AppSetControllerOptions, AppSetEvent } from '../../../src/controll
 import { createSourceService } from '../../../src/source/index.js';
 import { APP_PROJECT_CRD, APPLICATION_CRD, APPLICATION_SET_CRD } from '../../support/argocd.js';
 import { api } from '../../support/embedded.js';
+import { eventRecorder } from '../../support/events.js';
 import type { EmbeddedFixture } from '../../support/embedded.js';
 
 export const APPS = '/apis/argoproj.io/v1alpha1/namespaces/argocd/applications';
@@ -64,13 +65,9 @@ export async function startAppSets(
   options: Partial<Omit<AppSetControllerOptions, 'client' | 'checkout'>> = {},
 ): Promise<AppSetHarness> {
   await installArgo(fx);
-  const events: AppSetEvent[] = [];
+  const recorder = eventRecorder<AppSetEvent>();
+  const { events, until } = recorder;
   const warnings: string[] = [];
-  const waiters: Array<{
-    match: (e: AppSetEvent) => boolean;
-    resolve: (e: AppSetEvent) => void;
-    from: number;
-  }> = [];
   const abort = new AbortController();
   const source = createSourceService({ cacheRoot: join(cacheRoot, 'appsets') });
   const conn = await connect({
@@ -85,20 +82,8 @@ export async function startAppSets(
     signal: abort.signal,
     ...options,
     onWarning: (m) => warnings.push(m),
-    onEvent: (e) => {
-      events.push(e);
-      for (const w of [...waiters])
-        if (events.length - 1 >= w.from && w.match(e)) {
-          waiters.splice(waiters.indexOf(w), 1);
-          w.resolve(e);
-        }
-    },
+    onEvent: (e) => recorder.onEvent(e),
   });
-  const until = (match: (e: AppSetEvent) => boolean, from = 0): Promise<AppSetEvent> => {
-    const seen = events.slice(from).find(match);
-    if (seen) return Promise.resolve(seen);
-    return new Promise((resolve) => waiters.push({ match, resolve, from }));
-  };
   await Promise.race([until((e) => e.type === 'appset-controller-ready'), done]);
   return {
     events,
