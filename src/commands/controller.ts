@@ -1,12 +1,7 @@
 import { BaseCommand } from './base-command.js';
 import { clientOptionsOf } from './flags.js';
-import {
-  controllerFlags,
-  controllerMetrics,
-  loopBase,
-  runApplicationSets,
-  shardingOf,
-} from './controller-flags.js';
+import { controllerFlags, controllerMetrics, loopBase, shardingOf } from './controller-flags.js';
+import { runApplicationSets } from './appset-flags.js';
 import { parseDuration } from '../apps/index.js';
 import {
   ExitCode,

@@ -10,6 +10,7 @@
  * Imports no other room.
  */
 export { runAppSetController, appSetChanged, applicationChanged } from './controller.js';
-export { reconcileAppSet, effectivePolicy, destinationError } from './reconcile.js';
+export { reconcileAppSet } from './reconcile.js';
+export { effectivePolicy, destinationError } from './validate.js';
 export { APPLICATIONSET_RESOURCE } from './status.js';
 export type { AppSetControllerOptions, AppSetEvent, AppsSyncPolicy } from './types.js';

@@ -1,3 +1,4 @@
+// Over 400 lines: one algorithm, Argo CD's progressive_sync.go (steps, statuses, maxUpdate, conditions), whose steps share the status entries.
 /**
  * Progressive syncs (`strategy.type: RollingSync`), Argo CD's alpha feature, as its ApplicationSet
  * controller runs them with `--enable-progressive-syncs` (argo-cd `applicationset/progressivesync/
