@@ -167,7 +167,11 @@ describe('sync end to end on the embedded API server', () => {
     );
     const op = reportOf(report, 'failing').operation!;
     assert.equal(op.phase, 'Failed');
-    assert.match(op.message, /Job\/failing\/migrate: job failed/);
+    // Argo CD's words (gitops-engine executeSyncFailPhase); the hook's own result says why.
+    assert.equal(op.message, 'one or more synchronization tasks completed unsuccessfully');
+    const migrate = op.resources.find((r) => r.name === 'migrate')!;
+    assert.deepEqual([migrate.status, migrate.hookPhase], ['Synced', 'Failed']);
+    assert.match(migrate.message, /job failed/);
     assert.deepEqual(jobs, ['migrate', 'cleanup']);
     await assert.rejects(conn.client.get(CM, 'failing', 'app'), /not found/i);
   });
@@ -358,10 +362,13 @@ spec:
       'crd-missing',
     ).operation!;
     assert.equal(missing.phase, 'Failed');
-    assert.equal(missing.message, 'one or more objects failed to apply (dry run)');
+    assert.equal(
+      missing.message,
+      'one or more synchronization tasks are not valid: failed to discover server resources for group version example.com/v1: the server could not find the requested resource',
+    );
     assert.match(
       missing.resources.find((r) => r.name === 'g1')!.message,
-      /could not find the requested resource \(example\.com\/Gadget\)/,
+      /^The Kubernetes API could not find example\.com\/Gadget for requested resource crd-missing\/g1\. Make sure the "Gadget" CRD is installed/,
     );
     await assert.rejects(conn.client.get(CM, 'crd-missing', 'side'), /not found/i, 'nothing written');
 

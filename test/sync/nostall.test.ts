@@ -178,6 +178,7 @@ spec:
     );
     assert.equal(r.operation?.phase, 'Failed', r.operation?.message);
     assert.equal(r.operation?.retries, 1, 'the operation ran twice');
-    assert.match(r.operation?.message ?? '', /migrate/);
+    assert.match(r.operation?.message ?? '', /^one or more synchronization tasks completed unsuccessfully/);
+    assert.equal(r.operation?.resources.find((x) => x.name === 'migrate')?.hookPhase, 'Failed');
   });
 });
