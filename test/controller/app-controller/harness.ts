@@ -13,6 +13,7 @@ import { createSourceService } from '../../../src/source/index.js';
 import type { SourceService } from '../../../src/source/index.js';
 import { APP_PROJECT_CRD, APPLICATION_CRD } from '../../support/argocd.js';
 import { api, crdsEstablished } from '../../support/embedded.js';
+import { eventRecorder } from '../../support/events.js';
 import { finishedJobStatus } from '../../support/jobs.js';
 import type { EmbeddedFixture } from '../../support/embedded.js';
 
@@ -51,9 +52,9 @@ export async function startController(
       kind: 'Namespace',
       metadata: { name },
     });
-  const events: Event[] = [];
+  const recorder = eventRecorder<Event>();
+  const { events, until } = recorder;
   const warnings: string[] = [];
-  const waiters: Array<{ match: (e: Event) => boolean; resolve: (e: Event) => void; from: number }> = [];
   const abort = new AbortController();
   const source: SourceService = createSourceService({ cacheRoot });
   const loopOptions = () => ({
@@ -83,20 +84,8 @@ export async function startController(
         }
       : {}),
     onWarning: (m) => warnings.push(m),
-    onEvent: (e) => {
-      events.push(e);
-      for (const w of [...waiters])
-        if (events.length - 1 >= w.from && w.match(e)) {
-          waiters.splice(waiters.indexOf(w), 1);
-          w.resolve(e);
-        }
-    },
+    onEvent: (e) => recorder.onEvent(e),
   });
-  const until = (match: (e: Event) => boolean, from = 0): Promise<Event> => {
-    const seen = events.slice(from).find(match);
-    if (seen) return Promise.resolve(seen);
-    return new Promise((resolve) => waiters.push({ match, resolve, from }));
-  };
   await until((e) => e.type === 'controller-ready');
   return {
     events,
