@@ -36,6 +36,7 @@
  * reach those), cluster-scoped kinds only when clusterResources is true, and `checkScope` refuses an app
  * whose targets leave the scope, with Argo CD's messages.
  */
+import { createHash } from 'node:crypto';
 import type {
   ClusterConnection,
   KubeObject,
@@ -129,6 +130,7 @@ export class ClusterState {
   readonly #cachedVersions = new Map<string, string>();
   readonly #filter: ResourceFilter;
   #schemas: SchemaLookup | undefined;
+  #schemaDigest: string | undefined;
   /** Why the live cache dropped a kind during this run, keyed "group/Kind". */
   readonly #dropped = new Map<string, string>();
   /** Kinds being added to the live cache (CRD events, discovery misses), until done. */
@@ -253,11 +255,28 @@ export class ClusterState {
     for (const crd of cache.list(CRD_GROUP, CRD_KIND)) catalog.addCustomResourceDefinition(crd);
     cache.onEvent((e) => {
       if (e.key.group !== CRD_GROUP || e.key.kind !== CRD_KIND) return;
+      this.#schemaDigest = undefined;
       if (e.type === 'DELETED') catalog.removeCustomResourceDefinition(e.key.name);
       else catalog.addCustomResourceDefinition(e.object);
     });
     this.#schemas = lookup;
     return lookup;
+  }
+
+  /**
+   * A digest of what `schemas()` holds beyond our code's published schemas: each CRD's uid and
+   * resourceVersion, and knownTypeFields (the comparison memo on disk keys verdicts by it, disk-memo.ts).
+   * Call after `schemas()`; made again after any CRD event.
+   */
+  schemaDigest(): string {
+    if (this.#schemaDigest !== undefined) return this.#schemaDigest;
+    const crds = (this.#cache?.list(CRD_GROUP, CRD_KIND) ?? [])
+      .map((c) => `${c.metadata?.name}/${c.metadata?.uid}/${c.metadata?.resourceVersion}`)
+      .sort();
+    this.#schemaDigest = createHash('sha256')
+      .update(JSON.stringify([crds, this.#options.knownTypeFields ?? []]))
+      .digest('base64url');
+    return this.#schemaDigest;
   }
 
   #kindChanged(change: KindChange): void {

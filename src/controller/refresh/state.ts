@@ -80,6 +80,7 @@ import {
 } from './targets.js';
 import { toReport } from './report.js';
 import { treeSummarizer } from './tree.js';
+import { DiskComparisonMemo } from './disk-memo.js';
 import { ComparisonMemo, DryRunMemo } from './memo.js';
 import type { AppProjectContext } from './projects.js';
 import type {
@@ -127,6 +128,11 @@ export interface StateManagerOptions {
    */
   reuseComparisons?: boolean;
   /**
+   * Keep Synced comparisons on disk in this folder between runs (disk-memo.ts: a second CI run with nothing
+   * new compares nothing); written by `saveComparisonMemo`. Default: none.
+   */
+  comparisonMemoDir?: string | undefined;
+  /**
    * argocd-cm as read (src/apps): health scripts, ignoreDifferences overrides (after the app's and the
    * extra rules), compare options, sensitive annotations. Absent: Argo CD's defaults.
    */
@@ -153,7 +159,7 @@ export interface ReconcileOptions {
 
 export class StateManager {
   readonly #o: Required<
-    Omit<StateManagerOptions, 'ignoreDifferences' | 'settings' | 'onEvent' | 'projectOf'>
+    Omit<StateManagerOptions, 'ignoreDifferences' | 'settings' | 'onEvent' | 'projectOf' | 'comparisonMemoDir'>
   > & {
     ignoreDifferences: readonly IgnoreDifference[];
     onEvent?: RunEventHandler | undefined;
@@ -204,10 +210,16 @@ export class StateManager {
         ignoreAggregatedRoles: compare.ignoreAggregatedRoles,
         ignoreResourceStatusField: compare.ignoreResourceStatusField,
       },
-      // Comparisons kept for reuse while nothing they read changes (memo.ts).
+      // Comparisons kept for reuse while nothing they read changes (memo.ts), and between runs (disk-memo.ts).
       memo: new ComparisonMemo(),
+      diskMemo: options.comparisonMemoDir ? new DiskComparisonMemo(options.comparisonMemoDir) : undefined,
     };
     this.#sensitiveAnnotations = settings?.sensitiveAnnotations ?? [];
+  }
+
+  /** Writes the comparison memo on disk, when there is one (see `comparisonMemoDir`). */
+  saveComparisonMemo(): void {
+    this.#ctx.diskMemo?.save();
   }
 
   /** The app's refresh as its report (masked): `toReport(await reconcile(app))`. */
@@ -323,6 +335,7 @@ export class StateManager {
         schemas,
         scope,
         (gk) => cluster.droppedReason(gk),
+        () => cluster.schemaDigest(),
       );
       const h = health.resources[i];
       if (h) r.health = { status: h.status, ...(h.message ? { message: h.message } : {}) };
