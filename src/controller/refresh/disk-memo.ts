@@ -54,10 +54,14 @@ export class DiskComparisonMemo {
   hits = 0;
   misses = 0;
 
-  /** Reads `<dir>/memo.json` (nothing is created before `save`). `stamp`: tests pass their own. */
-  constructor(dir: string, stamp: string = ourCodeStamp()) {
+  readonly #max: number;
+
+  /** Reads `<dir>/memo.json` (nothing is created before `save`). Tests pass their own stamp and bound. */
+  constructor(dir: string, options: { stamp?: string; maxEntries?: number } = {}) {
+    const stamp = options.stamp ?? ourCodeStamp();
     this.#dir = dir;
     this.#stamp = stamp;
+    this.#max = options.maxEntries ?? DISK_MEMO_MAX_ENTRIES;
     this.#salt = '';
     try {
       const file = JSON.parse(readFileSync(join(dir, FILE), 'utf8')) as {
@@ -145,11 +149,11 @@ export class DiskComparisonMemo {
     const entries: Record<string, Kept> = {};
     let n = 0;
     for (const [k, v] of this.#used) {
-      if (n++ >= DISK_MEMO_MAX_ENTRIES) break;
+      if (n++ >= this.#max) break;
       entries[k] = v;
     }
     for (const [k, v] of this.#old) {
-      if (n >= DISK_MEMO_MAX_ENTRIES) break;
+      if (n >= this.#max) break;
       if (this.#used.has(k)) continue;
       entries[k] = v;
       n++;

@@ -159,7 +159,10 @@ export interface ReconcileOptions {
 
 export class StateManager {
   readonly #o: Required<
-    Omit<StateManagerOptions, 'ignoreDifferences' | 'settings' | 'onEvent' | 'projectOf' | 'comparisonMemoDir'>
+    Omit<
+      StateManagerOptions,
+      'ignoreDifferences' | 'settings' | 'onEvent' | 'projectOf' | 'comparisonMemoDir'
+    >
   > & {
     ignoreDifferences: readonly IgnoreDifference[];
     onEvent?: RunEventHandler | undefined;
@@ -215,6 +218,12 @@ export class StateManager {
       diskMemo: options.comparisonMemoDir ? new DiskComparisonMemo(options.comparisonMemoDir) : undefined,
     };
     this.#sensitiveAnnotations = settings?.sensitiveAnnotations ?? [];
+  }
+
+  /** Pairs the comparison memo on disk answered, and those it did not, in this run (undefined: no memo). */
+  comparisonMemoStats(): { hits: number; misses: number } | undefined {
+    const m = this.#ctx.diskMemo;
+    return m ? { hits: m.hits, misses: m.misses } : undefined;
   }
 
   /** Writes the comparison memo on disk, when there is one (see `comparisonMemoDir`). */
