@@ -124,6 +124,30 @@ export class Batch {
         this.sides.set(c.id, sides);
       }),
     );
+    // What an earlier run left (a run cut short, or a second run on the same rig): the case's Applications
+    // (finalizers dropped first), namespaces and cluster-scoped objects go before anything is created.
+    const stale = this.cases.flatMap((c) => (['a', 'o'] as Side[]).map((side) => sideName(c, side)));
+    const existing = await this.apps(new Map(stale.map((n) => [`${this.env.argocdNs}/${n}`, n])));
+    for (const a of existing.values()) {
+      const at = ['applications.argoproj.io', '-n', a.metadata.namespace, a.metadata.name];
+      await k.run(['patch', ...at, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
+      await k.run(['delete', ...at, '--ignore-not-found', '--wait=true', '--timeout=60s']);
+    }
+    const nsNames = [...new Set(namespaces.map((n) => String(n.metadata.name)))];
+    if (nsNames.length > 0)
+      await k.run(['delete', 'namespace', '--ignore-not-found', '--wait=true', '--timeout=120s', ...nsNames]);
+    for (const o of [...live.values()].flat().filter((x) => !x.metadata?.namespace)) {
+      const group = String(o.apiVersion).includes('/') ? String(o.apiVersion).split('/')[0] : '';
+      const resource = group ? `${o.kind}.${group}` : String(o.kind);
+      await k.run([
+        'delete',
+        resource,
+        String(o.metadata.name),
+        '--ignore-not-found',
+        '--wait=true',
+        '--timeout=60s',
+      ]);
+    }
     for (const errs of [await k.create(namespaces), await k.create(argocdObjs)])
       this.noteErrors(errs, 'set-up');
     const all = [...live.values()].flat();
@@ -142,6 +166,15 @@ export class Batch {
       const rest = objs.filter((o) => o.kind !== 'CustomResourceDefinition');
       for (const e of await k.create(rest.map(({ status: _s, ...o }) => o))) out.notes.push(`set-up: ${e}`);
       for (const e of await k.writeStatuses(objs)) out.notes.push(`set-up status: ${e}`);
+    });
+    // Live Deployments roll out (kube-controller-manager, the kubelet stand-in's Pods) before either side
+    // reads them, so Argo CD's first read and ours, seconds apart, see the same settled state (20 s at most;
+    // a Deployment meant never to be available just waits that long).
+    const workloadNamespaces = [
+      ...new Set(all.filter((o) => o.kind === 'Deployment').map((o) => String(o.metadata?.namespace ?? ''))),
+    ].filter(Boolean);
+    await inParallel(workloadNamespaces, 6, async (ns) => {
+      await k.run(['wait', '--for=condition=Available', 'deployments', '--all', '-n', ns, '--timeout=20s']);
     });
   }
 
@@ -198,7 +231,33 @@ export class Batch {
     const apps = this.cases.filter((c) => c.app).map((c) => this.appOf(c, 'a'));
     this.noteErrors(await this.env.kubectl.create(apps), 'create Application');
     if (!this.argo) return new Map();
-    return this.waitApps(apps, argoSettled, 120_000);
+    const first = await this.waitApps(apps, argoSettled, 120_000);
+    // Then a requested refresh, read once Argo CD has done it (it removes the annotation): its first
+    // reconcile can run before its cluster cache has the live objects the set-up has just written (seen:
+    // health Missing for objects that were there), which is not what a user's settled cluster shows.
+    const byNamespace = new Map<string, string[]>();
+    for (const a of apps)
+      byNamespace.set(a.metadata.namespace, [
+        ...(byNamespace.get(a.metadata.namespace) ?? []),
+        a.metadata.name,
+      ]);
+    for (const [ns, names] of byNamespace)
+      await this.env.kubectl.run([
+        'annotate',
+        'applications.argoproj.io',
+        '-n',
+        ns,
+        ...names,
+        `${REFRESH_ANNOTATION}=normal`,
+        '--overwrite',
+      ]);
+    const second = await this.waitApps(
+      apps,
+      (a) => a.metadata?.annotations?.[REFRESH_ANNOTATION] === undefined && argoSettled(a),
+      60_000,
+    );
+    for (const [k, v] of first) if (!second.has(k)) second.set(k, v);
+    return second;
   }
 
   async refresh(argoApps: Map<string, Obj>): Promise<void> {
@@ -262,11 +321,9 @@ export class Batch {
             replaceTokens(Object.fromEntries([...m].filter(([, h]) => h)), tokens);
           const argoHealth = health([...tree].map(([k, row]) => [k, row['HEALTH']]));
           const ourHealth = health(
-            // A resource not live has no node in Argo CD's tree, so app get prints no health for it.
-            ((ours?.resources ?? []) as Obj[]).map((r) => [
-              resourceKey(r),
-              r.health && r.health !== 'Missing' ? r.health : undefined,
-            ]),
+            // argocd-server's Get gives a resource with no live node `Missing` ("Resource has not been
+            // created", server/application inferResourcesStatusHealth), as our diff does.
+            ((ours?.resources ?? []) as Obj[]).map((r) => [resourceKey(r), r.health ?? undefined]),
           );
           out.rows.push(...compareFields(c.id, 'refresh', 'resourceHealth', argoHealth, ourHealth));
         }
@@ -408,14 +465,15 @@ export class Batch {
         : undefined;
       out.rows.push(...compareFields(c.id, 'sync', '', argoView, oursView));
       if (auditLines && this.env.auditUser) {
-        const wa = replaceTokens(
-          writeList(auditWrites(auditLines, this.env.auditUser, sideName(c, 'a'))),
-          ta,
-        );
-        const wo = replaceTokens(
-          writeList(auditWrites(auditLines, this.env.auditUser, sideName(c, 'o'))),
-          to,
-        );
+        // Dry runs are not compared: ours are sent to the server for every task, Argo CD's are client-side
+        // (a deliberate departure, docs/conformance.md); how many each side sent is noted.
+        const writes = (side: Side) => auditWrites(auditLines!, this.env.auditUser!, sideName(c, side));
+        const [all_a, all_o] = [writes('a'), writes('o')];
+        const dry = (w: readonly { dryRun?: boolean }[]) => w.filter((x) => x.dryRun).length;
+        if (dry(all_a) + dry(all_o) > 0)
+          out.notes.push(`sync: dry-run writes not compared (Argo CD ${dry(all_a)}, ours ${dry(all_o)})`);
+        const wa = replaceTokens(writeList(all_a.filter((w) => !w.dryRun)), ta);
+        const wo = replaceTokens(writeList(all_o.filter((w) => !w.dryRun)), to);
         out.rows.push(...compareFields(c.id, 'sync', 'writes', wa, wo));
       }
       out.rows.push(...(await this.compareLive(c, argo, ours, ta, to)));
@@ -644,7 +702,12 @@ export class Batch {
 
   private async argocdCli(args: string[]): Promise<string | undefined> {
     if (!this.env.argocd || Batch.cliBroken) return undefined;
-    const r = await run(this.env.argocd, args, {
+    // Through argocd-server when the rig runs it (its Get fills resource health from the tree in Redis);
+    // else core mode, which needs a Redis Pod to port-forward to.
+    const connection = this.env.argocdServer
+      ? ['--server', this.env.argocdServer, '--plaintext']
+      : ['--core'];
+    const r = await run(this.env.argocd, [...args, ...connection], {
       env: { KUBECONFIG: this.env.argocdKubeconfig ?? '', ARGOCD_NAMESPACE: this.env.argocdNs },
       timeoutMs: 20_000,
     });
@@ -660,7 +723,6 @@ export class Batch {
       'app',
       'get',
       app.metadata.name,
-      '--core',
       '--app-namespace',
       app.metadata.namespace,
       '--show-operation',
@@ -669,7 +731,7 @@ export class Batch {
   }
 
   private async appList(): Promise<string> {
-    return (await this.argocdCli(['app', 'list', '--core'])) ?? '';
+    return (await this.argocdCli(['app', 'list'])) ?? '';
   }
 
   /** Removes the batch's Applications (finalizers first), so Argo CD stops working on them. */
@@ -702,6 +764,8 @@ async function inParallel<T>(items: T[], width: number, f: (t: T) => Promise<voi
     }),
   );
 }
+
+const REFRESH_ANNOTATION = 'argocd.argoproj.io/refresh';
 
 function ns(name: string): Obj {
   return { apiVersion: 'v1', kind: 'Namespace', metadata: { name } };

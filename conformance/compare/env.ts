@@ -26,6 +26,8 @@ export interface Env {
   auditLog?: string;
   /** Argo CD's Redis (host:port), which `argocd admin cluster shards` reads. */
   redis?: string;
+  /** argocd-server (host:port, plaintext, no auth): `argocd app get` through it prints the resource tree's health. */
+  argocdServer?: string;
   /** The user both sides write as, in the audit log. */
   auditUser?: string;
   gitRoot: string;
@@ -74,6 +76,7 @@ export async function openEnv(opts: { embedded?: boolean } = {}): Promise<Env> {
       argocdKubeconfig,
       auditLog: rig.auditLog,
       ...(rig.redis ? { redis: String(rig.redis) } : {}),
+      ...(rig.argocdServer ? { argocdServer: String(rig.argocdServer) } : {}),
       auditUser: rig.argocdKubeconfig ? 'argocd-application-controller' : 'conformance-admin',
       gitRoot: rig.gitRoot,
       gitBaseUrl: rig.gitBaseUrl,

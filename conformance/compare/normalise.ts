@@ -58,6 +58,17 @@ export function normaliseObject(obj: Obj): Obj {
     delete o.spec.clusterIPs;
     for (const p of (o.spec.ports ?? []) as Obj[]) delete p.nodePort;
   }
+  // Allocated per object: a Job's controller uid, in its labels, selector and Pod template labels.
+  if (o.kind === 'Job') {
+    const dropUid = (labels: Obj | undefined) => {
+      if (!labels) return;
+      for (const k of ['controller-uid', 'batch.kubernetes.io/controller-uid'])
+        if (k in labels) labels[k] = '<uid>';
+    };
+    dropUid(md.labels);
+    dropUid(o.spec?.selector?.matchLabels);
+    dropUid(o.spec?.template?.metadata?.labels);
+  }
   return normaliseTimes(o) as Obj;
 }
 

@@ -1,6 +1,6 @@
 /**
  * Shards cases, one at a time (Argo CD counts every cluster Secret of its namespace): the case's cluster
- * Secrets are created, `argocd admin cluster shards` and `kubectl gitops shards` read the same namespace,
+ * Secrets are created, `argocd admin cluster stats` and `kubectl gitops shards` read the same namespace,
  * and each cluster's shard is compared; then the Secrets are deleted.
  */
 import { fill, sideName, type Case, type Obj } from './case.js';
@@ -9,13 +9,16 @@ import { run } from './kubectl.js';
 import { compareFields, replaceTokens } from './normalise.js';
 import type { CaseOutcome } from './batch.js';
 
-/** `argocd admin cluster shards` table rows: SHARD SERVER ... -> server -> shard. */
+/**
+ * `argocd admin cluster stats` table rows: SERVER SHARD CONNECTION ... -> server -> shard. (`admin cluster
+ * shards` prints one row per shard with its resource count, not which cluster is where.)
+ */
 export function parseArgoShards(text: string): Map<string, string> {
   const out = new Map<string, string>();
   for (const line of text.split('\n')) {
     const cols = line.trim().split(/\s+/);
-    if (cols.length >= 2 && /^-?\d+$/.test(cols[0]!) && /^https?:\/\//.test(cols[1]!))
-      out.set(cols[1]!, cols[0]!);
+    if (cols.length >= 2 && /^https?:\/\//.test(cols[0]!) && /^-?\d+$/.test(cols[1]!))
+      out.set(cols[0]!, cols[1]!);
   }
   return out;
 }
@@ -77,7 +80,7 @@ export async function runShards(env: Env, c: Case): Promise<CaseOutcome> {
         [
           'admin',
           'cluster',
-          'shards',
+          'stats',
           '--replicas',
           String(spec.replicas),
           '--sharding-method',
@@ -90,7 +93,7 @@ export async function runShards(env: Env, c: Case): Promise<CaseOutcome> {
       );
       if (a.code !== 0)
         out.notes.push(
-          `shards: argocd admin cluster shards failed: ${a.stderr.trim().split('\n').slice(-1)[0]}`,
+          `shards: argocd admin cluster stats failed: ${a.stderr.trim().split('\n').slice(-1)[0]}`,
         );
       argo = parseArgoShards(a.stdout);
     }

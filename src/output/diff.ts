@@ -209,6 +209,7 @@ export function diffDocumentApp(a: AppReport): Record<string, unknown> {
       ...(r.sharedWith ? { sharedWith: r.sharedWith } : {}),
       ...(r.message ? { message: r.message } : {}),
       ...(r.note ? { note: r.note } : {}),
+      ...(r.syncWave ? { syncWave: r.syncWave } : {}),
       changes: r.changes,
     })),
   };

@@ -135,7 +135,11 @@ export async function buildAppTree(
       generated.push(...out.manifests);
       for (const app of out.apps) add(app, [], level);
     } catch (err) {
-      throw asError(err, set.origin);
+      // An ApplicationSet read from the cluster that cannot generate is Argo CD's ApplicationSet controller's
+      // error (its ErrorOccurred condition), not the user's input: the other apps go on. One from the user's
+      // files fails the run.
+      if (!set.origin.startsWith('cluster ')) throw asError(err, set.origin);
+      options.onWarning?.(`${asError(err, set.origin).message}: its Applications are not generated here`);
     }
   }
 

@@ -47,7 +47,8 @@ export function dedupe(
   });
   const warnings = [...count]
     .filter(([, n]) => n > 1)
-    .map(([k, n]) => `resource ${k} appeared ${n} times among application resources; keeping the last`);
+    // Argo CD's RepeatedResourceWarning words (controller/state.go); the last one is kept, as Argo CD keeps it.
+    .map(([k, n]) => `Resource ${k} appeared ${n} times among application resources.`);
   return { objects: objects.filter((_, i) => last.get(keys[i]!) === i), warnings };
 }
 

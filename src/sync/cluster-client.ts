@@ -80,6 +80,14 @@ export class ClusterSyncClient implements SyncClient {
     return this.#o.kinds.get(`${task.key.group}/${task.key.kind}`) !== undefined;
   }
 
+  resourceName(task: SyncTask): string | undefined {
+    try {
+      return this.#r.info(task).plural;
+    } catch {
+      return undefined;
+    }
+  }
+
   live(task: SyncTask): KubeObject | undefined {
     return this.#view.live(task.key);
   }

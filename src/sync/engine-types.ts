@@ -35,6 +35,8 @@ export interface SyncClient {
   changed(after: number, signal: AbortSignal): Promise<void>;
   /** True when the cluster serves the task's kind. */
   served(task: SyncTask): boolean;
+  /** The kind's resource name (lower-case plural, as in its URL), when known. */
+  resourceName?(task: SyncTask): string | undefined;
   /**
    * Reads again, from the server, the live objects of `tasks` that the watched live state cannot show
    * (kinds it does not watch), so `live()` is current. Called before a re-evaluation on the interval.
@@ -73,6 +75,12 @@ export interface TaskState {
   phase: TaskPhase;
   status: ResultCode | '';
   message: string;
+  /**
+   * The operation phase Argo CD's result shows for the task when it differs from `phase`: a plain resource
+   * of the final group stays `Running` there (gitops-engine ends the operation right after applying it,
+   * "successfully synced (all tasks run)", and never re-evaluates it).
+   */
+  reportedPhase?: TaskPhase;
 }
 
 export interface OperationResult {

@@ -144,18 +144,18 @@ export class SyncEngine {
     return {
       phase: this.phase,
       message: this.message,
-      resources: this.states.map(({ task, phase, status, message }) => ({
+      resources: this.states.map(({ task, phase, status, message, reportedPhase }) => ({
         group: task.key.group,
         version: task.apiVersion.includes('/')
           ? task.apiVersion.slice(task.apiVersion.indexOf('/') + 1)
           : task.apiVersion,
         kind: task.key.kind,
-        namespace: task.key.namespace,
+        namespace: task.resultNamespace ?? task.key.namespace,
         name: task.key.name,
         status,
         message,
         hookType: task.hookType ?? '',
-        hookPhase: task.hookType ? (phase === 'Pending' || phase === 'Skipped' ? '' : phase) : '',
+        hookPhase: hookPhaseOf(task, phase, status, reportedPhase),
         syncPhase: task.phase,
         syncWave: task.wave,
       })),
@@ -184,7 +184,7 @@ export class SyncEngine {
     const pending = this.states.filter((s) => s.phase === 'Pending' && s.task.phase !== 'SyncFail');
     if (pending.length === 0) {
       await deleteHooks(this.#run, 'HookSucceeded', 'Succeeded');
-      this.#end('Succeeded', 'successfully synced (all tasks run)');
+      this.#end('Succeeded', 'successfully synced (no more tasks)');
       return false;
     }
     const first = pending[0]!.task;
@@ -195,7 +195,10 @@ export class SyncEngine {
     const last = group.length === pending.length;
     if (last && !group.some((s) => s.task.hookType)) {
       for (const s of group)
-        if (s.phase === 'Running' && s.task.target) this.#set(s, 'Succeeded', s.status, s.message);
+        if (s.phase === 'Running' && s.task.target) {
+          s.reportedPhase = 'Running';
+          this.#set(s, 'Succeeded', s.status, s.message);
+        }
       // Hooks of earlier phases that succeeded go now too (Argo CD deletes them on this path as well).
       await deleteHooks(this.#run, 'HookSucceeded', 'Succeeded');
       this.#end('Succeeded', 'successfully synced (all tasks run)');
@@ -284,4 +287,23 @@ export class SyncEngine {
 function reasonOf(signal: AbortSignal): string {
   const reason: unknown = signal.reason;
   return reason instanceof Error ? reason.message : typeof reason === 'string' ? reason : 'aborted';
+}
+
+/**
+ * A task's `hookPhase` in the result, as gitops-engine's `setResourceResult` records every task's operation
+ * phase (not only hooks'): an apply is Running until re-evaluated (Succeeded once Healthy or without health,
+ * Failed once Degraded), a prune or a skipped prune Succeeded at once, a failed write Failed; a task not
+ * run has none.
+ */
+function hookPhaseOf(
+  task: SyncTask,
+  phase: TaskPhase,
+  status: ResultCode | '',
+  reported: TaskPhase | undefined,
+): TaskPhase | '' {
+  if ((status === 'Pruned' || status === 'PruneSkipped') && phase !== 'Failed' && phase !== 'Pending')
+    return 'Succeeded';
+  if (phase === 'Pending' || phase === 'Skipped') return '';
+  if (task.hookType) return phase;
+  return reported ?? phase;
 }

@@ -11,10 +11,12 @@
  *    the rest, and an aborted signal stops starting new ones. New hooks get the hook finalizer. An applied
  *    task is Running ("created", "replaced", "configured", or "unchanged" when nothing was sent).
  */
-import { HOOK_FINALIZER } from './annotations.js';
+import type { KubeObject } from '../common/index.js';
+import { HOOK_FINALIZER, hasOption } from './annotations.js';
 import { messageOf } from './engine-types.js';
 import type { EngineRun, TaskState } from './engine-types.js';
 import { addFinalizer, finalizersOf } from './hooks.js';
+import { LAST_APPLIED_ANNOTATION as LAST_APPLIED } from './patch.js';
 import type { SyncTask } from './types.js';
 
 /** Runs one (phase, wave) group; returns true when it must wait for replaced hooks to go first. */
@@ -88,19 +90,52 @@ export function applyMessage(key: { group: string; kind: string; name: string },
   return `${key.kind.toLowerCase()}${key.group ? `.${key.group}` : ''}/${key.name} ${verb}`;
 }
 
+/**
+ * kubectl's warning when a client-side apply patches an object that has no last-applied-configuration (its
+ * `apply` adds it), as Argo CD keeps it in the result message after kubectl's output and ". ": Argo CD runs
+ * kubectl's apply in-process under an empty command name, hence the double spaces (measured against Argo
+ * CD 3.6.1). Undefined when kubectl would not warn (server-side apply, a create, an object that has it).
+ */
+export function missingLastAppliedWarning(
+  task: SyncTask,
+  live: KubeObject | undefined,
+  resourceName: string | undefined,
+): string | undefined {
+  if (task.action !== 'apply' || hasOption(task.options, 'ServerSideApply')) return undefined;
+  if (!live || live.metadata?.deletionTimestamp) return undefined;
+  if (live.metadata?.annotations?.[LAST_APPLIED] !== undefined) return undefined;
+  const bin = '';
+  return (
+    `Warning: resource ${resourceName ?? `${task.key.kind.toLowerCase()}s`}/${task.key.name} is missing the ` +
+    `${LAST_APPLIED} annotation which is required by ${bin} apply. ${bin} apply should only be used on ` +
+    `resources created declaratively by either ${bin} create --save-config or ${bin} apply. The missing ` +
+    `annotation will be patched automatically.`
+  );
+}
+
 async function applyOne(run: EngineRun, s: TaskState): Promise<void> {
   try {
     if (s.task.hookType) addFinalizer(s.task.target!);
+    const warning = missingLastAppliedWarning(
+      s.task,
+      run.client.live(s.task),
+      run.client.resourceName?.(s.task),
+    );
     const changed = await run.client.apply(s.task);
+    // kubectl's words; a server-side apply prints "serverside-applied" whatever it changed (as Argo CD
+    // records it).
     const verb =
-      s.task.action === 'create'
-        ? 'created'
-        : s.task.action === 'replace'
-          ? 'replaced'
-          : changed
-            ? 'configured'
-            : 'unchanged';
-    run.set(s, 'Running', 'Synced', applyMessage(s.task.key, verb));
+      s.task.action === 'replace'
+        ? 'replaced'
+        : hasOption(s.task.options, 'ServerSideApply')
+          ? 'serverside-applied'
+          : s.task.action === 'create'
+            ? 'created'
+            : changed
+              ? 'configured'
+              : 'unchanged';
+    const message = applyMessage(s.task.key, verb);
+    run.set(s, 'Running', 'Synced', warning ? `${message}. ${warning}` : message);
   } catch (err) {
     run.set(s, 'Failed', 'SyncFailed', messageOf(err));
   }

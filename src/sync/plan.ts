@@ -27,6 +27,7 @@ import {
   isHookObject,
   isSkipped,
   objectSyncOptions,
+  SYNC_OPTIONS_ANNOTATION,
   syncWave,
 } from './annotations.js';
 import { sortTasks } from './order.js';
@@ -219,6 +220,11 @@ export function planSync(input: PlanInput): SyncPlan {
   const namespaceTask = createNamespaceTask(input, tasks);
   if (namespaceTask) tasks.push(namespaceTask);
 
+  // gitops-engine's getSyncTasks gives every target without a namespace the destination namespace, cluster-
+  // scoped ones too ("so it cannot be created in a namespace by accident"): their results name it.
+  for (const t of tasks)
+    if (t.target && t.key.namespace === '' && input.destNamespace) t.resultNamespace = input.destNamespace;
+  if (namespaceTask) delete namespaceTask.resultNamespace;
   mirrorPruneWaves(tasks);
   applyPruneLast(tasks, input.syncOptions);
   return { tasks: sortTasks(tasks), hooksSkipped };
@@ -249,18 +255,20 @@ function createNamespaceTask(input: PlanInput, tasks: readonly SyncTask[]): Sync
   const meta = input.managedNamespaceMetadata;
   // Without managed metadata an existing namespace is left as it is (Argo CD only creates it).
   if (input.liveNamespace && !meta) return undefined;
+  // Argo CD's syncNamespace (controller/sync_namespace.go): the managed metadata, applied server-side
+  // (the sync-options annotation says so), and no tracking (argo-cd issue 11196).
   const target: KubeObject = {
     apiVersion: 'v1',
     kind: 'Namespace',
     metadata: {
       name: input.destNamespace,
       ...(meta && Object.keys(meta.labels).length > 0 ? { labels: { ...meta.labels } } : {}),
-      ...(meta && Object.keys(meta.annotations).length > 0 ? { annotations: { ...meta.annotations } } : {}),
+      ...(meta
+        ? { annotations: { ...meta.annotations, [SYNC_OPTIONS_ANNOTATION]: 'ServerSideApply=true' } }
+        : {}),
     },
   };
-  const stamped = meta ? (input.stamp ?? ((o: KubeObject) => o))(target) : target;
-  const t = task('PreSync', stamped, input.liveNamespace, undefined, {}, true);
-  return t;
+  return task('PreSync', target, input.liveNamespace, undefined, {}, true);
 }
 
 /** Prune waves mirrored: the i-th smallest distinct prune wave swaps with the i-th largest. */

@@ -56,6 +56,12 @@ export interface SyncTask {
   action: TaskAction;
   /** The compare verdict of the pair; ApplyOutOfSyncOnly skips `Synced` resources. */
   outOfSync: boolean;
+  /**
+   * The namespace the operation's result names: gitops-engine gives every target without a namespace the
+   * destination namespace before it runs, cluster-scoped ones included, so their results carry it.
+   * Undefined: the key's namespace.
+   */
+  resultNamespace?: string;
   /** Message for skipped prunes ("ignored (requires pruning)"). */
   message?: string;
 }

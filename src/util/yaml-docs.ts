@@ -22,6 +22,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { isMap, isScalar, isSeq, parseAllDocuments } from 'yaml';
+import type { Tags } from 'yaml';
 import { UsageError } from '../common/index.js';
 import { codeStamp } from './fs.js';
 import type { KubeObject } from '../common/index.js';
@@ -125,6 +126,23 @@ export interface KubeDocuments {
   documents: number;
 }
 
+/**
+ * How Kubernetes tools read YAML, so we read manifests as Argo CD and kubectl do: sigs.k8s.io/yaml over
+ * go-yaml v2 (go.yaml.in/yaml/v2 resolve.go), YAML 1.1 scalars: `y`/`n`/`yes`/`no`/`on`/`off` (any of their
+ * cases go-yaml lists) are booleans, `0755` octal, `0x1F` hex, `0b101` binary, `1_000` an int, `<<` merges;
+ * no base-60 numbers (go-yaml "purposefully" does not read them). Unquoted timestamps stay strings here
+ * (go-yaml reads them as times, which sigs.k8s.io/yaml writes back as RFC 3339: a known difference).
+ */
+export const KUBE_YAML_OPTIONS = {
+  schema: 'yaml-1.1',
+  customTags: (tags: Tags): Tags =>
+    tags.filter((t) =>
+      typeof t === 'string'
+        ? !['timestamp', 'intTime', 'floatTime'].includes(t)
+        : t.tag !== 'tag:yaml.org,2002:timestamp' && !('format' in t && t.format === 'TIME'),
+    ),
+} as const;
+
 /** Parses `text` (the contents of `file`) into objects. */
 export function parseKubeObjects(text: string, file: string, keepText?: KeepScalarText): SourcedObject[] {
   return parseKubeDocuments(text, file, keepText).objects;
@@ -134,7 +152,7 @@ export function parseKubeObjects(text: string, file: string, keepText?: KeepScal
 export function parseKubeDocuments(text: string, file: string, keepText?: KeepScalarText): KubeDocuments {
   const out: SourcedObject[] = [];
   let documents = 0;
-  const docs = parseAllDocuments(text, { prettyErrors: true, uniqueKeys: false });
+  const docs = parseAllDocuments(text, { ...KUBE_YAML_OPTIONS, prettyErrors: true, uniqueKeys: false });
   const list = Array.isArray(docs) ? docs : [docs];
   list.forEach((doc, index) => {
     const error = doc.errors[0];

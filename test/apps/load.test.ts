@@ -201,7 +201,8 @@ spec:
     assert.equal(helm.chart, '007');
     assert.equal(helm.targetRevision, '1.20');
     assert.equal(helm.helm!.releaseName, '1e3');
-    assert.equal(helm.helm!.values, 'replicas: 10\n');
+    // kubectl and Argo CD read YAML 1.1 (go-yaml v2): 010 is octal.
+    assert.equal(helm.helm!.values, 'replicas: 8\n');
     assert.deepEqual(helm.helm!.parameters, [{ name: 'image.tag', value: '1.10', forceString: true }]);
     assert.equal(helm.helm!.skipCrds, true);
     assert.equal(app!.destination.namespace, '2024');

@@ -455,16 +455,26 @@ describe('conformance helpers', () => {
     assert.equal(operationEnded({ operation: {} }), false);
   });
 
-  it("parses Argo CD's shards table and our shards JSON", () => {
+  it("parses Argo CD's cluster stats table and our shards JSON", () => {
+    // `argocd admin cluster stats --replicas 2 --sharding-method legacy` of Argo CD 3.6.1 on the rig
+    // (2026-11-28), one cluster Secret added; `admin cluster shards` has no per-cluster rows.
     const argo = parseArgoShards(
-      'SHARD  SERVER                          APPS NUM\n0      https://kubernetes.default.svc  3\n1      https://c0.x:6443               0\n',
+      'SERVER                          SHARD  CONNECTION  NAMESPACES COUNT  APPS COUNT  RESOURCES COUNT\n' +
+        'https://c0.lead.example:6443    1                  0                 0           0\n' +
+        'https://kubernetes.default.svc  0      Successful  0                 0           2543\n',
     );
     assert.deepEqual(
       [...argo],
       [
+        ['https://c0.lead.example:6443', '1'],
         ['https://kubernetes.default.svc', '0'],
-        ['https://c0.x:6443', '1'],
       ],
+    );
+    assert.equal(
+      parseArgoShards(
+        'SHARD  RESOURCES COUNT  % OF TOTAL  % OF AVG PER SHARD (1271)\n0      2543             100%        200%\n',
+      ).size,
+      0,
     );
     const ours = parseOurShards(
       { clusters: [{ server: 'https://c0.x:6443', shards: { legacy: 1 } }] },

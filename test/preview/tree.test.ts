@@ -60,16 +60,17 @@ kind: ApplicationSet
 metadata: {name: pinned-set, namespace: argocd}
 spec:
   goTemplate: true
+  # (not "n": YAML 1.1, as Kubernetes reads it, makes that key false)
   generators:
-    - list: {elements: [{n: plain}]}
-    - list: {elements: [{n: patched}]}
+    - list: {elements: [{v: plain}]}
+    - list: {elements: [{v: patched}]}
   template:
-    metadata: {name: 'set-{{.n}}'}
+    metadata: {name: 'set-{{.v}}'}
     spec:
       source: {repoURL: ${repo.url}, path: b, targetRevision: 2.10}
       destination: {server: https://kubernetes.default.svc, namespace: argocd}
   templatePatch: |
-    {{- if eq .n "patched" }}
+    {{- if eq .v "patched" }}
     spec:
       source: {targetRevision: 3.10}
     {{- end }}

@@ -101,7 +101,7 @@ describe('source service: resolve, render, dedupe, stamp, cache', () => {
       ],
     );
     assert.deepEqual(rendered.warnings, [
-      'app "web": resource /ConfigMap/web-ns/dup appeared 2 times among application resources; keeping the last',
+      'app "web": Resource /ConfigMap/web-ns/dup appeared 2 times among application resources.',
     ]);
     repo.remove();
   });

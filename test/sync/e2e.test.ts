@@ -427,7 +427,7 @@ spec:
     );
     assert.deepEqual(
       op.resources.map((r) => `${r.kind}/${r.name}:${r.status || '-'}:${r.hookPhase || '-'}`),
-      ['Namespace/stop:Synced:-', 'Job/migrate:Synced:Running', 'ConfigMap/after:-:-'],
+      ['Namespace/stop:Synced:Succeeded', 'Job/migrate:Synced:Running', 'ConfigMap/after:-:-'],
     );
     await assert.rejects(conn.client.get(CM, 'stop', 'after'), /not found/i);
   });

@@ -108,10 +108,12 @@ describe('sync engine', () => {
     assert.deepEqual(
       result.resources.map((r) => [r.kind, r.status, r.syncPhase, r.syncWave, r.hookType, r.hookPhase]),
       [
+        // gitops-engine records every task's operation phase: wave 0 re-evaluated (Succeeded once Healthy),
+        // the final wave left Running as the operation ends right after applying it.
         ['Job', 'Synced', 'PreSync', 0, 'PreSync', 'Succeeded'],
-        ['Service', 'Synced', 'Sync', 0, '', ''],
-        ['Deployment', 'Synced', 'Sync', 0, '', ''],
-        ['ConfigMap', 'Synced', 'Sync', 1, '', ''],
+        ['Service', 'Synced', 'Sync', 0, '', 'Succeeded'],
+        ['Deployment', 'Synced', 'Sync', 0, '', 'Succeeded'],
+        ['ConfigMap', 'Synced', 'Sync', 1, '', 'Running'],
       ],
     );
   });

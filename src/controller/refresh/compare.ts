@@ -147,6 +147,9 @@ export function compareOne(
   schemas: SchemaLookup,
   scope: string,
   droppedReason: (gk: { group: string; kind: string }) => string | undefined,
+  /** `<namespace>/<name>` of the app (Argo CD's `QualifiedName`), for the shared-resource condition. */
+  qualifiedName = instance,
+  /** The cluster's schema digest (the comparison memo on disk's key, disk-memo.ts). */
   schemaDigest?: () => string,
 ): ReconciledResource {
   const o = ctx;
@@ -258,7 +261,9 @@ export function compareOne(
       status.message = `live object is tracked by app "${owner}"`;
       conditions.push({
         type: 'SharedResourceWarning',
-        message: `${label} is part of applications ${instance} and ${owner}`,
+        // Argo CD's words (controller/state.go): Kind/name, the app's namespace/name, the owner's
+        // instance name with "_" read as "/".
+        message: `${p.kind}/${p.name} is part of applications ${qualifiedName} and ${owner.replace(/_/g, '/')}`,
       });
     }
   }

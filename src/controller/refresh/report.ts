@@ -26,6 +26,7 @@ export function toReport(reconciliation: Reconciliation): ComparisonResult {
       ...(r.ignoreExtraneous ? { ignoreExtraneous: r.ignoreExtraneous } : {}),
       ...(r.message ? { message: r.message } : {}),
       ...(r.note ? { note: r.note } : {}),
+      ...(r.syncWave ? { syncWave: r.syncWave } : {}),
       changes: [],
     };
     // An unchanged resource has no changes and no diff text: its pair is neither copied nor masked.

@@ -46,6 +46,7 @@ import {
 import { OWN_FIELD_MANAGERS } from '../../common/index.js';
 import { deleteHooksOf } from '../../apps/index.js';
 import type { Application, ArgoCdSettings } from '../../apps/index.js';
+import { syncWave } from '../../sync/index.js';
 import {
   DEFAULT_COMPARE_SETTINGS,
   instanceName,
@@ -264,19 +265,27 @@ export class StateManager {
     // The cluster's schemas (its CRDs included), read once the cache holds them.
     const schemas = cluster.schemas();
     const destNamespace = app.destination.namespace;
-    const { targets, conditions } = await prepareTargets(withManagedNamespace(app, rendered.objects), {
-      destNamespace,
-      instance,
-      trackingMethod: o.trackingMethod,
-      instanceLabelKey: o.instanceLabelKey,
-      installationId: this.#ctx.installationId,
-      cluster,
-      signal,
-    });
+    const { targets, conditions } = await prepareTargets(
+      withManagedNamespace(app, rendered.objects, (ns) =>
+        cache
+          .byApp(o.trackingMethod === 'label' ? instanceLabelValue(instance) : instance)
+          .some((obj) => obj.kind === 'Namespace' && obj.metadata?.name === ns),
+      ),
+      {
+        destNamespace,
+        instance,
+        trackingMethod: o.trackingMethod,
+        instanceLabelKey: o.instanceLabelKey,
+        installationId: this.#ctx.installationId,
+        cluster,
+        signal,
+      },
+    );
     for (const w of rendered.warnings) {
       conditions.push({
         type: /appeared \d+ times/.test(w) ? 'RepeatedResourceWarning' : 'RenderWarning',
-        message: w,
+        // The condition carries Argo CD's words alone; the `app "<name>": ` prefix is for the terminal.
+        message: w.replace(/^app "[^"]*": /, ''),
       });
     }
 
@@ -344,10 +353,24 @@ export class StateManager {
         schemas,
         scope,
         (gk) => cluster.droppedReason(gk),
+        `${app.namespace ?? o.argocdNamespace}/${app.name}`,
         () => cluster.schemaDigest(),
       );
       const h = health.resources[i];
       if (h) r.health = { status: h.status, ...(h.message ? { message: h.message } : {}) };
+      // Argo CD's ResourceStatus.syncWave: the target's wave, else (a live hook) its rendered hook's.
+      const waveOf =
+        p.target?.obj ??
+        (r.hook && r.live
+          ? rendered.objects.find(
+              (o) =>
+                o.kind === r.kind &&
+                o.metadata?.name === r.name &&
+                (o.metadata?.namespace || destNamespace) === r.namespace,
+            )
+          : undefined);
+      const wave = waveOf ? syncWave(waveOf) : 0;
+      if (wave) r.syncWave = wave;
       return r;
     });
     const targetOptions = {

@@ -10,8 +10,9 @@
  *   the app has no destination namespace either, gets Argo CD's InvalidSpecError condition
  *   "Namespace for <name> <group>/<version>, Kind=<kind> is missing." (`controller/state.go CompareAppState`)
  *   and stays listed;
- * - a managed namespace (`CreateNamespace=true` with `managedNamespaceMetadata`) is added as a target
- *   Namespace carrying that metadata, unless Git has it, so it is neither extra nor unmanaged;
+ * - a managed namespace (`CreateNamespace=true` with `managedNamespaceMetadata`) whose live Namespace is
+ *   tracked by the app is added as a target Namespace carrying that metadata (and the server-side apply
+ *   sync option), unless Git has it, so it is not extra;
  * - tracking follows the method: `annotation` keeps the tracking-id the renderer stamped, `label` replaces
  *   it by the instance label, `annotation+label` adds the label (value cut to 63 characters); with the
  *   annotation methods, argocd-cm's `installationID` is stamped as `argocd.argoproj.io/installation-id`
@@ -24,6 +25,7 @@ import { isHook, isIgnored, isSkip } from '../../health/index.js';
 import { TRACKING_ANNOTATION, trackingId } from '../../source/index.js';
 import type { ClusterState, ServedKind } from './cluster.js';
 import type { AppCondition } from './types.js';
+import { SYNC_OPTIONS_ANNOTATION } from '../../sync/index.js';
 
 export interface Target {
   obj: KubeObject;
@@ -122,10 +124,19 @@ export async function prepareTargets(
 }
 
 /** The rendered objects plus the managed namespace of the app, when it has one (see the header). */
-export function withManagedNamespace(app: Application, objects: readonly KubeObject[]): KubeObject[] {
+export function withManagedNamespace(
+  app: Application,
+  objects: readonly KubeObject[],
+  /** Whether the live Namespace of that name is tracked by this app. */
+  trackedLive: (name: string) => boolean,
+): KubeObject[] {
   const meta = app.syncPolicy.managedNamespaceMetadata;
   const name = app.destination.namespace;
   if (!meta || app.syncPolicy.options['CreateNamespace'] !== 'true' || !name) return [...objects];
+  // Argo CD compares a managed namespace only when its live Namespace is tracked by the app (controller/
+  // state.go isManagedNamespace): the sync does not stamp tracking on it (argo-cd issue 11196), so it is
+  // usually neither listed nor extra.
+  if (!trackedLive(name)) return [...objects];
   const inGit = objects.some(
     (o) =>
       o.kind === 'Namespace' && parseApiVersion(o.apiVersion ?? '').group === '' && o.metadata?.name === name,
@@ -133,7 +144,8 @@ export function withManagedNamespace(app: Application, objects: readonly KubeObj
   if (inGit) return [...objects];
   const metadata: KubeObject['metadata'] = { name };
   if (Object.keys(meta.labels).length > 0) metadata.labels = { ...meta.labels };
-  if (Object.keys(meta.annotations).length > 0) metadata.annotations = { ...meta.annotations };
+  // syncNamespace (controller/sync_namespace.go): the metadata, applied server-side.
+  metadata.annotations = { ...meta.annotations, [SYNC_OPTIONS_ANNOTATION]: 'ServerSideApply=true' };
   return [...objects, { apiVersion: 'v1', kind: 'Namespace', metadata }];
 }
 

@@ -64,6 +64,11 @@ export interface ResourceStatus {
   /** Why the status is what it is, when not obvious ("kind not served by the cluster"). */
   message?: string;
   /**
+   * The target's sync wave (Argo CD's ResourceStatus.syncWave: the target's, else a live hook's rendered
+   * hook's); absent when 0, as Argo CD's omitempty drops it.
+   */
+  syncWave?: number;
+  /**
    * Set where this verdict is Argo CD's and Argo CD is known to be wrong: a short note naming the
    * upstream issue (docs/diff.md "Where Argo CD is odd").
    */

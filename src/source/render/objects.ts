@@ -9,7 +9,7 @@
  */
 import { parseAllDocuments } from 'yaml';
 import { argoCdStringField } from '../../apps/index.js';
-import { restoreDocumentText, type KubeObject } from '../../util/yaml-docs.js';
+import { KUBE_YAML_OPTIONS, restoreDocumentText, type KubeObject } from '../../util/yaml-docs.js';
 
 export class ObjectsError extends Error {
   constructor(
@@ -39,7 +39,7 @@ export function pushObject(value: unknown, out: KubeObject[]): void {
 
 export function parseObjects(text: string): KubeObject[] {
   const out: KubeObject[] = [];
-  const docs = parseAllDocuments(text, { uniqueKeys: false });
+  const docs = parseAllDocuments(text, { ...KUBE_YAML_OPTIONS, uniqueKeys: false });
   const list = Array.isArray(docs) ? docs : [docs];
   list.forEach((doc, index) => {
     const where = list.length > 1 ? `document ${index + 1}: ` : '';
