@@ -10,7 +10,7 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import type { ClusterConnection, KubeObject } from '../../../src/cluster/index.js';
-import { ClusterState, OWN_FIELD_MANAGERS, StateManager } from '../../../src/controller/index.js';
+import { StateManager } from '../../../src/controller/index.js';
 import { DiskComparisonMemo } from '../../../src/controller/refresh/disk-memo.js';
 import { compareObjects } from '../../../src/diff/index.js';
 import { createSourceService } from '../../../src/source/index.js';
@@ -22,6 +22,7 @@ import {
   connectAs,
   createNamespaces,
   newCacheRoot,
+  ownClusterState,
   renderObjects,
 } from '../setup.js';
 
@@ -147,13 +148,7 @@ describe('comparison memo on disk: a refresh reports the same with and without i
     const cmInfo = await conn.discovery.resolve({ group: '', kind: 'ConfigMap' });
     await conn.client.patch(cmInfo, 'memo', 'drifted', { data: { a: '2' } }, 'merge');
     const memoDir = join(tempDir('kg-disk-memo-'), 'comparisons');
-    const state = new ClusterState({
-      conn: await connectAs(fx),
-      namespaces: ['memo'],
-      tracking: {},
-      managers: new Set(OWN_FIELD_MANAGERS),
-      appliers: new Set(OWN_FIELD_MANAGERS),
-    });
+    const state = await ownClusterState(fx, ['memo']);
     const source = createSourceService({ cacheRoot });
     const run = async (withMemo: boolean) => {
       const manager = new StateManager({
