@@ -77,7 +77,9 @@ describe('progress on stderr (CLI, embedded cluster)', () => {
     );
     const migrateDone = at(/^hooks: PreSync wave 0: done/);
     const early = at(/^hooks: Sync wave -1 ConfigMap hooks\/early: Synced \(configmap\/early created\)$/);
-    const notify = at(/^hooks: PostSync wave 0 batch\/Job hooks\/notify: Synced \(job\.batch\/notify created\)$/);
+    const notify = at(
+      /^hooks: PostSync wave 0 batch\/Job hooks\/notify: Synced \(job\.batch\/notify created\)$/,
+    );
     assert.ok(migrateCreated < migrateDone && migrateDone < early && early < notify, r.stderr);
     assert.equal(lines.at(-1), 'hooks: done: sync Synced, health Healthy');
     // Each line once: a task moving from Running to Succeeded with the same result prints once.
