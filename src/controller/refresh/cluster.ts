@@ -36,7 +36,6 @@
  * reach those), cluster-scoped kinds only when clusterResources is true, and `checkScope` refuses an app
  * whose targets leave the scope, with Argo CD's messages.
  */
-import { createHash } from 'node:crypto';
 import type {
   ClusterConnection,
   KubeObject,
@@ -55,6 +54,7 @@ import type {
 import { GitopsError, oneLine } from '../../common/index.js';
 import { SchemaCatalog, schemaLookup } from '../../schema/index.js';
 import type { KnownTypeField, SchemaLookup } from '../../schema/index.js';
+import { schemaDigestOf } from './disk-memo.js';
 import { ResourceFilter } from './exclusions.js';
 import type { RunEventHandler } from './types.js';
 
@@ -263,20 +263,10 @@ export class ClusterState {
     return lookup;
   }
 
-  /**
-   * A digest of what `schemas()` holds beyond our code's published schemas: each CRD's uid and
-   * resourceVersion, and knownTypeFields (the comparison memo on disk keys verdicts by it, disk-memo.ts).
-   * Call after `schemas()`; made again after any CRD event.
-   */
+  /** A digest of what `schemas()` holds beyond our code (disk-memo.ts `schemaDigestOf`); call after it. */
   schemaDigest(): string {
-    if (this.#schemaDigest !== undefined) return this.#schemaDigest;
-    const crds = (this.#cache?.list(CRD_GROUP, CRD_KIND) ?? [])
-      .map((c) => `${c.metadata?.name}/${c.metadata?.uid}/${c.metadata?.resourceVersion}`)
-      .sort();
-    this.#schemaDigest = createHash('sha256')
-      .update(JSON.stringify([crds, this.#options.knownTypeFields ?? []]))
-      .digest('base64url');
-    return this.#schemaDigest;
+    const crds = this.#cache?.list(CRD_GROUP, CRD_KIND) ?? [];
+    return (this.#schemaDigest ??= schemaDigestOf(crds, this.#options.knownTypeFields ?? []));
   }
 
   #kindChanged(change: KindChange): void {

@@ -37,6 +37,17 @@ const FILE = 'memo.json';
 /** A kept verdict: Synced, no difference; what its comparison said besides. */
 type Kept = [strategy: DiffStrategy, label: string, note?: string];
 
+/**
+ * A digest of a cluster's schemas beyond our code's published ones: each CRD's name, uid and
+ * resourceVersion, and argocd-cm's knownTypeFields (the `schemaDigest` of a memo key).
+ */
+export function schemaDigestOf(crds: readonly KubeObject[], knownTypeFields: readonly unknown[]): string {
+  const ids = crds.map((c) => `${c.metadata?.name}/${c.metadata?.uid}/${c.metadata?.resourceVersion}`).sort();
+  return createHash('sha256')
+    .update(JSON.stringify([ids, knownTypeFields]))
+    .digest('base64url');
+}
+
 /** Our code, as the memo's entries depend on it (see the header). */
 export function ourCodeStamp(): string {
   return `${userAgent()} ${codeStamp(import.meta.url)}`;
