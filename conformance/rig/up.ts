@@ -206,7 +206,8 @@ export interface KubeRigJson {
   kubeOnly: true;
   kubeconfig: string;
   server: string;
-  auditLog: string;
+  /** Absent when started with `--no-audit` (the API server then writes no audit log). */
+  auditLog?: string;
   logs: string;
   versions: { kubernetes: string; etcd: string; go: string };
   pids: Record<string, number>;
@@ -237,6 +238,7 @@ async function startAll(
   state: RigState,
   say: (line: string) => void,
   kubeOnly: boolean,
+  audit: boolean,
 ): Promise<RigJson | KubeRigJson> {
   const etcdBin = needCommand('etcd', 'etcd-server');
   const etcdVersion = firstLine(etcdBin, ['--version']).replace(/^etcd Version:\s*/, '');
@@ -340,10 +342,15 @@ async function startAll(
       '--allow-privileged=true',
       // The API server's own Endpoints for `kubernetes` may not name a loopback address; nothing needs it.
       '--endpoint-reconciler-type=none',
-      `--audit-policy-file=${auditPolicy}`,
-      `--audit-log-path=${auditLog}`,
-      '--audit-log-format=json',
-      '--audit-log-mode=blocking',
+      // Blocking audit costs every write time; `up --kube-only --no-audit` (benchmarks) leaves it off.
+      ...(audit
+        ? [
+            `--audit-policy-file=${auditPolicy}`,
+            `--audit-log-path=${auditLog}`,
+            '--audit-log-format=json',
+            '--audit-log-mode=blocking',
+          ]
+        : []),
       '--profiling=false',
       ...watchListGate(etcdVersion),
     ],
@@ -412,7 +419,7 @@ async function startAll(
         kubeOnly: true,
         kubeconfig: kubeconfig('admin'),
         server,
-        auditLog,
+        ...(audit ? { auditLog } : {}),
         logs: LOGS,
         versions: {
           kubernetes: k8s.version,
@@ -601,8 +608,10 @@ async function startAll(
 
 export async function up(
   say: (line: string) => void,
-  opts: { kubeOnly?: boolean } = {},
+  opts: { kubeOnly?: boolean; noAudit?: boolean } = {},
 ): Promise<RigJson | KubeRigJson> {
+  if (opts.noAudit && !opts.kubeOnly)
+    throw new Error('conformance rig: --no-audit needs --kube-only (the corpus compares audit logs)');
   const existing = readState();
   const alive = Object.values(existing.procs).filter((p) => isRunning(p));
   if (alive.length > 0)
@@ -619,7 +628,7 @@ export async function up(
   const state: RigState = { procs: {}, info: {} };
   writeState(state);
   try {
-    return await startAll(state, say, opts.kubeOnly === true);
+    return await startAll(state, say, opts.kubeOnly === true, opts.noAudit !== true);
   } catch (e) {
     say('start-up failed: stopping what was started');
     await down(() => {});
