@@ -219,7 +219,13 @@ export function instanceName(app: Pick<Application, 'name' | 'namespace'>, argoc
   return app.namespace && app.namespace !== argocdNamespace ? `${app.namespace}_${app.name}` : app.name;
 }
 
-export { buildStatus, setConditions, sameStatus, DEFAULT_REVISION_HISTORY_LIMIT, OWN_TYPES } from './status.js';
+export {
+  buildStatus,
+  setConditions,
+  sameStatus,
+  DEFAULT_REVISION_HISTORY_LIMIT,
+  OWN_TYPES,
+} from './status.js';
 export type {
   AppSummary,
   BuildStatusOptions,
