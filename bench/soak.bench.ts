@@ -40,6 +40,7 @@ import { execFileSync } from 'node:child_process';
 import { writeHeapSnapshot } from 'node:v8';
 import { parse } from 'yaml';
 import type { BenchRow } from './util.js';
+import { benchServer } from './server.js';
 import { writeAppRepo } from './fixtures.js';
 import { median } from './util.js';
 import { parseApplication } from '../src/apps/index.js';
@@ -136,7 +137,9 @@ spec:
   return docs.join('---\n');
 }
 
-const namespaceOf = (i: number): string => `ns-${i % NAMESPACES}`;
+/** The apps' namespaces: the bench's own on a real server (bench/server.ts); the child reads the parent's. */
+const NS_PREFIX = process.env['SOAK_BENCH_NS_PREFIX'] ?? 'ns-';
+const namespaceOf = (i: number): string => `${NS_PREFIX}${i % NAMESPACES}`;
 
 function appOf(i: number, repoURL: string): Application {
   const manifest = parse(`apiVersion: argoproj.io/v1alpha1
@@ -439,7 +442,11 @@ async function seed(kubeconfig: string, dir: string, apps: number): Promise<stri
   const conn = await connect({ kubeconfig, discovery: { cacheDir: join(dir, 'seed-discovery') } });
   const nsInfo = await conn.discovery.resolve({ group: '', kind: 'Namespace' });
   for (let i = 0; i < NAMESPACES; i++)
-    await conn.client.create(nsInfo, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: `ns-${i}` } });
+    await conn.client.create(nsInfo, {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: `${NS_PREFIX}${i}` },
+    });
   conn.close();
   return pathToFileURL(repo).href;
 }
@@ -461,17 +468,25 @@ function slope(points: Array<[number, number]>): number {
 export default async function soakBench(): Promise<BenchRow[]> {
   const o = soakOptions();
   if (o.snapshots) mkdirSync(o.snapshots, { recursive: true });
-  const { startEmbeddedCluster } = await import('../src/embedded/index.js');
   const dir = mkdtempSync(join(tmpdir(), 'gitops-soak-bench-'));
-  const cluster = await startEmbeddedCluster();
+  const cluster = await benchServer();
+  process.stderr.write(`soak: against the ${cluster.label}\n`);
+  if (cluster.real) process.env['SOAK_BENCH_NS_PREFIX'] = 'kg-soak-bench-';
+  const nsPrefix = process.env['SOAK_BENCH_NS_PREFIX'] ?? 'ns-';
+  await cluster.cleanup(nsPrefix);
   try {
     const kubeconfig = join(dir, 'kubeconfig');
     await cluster.writeKubeconfig(kubeconfig);
     const repoURL = await seed(kubeconfig, dir, o.apps);
     const marks: Record<string, { total: number; byVerb: Record<string, number> }> = {};
     const r = await runChild([kubeconfig, join(dir, 'cache'), repoURL], o, (phase) => {
-      const s = cluster.stats.snapshot();
-      marks[phase] = { total: s.total, byVerb: s.byVerb };
+      const s = cluster.requests();
+      const byVerb: Record<string, number> = {};
+      for (const [k, n] of Object.entries(s.byVerbResource)) {
+        const verb = k.split(' ')[0]!;
+        byVerb[verb] = (byVerb[verb] ?? 0) + n;
+      }
+      marks[phase] = { total: s.total, byVerb };
     });
     const before = marks['steady']!;
     const after = marks['end']!;
@@ -574,6 +589,7 @@ export default async function soakBench(): Promise<BenchRow[]> {
       },
     ];
   } finally {
+    await cluster.cleanup(nsPrefix);
     await cluster.close();
     rmSync(dir, { recursive: true, force: true });
   }

@@ -3,6 +3,7 @@
  *   build                  build the oracles from the Go module proxy (skipped when current)
  *   up                     build what is missing, start the rig on loopback, write conformance/.work/rig.json
  *   up --kube-only         the same with Kubernetes alone (kube-apiserver, kube-controller-manager, kubelet stand-in)
+ *   up --kube-only --no-audit   the same without the API server's audit log (benchmarks: what a user's cluster costs)
  *   smoke                  the end-to-end check of a rig that is up
  *   status                 what runs (exit 1 when the rig is not fully up)
  *   controller stop|start  stop or start Argo CD's application controller alone
@@ -28,7 +29,7 @@ import { CONTROLLER, PROCESS_ORDER, down, up } from './rig/up.js';
 
 const say = (line: string): void => console.log(`conformance: ${line}`);
 
-const USAGE = `usage: npm run conformance -- [run [args...] | build | up [--kube-only] | smoke | status | controller stop|start | down]`;
+const USAGE = `usage: npm run conformance -- [run [args...] | build | up [--kube-only [--no-audit]] | smoke | status | controller stop|start | down]`;
 
 async function status(): Promise<number> {
   const state = readState();
@@ -98,9 +99,12 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case 'up': {
       const started = Date.now();
-      const unknown = rest.filter((a) => a !== '--kube-only');
+      const unknown = rest.filter((a) => a !== '--kube-only' && a !== '--no-audit');
       if (unknown.length > 0) throw new Error(`up: unknown argument ${unknown[0]} (${USAGE})`);
-      const rig = await up(say, { kubeOnly: rest.includes('--kube-only') });
+      const rig = await up(say, {
+        kubeOnly: rest.includes('--kube-only'),
+        noAudit: rest.includes('--no-audit'),
+      });
       say(
         `up in ${((Date.now() - started) / 1000).toFixed(1)}s: Kubernetes ${rig.versions.kubernetes}` +
           ('kubeOnly' in rig ? ' (kube-only: no Argo CD)' : `, Argo CD ${rig.versions.argocd}`),

@@ -48,6 +48,7 @@ const CONTROLLER_ROOMS: Record<string, string[]> = {
   run: ['refresh'],
   loop: ['refresh'],
   'app-controller': ['loop', 'refresh'],
+  appset: [],
 };
 const controller = join(src, 'controller');
 

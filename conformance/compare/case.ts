@@ -16,7 +16,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parse } from 'yaml';
 
-export type Phase = 'refresh' | 'sync' | 'controller';
+export type Phase = 'refresh' | 'sync' | 'controller' | 'appsets';
+/** The phases of an Application case (its default); an ApplicationSet case has `appsets` alone. */
 export const PHASES: readonly Phase[] = ['refresh', 'sync', 'controller'];
 export type Binary = 'helm' | 'kustomize' | 'jsonnet';
 
@@ -72,6 +73,12 @@ export interface Case {
   argocdCm: Record<string, string>;
   sync: SyncSpec;
   shards?: ShardsSpec;
+  /**
+   * An ApplicationSets case: the ApplicationSet (no metadata.name: each side's is its `<id>-a` / `<id>-o`;
+   * its generated Applications should carry `${NS}` in their names), reconciled by Argo CD's
+   * ApplicationSet controller and by ours (conformance/compare/appsets.ts).
+   */
+  appset?: Obj;
   /** Path of the file, relative to the cases folder. */
   file: string;
 }
@@ -95,6 +102,7 @@ const KNOWN = new Set([
   'argocdCm',
   'sync',
   'shards',
+  'appset',
 ]);
 
 function fail(file: string, why: string): never {
@@ -135,15 +143,17 @@ export function parseCase(text: string, file: string): Case {
   const needs = (doc.needs ?? []) as unknown[];
   for (const n of needs)
     if (n !== 'helm' && n !== 'kustomize' && n !== 'jsonnet') fail(file, `unknown binary ${String(n)}`);
-  const phases = (doc.phases ?? (doc.shards ? [] : PHASES)) as unknown[];
-  for (const p of phases) if (!PHASES.includes(p as Phase)) fail(file, `unknown phase ${String(p)}`);
+  const phases = (doc.phases ?? (doc.shards ? [] : doc.appset ? ['appsets'] : PHASES)) as unknown[];
+  for (const p of phases)
+    if (![...PHASES, 'appsets'].includes(p as Phase)) fail(file, `unknown phase ${String(p)}`);
+  if (doc.appset !== undefined && !isObj(doc.appset)) fail(file, 'appset must be an ApplicationSet');
   const repos: Record<string, Record<string, string>> = {};
   if (doc.repos !== undefined) {
     if (!isObj(doc.repos)) fail(file, 'repos must be a map');
     for (const [k, v] of Object.entries(doc.repos)) repos[k] = strMap(file, `repos.${k}`, v);
   }
   if (doc.app !== undefined && !isObj(doc.app)) fail(file, 'app must be an Application');
-  if (!doc.app && !doc.shards) fail(file, 'a case has an app or shards');
+  if (!doc.app && !doc.shards && !doc.appset) fail(file, 'a case has an app, an appset or shards');
   if (doc.shards !== undefined) {
     const s = doc.shards;
     if (!isObj(s) || typeof s.replicas !== 'number' || !Array.isArray(s.clusters))
@@ -168,6 +178,7 @@ export function parseCase(text: string, file: string): Case {
     argocdCm: strMap(file, 'argocdCm', doc.argocdCm),
     sync: (doc.sync ?? {}) as SyncSpec,
     ...(doc.shards ? { shards: doc.shards as ShardsSpec } : {}),
+    ...(doc.appset ? { appset: doc.appset as Obj } : {}),
     file,
   };
 }

@@ -26,6 +26,8 @@ export interface Env {
   auditLog?: string;
   /** Argo CD's Redis (host:port), which `argocd admin cluster shards` reads. */
   redis?: string;
+  /** Argo CD's repo-server (host:port), which its ApplicationSet controller calls for git generators. */
+  repoServer?: string;
   /** argocd-server (host:port, plaintext, no auth): `argocd app get` through it prints the resource tree's health. */
   argocdServer?: string;
   /** The user both sides write as, in the audit log. */
@@ -76,6 +78,7 @@ export async function openEnv(opts: { embedded?: boolean } = {}): Promise<Env> {
       argocdKubeconfig,
       auditLog: rig.auditLog,
       ...(rig.redis ? { redis: String(rig.redis) } : {}),
+      ...(rig.repoServer ? { repoServer: String(rig.repoServer) } : {}),
       ...(rig.argocdServer ? { argocdServer: String(rig.argocdServer) } : {}),
       auditUser: rig.argocdKubeconfig ? 'argocd-application-controller' : 'conformance-admin',
       gitRoot: rig.gitRoot,

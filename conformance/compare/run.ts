@@ -17,6 +17,7 @@ import { loadCases, type Case } from './case.js';
 import { CLI, ROOT, openEnv, type Env } from './env.js';
 import { run } from './kubectl.js';
 import { totals } from './normalise.js';
+import { runAppSets } from './appsets.js';
 import { runShards } from './shards.js';
 import { formatMarkdown, formatTable, summary } from './table.js';
 
@@ -145,6 +146,12 @@ async function runAll(
     ]);
   }
   for (const c of runnable.filter((x) => x.shards)) outcomes.push(await runShards(env, c));
+  const appsets = runnable.filter((x) => x.appset);
+  if (appsets.length > 0) {
+    const s = Date.now();
+    outcomes.push(...(await runAppSets(env, appsets)));
+    log(`appsets (${appsets.length} cases): ${((Date.now() - s) / 1000).toFixed(1)} s`);
+  }
   return outcomes.sort((a, b) => a.id.localeCompare(b.id));
 }
 

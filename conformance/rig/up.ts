@@ -81,6 +81,23 @@ function needCommand(cmd: string, pkg: string): string {
   return path;
 }
 
+/**
+ * kube-apiserver 1.34 serves a watch without a resourceVersion (or with "0") that allows bookmarks as a
+ * streaming list (the WatchList feature, on by default: k8s.io/apimachinery
+ * pkg/apis/meta/internalversion/defaults.go sets sendInitialEvents), which needs etcd's RequestWatchProgress
+ * (etcd 3.4.31+, 3.5.13+). On an older etcd (Debian bookworm's is 3.4.23) every such watch ends at once
+ * with an ERROR event "a watch stream was requested by the client but the required storage feature
+ * RequestWatchProgress is disabled" (apiserver pkg/storage/cacher/cacher.go), which no real cluster's
+ * newer etcd does: there the API server is started with WatchList off, so such a watch gets what it gets
+ * on a cluster (the current objects as ADDED events, then changes), without the initial-events-end bookmark.
+ */
+export function watchListGate(etcdVersion: string): string[] {
+  const [major = 0, minor = 0, patch = 0] = etcdVersion.split('.').map((n) => parseInt(n, 10));
+  const supported =
+    major > 3 || (major === 3 && (minor > 5 || (minor === 5 && patch >= 13) || (minor === 4 && patch >= 31)));
+  return supported ? [] : ['--feature-gates=WatchList=false'];
+}
+
 function firstLine(cmd: string, args: string[]): string {
   try {
     return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
@@ -189,7 +206,8 @@ export interface KubeRigJson {
   kubeOnly: true;
   kubeconfig: string;
   server: string;
-  auditLog: string;
+  /** Absent when started with `--no-audit` (the API server then writes no audit log). */
+  auditLog?: string;
   logs: string;
   versions: { kubernetes: string; etcd: string; go: string };
   pids: Record<string, number>;
@@ -220,8 +238,10 @@ async function startAll(
   state: RigState,
   say: (line: string) => void,
   kubeOnly: boolean,
+  audit: boolean,
 ): Promise<RigJson | KubeRigJson> {
   const etcdBin = needCommand('etcd', 'etcd-server');
+  const etcdVersion = firstLine(etcdBin, ['--version']).replace(/^etcd Version:\s*/, '');
   const redisBin = kubeOnly ? '' : needCommand('redis-server', 'redis-server');
   needCommand('openssl', 'openssl');
   needCommand('git', 'git');
@@ -322,11 +342,17 @@ async function startAll(
       '--allow-privileged=true',
       // The API server's own Endpoints for `kubernetes` may not name a loopback address; nothing needs it.
       '--endpoint-reconciler-type=none',
-      `--audit-policy-file=${auditPolicy}`,
-      `--audit-log-path=${auditLog}`,
-      '--audit-log-format=json',
-      '--audit-log-mode=blocking',
+      // Blocking audit costs every write time; `up --kube-only --no-audit` (benchmarks) leaves it off.
+      ...(audit
+        ? [
+            `--audit-policy-file=${auditPolicy}`,
+            `--audit-log-path=${auditLog}`,
+            '--audit-log-format=json',
+            '--audit-log-mode=blocking',
+          ]
+        : []),
       '--profiling=false',
+      ...watchListGate(etcdVersion),
     ],
   });
   const admin = new Kube({ server, ca: pki.caCert, ...pki.client('admin'), userAgent: 'conformance-rig' });
@@ -393,11 +419,11 @@ async function startAll(
         kubeOnly: true,
         kubeconfig: kubeconfig('admin'),
         server,
-        auditLog,
+        ...(audit ? { auditLog } : {}),
         logs: LOGS,
         versions: {
           kubernetes: k8s.version,
-          etcd: firstLine(etcdBin, ['--version']).replace(/^etcd Version:\s*/, ''),
+          etcd: etcdVersion,
           go: firstLine('go', ['env', 'GOVERSION']),
         },
         pids: Object.fromEntries(Object.entries(state.procs).map(([k, v]) => [k, v.pid])),
@@ -560,7 +586,7 @@ async function startAll(
       versions: {
         kubernetes: k8s.version,
         argocd: argo?.version ?? '',
-        etcd: firstLine(etcdBin, ['--version']).replace(/^etcd Version:\s*/, ''),
+        etcd: etcdVersion,
         redis: firstLine(redisBin, ['--version']).replace(/^Redis server v=(\S+).*/, '$1'),
         go: firstLine('go', ['env', 'GOVERSION']),
       },
@@ -582,8 +608,10 @@ async function startAll(
 
 export async function up(
   say: (line: string) => void,
-  opts: { kubeOnly?: boolean } = {},
+  opts: { kubeOnly?: boolean; noAudit?: boolean } = {},
 ): Promise<RigJson | KubeRigJson> {
+  if (opts.noAudit && !opts.kubeOnly)
+    throw new Error('conformance rig: --no-audit needs --kube-only (the corpus compares audit logs)');
   const existing = readState();
   const alive = Object.values(existing.procs).filter((p) => isRunning(p));
   if (alive.length > 0)
@@ -600,7 +628,7 @@ export async function up(
   const state: RigState = { procs: {}, info: {} };
   writeState(state);
   try {
-    return await startAll(state, say, opts.kubeOnly === true);
+    return await startAll(state, say, opts.kubeOnly === true, opts.noAudit !== true);
   } catch (e) {
     say('start-up failed: stopping what was started');
     await down(() => {});

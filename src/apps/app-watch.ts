@@ -47,7 +47,7 @@ const CONFIG_MAPS: ResourceInfo = {
   namespaced: true,
   verbs: ['get', 'list', 'watch'],
 };
-const SECRETS: ResourceInfo = {
+export const SECRETS: ResourceInfo = {
   group: '',
   version: 'v1',
   kind: 'Secret',

@@ -24,6 +24,7 @@ export { APPLICATION_API_VERSION, APPLICATION_KIND } from './types.js';
 export { parseApplication, SYNC_OPTIONS, RETRY_DEFAULTS } from './parse.js';
 export { unloadableApplication } from './unloadable.js';
 export { parseDuration, parseGoDuration } from './duration.js';
+export { matchStringInList } from './globs.js';
 export { parseSyncWindows, validateSyncWindows, matchingWindows } from './sync-windows.js';
 export type { SyncWindow, WindowApp, ParseSyncWindowsOptions } from './sync-windows.js';
 export {
@@ -224,7 +225,13 @@ export function instanceName(app: Pick<Application, 'name' | 'namespace'>, argoc
   return app.namespace && app.namespace !== argocdNamespace ? `${app.namespace}_${app.name}` : app.name;
 }
 
-export { buildStatus, setConditions, sameStatus, DEFAULT_REVISION_HISTORY_LIMIT } from './status.js';
+export {
+  buildStatus,
+  setConditions,
+  sameStatus,
+  DEFAULT_REVISION_HISTORY_LIMIT,
+  OWN_TYPES,
+} from './status.js';
 export type {
   AppSummary,
   BuildStatusOptions,
@@ -249,6 +256,7 @@ export {
   APPLICATION_RESOURCE,
   APP_PROJECT_RESOURCE,
   SECRET_TYPE_LABEL,
+  SECRETS,
 } from './app-watch.js';
 export type { ArgoNamespaceWatchOptions, NamespaceEvent } from './app-watch.js';
 export {

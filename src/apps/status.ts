@@ -150,10 +150,12 @@ const COMPARISON_TYPES = [
   'OrphanedResourceWarning',
   'InvalidSpecError',
   'UnknownError',
-  // Ours (src/controller ConditionType): reported the same way.
+  // Ours (src/controller ConditionType): evaluated, so that older ones are cleared, never written.
   'UnknownKind',
   'RenderWarning',
 ];
+/** Condition types of ours, not Argo CD's: shown by `diff`, never written into an Application's status. */
+export const OWN_TYPES: readonly string[] = ['UnknownKind', 'RenderWarning'];
 /** Types a failed refresh evaluates: its error replaces them, warnings stay. */
 const ERROR_TYPES = ['ComparisonError', 'InvalidSpecError', 'UnknownError'];
 
@@ -184,7 +186,10 @@ export function buildStatus(options: BuildStatusOptions): BuiltStatus {
     if (resources.length > 0) status['resources'] = resources;
     else delete status['resources'];
     setHealth(status, previous, c.health, now, options.persistResourceHealth === true);
-    status['conditions'] = setConditions(previous['conditions'], c.conditions, COMPARISON_TYPES, now);
+    // Our own notices (a kind not served, a render warning) are not Argo CD conditions: the status Argo CD's
+    // UI and CLI read carries Argo CD's alone (their types stay evaluated, so older ones are cleared).
+    const argoConditions = c.conditions.filter((x) => !OWN_TYPES.includes(x.type));
+    status['conditions'] = setConditions(previous['conditions'], argoConditions, COMPARISON_TYPES, now);
     if (state.reconciledAt && (previous['reconciledAt'] === undefined || (options.level ?? 2) >= 2))
       status['reconciledAt'] = kubeTime(state.reconciledAt);
     setSourceTypes(status, state.app.multiSource, options.sources);

@@ -95,6 +95,8 @@ export interface WriteOptions {
   fieldValidation?: 'Strict' | 'Warn' | 'Ignore';
   /** What errors name (default "<group>/<Kind> <namespace>/<name>"). */
   subject?: string;
+  /** Write the object's subresource (`status`) instead of the object (patch and update). */
+  subresource?: 'status' | undefined;
   signal?: AbortSignal | undefined;
 }
 

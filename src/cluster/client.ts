@@ -221,7 +221,7 @@ export class KubeClient {
     return this.request({
       verb: 'patch',
       method: 'PATCH',
-      ...this.#target(info, namespace, name, opts.subject),
+      ...this.#sub(this.#target(info, namespace, name, opts.subject), opts.subresource),
       query: { ...this.#writeQuery(opts), force: type === 'apply' && opts.force ? true : undefined },
       body: patch,
       contentType: PATCH_CONTENT_TYPE[type],
@@ -351,6 +351,10 @@ export class KubeClient {
       resource: info,
       ...(info.namespaced && namespace ? { namespace } : {}),
     };
+  }
+
+  #sub<T extends { path: string }>(target: T, subresource: string | undefined): T {
+    return subresource ? { ...target, path: `${target.path}/${subresource}` } : target;
   }
 
   #writeQuery(opts: WriteOptions): Record<string, string | undefined> {

@@ -8,6 +8,7 @@
 import type { CacheEvent, CacheEventHandler } from './live-cache-store.js';
 import { formatKey } from './types.js';
 import type { KubeObject, ResourceKey } from './types.js';
+import { onAbort as onAbortOf } from '../common/index.js';
 import { abortReason } from '../queue/index.js';
 
 /** What `waitForObject` reads: the object now and the cache's change events. */
@@ -37,7 +38,7 @@ export function waitForObject(
   return new Promise((resolve, reject) => {
     const settle = (): void => {
       unsubscribe();
-      signal?.removeEventListener('abort', onAbort);
+      unhook();
     };
     const onAbort = (): void => {
       settle();
@@ -59,7 +60,8 @@ export function waitForObject(
       settle();
       resolve(current);
     });
-    signal?.addEventListener('abort', onAbort, { once: true });
+    // Many waits may share one signal (a sync's): one listener on it for all (common/signals.ts).
+    const unhook = signal ? onAbortOf(signal, onAbort) : () => undefined;
   });
 }
 
@@ -68,15 +70,14 @@ export function raceAbort<T>(promise: Promise<T>, signal?: AbortSignal): Promise
   if (!signal) return promise;
   if (signal.aborted) return Promise.reject(abortReason(signal));
   return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(abortReason(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
+    const unhook = onAbortOf(signal, () => reject(abortReason(signal)));
     promise.then(
       (v) => {
-        signal.removeEventListener('abort', onAbort);
+        unhook();
         resolve(v);
       },
       (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
+        unhook();
         reject(e);
       },
     );

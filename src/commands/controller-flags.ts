@@ -16,6 +16,7 @@ import type { Metrics } from '../metrics/index.js';
 import { ALGORITHMS, parseReplicasFrom, type Algorithm, type ShardClaimer } from '../sharding/index.js';
 import { createSourceService, execProcess } from '../source/index.js';
 import { clientOptionsOf, durationFlag, requestTimeoutFlag, runSettings, sourceSelection } from './flags.js';
+import { appsetFlags, type AppsetFlagValues } from './appset-flags.js';
 
 export const controllerFlags = {
   'argocd-namespace': Flags.string({
@@ -130,10 +131,11 @@ export const controllerFlags = {
     description: 'Application condition types counted in argocd_app_condition (repeatable).',
     multiple: true,
   }),
+  ...appsetFlags,
 };
 
 /** The parsed flags this module reads (oclif's parse result). */
-export interface ControllerFlagValues {
+export interface ControllerFlagValues extends AppsetFlagValues {
   'argocd-namespace': string;
   kubeconfig?: string | undefined;
   context?: string | undefined;

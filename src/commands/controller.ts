@@ -1,6 +1,7 @@
 import { BaseCommand } from './base-command.js';
 import { clientOptionsOf } from './flags.js';
 import { controllerFlags, controllerMetrics, loopBase, shardingOf } from './controller-flags.js';
+import { runApplicationSets } from './appset-flags.js';
 import { parseDuration } from '../apps/index.js';
 import {
   ExitCode,
@@ -23,6 +24,8 @@ with Argo CD's rules; operations written to an Application's operation field (ar
 kubectl patch) are run. Each Application's status (sync, health, resources, conditions, operationState,
 history, reconciledAt) is written as Argo CD's controller writes it, one merge patch of what changed. An
 Application deleted with the resources-finalizer.argocd.argoproj.io finalizer has its resources deleted first.
+ApplicationSets of the namespace are reconciled too, as Argo CD's ApplicationSet controller (generators, the
+generated Applications, status; --no-applicationsets turns it off; docs/appset-controller.md).
 Runs until SIGTERM (exit 0) or Ctrl-C (exit 130); running operations get --shutdown-timeout to end. One line
 per event on stdout (-o json: one JSON object per line). See docs/controller.md.`;
 
@@ -49,6 +52,10 @@ per event on stdout (-o json: one JSON object per line). See docs/controller.md.
       throw new UsageError(`failed to parse duration "${flags['shutdown-timeout']}"`, {
         subject: '--shutdown-timeout',
       });
+    if (!flags.applications && !flags.applicationsets)
+      throw new UsageError('failed to parse: nothing to run with both turned off', {
+        subject: '--no-applications --no-applicationsets',
+      });
     const sharding = shardingOf(flags);
     const { runController, defaultOperation } = await import('../controller/index.js');
     const warn = (m: string): void => this.warnLine(m);
@@ -57,7 +64,23 @@ per event on stdout (-o json: one JSON object per line). See docs/controller.md.
     const served = await controllerMetrics(flags, signal);
     if (served) this.infoLine(`metrics and probes at ${served.url}/metrics, /healthz, /readyz`);
     const load = loopBase(flags, { signal, warn, metrics: served?.metrics, defaultOperation });
+    const log = (e: { type: string }): void => {
+      const line = controllerLogLine(e, { json, time: new Date(), verbosity: verbosity() });
+      if (line) this.write(line);
+    };
+    // The ApplicationSet controller runs beside the application controller until the same signal; a
+    // failure of one stops the other.
+    const stopBoth = new AbortController();
+    const both = AbortSignal.any([signal, stopBoth.signal]);
+    const appsets = runApplicationSets(flags, { signal: both, warn, onEvent: log }).catch((err: unknown) => {
+      stopBoth.abort(err);
+      throw err;
+    });
     try {
+      if (!flags.applications) {
+        await appsets;
+        return this.exitAfter(signal);
+      }
       await runController({
         ...(await load()),
         reload: load,
@@ -69,20 +92,29 @@ per event on stdout (-o json: one JSON object per line). See docs/controller.md.
         context: flags.context,
         ...clientOptionsOf(flags),
         persistResourceHealth: flags['persist-resource-health'],
-        signal,
+        signal: both,
         shutdownTimeoutMs: shutdownMs,
         ...served?.hooks,
         onWarning: warn,
         onEvent: (e) => {
           served?.onEvent(e);
-          const line = controllerLogLine(e, { json, time: new Date(), verbosity: verbosity() });
-          if (line) this.write(line);
+          log(e);
         },
       });
+      stopBoth.abort();
+      await appsets;
+    } catch (err) {
+      stopBoth.abort();
+      await appsets.catch(() => undefined);
+      throw err;
     } finally {
       await served?.close();
     }
-    // SIGTERM is how Kubernetes stops a pod: a clean stop. Ctrl-C keeps the shell's 130.
+    this.exitAfter(signal);
+  }
+
+  /** SIGTERM is how Kubernetes stops a pod: a clean stop. Ctrl-C keeps the shell's 130. */
+  private exitAfter(signal: AbortSignal): void {
     const reason: unknown = signal.reason;
     process.exitCode =
       reason instanceof InterruptError && reason.signal === 'SIGINT' ? ExitCode.INTERRUPTED : ExitCode.OK;

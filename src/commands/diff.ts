@@ -12,6 +12,7 @@ import {
   runProjects,
   runSettings,
   useParseCache,
+  comparisonMemoOf,
 } from './flags.js';
 import { selectAppTree, treeFlags } from './tree-flags.js';
 import { BaseCommand } from './base-command.js';
@@ -262,6 +263,7 @@ are read at both revisions, so apps the change adds or removes show as added or 
       });
       ran = true;
       report = await new Run({
+        ...comparisonMemoOf(flags),
         prepared,
         apps,
         source,

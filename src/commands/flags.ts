@@ -312,6 +312,14 @@ export function useParseCache(): void {
   setParseCacheDir(join(defaultCacheRoot(), 'parsed'));
 }
 
+/**
+ * The comparison memo on disk beside the manifest cache (`<cache>/comparisons`, src/controller/refresh/
+ * disk-memo.ts): a run with nothing new compares no unchanged pair again. `--hard-refresh` leaves it out.
+ */
+export function comparisonMemoOf(flags: AppFlagValues): { comparisonMemoDir?: string } {
+  return flags['hard-refresh'] ? {} : { comparisonMemoDir: join(defaultCacheRoot(), 'comparisons') };
+}
+
 export function sourceSelection(
   flags: AppFlagValues,
   onWarning: (message: string) => void = (m) => process.stderr.write(`warning: ${m}\n`),

@@ -8,6 +8,7 @@ import {
   runProjects,
   runSettings,
   useParseCache,
+  comparisonMemoOf,
 } from './flags.js';
 import { BaseCommand } from './base-command.js';
 import { UsageError } from '../common/index.js';
@@ -179,6 +180,7 @@ input or an app that could not be rendered or compared, or whose sync its projec
     const progress = await this.startProgress('sync', { machineOutput: json, quiet: flags.quiet });
     try {
       report = await new Run({
+        ...comparisonMemoOf(flags),
         prepared,
         apps,
         source,

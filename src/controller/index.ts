@@ -18,8 +18,10 @@
  *   behind the `ReconcileLoop` door. docs/loop.md.
  * - app-controller/ (`kubectl gitops controller`): `runController`: the loop fed by the live Argo CD
  *   namespace, `StatusWriter`, `AppFinalizer`, shard claims. docs/controller.md.
+ * - appset/ (`kubectl gitops controller` too): `runAppSetController`: Argo CD's ApplicationSet controller,
+ *   generating and writing Applications and the ApplicationSets' status. docs/appset-controller.md.
  * Rooms import only rooms below them, through their doors: run and loop import refresh; app-controller
- * imports loop and refresh (docs/architecture.md; test/architecture.test.ts).
+ * imports loop and refresh; appset imports none (docs/architecture.md; test/architecture.test.ts).
  *
  * Guarantees
  * - Reports (`AppReport.comparison`) are plain data and masked: Secret values (`data`, `stringData`)
@@ -44,6 +46,8 @@
  *   server-side diff. Never one request per resource otherwise.
  */
 export { Run } from './run/index.js';
+export { runAppSetController } from './appset/index.js';
+export type { AppSetControllerOptions, AppSetEvent, AppsSyncPolicy } from './appset/index.js';
 export { prepareRun } from './run/index.js';
 export type { PreparedRun, PrepareOptions } from './run/index.js';
 export type { RunOptions } from './run/index.js';

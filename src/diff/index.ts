@@ -64,6 +64,7 @@ export {
   resolveOptions,
 } from './compare.js';
 export {
+  applyIgnores,
   compileIgnoreDifferences,
   loadIgnoreDifferencesFile,
   matchIgnores,

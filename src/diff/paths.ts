@@ -134,13 +134,18 @@ export function pruneEmpty(value: Json): Json {
     return value;
   }
   if (!isMap(value)) return value;
-  for (const [k, v] of Object.entries(value)) {
-    const p = pruneEmpty(v);
-    if (p === null || (Array.isArray(p) && p.length === 0) || (isMap(p) && Object.keys(p).length === 0)) {
-      delete value[k];
-    }
+  // for-in and `hasNoKeys`, not Object.entries/Object.keys: no arrays made per map (issue 31's profile).
+  for (const k in value) {
+    if (!Object.hasOwn(value, k)) continue;
+    const p = pruneEmpty(value[k]!);
+    if (p === null || (Array.isArray(p) ? p.length === 0 : isMap(p) && hasNoKeys(p))) delete value[k];
   }
   return value;
+}
+
+function hasNoKeys(map: JsonMap): boolean {
+  for (const k in map) if (Object.hasOwn(map, k)) return false;
+  return true;
 }
 
 /** Returns a copy with map keys sorted, recursively (stable output for YAML, JSON and hashing). */

@@ -7,6 +7,7 @@
  * ConfigMaps and Secrets). Built-in kinds' values of the wrong type are a decode failure instead (400,
  * `checkDecodes`), as on a real server.
  */
+import { jobStatusCauses } from './job-status.js';
 import { validateObject } from '../schema/index.js';
 import type { SchemaCatalog } from '../schema/index.js';
 import type { StatusCause } from './errors.js';
@@ -131,6 +132,7 @@ export function validate(type: ResourceType, obj: KObject, schemas: SchemaCatalo
         field: 'spec.selector',
       });
     }
+    if (gk === 'batch/Job') causes.push(...jobStatusCauses(obj, old));
     if ((gk === '/ConfigMap' || gk === '/Secret') && old['immutable'] === true) {
       for (const f of ['data', 'binaryData', 'immutable']) {
         if (JSON.stringify(obj[f]) !== JSON.stringify(old[f])) {

@@ -4,7 +4,8 @@
  * log shippers: `{"time", "app", "event", ...fields}` (`event`: the event's type, the loop's operation events
  * under their documented names `operation-start` / `operation-done`: `printedEventName`). Progress of
  * renders, cache lists and single sync tasks is left out (the loop emits them for the interactive
- * printers); `status-written` only at `-v 2`+.
+ * printers); `status-written` only at `-v 2`+. ApplicationSet events (`appset-*`) name the set
+ * (`applicationset <ns>/<name>`); `appset-reconciled` only at `-v 1`+.
  */
 import { printedEventName } from './structured.js';
 
@@ -62,6 +63,18 @@ function text(e: AnyEvent): string | undefined {
       return `deleting: ${s(e['step'])}${e['detail'] ? ` ${s(e['detail'])}` : ''}`;
     case 'cache-sync-done':
       return e['error'] ? `cluster ${s(e['cluster'])}: ${s(e['error'])}` : undefined;
+    case 'appset-controller-ready':
+      return `watching ${s(e['appsets'])} ApplicationSets`;
+    case 'appset-application':
+      return `${s(e['action'])} Application ${s(e['app'])}`;
+    case 'appset-error':
+      return `${e['app'] ? `Application ${s(e['app'])}: ` : ''}${s(e['reason'])}: ${s(e['message'])}`;
+    case 'appset-warning':
+      return s(e['message']);
+    case 'appset-reconciled':
+      return `reconciled: ${s(e['applications'])} applications${Number(e['requeueMs']) > 0 ? `, again in ${Math.round(Number(e['requeueMs']) / 1000)}s` : ''}`;
+    case 'appset-status-written':
+      return `status written (${(e['fields'] as string[]).join(', ')})`;
     case 'loop-stopping':
       return `stopping (${s(e['reason'])})`;
     default:
@@ -76,7 +89,9 @@ export function controllerLogLine(
 ): string | undefined {
   const e = event as AnyEvent;
   if (SKIPPED.has(e.type)) return undefined;
-  if (e.type === 'status-written' && options.verbosity < 2) return undefined;
+  if ((e.type === 'status-written' || e.type === 'appset-status-written') && options.verbosity < 2)
+    return undefined;
+  if (e.type === 'appset-reconciled' && options.verbosity < 1) return undefined;
   const line = text(e);
   if (line === undefined) return undefined;
   const time = options.time.toISOString();
@@ -90,5 +105,6 @@ export function controllerLogLine(
       ...rest,
     });
   }
-  return `${time} ${e.key ?? e.app ?? '-'} ${line}`;
+  const appset = typeof e['appset'] === 'string' ? `applicationset ${e['appset']}` : undefined;
+  return `${time} ${e.key ?? appset ?? e.app ?? '-'} ${line}`;
 }

@@ -6,7 +6,8 @@
  *
  * JSON/YAML shape (documented in docs/usage/diff.md; change it only compatibly):
  *   {"apps": [{"name", "namespace", "destination": {"server"|"name", "namespace", "context"},
- *     "revision", "sync", "health", "healthMessage"?, "conditions": [{"type", "message"}],
+ *     "revision", "sync", "health", "healthMessage"?, "conditions": [{"type", "message"}] (Argo CD's),
+ *     "warnings"?: [{"type", "message"}] (ours: UnknownKind, RenderWarning),
  *     "syncWindows"?: {"project", "canSync", "blockedBy"?, "assigned": [window], "active": [window],
  *       "warnings"} (a window: "index", "kind", "schedule", "duration", "timeZone"?, "description"?,
  *       "manualSync", "syncOverrun", "active", "until"?, "next"?, "text"), "error"?,
@@ -22,7 +23,7 @@
  * tracking-id form; group empty for core kinds, namespace empty for cluster-scoped kinds).
  */
 import { Chalk } from 'chalk';
-import { activeWindowsLine } from '../apps/index.js';
+import { OWN_TYPES, activeWindowsLine } from '../apps/index.js';
 import type { AppReport, ResourceStatus, RunReport } from '../controller/index.js';
 import { healthReason } from '../health/index.js';
 import { jsonListChunks, renderStructured } from './structured.js';
@@ -191,7 +192,12 @@ export function diffDocumentApp(a: AppReport): Record<string, unknown> {
     sync: cmp?.sync ?? 'Unknown',
     health: cmp?.health.status ?? 'Unknown',
     ...(cmp?.health.message ? { healthMessage: cmp.health.message } : {}),
-    conditions: cmp?.conditions ?? a.error?.conditions ?? [],
+    // Argo CD's conditions as its status carries them; our own notices (a kind not served, a render
+    // warning) apart, under "warnings".
+    conditions: (cmp?.conditions ?? a.error?.conditions ?? []).filter((x) => !OWN_TYPES.includes(x.type)),
+    ...(cmp?.conditions.some((x) => OWN_TYPES.includes(x.type))
+      ? { warnings: cmp.conditions.filter((x) => OWN_TYPES.includes(x.type)) }
+      : {}),
     ...(a.syncWindows ? { syncWindows: a.syncWindows } : {}),
     ...(a.error ? { error: a.error.message } : {}),
     resources: (cmp?.resources ?? []).map((r) => ({

@@ -77,7 +77,7 @@ export class ProgressLines {
         return [`${e.app}: ${e.syncPhase} wave ${e.syncWave}: started (${plural(e.tasks, 'task')})`];
       case 'task': {
         const t = e.task;
-        const line = `${e.app}: ${t.syncPhase} wave ${t.syncWave} ${taskLabel(t)}: ${e.status || e.phase}${e.message ? ` (${e.message})` : ''}`;
+        const line = `${e.app}: ${t.syncPhase} wave ${t.syncWave} ${taskLabel(t)}: ${e.phase === 'Failed' && e.status === 'Synced' ? 'Failed' : e.status || e.phase}${e.message ? ` (${e.message})` : ''}`;
         // A task moving from Running to Succeeded with the same result and message would print twice.
         const key = `${e.app}\0${t.id}`;
         if (this.#seen.get(key) === line) return [];

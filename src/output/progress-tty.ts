@@ -309,7 +309,7 @@ function groupTitle(g: GroupView): string {
 }
 
 function taskTitle(t: TaskView): string {
-  const state = t.status || t.phase;
+  const state = t.phase === 'Failed' && t.status === 'Synced' ? 'Failed' : t.status || t.phase;
   return `${taskLabel(t.ref)}: ${state}${t.message ? ` (${t.message})` : ''}`;
 }
 

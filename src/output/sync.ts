@@ -97,7 +97,7 @@ export function syncText(report: RunReport): string {
     for (const r of op.resources) {
       if (r.status === '' && r.hookPhase === '') continue;
       lines.push(
-        `  ${r.syncPhase.padEnd(8)} wave ${String(r.syncWave).padStart(3)}  ${(r.status || r.hookPhase).padEnd(12)} ${r.group ? `${r.group}/` : ''}${r.kind} ${r.namespace ? `${r.namespace}/` : ''}${r.name}${r.message ? `  ${r.message}` : ''}`,
+        `  ${r.syncPhase.padEnd(8)} wave ${String(r.syncWave).padStart(3)}  ${(r.hookPhase === 'Failed' && r.status === 'Synced' ? 'Failed' : r.status || r.hookPhase).padEnd(12)} ${r.group ? `${r.group}/` : ''}${r.kind} ${r.namespace ? `${r.namespace}/` : ''}${r.name}${r.message ? `  ${r.message}` : ''}`,
       );
     }
     const skipped = op.resources.filter((r) => r.status === 'PruneSkipped').length;

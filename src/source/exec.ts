@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
+import { onAbort as onAbortOf } from '../common/index.js';
 import { redactText } from './url.js';
 
 export interface ExecOptions {
@@ -94,14 +95,15 @@ export const execProcess: Exec = (command, args, options = {}) =>
       aborted = true;
       kill();
     };
-    options.signal?.addEventListener('abort', onAbort, { once: true });
+    // Renders and git commands at once share the run's signal: one listener on it for all (common/signals.ts).
+    const unhook = options.signal ? onAbortOf(options.signal, onAbort) : () => undefined;
     if (options.signal?.aborted) onAbort();
     child.stdout.on('data', (c: Buffer) => out.push(c));
     child.stderr.on('data', (c: Buffer) => err.push(c));
     const done = () => {
       clearTimeout(timer);
       if (killTimer) clearTimeout(killTimer);
-      options.signal?.removeEventListener('abort', onAbort);
+      unhook();
     };
     child.on('error', (e: NodeJS.ErrnoException) => {
       done();

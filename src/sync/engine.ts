@@ -57,6 +57,8 @@ export class SyncEngine {
   readonly #run: EngineRun;
   #validated = false;
   #failed = false;
+  /** A write of the group run last failed (the failure message says "failed to apply"). */
+  #applyFailed = false;
   /** The group started last and not yet reported done (progress events). */
   #group: { syncPhase: SyncTask['phase']; syncWave: number; states: TaskState[] } | undefined;
 
@@ -191,6 +193,7 @@ export class SyncEngine {
     const group = pending.filter((s) => s.task.phase === first.phase && s.task.wave === first.wave);
     const waitForHooks = await runGroup(this.#run, group, signal);
     if (waitForHooks) return true;
+    if (group.some((s) => s.phase === 'Failed' && s.status === 'SyncFailed')) this.#applyFailed = true;
     if (this.states.some((s) => s.phase === 'Failed')) return false;
     const last = group.length === pending.length;
     if (last && !group.some((s) => s.task.hookType)) {
@@ -219,11 +222,16 @@ export class SyncEngine {
       }
     }
     if (this.states.some((s) => s.task.phase === 'SyncFail' && s.phase === 'Running')) return true;
-    const failed = this.states.filter((s) => s.phase === 'Failed' && s.task.phase !== 'SyncFail');
-    this.#end(
-      'Failed',
-      `one or more tasks failed: ${failed.map((s) => `${describe(s.task)}: ${s.message}`).join('; ')}`,
-    );
+    // gitops-engine executeSyncFailPhase: "one or more objects failed to apply" when a write of the last
+    // group failed, else "... completed unsuccessfully"; then ", reason: " and the messages of the tasks
+    // whose write failed (SyncFailed), joined by ",".
+    const base = this.#applyFailed
+      ? 'one or more objects failed to apply'
+      : 'one or more synchronization tasks completed unsuccessfully';
+    const reasons = this.states
+      .filter((s) => s.status === 'SyncFailed' && s.task.phase !== 'SyncFail' && s.message)
+      .map((s) => s.message);
+    this.#end('Failed', reasons.length > 0 ? `${base}, reason: ${reasons.join(',')}` : base);
     return false;
   }
 

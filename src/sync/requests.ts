@@ -6,7 +6,8 @@
  *   scope, at the version the object names); neither: `UnknownKindError`.
  * - Write options: field manager `argocd-controller` (as Argo CD's), kubectl's `fieldValidation=Strict`
  *   unless `Validate=false` (then `Ignore`), the operation's signal, the task named as the subject.
- * - The body of a create or replace: the target carrying last-applied-configuration, in the task's
+ * - The body of a create or replace: the target carrying last-applied-configuration (not with
+ *   `Replace=true`, kubectl's replace and create write none), in the task's
  *   namespace; built once per task, so the dry run's body is the write's (not for hooks: they gain the
  *   hook finalizer in between).
  * - Retries (`retry`): a 409 conflict at once, with a fresh read (`attempt` > 0); 5xx and transport
@@ -110,7 +111,11 @@ export class SyncRequests {
   applied(task: SyncTask, info: ResourceInfo): KubeObject {
     const built = task.hookType ? undefined : this.#bodies.get(task);
     if (built) return built;
-    const body = withLastApplied(task.target!);
+    // `Replace=true` is kubectl replace (or create) without --save-config: no last-applied-configuration
+    // (measured against Argo CD 3.6.1, conformance c078, c083, c085).
+    const body = hasOption(task.options, 'Replace')
+      ? (structuredClone(task.target!) as KubeObject)
+      : withLastApplied(task.target!);
     if (info.namespaced && !body.metadata?.namespace)
       body.metadata = { ...body.metadata, namespace: task.key.namespace };
     if (!task.hookType) this.#bodies.set(task, body);

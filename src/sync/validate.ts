@@ -1,9 +1,9 @@
 /**
  * The engine's first step, before any write (gitops-engine sync_context.go `getSyncTasks` and the dry run
  * of `Sync`). In order:
- * 0. The project's permission of every task whose kind is served (Argo CD's `WithPermissionValidator`):
- *    any refusal ends the operation Failed, "one or more synchronization tasks are not valid: <reasons>",
- *    before the dry run, with nothing written (the refused tasks SyncFailed with the reason).
+ * 0. Every pending task's kind is served (else discovery's error; see `tasksValid`) and the project
+ *    permits it (Argo CD's `WithPermissionValidator`): any failure ends the operation Failed, "one or more
+ *    synchronization tasks are not valid: <reasons>", before the dry run, with nothing written.
  * 1. A server-side dry run of every pending task (writes with `dryRun=All`; prunes as dry-run deletes), in
  *    parallel. Any failure ends the operation Failed, "one or more objects failed to apply (dry run)",
  *    with nothing written. A kind the cluster does not serve fails there unless a CRD of this sync defines
@@ -32,7 +32,7 @@ export async function validate(run: EngineRun): Promise<boolean> {
   );
   const work = run.states.filter((s) => s.phase === 'Pending');
   run.emit({ type: 'validate-start', tasks: work.length });
-  if (!permitted(run)) {
+  if (!tasksValid(run, crdKinds)) {
     run.emit({ type: 'validate-done', failed: run.states.filter((s) => s.phase === 'Failed').length });
     return false;
   }
@@ -71,14 +71,36 @@ export async function validate(run: EngineRun): Promise<boolean> {
   return true;
 }
 
-/** Step 0: every task the project refuses fails, and then the operation, before any request. */
-function permitted(run: EngineRun): boolean {
+/**
+ * Step 0 (gitops-engine `getSyncTasks`): a task whose kind the cluster does not serve (no CRD of this sync
+ * defines it, no `SkipDryRunOnMissingResource`) fails with discovery's error, and every task the project
+ * refuses fails with the refusal; any failure ends the operation before any request, "one or more
+ * synchronization tasks are not valid: " and the distinct errors, sorted. The unserved task's own message
+ * is the one Argo CD's controller shows in its place (util/argo AugmentSyncMsg).
+ */
+function tasksValid(run: EngineRun, crdKinds: ReadonlySet<string>): boolean {
   const permission = run.options.permission;
-  if (!permission) return true;
   const reasons = new Set<string>();
   for (const s of run.states) {
-    if (!run.client.served(s.task)) continue;
-    const reason = permission(s.task);
+    if (s.phase !== 'Pending') continue;
+    const { group, kind, namespace, name } = s.task.key;
+    if (!run.client.served(s.task)) {
+      if (crdKinds.has(`${group}/${kind}`) || hasOption(s.task.options, 'SkipDryRunOnMissingResource'))
+        continue;
+      const version = s.task.apiVersion;
+      reasons.add(
+        `failed to discover server resources for group version ${version}: the server could not find the requested resource`,
+      );
+      run.set(
+        s,
+        'Failed',
+        'SyncFailed',
+        `The Kubernetes API could not find ${group}/${kind} for requested resource ${namespace}/${name}. ` +
+          `Make sure the "${kind}" CRD is installed on the destination cluster.`,
+      );
+      continue;
+    }
+    const reason = permission?.(s.task);
     if (reason === undefined) continue;
     reasons.add(reason);
     run.set(s, 'Failed', 'SyncFailed', reason);

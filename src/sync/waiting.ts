@@ -42,13 +42,16 @@ export function refresh(run: EngineRun): void {
       continue;
     }
     const health = healthOf(live, run.options.health);
+    // gitops-engine keeps the task's result code (its write did succeed) and the latest non-empty message:
+    // the health's, once there is one.
+    const latest = (fallback: string) => healthMessage(live, run.options.health) || fallback;
     if (s.task.hookType) {
-      if (health === undefined || health === 'Healthy') run.set(s, 'Succeeded', 'Synced', s.message);
+      if (health === undefined || health === 'Healthy') run.set(s, 'Succeeded', s.status, latest(s.message));
       else if (health === 'Degraded' || health === 'Unknown')
-        run.set(s, 'Failed', 'SyncFailed', healthMessage(live, run.options.health) || `hook ${health}`);
-    } else if (health === undefined || health === 'Healthy') run.set(s, 'Succeeded', 'Synced', s.message);
-    else if (health === 'Degraded')
-      run.set(s, 'Failed', 'SyncFailed', healthMessage(live, run.options.health) || 'resource is Degraded');
+        run.set(s, 'Failed', s.status, latest(`hook ${health}`));
+    } else if (health === undefined || health === 'Healthy')
+      run.set(s, 'Succeeded', s.status, latest(s.message));
+    else if (health === 'Degraded') run.set(s, 'Failed', s.status, latest('resource is Degraded'));
     if (s.phase === 'Running') failIfLost(run, s);
   }
 }

@@ -19,14 +19,14 @@
  * (or an object without a kind, or with `stringData`) are never written to the cache; unreadable or malformed entries are misses; write failures are ignored.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { isMap, isScalar, isSeq, parseAllDocuments } from 'yaml';
 import type { Tags } from 'yaml';
 import { UsageError } from '../common/index.js';
 import { fastParseDocuments } from './fast-yaml.js';
+import { codeStamp } from './fs.js';
 import type { KubeObject } from '../common/index.js';
 
 export type { KubeObject } from '../common/index.js';
@@ -297,24 +297,6 @@ export function setParseCacheDir(dir: string | undefined): void {
 /** Names the module (`import.meta.url`) a `keepText` rule lives in, so its parses can be cached on disk. */
 export function registerKeepTextSource(keepText: KeepScalarText, moduleUrl: string): void {
   keepSources.set(keepText, moduleUrl);
-}
-
-/** Code stamps read in this process (a module's code does not change while it runs). */
-const stamps = new Map<string, string>();
-
-/** "url size mtime" of a module file: changes whenever its code does. */
-function codeStamp(url: string): string {
-  let stamp = stamps.get(url);
-  if (stamp === undefined) {
-    try {
-      const st = statSync(fileURLToPath(url));
-      stamp = `${url} ${st.size} ${st.mtimeMs}`;
-    } catch {
-      stamp = '';
-    }
-    stamps.set(url, stamp);
-  }
-  return stamp;
 }
 
 function diskKey(text: string, keepText: KeepScalarText | undefined): string | undefined {

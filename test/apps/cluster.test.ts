@@ -1,4 +1,4 @@
-/** `--from-cluster` against the embedded API server: the Application CRD, a namespace of Applications. */
+/** `--from-cluster` against the embedded API server (or the real one: KG_TEST_SERVER): the Application CRD, a namespace of Applications. */
 import { strict as assert } from 'node:assert';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,7 +10,7 @@ import {
   type KubeObject,
   type ResourceInfo,
 } from '../../src/cluster/index.js';
-import { startEmbeddedCluster, type EmbeddedCluster } from '../../src/embedded/index.js';
+import { useEmbeddedCluster, crdsEstablished } from '../support/embedded.js';
 import { APPLICATION_CRD } from '../support/argocd.js';
 import { tempDir } from '../support/git.js';
 
@@ -54,20 +54,15 @@ function application(name: string, namespace: string, labels: Record<string, str
 }
 
 describe('--from-cluster (embedded API server)', () => {
-  let cluster: EmbeddedCluster;
+  const fx = useEmbeddedCluster();
   let conn: ClusterConnection;
   let kubeconfig: string;
 
   before(async () => {
-    cluster = await startEmbeddedCluster();
-    kubeconfig = join(tempDir(), 'kubeconfig');
-    await cluster.writeKubeconfig(kubeconfig);
+    kubeconfig = fx.kubeconfig;
     conn = await connect({ kubeconfig, discovery: { cacheDir: tempDir() } });
   });
-  after(async () => {
-    conn.close();
-    await cluster.close();
-  });
+  after(() => conn.close());
 
   // Issue 14: no Argo CD is an error naming what is missing, never an empty success.
   it('no Application CRD installed: an error naming the CRD and the context', async () => {
@@ -79,6 +74,7 @@ describe('--from-cluster (embedded API server)', () => {
 
   it('reads and validates the Applications of --argocd-namespace only, with selection', async () => {
     await conn.client.create(CRD_INFO, structuredClone(APPLICATION_CRD) as unknown as KubeObject);
+    await crdsEstablished(fx);
     for (const ns of ['argocd', 'elsewhere'])
       await conn.client.create(NS_INFO, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
     await conn.client.create(APP_INFO, application('web', 'argocd', { team: 'web' }));
@@ -135,7 +131,7 @@ describe('--from-cluster (embedded API server)', () => {
 
   it('an unreachable cluster is an error naming the namespace', async () => {
     const dead = join(tempDir(), 'kubeconfig');
-    writeFileSync(dead, cluster.kubeconfig().replace(cluster.url, 'http://127.0.0.1:9'));
+    writeFileSync(dead, fx.cluster.kubeconfig().replace(fx.cluster.url, 'http://127.0.0.1:9'));
     await assert.rejects(
       loadApplications({ fromCluster: true, kubeconfig: dead }),
       /namespace argocd: failed to list Applications: /,

@@ -17,7 +17,7 @@ import { ClusterAccess, connect, resolveCluster } from '../../src/cluster/index.
 import type { ClusterConnection, ResourceInfo } from '../../src/cluster/index.js';
 import { clustersFromSecrets } from '../../src/sharding/cluster-secrets.js';
 import { setClientVersion, oneLine } from '../../src/common/index.js';
-import { useEmbeddedCluster } from '../support/embedded.js';
+import { useEmbeddedCluster, needsEmbedded, embeddedOnly } from '../support/embedded.js';
 import { fixturesDir } from '../support/paths.js';
 import { loadKubeConfig } from '../../src/cluster/index.js';
 
@@ -37,7 +37,10 @@ const CONFIG_MAPS: ResourceInfo = {
 const access = (server: string, config: object, extra: Record<string, string> = {}): ClusterAccess =>
   new ClusterAccess({ server, name: 'remote', config: JSON.stringify(config), source: 'test', ...extra });
 
-describe('cluster Secret access (embedded server with TLS and bearer tokens)', () => {
+// The server's own TLS certificate and credentials are this test's: options of the embedded server.
+const ownTls = { skip: embeddedOnly('its TLS certificate, tokens and basic auth (EmbeddedClusterOptions)') };
+
+describe('cluster Secret access (embedded server with TLS and bearer tokens)', ownTls, () => {
   const fx = useEmbeddedCluster({
     tls: { cert: readFileSync(join(TLS, 'server.pem')), key: readFileSync(join(TLS, 'server-key.pem')) },
     auth: { tokens: { [TOKEN]: 'argocd-manager' }, clientCA: CA },
@@ -52,7 +55,8 @@ describe('cluster Secret access (embedded server with TLS and bearer tokens)', (
     for (const c of open) c.close();
   });
 
-  it('every request carries the User-Agent: discovery, get, list, watch, create, patch, delete', async () => {
+  it('every request carries the User-Agent: discovery, get, list, watch, create, patch, delete', async (t) => {
+    if (needsEmbedded(t, 'request counts (cluster.stats)')) return;
     setClientVersion('1.2.3');
     const conn = await connectTo(
       access(fx.cluster.url, { bearerToken: TOKEN, tlsClientConfig: { caData: b64(CA) } }),

@@ -10,7 +10,7 @@ import { ApiError, Discovery, connect, isConflict, isNotFound } from '../../src/
 import { GitopsError } from '../../src/common/index.js';
 import { cm, connectTo, crd, ns } from './embedded-setup.js';
 import { preserveUnknownFieldsCrd } from '../support/crds.js';
-import { useEmbeddedCluster } from '../support/embedded.js';
+import { useEmbeddedCluster, needsEmbedded } from '../support/embedded.js';
 import type { ClusterConnection, KubeObject, ResourceInfo } from '../../src/cluster/index.js';
 
 describe('cluster client and discovery against the embedded API server', () => {
@@ -214,7 +214,8 @@ describe('cluster client and discovery against the embedded API server', () => {
     await conn.client.create(configMaps, unknown, { fieldValidation: 'Ignore' });
   });
 
-  it('reads are retried on injected 500s and 429s, each attempt counted', async () => {
+  it('reads are retried on injected 500s and 429s, each attempt counted', async (t) => {
+    if (needsEmbedded(t, 'fault injection (cluster.faults)')) return;
     await conn.client.create(configMaps, cm('alpha', 'retry'));
     conn.client.resetCounts();
     const stop = fx.cluster.faults.failRequests({

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { cm, connectTo } from './embedded-setup.js';
 import { until } from './fake-api.js';
-import { useEmbeddedCluster } from '../support/embedded.js';
+import { useEmbeddedCluster, needsEmbedded } from '../support/embedded.js';
 import type { ClusterConnection, ResourceInfo } from '../../src/cluster/index.js';
 
 describe('live cache: relist after the server compacted its history', () => {
@@ -20,7 +20,8 @@ describe('live cache: relist after the server compacted its history', () => {
   });
   after(() => conn?.close());
 
-  it('a resume from a compacted resourceVersion gets 410, relists, and sees what changed meanwhile', async () => {
+  it('a resume from a compacted resourceVersion gets 410, relists, and sees what changed meanwhile', async (t) => {
+    if (needsEmbedded(t, 'fault injection (cluster.faults)')) return;
     await conn.client.create(configMaps, cm('gamma', 'stays'));
     await conn.client.create(configMaps, cm('gamma', 'goes'));
     const cache = conn.liveCache({

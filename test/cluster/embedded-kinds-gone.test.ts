@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { connect } from '../../src/cluster/index.js';
 import type { ClusterConnection, KindChange, KubeObject, ResourceInfo } from '../../src/cluster/index.js';
 import { cm, connectTo, crd } from './embedded-setup.js';
-import { useEmbeddedCluster, waitForObject } from '../support/embedded.js';
+import { useEmbeddedCluster, waitForObject, needsEmbedded } from '../support/embedded.js';
 
 const CRD_PATH = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 
@@ -145,7 +145,8 @@ describe('live cache: kinds that stop being served', () => {
     }
   });
 
-  it('a 404 on a kind discovery still serves: listed and watched again, dropped only after 3 more', async () => {
+  it('a 404 on a kind discovery still serves: listed and watched again, dropped only after 3 more', async (t) => {
+    if (needsEmbedded(t, 'fault injection (cluster.faults)')) return;
     const warnings: string[] = [];
     const waiters: Array<{ re: RegExp; resolve: () => void }> = [];
     const warned = (re: RegExp) => new Promise<void>((resolve) => waiters.push({ re, resolve }));
@@ -197,7 +198,8 @@ describe('live cache: kinds that stop being served', () => {
     }
   });
 
-  it('a stray 404 on the first list: start waits for the list again, the objects are there', async () => {
+  it('a stray 404 on the first list: start waits for the list again, the objects are there', async (t) => {
+    if (needsEmbedded(t, 'fault injection (cluster.faults)')) return;
     await conn.client.create(configMaps, cm('gamma', 'present'));
     const warnings: string[] = [];
     const cache = conn.liveCache({

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { ApiError } from '../../src/cluster/index.js';
 import { until } from './fake-api.js';
 import { cm, connectTo, crd, tracked } from './embedded-setup.js';
-import { useEmbeddedCluster } from '../support/embedded.js';
+import { useEmbeddedCluster, needsEmbedded, crdsEstablished } from '../support/embedded.js';
 import type { ClusterConnection, KubeObject, ResourceInfo } from '../../src/cluster/index.js';
 
 describe('live state cache against the embedded API server', () => {
@@ -91,7 +91,8 @@ describe('live state cache against the embedded API server', () => {
     await cache.stopped();
   });
 
-  it('resumes watches after dropped connections without relisting, and relists after a forced 410', async () => {
+  it('resumes watches after dropped connections without relisting, and relists after a forced 410', async (t) => {
+    if (needsEmbedded(t, 'fault injection (cluster.faults)')) return;
     const cache = conn.liveCache({
       resources: [configMaps],
       namespaces: ['gamma'],
@@ -131,6 +132,7 @@ describe('live state cache against the embedded API server', () => {
       kind: 'CustomResourceDefinition',
     });
     await conn.client.create(crds, crd('gadgets', 'Gadget'));
+    await crdsEstablished(fx);
     const gadgets = await conn.discovery.resolve({ group: 'example.com', kind: 'Gadget' });
     const g = (name: string): KubeObject => ({
       apiVersion: 'example.com/v1',
@@ -256,7 +258,8 @@ describe('live state cache against the embedded API server', () => {
     await cache.stopped();
   });
 
-  it('managedLive reads a target at its own version when the cache holds the kind at another, in parallel', async () => {
+  it('managedLive reads a target at its own version when the cache holds the kind at another, in parallel', async (t) => {
+    if (needsEmbedded(t, 'fault injection and request counts (cluster.faults, .stats)')) return;
     await conn.client.create(configMaps, tracked('versions', 'alpha', 'v-cached'));
     await conn.client.create(configMaps, cm('alpha', 'v-direct-1'));
     await conn.client.create(configMaps, cm('alpha', 'v-direct-2'));
@@ -285,7 +288,8 @@ describe('live state cache against the embedded API server', () => {
     await cache.stopped();
   });
 
-  it('start rejects with the list error when a kind cannot be listed', async () => {
+  it('start rejects with the list error when a kind cannot be listed', async (t) => {
+    if (needsEmbedded(t, 'fault injection (cluster.faults)')) return;
     const stop = fx.cluster.faults.failRequests({ verb: 'list', resource: 'configmaps', status: 500 });
     const cache = conn.liveCache({ resources: [configMaps], namespaces: ['alpha'] });
     await assert.rejects(cache.start(), (err: unknown) => err instanceof ApiError && err.code === 500);

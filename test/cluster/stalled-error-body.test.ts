@@ -15,7 +15,7 @@ import { kubeconfigYaml } from '../../src/embedded/index.js';
 import { runCli } from '../support/cli.js';
 import { startProxy } from '../support/proxy.js';
 import type { TestProxy } from '../support/proxy.js';
-import { useEmbeddedCluster } from '../support/embedded.js';
+import { useEmbeddedCluster, crdsEstablished } from '../support/embedded.js';
 import { APPLICATION_CRD } from '../support/argocd.js';
 import { appYaml, cm, TestRepo, tempDir } from '../support/git.js';
 import { connectAs, createNamespaces } from '../controller/setup.js';
@@ -64,6 +64,7 @@ describe('a non-2xx answer whose body stalls, on every command path that reads a
     conn = await connectAs(fx);
     await createNamespaces(conn, ['web', 'argocd']);
     await conn.client.create(CRD_INFO, structuredClone(APPLICATION_CRD) as unknown as KubeObject);
+    await crdsEstablished(fx);
     const app = parse(appYaml('web', repo.url, 'web', { namespace: 'web' })) as KubeObject;
     await conn.client.create(APP_INFO, { ...app, metadata: { ...app.metadata, namespace: 'argocd' } });
     await conn.client.create(CM_INFO, {

@@ -12,7 +12,7 @@ import { parse } from 'yaml';
 import type { ClusterConnection, KubeObject } from '../../src/cluster/index.js';
 import { APP_PROJECT_CRD, APPLICATION_CRD } from '../support/argocd.js';
 import { runCli } from '../support/cli.js';
-import { api, useEmbeddedCluster, waitForObject } from '../support/embedded.js';
+import { api, useEmbeddedCluster, waitForObject, crdsEstablished } from '../support/embedded.js';
 import { appYaml, cm, TestRepo, tempDir } from '../support/git.js';
 import { launcher } from '../support/paths.js';
 import { connectAs, createNamespaces } from '../controller/setup.js';
@@ -58,6 +58,7 @@ describe('kubectl gitops controller (CLI)', () => {
   it('runs an operation, logs JSON lines, exits 0 on SIGTERM', { timeout: 60_000 }, async () => {
     await conn.client.create(CRD_INFO, structuredClone(APPLICATION_CRD) as unknown as KubeObject);
     await conn.client.create(CRD_INFO, structuredClone(APP_PROJECT_CRD) as unknown as KubeObject);
+    await crdsEstablished(fx);
     const app = {
       ...(parse(appYaml('web', repo.url, 'web', { namespace: 'web' })) as KubeObject),
       operation: { sync: { syncStrategy: { hook: {} } }, initiatedBy: { username: 'admin' } },

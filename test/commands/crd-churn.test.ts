@@ -22,6 +22,7 @@ interface DiffReport {
     name: string;
     sync: string;
     conditions?: Array<{ type: string; message: string }>;
+    warnings?: Array<{ type: string; message: string }>;
     resources: Array<{ kind: string; name: string; status: string }>;
   }>;
 }
@@ -77,11 +78,13 @@ describe('CRD deleted and created between runs (CLI)', () => {
     assert.deepEqual(app(report, 'plain').conditions ?? [], []);
     const gadgets = app(report, 'gadgets');
     assert.equal(gadgets.sync, 'OutOfSync');
+    // Ours, not an Argo CD condition: under "warnings".
+    assert.deepEqual(gadgets.conditions ?? [], []);
     assert.deepEqual(
-      (gadgets.conditions ?? []).map((c) => c.type),
+      (gadgets.warnings ?? []).map((c) => c.type),
       ['UnknownKind'],
     );
-    assert.match(gadgets.conditions![0]!.message, /example\.com\/v1\/Cog/);
+    assert.match(gadgets.warnings![0]!.message, /example\.com\/v1\/Cog/);
     assert.equal(gadgets.resources.find((r) => r.kind === 'ConfigMap')?.status, 'Synced');
 
     // Created again: found without waiting for the disk cache to expire, and synced.

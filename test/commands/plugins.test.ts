@@ -15,7 +15,7 @@ import { parse } from 'yaml';
 import type { ClusterConnection, KubeObject } from '../../src/cluster/index.js';
 import { APPLICATION_CRD } from '../support/argocd.js';
 import { runCli } from '../support/cli.js';
-import { useEmbeddedCluster } from '../support/embedded.js';
+import { useEmbeddedCluster, crdsEstablished } from '../support/embedded.js';
 import { appYaml, TestRepo, tempDir } from '../support/git.js';
 import { connectAs, createNamespaces } from '../controller/setup.js';
 import { repoRoot } from '../support/paths.js';
@@ -215,6 +215,7 @@ describe('config management plugins in the CLI (embedded cluster)', () => {
       kind: 'CustomResourceDefinition',
     });
     await conn.client.create(crdInfo, APPLICATION_CRD as unknown as KubeObject);
+    await crdsEstablished(fx);
     await conn.discovery.refresh();
     const appInfo = await conn.discovery.resolve({ group: 'argoproj.io', kind: 'Application' });
     for (const doc of readFileSync(appFile, 'utf8').split('---\n')) {

@@ -65,7 +65,7 @@ describe('progress on stderr (CLI, embedded cluster)', () => {
       'hooks: Sync wave 2: done (1 succeeded, 0 failed)',
       'hooks: PostSync wave 0: started (1 task)',
       'hooks: PostSync wave 0: done (1 succeeded, 0 failed)',
-      'hooks: operation Succeeded: successfully synced (all tasks run)',
+      'hooks: operation Succeeded: successfully synced (no more tasks)',
     ]);
     const at = (pattern: RegExp): number => {
       const i = lines.findIndex((l) => pattern.test(l));

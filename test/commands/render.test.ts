@@ -91,7 +91,10 @@ describe('kubectl gitops render', () => {
       ['web:/ConfigMap:web-ns/web-settings', 'web:/ConfigMap:web-ns/dup', 'db:/ConfigMap:db-ns/db-settings'],
     );
     assert.match(r.stdout, new RegExp(`^# app: web  revision: ${sha}$`, 'm'));
-    assert.match(r.stderr, /warning: app "web": resource \/ConfigMap\/web-ns\/dup appeared 2 times/);
+    assert.match(
+      r.stderr,
+      /warning: app "web": Resource \/ConfigMap\/web-ns\/dup appeared 2 times among application resources\./,
+    );
   });
 
   it('-o json with name selection and -l selector', () => {

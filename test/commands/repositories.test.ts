@@ -15,7 +15,7 @@ import { APPLICATION_CRD } from '../support/argocd.js';
 import { kubeconfigYaml } from '../../src/embedded/index.js';
 import { runCli } from '../support/cli.js';
 import { startProxy } from '../support/proxy.js';
-import { useEmbeddedCluster } from '../support/embedded.js';
+import { useEmbeddedCluster, crdsEstablished } from '../support/embedded.js';
 import { GitHttpServer } from '../support/git-http.js';
 import { appYaml, cm, TestRepo, tempDir } from '../support/git.js';
 import { repoRoot } from '../support/paths.js';
@@ -56,6 +56,7 @@ describe('repository Secrets in the CLI (embedded cluster, git http-backend)', (
       verbs: ['create'],
     };
     await conn.client.create(crdInfo, APPLICATION_CRD as unknown as KubeObject);
+    await crdsEstablished(fx);
     await conn.discovery.refresh();
     const appInfo = await conn.discovery.resolve({ group: 'argoproj.io', kind: 'Application' });
     for (const [name, url] of [

@@ -17,7 +17,7 @@ import { stringify } from 'yaml';
 import type { ClusterConnection, KubeObject, ResourceInfo } from '../../src/cluster/index.js';
 import { runCli } from '../support/cli.js';
 import type { CliResult } from '../support/cli.js';
-import { useEmbeddedCluster } from '../support/embedded.js';
+import { useEmbeddedCluster, needsEmbedded, crdsEstablished } from '../support/embedded.js';
 import type { EmbeddedFixture } from '../support/embedded.js';
 import { APP_PROJECT_CRD, APPLICATION_CRD } from '../support/argocd.js';
 import { cm, TestRepo, tempDir } from '../support/git.js';
@@ -56,7 +56,10 @@ interface JsonReport {
 
 describe('project-scoped clusters and repositories; cluster.inClusterEnabled (CLI, two embedded servers)', () => {
   const local = useEmbeddedCluster();
-  const remote = useEmbeddedCluster({ namespaces: ['default', 'kube-system', 'team-a'] });
+  const remote = useEmbeddedCluster(
+    { namespaces: ['default', 'kube-system', 'team-a'] },
+    { alwaysEmbedded: true },
+  );
   const repo = new TestRepo();
   const dir = tempDir('kg-scoped-');
   const env = { XDG_CACHE_HOME: join(dir, 'cache') };
@@ -93,7 +96,8 @@ describe('project-scoped clusters and repositories; cluster.inClusterEnabled (CL
     repo.remove();
   });
 
-  it('permitOnlyProjectScopedClusters: the Secret-scoped cluster is permitted, another refused; a scoped repository Secret extends sourceRepos', async () => {
+  it('permitOnlyProjectScopedClusters: the Secret-scoped cluster is permitted, another refused; a scoped repository Secret extends sourceRepos', async (t) => {
+    if (needsEmbedded(t, 'request counts (cluster.stats)')) return;
     const projects = file('projects.yaml', [
       appProject('scoped', {
         sourceRepos: ['https://example.com/only/*'],
@@ -160,7 +164,8 @@ describe('project-scoped clusters and repositories; cluster.inClusterEnabled (CL
     assert.deepEqual(await configMapsOf(conn), []);
   });
 
-  it('cluster.inClusterEnabled "false": in-cluster by server and by name gets Argo CD\'s error, exit 2, nothing written; a Secret cluster goes on', async () => {
+  it('cluster.inClusterEnabled "false": in-cluster by server and by name gets Argo CD\'s error, exit 2, nothing written; a Secret cluster goes on', async (t) => {
+    if (needsEmbedded(t, 'request counts (cluster.stats)')) return;
     const argocdCm = join(dir, 'argocd-cm.yaml');
     writeFileSync(
       argocdCm,
@@ -212,7 +217,8 @@ describe('project-scoped clusters and repositories; cluster.inClusterEnabled (CL
     assert.deepEqual(await configMapsOf(conn), ['web']);
   });
 
-  it('--from-cluster: the live cluster and repository Secrets scope the live AppProject', async () => {
+  it('--from-cluster: the live cluster and repository Secrets scope the live AppProject', async (t) => {
+    if (needsEmbedded(t, 'request counts (cluster.stats)')) return;
     const crd: ResourceInfo = {
       group: 'apiextensions.k8s.io',
       version: 'v1',
@@ -223,6 +229,7 @@ describe('project-scoped clusters and repositories; cluster.inClusterEnabled (CL
     };
     await conn.client.create(crd, APPLICATION_CRD as unknown as KubeObject);
     await conn.client.create(crd, APP_PROJECT_CRD as unknown as KubeObject);
+    await crdsEstablished(local);
     await createNamespaces(conn, ['argocd']);
     await conn.discovery.refresh();
     const appInfo = await conn.discovery.resolve({ group: 'argoproj.io', kind: 'Application' });

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseKubeObjects } from '../../src/util/yaml-docs.js';
-import { api, useEmbeddedCluster, type EmbeddedFixture } from '../support/embedded.js';
+import { api, useEmbeddedCluster, type EmbeddedFixture, crdsEstablished } from '../support/embedded.js';
 import { APPLICATION_CRD } from '../support/argocd.js';
 import { runCli } from '../support/cli.js';
 import { repoRoot } from '../support/paths.js';
@@ -105,6 +105,7 @@ describe('shards live mode (embedded API server)', () => {
 
   test('with Applications: counts from live apps; results equal file mode on the same Secrets', async () => {
     await create(fx, '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', APPLICATION_CRD);
+    await crdsEstablished(fx);
     for (const a of examples('apps.yaml'))
       await create(fx, `/apis/argoproj.io/v1alpha1/namespaces/${NS}/applications`, a);
     const live = await shards('--replicas', '3', '-o', 'json');

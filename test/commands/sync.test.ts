@@ -100,10 +100,11 @@ describe('kubectl gitops sync (CLI, embedded cluster)', () => {
     assert.match(timeout.stderr, /--timeout: failed to parse duration "soon"/);
   });
 
+  // The hook Jobs below are suspended: no Pod runs, so nobody completes them on a real cluster either.
   it('--timeout stops a sync that waits on a hook nobody completes: exit 1, saying what still ran', async () => {
     repo.commit({
       'slow/pre.yaml':
-        'apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: migrate\n  annotations:\n    argocd.argoproj.io/hook: PreSync\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n      - name: main\n        image: busybox\n',
+        'apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: migrate\n  annotations:\n    argocd.argoproj.io/hook: PreSync\nspec:\n  suspend: true\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n      - name: main\n        image: busybox\n',
       'slow/cm.yaml': cm('after'),
     });
     const slowApp = join(dir, 'slow.yaml');
@@ -132,7 +133,7 @@ describe('kubectl gitops sync (CLI, embedded cluster)', () => {
     const appFor = (name: string): string => {
       repo.commit({
         [`${name}/pre.yaml`]:
-          'apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: migrate\n  annotations:\n    argocd.argoproj.io/hook: PreSync\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n      - name: main\n        image: busybox\n',
+          'apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: migrate\n  annotations:\n    argocd.argoproj.io/hook: PreSync\nspec:\n  suspend: true\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n      - name: main\n        image: busybox\n',
         [`${name}/cm.yaml`]: cm('after'),
       });
       const file = join(dir, `${name}.yaml`);

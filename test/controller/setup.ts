@@ -10,7 +10,7 @@ import { parseApplication } from '../../src/apps/index.js';
 import type { Application } from '../../src/apps/index.js';
 import { connect } from '../../src/cluster/index.js';
 import type { ClusterConnection, KubeObject } from '../../src/cluster/index.js';
-import { Run } from '../../src/controller/index.js';
+import { ClusterState, OWN_FIELD_MANAGERS, Run } from '../../src/controller/index.js';
 import type { AppReport, RunOptions, RunReport } from '../../src/controller/index.js';
 import { createSourceService } from '../../src/source/index.js';
 import { runOperation } from '../../src/sync/index.js';
@@ -35,6 +35,17 @@ export async function connectAs(
     kubeconfig: fx.kubeconfig,
     discovery: { cacheDir: join(fx.dir, 'discovery'), ttlMs: 0 },
     client: { fieldManager, retry: { baseDelayMs: 5, maxDelayMs: 20 } },
+  });
+}
+
+/** A live cache of `namespaces` on the embedded cluster, managers and appliers ours, as a run makes it. */
+export async function ownClusterState(fx: EmbeddedFixture, namespaces: string[]): Promise<ClusterState> {
+  return new ClusterState({
+    conn: await connectAs(fx),
+    namespaces,
+    tracking: {},
+    managers: new Set(OWN_FIELD_MANAGERS),
+    appliers: new Set(OWN_FIELD_MANAGERS),
   });
 }
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import type { ClusterConnection, KubeObject } from '../../src/cluster/index.js';
 import { runCli } from '../support/cli.js';
-import { useEmbeddedCluster } from '../support/embedded.js';
+import { useEmbeddedCluster, crdsEstablished } from '../support/embedded.js';
 import { APPLICATION_CRD, APPLICATION_SET_CRD } from '../support/argocd.js';
 import { appYaml, TestRepo, tempDir } from '../support/git.js';
 import { configMap } from '../controller/manifests.js';
@@ -76,6 +76,7 @@ describe('diff --recursive against a cluster (embedded)', () => {
     const crd = structuredClone(APPLICATION_SET_CRD);
     // An Argo CD installation: both CRDs (--from-cluster without the Application CRD is an error).
     await applyObjects(conn, [structuredClone(APPLICATION_CRD) as unknown as KubeObject, crd], '');
+    await crdsEstablished(fx);
     const secret = parse(`apiVersion: v1
 kind: Secret
 metadata: {name: prod-1, labels: {argocd.argoproj.io/secret-type: cluster, env: prod}}

@@ -20,7 +20,7 @@ import {
   type ShardChange,
   type ShardClaimerOptions,
 } from '../../src/sharding/index.js';
-import { api, useEmbeddedCluster } from '../support/embedded.js';
+import { api, embeddedOnly, useEmbeddedCluster } from '../support/embedded.js';
 
 const NS = 'argocd';
 const BASE = Date.parse('2026-08-22T10:00:00Z');
@@ -43,7 +43,10 @@ const workload = (kind: 'Deployment' | 'StatefulSet', name: string, replicas: nu
   },
 });
 
-describe('ShardClaimer (embedded API server, fake clock)', () => {
+// Every test injects faults or counts requests (cluster.faults, .stats): the in-process server's own.
+const internals = { skip: embeddedOnly('fault injection and request counts in every test') };
+
+describe('ShardClaimer (embedded API server, fake clock)', internals, () => {
   const fx = useEmbeddedCluster();
   let conn: ClusterConnection;
   let client: KubeClient;

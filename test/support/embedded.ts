@@ -3,16 +3,48 @@
  * `before`, writes its kubeconfig to a temp dir, and closes both in `after`. The returned holder's fields
  * are filled in by `before`, so read them inside tests only.
  *
+ * With `KG_TEST_SERVER` set (test/support/test-server.ts) the fixture uses the real kube-apiserver of a
+ * kube-only conformance rig instead: `kubeconfig` reaches it (context "embedded", namespace default), `api()`
+ * and `waitForObject()` talk to it, `after` removes what the tests made, and `cluster.faults`, `.stats` and
+ * `.close()` (the in-process server's own) throw: such tests are marked `embeddedOnly(...)`. Options that
+ * configure the embedded server (`simulateWorkloads`, `namespaces`...) have no meaning there: the real
+ * rig always runs kube-controller-manager and the kubelet stand-in.
+ *
  * Helpers: `api()` sends raw HTTP requests (for asserting exact server answers), `kubectl()` runs the
  * real kubectl against the server (tests that need it check `hasKubectl` and skip without it).
  */
 import { after, before } from 'node:test';
+import type { TestContext } from 'node:test';
 import { execFile, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedCluster } from '../../src/embedded/index.js';
 import type { EmbeddedCluster, EmbeddedClusterOptions } from '../../src/embedded/index.js';
+import {
+  cleanUpCluster,
+  headersOf,
+  openRequest,
+  readAll,
+  realKubeconfig,
+  realServer,
+  snapshotCluster,
+} from './test-server.js';
+import type { ClusterSnapshot, RealServer } from './test-server.js';
+import { embeddedOnly } from './test-server.js';
+import { writeFileSync } from 'node:fs';
+
+export { embeddedOnly, realServer } from './test-server.js';
+
+/**
+ * First line of a test that needs the in-process server: `if (needsEmbedded(t, 'request counts
+ * (cluster.stats)')) return;` skips it, its reason printed, on the real server (KG_TEST_SERVER).
+ */
+export function needsEmbedded(t: TestContext, reason: string): boolean {
+  const skip = embeddedOnly(reason);
+  if (skip) t.skip(skip);
+  return skip !== false;
+}
 
 export interface EmbeddedFixture {
   cluster: EmbeddedCluster;
@@ -22,8 +54,66 @@ export interface EmbeddedFixture {
   kubeconfig: string;
 }
 
-export function useEmbeddedCluster(opts: EmbeddedClusterOptions = {}): EmbeddedFixture {
+const REAL = Symbol('real server');
+
+/** The fixture's `cluster` on the real server: its URL; the in-process server's parts throw. */
+function realHandle(server: RealServer): EmbeddedCluster {
+  const internal = (what: string): never => {
+    throw new Error(
+      `cluster.${what}: the embedded server's own; on the real server mark the test embeddedOnly(...)`,
+    );
+  };
+  return {
+    [REAL]: server,
+    url: server.url,
+    kubeconfig: (name?: string) => realKubeconfig(server, name),
+    writeKubeconfig: async (file: string, name?: string) => writeFileSync(file, realKubeconfig(server, name)),
+    get faults() {
+      return internal('faults');
+    },
+    get stats() {
+      return internal('stats');
+    },
+    close: async () => undefined,
+  } as EmbeddedCluster;
+}
+
+const realOf = (cluster: EmbeddedCluster): RealServer | undefined =>
+  (cluster as unknown as { [REAL]?: RealServer })[REAL];
+
+/**
+ * `alwaysEmbedded`: the second cluster of a two-cluster test stays an embedded server on the real server
+ * too (the rig is one cluster); the test's first fixture gets the real one.
+ */
+export function useEmbeddedCluster(
+  opts: EmbeddedClusterOptions = {},
+  { alwaysEmbedded = false }: { alwaysEmbedded?: boolean } = {},
+): EmbeddedFixture {
   const fx = {} as EmbeddedFixture;
+  if (realServer && !alwaysEmbedded) {
+    const server = realServer;
+    let snapshot: ClusterSnapshot | undefined;
+    before(async () => {
+      fx.dir = mkdtempSync(join(tmpdir(), 'kg-real-'));
+      fx.kubeconfig = join(fx.dir, 'kubeconfig');
+      fx.cluster = realHandle(server);
+      await fx.cluster.writeKubeconfig(fx.kubeconfig);
+      snapshot = await snapshotCluster(server);
+      // The namespaces an embedded server would start with (the rig has the four defaults already).
+      for (const name of opts.namespaces ?? []) {
+        const made = await api(fx.cluster, 'POST', '/api/v1/namespaces', { metadata: { name } });
+        if (made.status !== 201 && made.status !== 409)
+          throw new Error(
+            `namespace ${name}: failed to create: HTTP ${made.status} ${JSON.stringify(made.body)}`,
+          );
+      }
+    });
+    after(async () => {
+      if (snapshot) await cleanUpCluster(server, snapshot);
+      if (fx.dir) rmSync(fx.dir, { recursive: true, force: true });
+    });
+    return fx;
+  }
   before(async () => {
     fx.dir = mkdtempSync(join(tmpdir(), 'kg-embedded-'));
     fx.kubeconfig = join(fx.dir, 'kubeconfig');
@@ -53,19 +143,27 @@ export async function api(
   contentType = 'application/json',
   headers: Record<string, string> = {},
 ): Promise<ApiAnswer> {
+  const real = realOf(cluster);
+  if (real) {
+    const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+    const res = await openRequest(real, method, path, payload, { 'Content-Type': contentType, ...headers });
+    const text = await readAll(res);
+    return { status: res.statusCode ?? 0, headers: headersOf(res), body: parseBody(text) };
+  }
   const res = await fetch(`${cluster.url}${path}`, {
     method,
     headers: { 'Content-Type': contentType, ...headers },
     ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
   });
-  const text = await res.text();
-  let parsed: unknown = text;
+  return { status: res.status, headers: res.headers, body: parseBody(await res.text()) };
+}
+
+function parseBody(text: string): unknown {
   try {
-    parsed = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
-    // not JSON: keep the text
+    return text; // not JSON: keep the text
   }
-  return { status: res.status, headers: res.headers, body: parsed };
 }
 
 export const hasKubectl = spawnSync('kubectl', ['version', '--client'], { stdio: 'ignore' }).status === 0;
@@ -119,14 +217,21 @@ export async function waitForObject(
     fieldSelector: `metadata.name=${name}`,
     resourceVersion: rv,
   });
-  const res = await fetch(`${cluster.url}${path.slice(0, slash)}?${query}`, {
-    signal: AbortSignal.timeout(limitMs),
-  });
+  const signal = AbortSignal.timeout(limitMs);
+  const watchPath = `${path.slice(0, slash)}?${query}`;
+  const real = realOf(cluster);
+  const stream = real
+    ? await openRequest(real, 'GET', watchPath, undefined, {}, signal)
+    : ((await fetch(`${cluster.url}${watchPath}`, { signal })).body as unknown as AsyncIterable<Uint8Array>);
+  const cancel = async (): Promise<void> => {
+    if ('destroy' in stream) (stream as { destroy(): void }).destroy();
+    else await (stream as unknown as ReadableStream).cancel().catch(() => undefined);
+  };
   let last: unknown = first.body;
   let buffered = '';
   const decoder = new TextDecoder();
   try {
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    for await (const chunk of stream as AsyncIterable<Uint8Array>) {
       buffered += decoder.decode(chunk, { stream: true });
       let nl: number;
       while ((nl = buffered.indexOf('\n')) >= 0) {
@@ -138,7 +243,7 @@ export async function waitForObject(
         last = event.object;
         const current = event.type === 'DELETED' ? undefined : event.object;
         if (done(current)) {
-          await res.body?.cancel().catch(() => undefined);
+          await cancel();
           return current;
         }
       }
@@ -163,4 +268,43 @@ export async function waitForModification(
   done: (obj: any) => boolean, // eslint-disable-line @typescript-eslint/no-explicit-any
 ): Promise<void> {
   await waitForObject(cluster, path, (o) => o !== undefined && done(o));
+}
+
+interface Crd {
+  metadata: { name: string };
+  spec: { group: string; names: { plural: string }; versions?: Array<{ name: string; served: boolean }> };
+  status?: { conditions?: Array<{ type: string; status: string }> };
+}
+
+/**
+ * Resolves once every CustomResourceDefinition is Established and its kind is in discovery. The embedded
+ * server serves a CRD's kind as soon as it is created; kube-apiserver takes a moment (its
+ * establishing controller, then discovery), so a test that creates a CRD and at once uses its kind waits
+ * here, as `kubectl wait --for=condition=Established` would.
+ */
+export async function crdsEstablished(fx: EmbeddedFixture, limitMs = 30_000): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  for (;;) {
+    const list = await api(fx.cluster, 'GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions');
+    const items = (list.body?.items ?? []) as Crd[];
+    let pending = '';
+    for (const crd of items) {
+      const established = (crd.status?.conditions ?? []).some(
+        (c: { type: string; status: string }) => c.type === 'Established' && c.status === 'True',
+      );
+      const version = (crd.spec.versions ?? []).find(
+        (v: { name: string; served: boolean }) => v.served,
+      )?.name;
+      const served =
+        established &&
+        version &&
+        ((await api(fx.cluster, 'GET', `/apis/${crd.spec.group}/${version}`)).body?.resources ?? []).some(
+          (r: { name: string }) => r.name === crd.spec.names.plural,
+        );
+      if (!served) pending = crd.metadata.name;
+    }
+    if (!pending) return;
+    if (Date.now() > deadline) throw new Error(`CRD ${pending}: not established within ${limitMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }

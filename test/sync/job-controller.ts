@@ -1,5 +1,6 @@
 /** A stand-in Job controller for sync tests on the embedded API server (it runs no Pods). */
 import type { ClusterConnection, ResourceInfo } from '../../src/cluster/index.js';
+import { finishedJobStatus } from '../support/jobs.js';
 
 export const JOB: ResourceInfo = {
   group: 'batch',
@@ -30,7 +31,7 @@ export async function jobController(
           verb: 'patch',
           method: 'PATCH',
           path: `/apis/batch/v1/namespaces/${namespace}/jobs/${name}/status`,
-          body: { status: { conditions: [{ type, status: 'True', message: `job ${type.toLowerCase()}` }] } },
+          body: { status: finishedJobStatus(type) },
           contentType: 'application/merge-patch+json',
           subject: `job ${name}`,
           groupKind: 'batch/Job',

@@ -42,7 +42,8 @@ describe('client-side apply patch', () => {
           annotations: (p.patch['metadata'] as { annotations: Record<string, string> }).annotations,
         },
       }),
-      JSON.parse(JSON.stringify(after)),
+      // As kubectl writes it: the annotations map is always there, empty when the object has none.
+      { ...JSON.parse(JSON.stringify(after)), metadata: { ...after.metadata, annotations: {} } },
     );
   });
 

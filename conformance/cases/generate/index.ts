@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { parseCase } from '../../compare/case.js';
+import { appsets } from './appsets.js';
 import { argocdCm, shards } from './fleet.js';
 import { health } from './health.js';
 import type { CaseDraft } from './lib.js';
@@ -47,6 +48,7 @@ const families: [string, () => CaseDraft[]][] = [
   ['argocd-cm', argocdCm],
   ['health', () => health(fixtures)],
   ['shards', shards],
+  ['appsets', appsets],
 ];
 
 let n = 0;

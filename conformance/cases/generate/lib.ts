@@ -19,6 +19,7 @@ export interface CaseDraft {
   argocdCm?: Record<string, string>;
   sync?: Obj;
   shards?: Obj;
+  appset?: Obj;
 }
 
 export const IN_CLUSTER = 'https://kubernetes.default.svc';

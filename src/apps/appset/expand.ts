@@ -43,6 +43,120 @@ export interface ExpandedAppSet {
   apps: Application[];
 }
 
+/** Why generation failed, with Argo CD's condition reason (ApplicationSetReasonType). */
+export interface GenerationError {
+  reason: 'ApplicationGenerationFromParamsError' | 'RenderTemplateParamsError';
+  /** As Argo CD words it where known (Go template exec errors), else ours. */
+  message: string;
+  /** Ours, naming the field and generator (local previews print it). */
+  located: string;
+}
+
+/**
+ * Generates one ApplicationSet's Applications as the controller does (template.go GenerateApplications):
+ * every generator entry in order; the first failure stops it, with Argo CD's reason (parameters vs
+ * rendering). Names are not checked here (the controller validates each Application; `expandApplicationSet`
+ * refuses duplicates).
+ */
+export async function generateApplications(
+  appset: KubeObject,
+  ctx: ExpandContext,
+): Promise<{ manifests: KubeObject[]; error?: GenerationError }> {
+  const spec = (appset as Json)['spec'];
+  const paramsError = (message: string) => ({
+    manifests: [],
+    error: { reason: 'ApplicationGenerationFromParamsError' as const, message, located: message },
+  });
+  if (!isMap(spec)) return paramsError('spec is required');
+  const goTemplate = spec['goTemplate'] === true;
+  const goTemplateOptions = Array.isArray(spec['goTemplateOptions'])
+    ? spec['goTemplateOptions'].map(String)
+    : [];
+  const template = spec['template'];
+  if (!isMap(template)) return paramsError('spec.template is required');
+  const generators = spec['generators'];
+  if (!Array.isArray(generators) || generators.length === 0)
+    return paramsError('spec.generators must not be empty');
+  const templatePatch = typeof spec['templatePatch'] === 'string' ? spec['templatePatch'] : undefined;
+  const preserve = isMap(spec['syncPolicy']) && spec['syncPolicy']['preserveResourcesOnDeletion'] === true;
+  const namespace = appset.metadata?.namespace ?? ctx.defaultNamespace;
+  const gctx: GeneratorContext = { ...ctx, goTemplate, goTemplateOptions };
+
+  const manifests: KubeObject[] = [];
+  const failed = (reason: GenerationError['reason'], err: unknown) => {
+    if (err instanceof TemplateError)
+      return {
+        manifests: [],
+        error: { reason, message: err.argoMessage ?? err.message, located: err.message },
+      };
+    if (err instanceof UsageError)
+      return { manifests: [], error: { reason, message: err.message, located: err.message } };
+    throw err;
+  };
+  for (let i = 0; i < generators.length; i++) {
+    const gen = generators[i] as unknown;
+    const where = `spec.generators[${i}]`;
+    if (!isMap(gen)) return paramsError(`${where}: must be an object`);
+    const own = generatorTemplate(gen);
+    const merged = own ? mergeGeneratorTemplate(own, template) : template;
+    let sets;
+    try {
+      sets = await generateParams(gen, gctx, where);
+    } catch (err) {
+      return failed('ApplicationGenerationFromParamsError', err);
+    }
+    for (const params of sets) {
+      try {
+        manifests.push(render(merged, params, where));
+      } catch (err) {
+        return failed('RenderTemplateParamsError', err);
+      }
+    }
+  }
+  return { manifests };
+
+  function render(merged: Json, params: Record<string, unknown>, where: string): KubeObject {
+    // Template errors name the generator whose parameters were being rendered.
+    const inTemplate = <T>(field: string, fn: () => T): T => {
+      try {
+        return fn();
+      } catch (err) {
+        if (err instanceof TemplateError)
+          throw new TemplateError(
+            `${field} (${where}): ${err.message}`,
+            err.argoMessage !== undefined && field === 'spec.templatePatch'
+              ? `error replacing values in templatePatch: ${err.argoMessage}`
+              : err.argoMessage,
+          );
+        throw err;
+      }
+    };
+    let app =
+      Object.keys(params).length === 0
+        ? structuredClone(merged)
+        : inTemplate('spec.template', () => renderTree(merged, params, goTemplate, goTemplateOptions));
+    if (templatePatch !== undefined) {
+      const text = inTemplate('spec.templatePatch', () =>
+        renderString(templatePatch, params, goTemplate, goTemplateOptions),
+      );
+      // Application string fields keep their text (`targetRevision: 1.10` stays "1.10"), as in the
+      // template itself (string-fields.ts).
+      const doc = parseDocument(text, { uniqueKeys: false });
+      if (doc.errors[0])
+        throw new TemplateError(
+          `spec.templatePatch: rendered text is not YAML: ${doc.errors[0].message.split('\n')[0]}`,
+        );
+      const patch: unknown = doc.toJS({ maxAliasCount: 1000 });
+      if (isMap(patch)) restoreDocumentText(doc.contents, patch as Json, applicationPatchStringField);
+      if (patch !== null && patch !== undefined) {
+        if (!isMap(patch)) throw new TemplateError('spec.templatePatch: must render to a map');
+        app = patchMerge(app, patch as Json);
+      }
+    }
+    return toApplication(app, namespace, preserve);
+  }
+}
+
 /** Expands one ApplicationSet manifest read from `origin`. */
 export async function expandApplicationSet(
   appset: KubeObject,
@@ -55,67 +169,8 @@ export async function expandApplicationSet(
     throw new UsageError(`failed to generate Applications: ${why}`, { subject });
   };
   if (!name) fail('metadata.name is required');
-  const spec = (appset as Json)['spec'];
-  if (!isMap(spec)) return fail('spec is required');
-  const goTemplate = spec['goTemplate'] === true;
-  const goTemplateOptions = Array.isArray(spec['goTemplateOptions'])
-    ? spec['goTemplateOptions'].map(String)
-    : [];
-  const template = spec['template'];
-  if (!isMap(template)) return fail('spec.template is required');
-  const generators = spec['generators'];
-  if (!Array.isArray(generators) || generators.length === 0) return fail('spec.generators must not be empty');
-  const templatePatch = typeof spec['templatePatch'] === 'string' ? spec['templatePatch'] : undefined;
-  const preserve = isMap(spec['syncPolicy']) && spec['syncPolicy']['preserveResourcesOnDeletion'] === true;
-  const namespace = appset.metadata?.namespace ?? ctx.defaultNamespace;
-  const gctx: GeneratorContext = { ...ctx, goTemplate, goTemplateOptions };
-
-  const manifests: KubeObject[] = [];
-  try {
-    for (let i = 0; i < generators.length; i++) {
-      const gen = generators[i] as unknown;
-      const where = `spec.generators[${i}]`;
-      if (!isMap(gen)) fail(`${where}: must be an object`);
-      const g = gen as Json;
-      const own = generatorTemplate(g);
-      const merged = own ? mergeGeneratorTemplate(own, template) : template;
-      for (const params of await generateParams(g, gctx, where)) {
-        // Template errors name the generator whose parameters were being rendered.
-        const inTemplate = <T>(field: string, fn: () => T): T => {
-          try {
-            return fn();
-          } catch (err) {
-            if (err instanceof TemplateError) throw new TemplateError(`${field} (${where}): ${err.message}`);
-            throw err;
-          }
-        };
-        let app =
-          Object.keys(params).length === 0
-            ? structuredClone(merged)
-            : inTemplate('spec.template', () => renderTree(merged, params, goTemplate, goTemplateOptions));
-        if (templatePatch !== undefined) {
-          const text = inTemplate('spec.templatePatch', () =>
-            renderString(templatePatch, params, goTemplate, goTemplateOptions),
-          );
-          // Application string fields keep their text (`targetRevision: 1.10` stays "1.10"), as in the
-          // template itself (string-fields.ts).
-          const doc = parseDocument(text, { uniqueKeys: false });
-          if (doc.errors[0])
-            fail(`spec.templatePatch: rendered text is not YAML: ${doc.errors[0].message.split('\n')[0]}`);
-          const patch: unknown = doc.toJS({ maxAliasCount: 1000 });
-          if (isMap(patch)) restoreDocumentText(doc.contents, patch as Json, applicationPatchStringField);
-          if (patch !== null && patch !== undefined) {
-            if (!isMap(patch)) fail('spec.templatePatch: must render to a map');
-            app = patchMerge(app, patch as Json);
-          }
-        }
-        manifests.push(toApplication(app, namespace, preserve));
-      }
-    }
-  } catch (err) {
-    if (err instanceof TemplateError) fail(err.message);
-    throw err;
-  }
+  const { manifests, error } = await generateApplications(appset, ctx);
+  if (error) fail(error.located);
   const seen = new Set<string>();
   for (const m of manifests) {
     const n = String(m.metadata?.name ?? '');

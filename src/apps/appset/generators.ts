@@ -12,8 +12,11 @@
  *   `path` (the file's directory), `path.basename`, `path.filename`, `*Normalized`, `path[n]`.
  * - `matrix` (exactly two children; the second is interpolated with each parameter set of the first)
  *   and `merge` (`mergeKeys`; later generators override the first's matching sets).
- * Unsupported generators (scmProvider, pullRequest, clusterDecisionResource, plugin) are errors naming
- * them. Output order is stable: directories and files sorted, clusters by name.
+ * - `pullRequest` and `scmProvider` (GitHub, GitLab; generators/scm.ts) when the context gives SCM access
+ *   (the controller does; local previews do not).
+ * Unsupported generators (clusterDecisionResource, plugin; scmProvider and pullRequest without SCM access)
+ * are errors naming them. `requeueAfterMs(generator)`: when the controller generates again (Argo CD
+ * GetRequeueAfter). Output order is stable: directories and files sorted, clusters by name.
  *
  * Layout: this file runs a generator entry (list, clusters, matrix, merge, selectors); generators/git.ts is
  * the git generator, generators/params.ts what they share, generators/mergo.ts the template merge rules.
@@ -22,17 +25,20 @@ import { parseAllDocuments } from 'yaml';
 import type { Params } from './template.js';
 import { renderString, renderTree, sanitizeName, TemplateError } from './template.js';
 import { gitParams } from './generators/git.js';
+import { pullRequestParams, SCM_DEFAULT_REQUEUE_MS } from './generators/scm.js';
+import { scmProviderParams } from './generators/scm-provider.js';
 import { deepMerge } from './generators/mergo.js';
 import type { AppSetCluster, Json, GeneratorContext } from './generators/params.js';
 import { isMap, appendValues, flattenForSelector, labelSelector } from './generators/params.js';
 
-export type { AppSetCluster, GeneratorContext } from './generators/params.js';
+export type { AppSetCluster, GeneratorContext, ScmAccess } from './generators/params.js';
 export { labelSelector } from './generators/params.js';
 export { goPathMatch } from './generators/git.js';
 export { deepMerge, mergeGeneratorTemplate } from './generators/mergo.js';
 export { renderTree };
 
 const UNSUPPORTED = ['scmProvider', 'pullRequest', 'clusterDecisionResource', 'plugin'];
+const GIT_DEFAULT_REQUEUE_MS = 3 * 60_000;
 
 /** Parameter sets of one generator entry (`spec.generators[i]` or a matrix/merge child). */
 export async function generateParams(gen: Json, ctx: GeneratorContext, where: string): Promise<Params[]> {
@@ -42,6 +48,10 @@ export async function generateParams(gen: Json, ctx: GeneratorContext, where: st
   else if (isMap(gen['git'])) sets = await gitParams(gen['git'], ctx, where);
   else if (isMap(gen['matrix'])) sets = await matrixParams(gen['matrix'], ctx, where);
   else if (isMap(gen['merge'])) sets = await mergeParams(gen['merge'], ctx, where);
+  else if (isMap(gen['pullRequest']) && ctx.scm)
+    sets = await pullRequestParams(gen['pullRequest'], ctx, where);
+  else if (isMap(gen['scmProvider']) && ctx.scm)
+    sets = await scmProviderParams(gen['scmProvider'], ctx, where);
   else {
     const kind = Object.keys(gen).find((k) => k !== 'template' && k !== 'selector');
     if (kind && UNSUPPORTED.includes(kind))
@@ -233,4 +243,49 @@ function interpolateGenerator(gen: Json, params: Params, ctx: GeneratorContext):
     return v;
   };
   return walk(gen, '') as Json;
+}
+
+const seconds = (v: unknown): number | undefined =>
+  typeof v === 'number' && Number.isFinite(v) ? v * 1000 : undefined;
+
+/**
+ * When Argo CD's ApplicationSet controller generates a set again for this generator entry (each
+ * generator's GetRequeueAfter; 0 = never, by time): list and clusters 0 (cluster Secret events requeue
+ * instead), git `requeueAfterSeconds` or 3 minutes, pullRequest / scmProvider `requeueAfterSeconds` or 30
+ * minutes, clusterDecisionResource `requeueAfterSeconds` or 3 minutes, matrix and merge the smallest
+ * non-zero of their children.
+ */
+export function requeueAfterMs(gen: unknown): number {
+  if (!isMap(gen)) return 0;
+  if (isMap(gen['git'])) return seconds(gen['git']['requeueAfterSeconds']) ?? GIT_DEFAULT_REQUEUE_MS;
+  if (isMap(gen['pullRequest']))
+    return seconds(gen['pullRequest']['requeueAfterSeconds']) ?? SCM_DEFAULT_REQUEUE_MS;
+  if (isMap(gen['scmProvider']))
+    return seconds(gen['scmProvider']['requeueAfterSeconds']) ?? SCM_DEFAULT_REQUEUE_MS;
+  if (isMap(gen['clusterDecisionResource']))
+    return seconds(gen['clusterDecisionResource']['requeueAfterSeconds']) ?? GIT_DEFAULT_REQUEUE_MS;
+  if (isMap(gen['plugin'])) return seconds(gen['plugin']['requeueAfterSeconds']) ?? 30 * 60_000;
+  for (const k of ['matrix', 'merge']) {
+    const inner = gen[k];
+    if (!isMap(inner) || !Array.isArray(inner['generators'])) continue;
+    let res = 0;
+    for (const child of inner['generators']) {
+      const t = requeueAfterMs(child);
+      if (t !== 0 && (res === 0 || t < res)) res = t;
+    }
+    return res;
+  }
+  return 0;
+}
+
+/** Whether a generator entry uses the clusters generator (directly or in a matrix / merge): cluster Secret events requeue it. */
+export function usesClusters(gen: unknown): boolean {
+  if (!isMap(gen)) return false;
+  if (isMap(gen['clusters'])) return true;
+  for (const k of ['matrix', 'merge']) {
+    const inner = gen[k];
+    if (isMap(inner) && Array.isArray(inner['generators']) && inner['generators'].some(usesClusters))
+      return true;
+  }
+  return false;
 }

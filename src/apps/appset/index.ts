@@ -8,7 +8,10 @@
  * - `loadApplicationSetFiles(paths)` reads the ApplicationSets of files and folders alone (`-f`; commands
  *   that read Applications too use src/apps `readAppFiles`, one pass for both); `loadClusterApplicationSets` those of the live Argo CD
  *   namespace (`--from-cluster`).
- * - Generators: list, clusters, git (directories, files), matrix, merge; templates: `{{param}}`
+ * - `generateApplications(manifest, ctx)`: the controller's generation (Argo CD's reasons on failure);
+ *   `requeueAfterMs(generator)`, `usesClusters(generator)`: when it generates again.
+ * - Generators: list, clusters, git (directories, files), matrix, merge, and with `ctx.scm` pullRequest and
+ *   scmProvider (GitHub, GitLab); templates: `{{param}}`
  *   (fasttemplate) or `goTemplate: true` (template.ts: a text/template subset with the functions listed in
  *   `GO_FUNCTIONS`), `templatePatch`. Anything else is a UsageError naming the ApplicationSet and the field.
  */
@@ -19,13 +22,15 @@ import { isApplicationSet } from './expand.js';
 
 export {
   expandApplicationSet,
+  generateApplications,
   isApplicationSet,
   APPLICATIONSET_KIND,
   RESOURCES_FINALIZER,
 } from './expand.js';
-export type { ExpandContext, ExpandedAppSet } from './expand.js';
-export type { AppSetCluster } from './generators.js';
-export { goPathMatch } from './generators.js';
+export type { ExpandContext, ExpandedAppSet, GenerationError } from './expand.js';
+export type { AppSetCluster, ScmAccess } from './generators.js';
+export { goPathMatch, requeueAfterMs, usesClusters } from './generators.js';
+export { slugMake } from './generators/scm.js';
 import type { ClusterAppSetsOptions } from './cluster.js';
 
 export type { ClusterAppSetsOptions, SourcedAppSet };

@@ -16,6 +16,7 @@
  * (the function table and the Go value helpers generators share), template/error.ts; this file renders.
  */
 import type { Params } from './template/error.js';
+import { GoExecError, TemplateError } from './template/error.js';
 import { Evaluator } from './template/evaluate.js';
 import type { Node } from './template/parse.js';
 import { parseNodes } from './template/parse.js';
@@ -55,7 +56,17 @@ export function renderGoTemplate(text: string, params: Params, options: readonly
     parsed.set(text, nodes);
   }
   const missingKeyError = options.includes('missingkey=error');
-  return new Evaluator(missingKeyError, params).run(nodes, { dot: params, vars: [new Map([['$', params]])] });
+  try {
+    return new Evaluator(missingKeyError, params).run(nodes, {
+      dot: params,
+      vars: [new Map([['$', params]])],
+    });
+  } catch (err) {
+    // Argo CD's words (applicationset/utils/utils.go Replace): the template text and Go's exec error.
+    if (err instanceof GoExecError)
+      throw new TemplateError(err.message, `failed to execute go template ${text}: ${err.goMessage}`);
+    throw err;
+  }
 }
 
 /** One template string in the ApplicationSet's mode. */

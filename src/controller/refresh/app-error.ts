@@ -6,6 +6,8 @@
  */
 import type { Application } from '../../apps/index.js';
 import { ExitCode, GitopsError, oneLine } from '../../common/index.js';
+import { SourceError } from '../../source/index.js';
+import type { AppCondition } from './types.js';
 
 /** Transient failures (5xx, 429, transport) of one app retried through the queue before it is an error. */
 export const MAX_TRANSIENT_RETRIES = 3;
@@ -14,7 +16,7 @@ export const MAX_TRANSIENT_RETRIES = 3;
 export function appError(
   app: Application,
   err: unknown,
-): { message: string; exitCode: number; hint?: string } {
+): { message: string; exitCode: number; hint?: string; conditions?: AppCondition[] } {
   const text = oneLine(err);
   const message = text.startsWith(`app "${app.name}"`) ? text : `app "${app.name}": ${text}`;
   const hint = err instanceof GitopsError ? err.hint : undefined;
@@ -22,5 +24,21 @@ export function appError(
     message,
     exitCode: err instanceof GitopsError ? err.exitCode : ExitCode.FAILURE,
     ...(hint ? { hint } : {}),
+    ...(err instanceof SourceError ? { conditions: [loadFailure(app, err)] } : {}),
+  };
+}
+
+/**
+ * A source that cannot be rendered is Argo CD's ComparisonError (controller/state.go CompareAppState:
+ * "Failed to load target state: " and the repo-server's "failed to generate manifest for source i of n: "),
+ * the cause in our words (the repo-server's own text and its gRPC wrapping are not reproduced).
+ */
+function loadFailure(app: Application, err: SourceError): AppCondition {
+  const index = Math.max(0, err.repo ? app.sources.findIndex((s) => s.repoURL === err.repo) : 0);
+  return {
+    type: 'ComparisonError',
+    message:
+      `Failed to load target state: failed to generate manifest for source ${index + 1} of ` +
+      `${Math.max(1, app.sources.length)}: ${oneLine(err)}`,
   };
 }

@@ -54,6 +54,7 @@ import type {
 import { GitopsError, oneLine } from '../../common/index.js';
 import { SchemaCatalog, schemaLookup } from '../../schema/index.js';
 import type { KnownTypeField, SchemaLookup } from '../../schema/index.js';
+import { schemaDigestOf } from './disk-memo.js';
 import { ResourceFilter } from './exclusions.js';
 import type { RunEventHandler } from './types.js';
 
@@ -129,6 +130,7 @@ export class ClusterState {
   readonly #cachedVersions = new Map<string, string>();
   readonly #filter: ResourceFilter;
   #schemas: SchemaLookup | undefined;
+  #schemaDigest: string | undefined;
   /** Why the live cache dropped a kind during this run, keyed "group/Kind". */
   readonly #dropped = new Map<string, string>();
   /** Kinds being added to the live cache (CRD events, discovery misses), until done. */
@@ -253,11 +255,18 @@ export class ClusterState {
     for (const crd of cache.list(CRD_GROUP, CRD_KIND)) catalog.addCustomResourceDefinition(crd);
     cache.onEvent((e) => {
       if (e.key.group !== CRD_GROUP || e.key.kind !== CRD_KIND) return;
+      this.#schemaDigest = undefined;
       if (e.type === 'DELETED') catalog.removeCustomResourceDefinition(e.key.name);
       else catalog.addCustomResourceDefinition(e.object);
     });
     this.#schemas = lookup;
     return lookup;
+  }
+
+  /** A digest of what `schemas()` holds beyond our code (disk-memo.ts `schemaDigestOf`); call after it. */
+  schemaDigest(): string {
+    const crds = this.#cache?.list(CRD_GROUP, CRD_KIND) ?? [];
+    return (this.#schemaDigest ??= schemaDigestOf(crds, this.#options.knownTypeFields ?? []));
   }
 
   #kindChanged(change: KindChange): void {

@@ -32,6 +32,7 @@ import type { CompareInput, IgnoreDifference, ResourceComparison } from '../../d
 import { isHook } from '../../health/index.js';
 import { formatViolation } from '../../schema/index.js';
 import type { SchemaLookup } from '../../schema/index.js';
+import type { DiskComparisonMemo } from './disk-memo.js';
 import type { ComparisonMemo, DryRunMemo } from './memo.js';
 import { COMPARE_OPTIONS_ANNOTATION, dryRunApply } from './server-side.js';
 import type { DryRunLimits, DryRunOutcome } from './server-side.js';
@@ -74,6 +75,8 @@ export interface CompareContext {
   installationId: string | undefined;
   compare: Pick<CompareInput, 'ignoreAggregatedRoles' | 'ignoreResourceStatusField'>;
   memo: ComparisonMemo;
+  /** The comparison memo on disk (disk-memo.ts), when the run keeps one. */
+  diskMemo?: DiskComparisonMemo | undefined;
 }
 
 /** Spec §2.5: a live object whose tracking-id names another key carries a copied annotation. */
@@ -146,6 +149,8 @@ export function compareOne(
   droppedReason: (gk: { group: string; kind: string }) => string | undefined,
   /** `<namespace>/<name>` of the app (Argo CD's `QualifiedName`), for the shared-resource condition. */
   qualifiedName = instance,
+  /** The cluster's schema digest (the comparison memo on disk's key, disk-memo.ts). */
+  schemaDigest?: () => string,
 ): ReconciledResource {
   const o = ctx;
   const base = {
@@ -189,7 +194,13 @@ export function compareOne(
   // target and options, is not compared again.
   const digest =
     o.reuseComparisons && p.target && p.live && !dryRun ? ctx.memo.digest(p.target.obj, scope) : undefined;
-  const kept = digest ? ctx.memo.get(p.live!, digest, schemas) : undefined;
+  let kept = digest ? ctx.memo.get(p.live!, digest, schemas) : undefined;
+  // Then the memo on disk (a run before this one compared the same pair with the same inputs).
+  const diskKey =
+    ctx.diskMemo && !kept && p.target && p.live && !dryRun && schemaDigest
+      ? ctx.diskMemo.key(p.target.obj, p.live, scope, schemaDigest())
+      : undefined;
+  if (diskKey) kept = ctx.diskMemo!.get(diskKey);
   let result: ResourceComparison;
   if (kept) result = kept;
   else
@@ -230,6 +241,7 @@ export function compareOne(
   };
   if (p.target && !kept) checkValid(p.target.obj, status, schemas, conditions, label);
   if (digest && !kept && status.status === 'Synced') ctx.memo.set(p.live!, digest, schemas, result);
+  if (diskKey && !kept) ctx.diskMemo!.set(diskKey, result, status.status === 'Synced');
   if (p.target && !p.target.served) {
     status.message = `kind ${p.group ? `${p.group}/` : ''}${p.version}/${p.kind} is not served by the cluster`;
     // A kind the live cache dropped during the run (its CRD deleted) says so.

@@ -81,6 +81,7 @@ import {
 } from './targets.js';
 import { toReport } from './report.js';
 import { treeSummarizer } from './tree.js';
+import { DiskComparisonMemo } from './disk-memo.js';
 import { ComparisonMemo, DryRunMemo } from './memo.js';
 import type { AppProjectContext } from './projects.js';
 import type {
@@ -128,6 +129,11 @@ export interface StateManagerOptions {
    */
   reuseComparisons?: boolean;
   /**
+   * Keep Synced comparisons on disk in this folder between runs (disk-memo.ts: a second CI run with nothing
+   * new compares nothing); written by `saveComparisonMemo`. Default: none.
+   */
+  comparisonMemoDir?: string | undefined;
+  /**
    * argocd-cm as read (src/apps): health scripts, ignoreDifferences overrides (after the app's and the
    * extra rules), compare options, sensitive annotations. Absent: Argo CD's defaults.
    */
@@ -154,7 +160,10 @@ export interface ReconcileOptions {
 
 export class StateManager {
   readonly #o: Required<
-    Omit<StateManagerOptions, 'ignoreDifferences' | 'settings' | 'onEvent' | 'projectOf'>
+    Omit<
+      StateManagerOptions,
+      'ignoreDifferences' | 'settings' | 'onEvent' | 'projectOf' | 'comparisonMemoDir'
+    >
   > & {
     ignoreDifferences: readonly IgnoreDifference[];
     onEvent?: RunEventHandler | undefined;
@@ -205,10 +214,22 @@ export class StateManager {
         ignoreAggregatedRoles: compare.ignoreAggregatedRoles,
         ignoreResourceStatusField: compare.ignoreResourceStatusField,
       },
-      // Comparisons kept for reuse while nothing they read changes (memo.ts).
+      // Comparisons kept for reuse while nothing they read changes (memo.ts), and between runs (disk-memo.ts).
       memo: new ComparisonMemo(),
+      diskMemo: options.comparisonMemoDir ? new DiskComparisonMemo(options.comparisonMemoDir) : undefined,
     };
     this.#sensitiveAnnotations = settings?.sensitiveAnnotations ?? [];
+  }
+
+  /** Pairs the comparison memo on disk answered, and those it did not, in this run (undefined: no memo). */
+  comparisonMemoStats(): { hits: number; misses: number } | undefined {
+    const m = this.#ctx.diskMemo;
+    return m ? { hits: m.hits, misses: m.misses } : undefined;
+  }
+
+  /** Writes the comparison memo on disk, when there is one (see `comparisonMemoDir`). */
+  saveComparisonMemo(): void {
+    this.#ctx.diskMemo?.save();
   }
 
   /** The app's refresh as its report (masked): `toReport(await reconcile(app))`. */
@@ -333,6 +354,7 @@ export class StateManager {
         scope,
         (gk) => cluster.droppedReason(gk),
         `${app.namespace ?? o.argocdNamespace}/${app.name}`,
+        () => cluster.schemaDigest(),
       );
       const h = health.resources[i];
       if (h) r.health = { status: h.status, ...(h.message ? { message: h.message } : {}) };

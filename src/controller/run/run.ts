@@ -281,6 +281,7 @@ export class Run {
     // Stopped (Ctrl-C, --timeout) after some operations ended but before their refresh: refresh them now.
     await finalRefresh([...works.values()].filter(pendingFinal), manager, emit);
     await source.settle(); // renders of apps that never reached a refresh (their destination failed)
+    manager.saveComparisonMemo();
 
     const requests = await pool.close();
     for (const r of reports) {

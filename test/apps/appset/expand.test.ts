@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import { parse } from 'yaml';
 import {
   expandApplicationSet,
+  generateApplications,
   loadApplicationSetFiles,
   renderGoTemplate,
   replaceFast,
@@ -98,6 +99,45 @@ describe('ApplicationSet templates', () => {
       /no entry for key "missing"/,
     );
     assert.throws(() => renderGoTemplate('{{ sha256sum .n }}', p), /function "sha256sum" not defined/);
+  });
+});
+
+describe("Go template errors in Argo CD's words (the controller's status)", () => {
+  const set = (template: Record<string, unknown>, templatePatch?: string): KubeObject =>
+    ({
+      apiVersion: 'argoproj.io/v1alpha1',
+      kind: 'ApplicationSet',
+      metadata: { name: 's', namespace: 'argocd' },
+      spec: {
+        goTemplate: true,
+        goTemplateOptions: ['missingkey=error'],
+        generators: [{ list: { elements: [{ env: 'a', m: { x: 1 } }] } }],
+        template: { metadata: { name: 'n' }, spec: { project: 'default', ...template } },
+        ...(templatePatch ? { templatePatch } : {}),
+      },
+    }) as KubeObject;
+  const ctx = { defaultNamespace: 'argocd', clusters: async () => [], checkout: async () => '' };
+
+  it('a missing key: the template text, base:<line>:<byte column> and the field chain, as text/template prints them', async () => {
+    const a = await generateApplications(
+      set({ info: [{ name: 'x', value: 'é {{ if .env }}\n  {{ .m.y }}{{ end }}' }] }),
+      ctx,
+    );
+    assert.equal(a.error?.reason, 'RenderTemplateParamsError');
+    assert.equal(
+      a.error?.message,
+      'failed to execute go template é {{ if .env }}\n  {{ .m.y }}{{ end }}: template: base:2:5: executing "base" at <.m.y>: map has no entry for key "y"',
+    );
+    // Local previews keep the message naming the field and the generator.
+    assert.match(
+      a.error?.located ?? '',
+      /^spec\.template \(spec\.generators\[0\]\): map has no entry for key "y"$/,
+    );
+    const p = await generateApplications(set({}, 'spec:\n  project: {{ $.nope }}\n'), ctx);
+    assert.equal(
+      p.error?.message,
+      'error replacing values in templatePatch: failed to execute go template spec:\n  project: {{ $.nope }}\n: template: base:2:14: executing "base" at <$.nope>: map has no entry for key "nope"',
+    );
   });
 });
 

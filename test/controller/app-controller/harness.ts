@@ -12,7 +12,9 @@ import type { ControllerEvent, LoopEvent } from '../../../src/controller/index.j
 import { createSourceService } from '../../../src/source/index.js';
 import type { SourceService } from '../../../src/source/index.js';
 import { APP_PROJECT_CRD, APPLICATION_CRD } from '../../support/argocd.js';
-import { api } from '../../support/embedded.js';
+import { api, crdsEstablished } from '../../support/embedded.js';
+import { eventRecorder } from '../../support/events.js';
+import { finishedJobStatus } from '../../support/jobs.js';
 import type { EmbeddedFixture } from '../../support/embedded.js';
 
 export type Event = LoopEvent | ControllerEvent;
@@ -43,15 +45,16 @@ export async function startController(
     const res = await api(fx.cluster, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
     assert.equal(res.status, 201, JSON.stringify(res.body));
   }
+  await crdsEstablished(fx);
   for (const name of ['argocd', ...namespaces])
     await api(fx.cluster, 'POST', '/api/v1/namespaces', {
       apiVersion: 'v1',
       kind: 'Namespace',
       metadata: { name },
     });
-  const events: Event[] = [];
+  const recorder = eventRecorder<Event>();
+  const { events, until } = recorder;
   const warnings: string[] = [];
-  const waiters: Array<{ match: (e: Event) => boolean; resolve: (e: Event) => void; from: number }> = [];
   const abort = new AbortController();
   const source: SourceService = createSourceService({ cacheRoot });
   const loopOptions = () => ({
@@ -81,20 +84,8 @@ export async function startController(
         }
       : {}),
     onWarning: (m) => warnings.push(m),
-    onEvent: (e) => {
-      events.push(e);
-      for (const w of [...waiters])
-        if (events.length - 1 >= w.from && w.match(e)) {
-          waiters.splice(waiters.indexOf(w), 1);
-          w.resolve(e);
-        }
-    },
+    onEvent: (e) => recorder.onEvent(e),
   });
-  const until = (match: (e: Event) => boolean, from = 0): Promise<Event> => {
-    const seen = events.slice(from).find(match);
-    if (seen) return Promise.resolve(seen);
-    return new Promise((resolve) => waiters.push({ match, resolve, from }));
-  };
   await until((e) => e.type === 'controller-ready');
   return {
     events,
@@ -121,7 +112,7 @@ export async function startController(
         fx.cluster,
         'PATCH',
         `/apis/batch/v1/namespaces/${namespace}/jobs/${name}/status`,
-        { status: { conditions: [{ type, status: 'True', message: `job ${type.toLowerCase()}` }] } },
+        { status: finishedJobStatus(type) },
         'application/merge-patch+json',
       );
       assert.equal(res.status, 200, JSON.stringify(res.body));

@@ -15,7 +15,7 @@ import { runController } from '../../../src/controller/index.js';
 import { createSourceService } from '../../../src/source/index.js';
 import type { SourceService } from '../../../src/source/index.js';
 import { APP_PROJECT_CRD, APPLICATION_CRD } from '../../support/argocd.js';
-import { api, useEmbeddedCluster, waitForObject } from '../../support/embedded.js';
+import { api, useEmbeddedCluster, waitForObject, crdsEstablished } from '../../support/embedded.js';
 import { TestRepo, appYaml, cm } from '../../support/git.js';
 import { newCacheRoot } from '../setup.js';
 
@@ -55,6 +55,7 @@ describe('controller with malformed cluster Secrets', () => {
           .status,
         201,
       );
+    await crdsEstablished(fx);
     for (const name of ['argocd', 'web'])
       await api(fx.cluster, 'POST', '/api/v1/namespaces', {
         apiVersion: 'v1',

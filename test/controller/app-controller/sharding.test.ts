@@ -19,7 +19,7 @@ import type { ControllerEvent, LoopEvent } from '../../../src/controller/index.j
 import { createSourceService } from '../../../src/source/index.js';
 import type { SourceService } from '../../../src/source/index.js';
 import { APP_PROJECT_CRD, APPLICATION_CRD } from '../../support/argocd.js';
-import { api, useEmbeddedCluster, waitForObject } from '../../support/embedded.js';
+import { api, useEmbeddedCluster, waitForObject, crdsEstablished } from '../../support/embedded.js';
 import { TestRepo, appYaml, cm } from '../../support/git.js';
 import { newCacheRoot } from '../setup.js';
 
@@ -28,7 +28,10 @@ const APPS = '/apis/argoproj.io/v1alpha1/namespaces/argocd/applications';
 
 describe('two controllers with dynamic cluster distribution', () => {
   const mgmt = useEmbeddedCluster();
-  const remote = useEmbeddedCluster({ namespaces: ['default', 'kube-system', 'web'] });
+  const remote = useEmbeddedCluster(
+    { namespaces: ['default', 'kube-system', 'web'] },
+    { alwaysEmbedded: true },
+  );
   const repo = new TestRepo();
   const abort = new AbortController();
   const runs: Array<{
@@ -71,6 +74,7 @@ describe('two controllers with dynamic cluster distribution', () => {
           .status,
         201,
       );
+    await crdsEstablished(mgmt);
     for (const name of ['argocd', 'web'])
       await api(mgmt.cluster, 'POST', '/api/v1/namespaces', {
         apiVersion: 'v1',

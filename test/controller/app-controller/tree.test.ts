@@ -15,7 +15,7 @@ import type { ClusterConnection, KubeObject } from '../../../src/cluster/index.j
 import { runController } from '../../../src/controller/index.js';
 import type { ControllerEvent, LoopEvent } from '../../../src/controller/index.js';
 import { APP_PROJECT_CRD, APPLICATION_CRD } from '../../support/argocd.js';
-import { api, useEmbeddedCluster, waitForObject } from '../../support/embedded.js';
+import { api, useEmbeddedCluster, waitForObject, crdsEstablished } from '../../support/embedded.js';
 import { TestRepo, appYaml } from '../../support/git.js';
 import { newCacheRoot } from '../setup.js';
 import { countingSource, deploymentYaml } from '../tree-setup.js';
@@ -48,6 +48,7 @@ describe('kubectl gitops controller: status.summary from the resource tree', () 
     };
     await conn.client.create(crd, structuredClone(APPLICATION_CRD) as unknown as KubeObject);
     await conn.client.create(crd, structuredClone(APP_PROJECT_CRD) as unknown as KubeObject);
+    await crdsEstablished(fx);
     for (const name of ['argocd', 'web'])
       await api(fx.cluster, 'POST', '/api/v1/namespaces', {
         apiVersion: 'v1',

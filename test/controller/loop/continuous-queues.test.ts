@@ -13,7 +13,7 @@ import { createSourceService } from '../../../src/source/index.js';
 import { runOperation } from '../../../src/sync/index.js';
 import { syncRequestOf } from '../../../src/controller/index.js';
 import type { LoopEvent } from '../../../src/controller/index.js';
-import { api, useEmbeddedCluster, waitForObject } from '../../support/embedded.js';
+import { api, useEmbeddedCluster, waitForObject, needsEmbedded } from '../../support/embedded.js';
 import { parseApplication } from '../../../src/apps/index.js';
 import { TestRepo, cm } from '../../support/git.js';
 import { application, newCacheRoot } from '../setup.js';
@@ -215,7 +215,8 @@ describe('continuous loop: queues, timers, shutdown', () => {
     await run.stop(); // idempotent
   });
 
-  it('shutdown aborts an operation still running when its time is up', T, async () => {
+  it('shutdown aborts an operation still running when its time is up', T, async (t) => {
+    if (needsEmbedded(t, 'request counts (cluster.stats)')) return;
     repo.commit({ 'abort/a.yaml': cm('abort-a') });
     const started = gate();
     const run = startLoop(fx, [application('abort', repo.url, 'abort')], cacheRoot, {

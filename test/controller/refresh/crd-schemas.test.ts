@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { stringify } from 'yaml';
 import type { ClusterConnection } from '../../../src/cluster/index.js';
-import { ClusterState, OWN_FIELD_MANAGERS, StateManager } from '../../../src/controller/index.js';
+import { StateManager } from '../../../src/controller/index.js';
 import { createSourceService } from '../../../src/source/index.js';
 import { api, useEmbeddedCluster } from '../../support/embedded.js';
 import { widgetCrd } from '../../support/crds.js';
@@ -18,6 +18,7 @@ import {
   connectAs,
   createNamespaces,
   newCacheRoot,
+  ownClusterState,
   renderObjects,
 } from '../setup.js';
 
@@ -74,13 +75,7 @@ describe('controller: custom resources compared with their CRD schema', () => {
     const live = await api(fx.cluster, 'GET', '/apis/example.com/v1/namespaces/widgets/widgets/w');
     assert.equal(live.body.spec.endpoints.length, 2, JSON.stringify(live.body.spec));
 
-    const state = new ClusterState({
-      conn: await connectAs(fx),
-      namespaces: ['widgets'],
-      tracking: {},
-      managers: new Set(OWN_FIELD_MANAGERS),
-      appliers: new Set(OWN_FIELD_MANAGERS),
-    });
+    const state = await ownClusterState(fx, ['widgets']);
     const source = createSourceService({ cacheRoot });
     const manager = new StateManager({ source, clusterOf: () => Promise.resolve(state) });
     try {

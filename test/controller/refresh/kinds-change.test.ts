@@ -13,7 +13,7 @@ import { ClusterState, OWN_FIELD_MANAGERS, StateManager } from '../../../src/con
 import type { AppReport, ComparisonResult } from '../../../src/controller/index.js';
 import { createSourceService } from '../../../src/source/index.js';
 import { preserveUnknownFieldsCrd } from '../../support/crds.js';
-import { useEmbeddedCluster, waitForObject } from '../../support/embedded.js';
+import { useEmbeddedCluster, waitForObject, crdsEstablished } from '../../support/embedded.js';
 import { TestRepo } from '../../support/git.js';
 import { configMap } from '../manifests.js';
 import {
@@ -81,6 +81,7 @@ describe('controller: CRDs created and deleted between runs', () => {
   it('a kind deleted since the discovery cache was written is UnknownKind for its app only; a CRD created since is compared and watched', async () => {
     const crds = await crdInfo(conn);
     await conn.client.create(crds, preserveUnknownFieldsCrd('example.com', 'Sprocket'));
+    await crdsEstablished(fx);
     const first = await refresh(fx, apps(), cacheRoot, { discovery: discovery() });
     assert.deepEqual(conditionsOf(reportOf(first, 'gadgets')), []);
     assert.ok((await diskCache()).includes('"Sprocket"'), 'the disk cache names the kind');
@@ -107,6 +108,7 @@ describe('controller: CRDs created and deleted between runs', () => {
     // Created between runs: the disk cache (rewritten without it) misses it, so it is looked up afresh,
     // and the live cache watches it (an extra of the kind is found, only the cache finds extras).
     await conn.client.create(crds, preserveUnknownFieldsCrd('example.com', 'Sprocket'));
+    await crdsEstablished(fx);
     const sprockets = await conn.discovery.resolve({ group: 'example.com', kind: 'Sprocket' });
     await applyObjects(conn, await renderObjects(apps()[1]!, cacheRoot), 'gadgets');
     await conn.client.create(sprockets, trackedExtra('gadgets', 'Sprocket', 'gadgets', 'extra'));

@@ -11,7 +11,7 @@ import { ClusterState, OWN_FIELD_MANAGERS, StateManager } from '../../../src/con
 import type { StateManagerOptions } from '../../../src/controller/index.js';
 import { batchJobs } from '../../../src/controller/refresh/server-side.js';
 import { createSourceService } from '../../../src/source/index.js';
-import { api, useEmbeddedCluster } from '../../support/embedded.js';
+import { api, useEmbeddedCluster, needsEmbedded } from '../../support/embedded.js';
 import { TestRepo } from '../../support/git.js';
 import { configMap } from '../manifests.js';
 import {
@@ -88,33 +88,38 @@ describe('server-side diff: batches and concurrency (Argo CD 3)', () => {
     }
   }
 
-  it("defaults to Argo CD's: an app under 250 KB is one batch, its dry runs one at a time", async () => {
+  it("defaults to Argo CD's: an app under 250 KB is one batch, its dry runs one at a time", async (t) => {
+    if (needsEmbedded(t, 'fault injection (cluster.faults)')) return;
     const m = await measure({});
     assert.equal(m.patches, CONFIGMAPS, 'one dry run per live resource');
     assert.equal(m.peak, 1);
     assert.deepEqual(m.statuses, Array<string>(CONFIGMAPS).fill('Synced'));
   });
 
-  it('a small budget makes a batch per resource, all at once with concurrency -1', async () => {
+  it('a small budget makes a batch per resource, all at once with concurrency -1', async (t) => {
+    if (needsEmbedded(t, 'fault injection (cluster.faults)')) return;
     const m = await measure({ serverSideMaxBatchKB: 4, serverSideConcurrency: -1 });
     assert.equal(m.patches, CONFIGMAPS);
     assert.equal(m.peak, CONFIGMAPS);
     assert.deepEqual(m.statuses, Array<string>(CONFIGMAPS).fill('Synced'));
   });
 
-  it('concurrency bounds the batches in flight', async () => {
+  it('concurrency bounds the batches in flight', async (t) => {
+    if (needsEmbedded(t, 'fault injection (cluster.faults)')) return;
     const m = await measure({ serverSideMaxBatchKB: 4, serverSideConcurrency: 2 });
     assert.equal(m.patches, CONFIGMAPS);
     assert.equal(m.peak, 2);
   });
 
-  it('a budget of two resources: three batches of two, each one after another', async () => {
+  it('a budget of two resources: three batches of two, each one after another', async (t) => {
+    if (needsEmbedded(t, 'fault injection (cluster.faults)')) return;
     const m = await measure({ serverSideMaxBatchKB: 16, serverSideConcurrency: -1 });
     assert.equal(m.patches, CONFIGMAPS);
     assert.equal(m.peak, CONFIGMAPS / 2);
   });
 
-  it('reuses dry-run answers of unchanged objects between refreshes of one process (no PATCH)', async () => {
+  it('reuses dry-run answers of unchanged objects between refreshes of one process (no PATCH)', async (t) => {
+    if (needsEmbedded(t, 'fault injection (cluster.faults)')) return;
     const m = await measure({ reuseComparisons: true, serverSideMaxBatchKB: 4 }, 3);
     assert.equal(m.patches, CONFIGMAPS, 'the first refresh only');
     assert.deepEqual(m.statuses, Array<string>(CONFIGMAPS).fill('Synced'));
@@ -122,7 +127,8 @@ describe('server-side diff: batches and concurrency (Argo CD 3)', () => {
     assert.equal((await measure({ serverSideMaxBatchKB: 4 }, 2)).patches, 2 * CONFIGMAPS);
   });
 
-  it('a live object changed since its dry run is dry-run again, and its drift is seen', async () => {
+  it('a live object changed since its dry run is dry-run again, and its drift is seen', async (t) => {
+    if (needsEmbedded(t, 'request counts (cluster.stats)')) return;
     const state = new ClusterState({
       conn: await connectAs(fx),
       namespaces: ['batches'],

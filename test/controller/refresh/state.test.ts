@@ -10,7 +10,7 @@ import { parse, stringify } from 'yaml';
 import type { ClusterConnection, KubeObject } from '../../../src/cluster/index.js';
 import { ClusterState, OWN_FIELD_MANAGERS, StateManager } from '../../../src/controller/index.js';
 import { createSourceService } from '../../../src/source/index.js';
-import { api, hasKubectl, kubectl, useEmbeddedCluster } from '../../support/embedded.js';
+import { api, hasKubectl, kubectl, useEmbeddedCluster, needsEmbedded } from '../../support/embedded.js';
 import { TestRepo } from '../../support/git.js';
 import { configMap, deployment } from '../manifests.js';
 import {
@@ -130,7 +130,8 @@ describe('controller: health, server-side diff, tracking methods, errors', () =>
     },
   );
 
-  it('server-side diff: one dry-run apply per live resource, same verdicts', async () => {
+  it('server-side diff: one dry-run apply per live resource, same verdicts', async (t) => {
+    if (needsEmbedded(t, 'request counts (cluster.stats)')) return;
     const app = application('ssd', repo.url, 'ssd', { namespace: 'ssd' });
     // Drift applied by our own manager (an apply, as a sync would): the dry run shares its ownership.
     const drifted = (await renderObjects(app, cacheRoot)).map((o) =>
@@ -158,7 +159,8 @@ describe('controller: health, server-side diff, tracking methods, errors', () =>
     );
   });
 
-  it('server-side diff: a second refresh in the same process sends no dry run for unchanged objects', async () => {
+  it('server-side diff: a second refresh in the same process sends no dry run for unchanged objects', async (t) => {
+    if (needsEmbedded(t, 'request counts (cluster.stats)')) return;
     const app = application('ssd', repo.url, 'ssd', { namespace: 'ssd' });
     const state = new ClusterState({
       conn: await connectAs(fx),

@@ -20,6 +20,17 @@ export interface AppSetCluster {
   inCluster?: boolean;
 }
 
+/** What the SCM generators need from their host (the ApplicationSet controller). */
+export interface ScmAccess {
+  /** The value of `key` of Secret `name` in the ApplicationSet's namespace (Argo CD's wording on errors). */
+  secret(name: string, key: string): Promise<string>;
+  /** `--allowed-scm-providers`: the custom API URLs allowed (empty: all). */
+  allowedProviders?: readonly string[] | undefined;
+  /** Environment tokens (GITHUB_TOKEN, GITLAB_TOKEN); default process.env. */
+  env?: Readonly<Record<string, string | undefined>> | undefined;
+  fetch?: typeof fetch | undefined;
+}
+
 export interface GeneratorContext {
   goTemplate: boolean;
   goTemplateOptions: readonly string[];
@@ -31,6 +42,8 @@ export interface GeneratorContext {
   clusters(): Promise<AppSetCluster[]>;
   /** A directory holding the tree of `repoURL` at `revision` (the revision being rendered). */
   checkout(repoURL: string, revision: string): Promise<string>;
+  /** The pull request and SCM provider generators' access (the controller's); unset: they are errors. */
+  scm?: ScmAccess | undefined;
 }
 
 /** `values` of a generator, rendered with each set's params (Argo CD appendTemplatedValues). */

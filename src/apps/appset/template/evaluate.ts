@@ -2,7 +2,7 @@
  * Go text/template evaluation of a parsed ApplicationSet template against its parameters (the rules:
  * ../template.ts).
  */
-import { TemplateError } from './error.js';
+import { GoExecError, TemplateError } from './error.js';
 import { goPrint, truthy, GO_FUNCTIONS } from './functions.js';
 import type { Node, Pipeline, Arg } from './parse.js';
 
@@ -131,7 +131,17 @@ export class Evaluator {
         );
       case 'field': {
         const base = a.base === 'dot' ? scope.dot : this.lookupVar(a.base, scope);
-        return this.fields(base, a.path);
+        try {
+          return this.fields(base, a.path);
+        } catch (err) {
+          // Go's exec error: `template: base:<line>:<col>: executing "base" at <.field>: ...`.
+          if (err instanceof TemplateError && a.at && !(err instanceof GoExecError))
+            throw new GoExecError(
+              err.message,
+              `template: base:${a.at.line}:${a.at.col}: executing "base" at <${a.at.text}>: ${err.message}`,
+            );
+          throw err;
+        }
       }
     }
   }

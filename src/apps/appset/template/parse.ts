@@ -16,14 +16,23 @@ export interface Pipeline {
   cmds: Arg[][];
 }
 
+/** Where a node starts, as Go's ErrorContext prints it: `line:col` (col: bytes into the line), and its text. */
+export interface At {
+  line: number;
+  col: number;
+  text: string;
+}
+
 export type Arg =
-  | { t: 'field'; base: 'dot' | string; path: string[] }
+  | { t: 'field'; base: 'dot' | string; path: string[]; at?: At | undefined }
   | { t: 'lit'; value: unknown }
   | { t: 'ident'; name: string }
   | { t: 'pipe'; pipe: Pipeline; path: string[] };
 
 interface Action {
   text: string;
+  /** Index in the source of the action's first character (after `{{`, `-` and spaces). */
+  offset: number;
 }
 
 function splitTemplate(src: string): (string | Action)[] {
@@ -62,13 +71,24 @@ function splitTemplate(src: string): (string | Action)[] {
       body = body.slice(0, -1);
       pendingTrim = true;
     }
-    out.push({ text: body.trim() });
+    out.push({ text: body.trim(), offset: inner + (body.length - body.trimStart().length) });
     i = j + 2;
   }
 }
 
-function tokenize(text: string): string[] {
-  const tokens: string[] = [];
+interface Token {
+  s: string;
+  /** Index in the action's text. */
+  at: number;
+}
+
+function tokenize(text: string): Token[] {
+  const out: Token[] = [];
+  const tokens = {
+    push(tok: string): void {
+      out.push({ s: tok, at: i }); // every branch pushes before moving past the token
+    },
+  };
   let i = 0;
   while (i < text.length) {
     const c = text[i]!;
@@ -111,12 +131,19 @@ function tokenize(text: string): string[] {
     tokens.push(text.slice(i, j));
     i = j;
   }
-  return tokens;
+  return out;
 }
 
 class PipeParser {
   private i = 0;
-  constructor(private readonly tokens: string[]) {}
+  private readonly tokens: string[];
+  constructor(
+    private readonly toks: Token[],
+    /** The `At` of a token (by index). */
+    private readonly where: (tok: Token) => At,
+  ) {
+    this.tokens = toks.map((t) => t.s);
+  }
 
   parse(): Pipeline {
     const p = this.pipeline();
@@ -163,6 +190,7 @@ class PipeParser {
   }
 
   private operand(): Arg {
+    const token = this.toks[this.i]!;
     const tok = this.tokens[this.i++]!;
     if (tok === '(') {
       const pipe = this.pipeline();
@@ -182,24 +210,33 @@ class PipeParser {
     if (tok === 'nil') return { t: 'lit', value: null };
     if (/^[-+]?\d+(\.\d+)?$/.test(tok)) return { t: 'lit', value: Number(tok) };
     if (tok === '.') return { t: 'field', base: 'dot', path: [] };
-    if (tok.startsWith('.')) return { t: 'field', base: 'dot', path: tok.slice(1).split('.') };
+    if (tok.startsWith('.'))
+      return { t: 'field', base: 'dot', path: tok.slice(1).split('.'), at: this.where(token) };
     if (tok.startsWith('$')) {
       const [name, ...path] = tok.split('.');
-      return { t: 'field', base: name!, path };
+      return { t: 'field', base: name!, path, at: this.where(token) };
     }
     if (/^[A-Za-z_]\w*$/.test(tok)) return { t: 'ident', name: tok };
     throw new TemplateError(`unexpected "${tok}"`);
   }
 }
 
-function parsePipeline(text: string): Pipeline {
-  return new PipeParser(tokenize(text)).parse();
+/** Go's ErrorContext position of index `pos` of `src`: line (1-based) and byte column within it. */
+function positionOf(src: string, pos: number): { line: number; col: number } {
+  const before = src.slice(0, pos);
+  const nl = before.lastIndexOf('\n');
+  return {
+    line: 1 + (before.match(/\n/g)?.length ?? 0),
+    col: Buffer.byteLength(nl < 0 ? before : before.slice(nl + 1)),
+  };
 }
 
 export function parseNodes(src: string): Node[] {
   const parts = splitTemplate(src);
+  const parsePipeline = (text: string, offset: number): Pipeline =>
+    new PipeParser(tokenize(text), (tok) => ({ ...positionOf(src, offset + tok.at), text: tok.s })).parse();
   let i = 0;
-  const block = (stopAt: string[]): { nodes: Node[]; stop: string; rest: string } => {
+  const block = (stopAt: string[]): { nodes: Node[]; stop: string; rest: string; restAt: number } => {
     const nodes: Node[] = [];
     while (i < parts.length) {
       const part = parts[i++]!;
@@ -212,29 +249,42 @@ export function parseNodes(src: string): Node[] {
       const word = /^(\w+)\b/.exec(text)?.[1] ?? '';
       if (word === 'end' || word === 'else') {
         if (!stopAt.includes(word)) throw new TemplateError(`unexpected {{${word}}}`);
-        return { nodes, stop: word, rest: text.slice(word.length).trim() };
+        const rest = text.slice(word.length);
+        return {
+          nodes,
+          stop: word,
+          rest: rest.trim(),
+          restAt: part.offset + word.length + (rest.length - rest.trimStart().length),
+        };
       }
       if (word === 'if' || word === 'with' || word === 'range') {
-        nodes.push(control(word, text.slice(word.length).trim()));
+        const cond = text.slice(word.length);
+        nodes.push(
+          control(word, cond.trim(), part.offset + word.length + (cond.length - cond.trimStart().length)),
+        );
         continue;
       }
       if (['define', 'template', 'block', 'break', 'continue'].includes(word))
         throw new TemplateError(`{{${word}}} is not supported`);
-      nodes.push({ t: 'action', pipe: parsePipeline(text) });
+      nodes.push({ t: 'action', pipe: parsePipeline(text, part.offset) });
     }
     if (stopAt.length > 0) throw new TemplateError('unexpected EOF: missing {{end}}');
-    return { nodes, stop: '', rest: '' };
+    return { nodes, stop: '', rest: '', restAt: 0 };
   };
-  const control = (word: 'if' | 'with' | 'range', cond: string): Node => {
-    const pipe = parsePipeline(cond);
+  const control = (word: 'if' | 'with' | 'range', cond: string, at: number): Node => {
+    const pipe = parsePipeline(cond, at);
     const body = block(['end', 'else']);
     let elseNodes: Node[] = [];
     if (body.stop === 'else') {
+      const nested = (n: number): [string, number] => {
+        const r = body.rest.slice(n);
+        return [r.trim(), body.restAt + n + (r.length - r.trimStart().length)];
+      };
       if (body.rest.startsWith('if ') && word === 'if') {
         // "else if": a nested if whose {{end}} closes both.
-        elseNodes = [control('if', body.rest.slice(3).trim())];
+        elseNodes = [control('if', ...nested(3))];
       } else if (body.rest.startsWith('with ') && word === 'with') {
-        elseNodes = [control('with', body.rest.slice(5).trim())];
+        elseNodes = [control('with', ...nested(5))];
       } else {
         elseNodes = block(['end']).nodes;
       }
