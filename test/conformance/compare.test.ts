@@ -52,7 +52,7 @@ describe('conformance case loader', () => {
     assert.equal(new Set(cases.map((c) => c.id)).size, cases.length);
     for (const c of cases) {
       assert.ok(c.intent && c.provenance, c.id);
-      assert.ok(c.app || c.shards, c.id);
+      assert.ok(c.app || c.shards || c.appset, c.id);
     }
     const families = new Set(cases.map((c) => c.family));
     for (const f of [
@@ -96,7 +96,7 @@ describe('conformance case loader', () => {
     assert.throws(() => parseCase('name: [', 'e.yaml'), /e\.yaml: failed to load case: /);
     assert.throws(
       () => parseCase(minimal.replace(/app:[\s\S]*/, ''), 'f.yaml'),
-      /a case has an app or shards/,
+      /a case has an app, an appset or shards/,
     );
   });
 
