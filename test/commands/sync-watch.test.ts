@@ -209,13 +209,14 @@ describe('kubectl gitops sync --watch (CLI, embedded cluster, real Git)', () => 
   });
 
   it('SIGTERM while an operation runs: it gets --shutdown-timeout, then exit 0', async () => {
-    // Wave 0: a Deployment the embedded server never rolls out (no workload simulation): the operation
-    // waits for its health before wave 1.
+    // Wave 0: a paused Deployment (health Suspended on any server, the real one's controllers included):
+    // the operation waits for its health before wave 1.
     const deployment = `apiVersion: apps/v1
 kind: Deployment
 metadata:
   name: slow
 spec:
+  paused: true
   replicas: 1
   selector: {matchLabels: {app: slow}}
   template:
@@ -234,7 +235,7 @@ spec:
     const stopped = p.lines.at(-1)!;
     assert.equal(stopped.event, 'watch-stopped');
     assert.equal(stopped['reason'], 'SIGTERM');
-    // The Deployment never rolls out here: the operation was still waiting, and was ended by the timeout.
+    // The Deployment never becomes Healthy: the operation was still waiting, and was ended by the timeout.
     assert.deepEqual(stopped['cutOff'], ['slow'], JSON.stringify(p.lines));
     const ended = p.lines.find((l) => l.event === 'operation-done' && l.app === 'slow');
     assert.notEqual(ended?.['phase'], 'Succeeded', JSON.stringify(ended));
