@@ -223,8 +223,8 @@ export function planSync(input: PlanInput): SyncPlan {
   // gitops-engine's getSyncTasks gives every target without a namespace the destination namespace, cluster-
   // scoped ones too ("so it cannot be created in a namespace by accident"): their results name it.
   for (const t of tasks)
-    if (t.target && t.key.namespace === '' && input.destNamespace) t.resultNamespace = input.destNamespace;
-  if (namespaceTask) delete namespaceTask.resultNamespace;
+    if (t !== namespaceTask && t.target && t.key.namespace === '' && input.destNamespace)
+      t.resultNamespace = input.destNamespace;
   mirrorPruneWaves(tasks);
   applyPruneLast(tasks, input.syncOptions);
   return { tasks: sortTasks(tasks), hooksSkipped };

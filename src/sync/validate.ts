@@ -12,7 +12,7 @@
  * Progress: `validate-start` before, `validate-done` (with the failed count) after, whatever the outcome.
  */
 import { hasOption } from './annotations.js';
-import { UnknownKindError, messageOf, statusOf } from './engine-types.js';
+import { UnknownKindError, messageOf } from './engine-types.js';
 import type { EngineRun } from './engine-types.js';
 
 /** Steps 0 and 1; false when the operation ended Failed. */
@@ -39,16 +39,9 @@ export async function validate(run: EngineRun): Promise<boolean> {
   await Promise.all(
     work.map(async (s) => {
       const kindKey = `${s.task.key.group}/${s.task.key.kind}`;
-      if (!run.client.served(s.task)) {
-        if (crdKinds.has(kindKey) || hasOption(s.task.options, 'SkipDryRunOnMissingResource')) return;
-        run.set(
-          s,
-          'Failed',
-          statusOf(s.task) === 'Pruned' ? 'Pruned' : 'SyncFailed',
-          `the server could not find the requested resource (${kindKey})`,
-        );
-        return;
-      }
+      // An unserved kind got here only because tasksValid let it (a CRD of this sync defines it, or
+      // SkipDryRunOnMissingResource): there is nothing to dry-run it against.
+      if (!run.client.served(s.task)) return;
       try {
         await run.client.dryRun(s.task);
       } catch (err) {

@@ -265,11 +265,11 @@ export class StateManager {
     // The cluster's schemas (its CRDs included), read once the cache holds them.
     const schemas = cluster.schemas();
     const destNamespace = app.destination.namespace;
+    // The tracking value this app's live objects carry (the label value, or the instance name).
+    const trackedBy = o.trackingMethod === 'label' ? instanceLabelValue(instance) : instance;
     const { targets, conditions } = await prepareTargets(
       withManagedNamespace(app, rendered.objects, (ns) =>
-        cache
-          .byApp(o.trackingMethod === 'label' ? instanceLabelValue(instance) : instance)
-          .some((obj) => obj.kind === 'Namespace' && obj.metadata?.name === ns),
+        cache.byApp(trackedBy).some((obj) => obj.kind === 'Namespace' && obj.metadata?.name === ns),
       ),
       {
         destNamespace,
@@ -291,7 +291,6 @@ export class StateManager {
 
     // Live objects: tracked by the app, plus those at the target keys, all through the cache's one read
     // door (live.ts), less those the project does not permit, paired with the targets by key.
-    const trackedBy = o.trackingMethod === 'label' ? instanceLabelValue(instance) : instance;
     const projectContext = o.projectOf?.(app);
     const pairs: Pair[] = await selectPairs({
       cluster,
