@@ -234,7 +234,11 @@ function syncStatus(
   const ignore = compact(spec['ignoreDifferences']);
   if (ignore !== undefined) comparedTo['ignoreDifferences'] = plain(spec['ignoreDifferences']) ?? [];
   const out: JsonObject = { status: c.sync, comparedTo };
-  if (app.multiSource) out['revisions'] = sources ? sources.map((s) => s.revision) : [c.revision];
+  if (app.multiSource) {
+    // None known when no source rendered (CompareAppState writes the repo-server's revisions only).
+    const revisions = sources ? sources.map((s) => s.revision) : [c.revision];
+    if (revisions.some((r) => r !== '')) out['revisions'] = revisions;
+  }
   else if (c.revision) out['revision'] = c.revision;
   return out;
 }

@@ -135,6 +135,29 @@ export async function dryRunPairs(
   return dryRuns;
 }
 
+/**
+ * A row of a refresh that could not load or compare the desired state (Argo CD's `failedToLoadObjs`):
+ * Unknown, whatever it is (hooks and listed-only rows too), never compared; `requiresPruning` as Argo CD
+ * says it (no target, live, self-referenced), though no sync runs on such a refresh.
+ */
+export function notCompared(p: Pair, trackingMethod: TrackingMethod): ReconciledResource {
+  const hook = p.live !== undefined && isHook(p.live);
+  return {
+    group: p.group,
+    version: p.version,
+    kind: p.kind,
+    namespace: p.namespace,
+    name: p.name,
+    ...(p.target ? { target: p.target.obj } : {}),
+    ...(p.live ? { live: p.live } : {}),
+    status: 'Unknown',
+    difference: 'none',
+    requiresPruning: !p.target && p.live !== undefined && selfReferenced(p.live, trackingMethod),
+    ...(hook ? { hook } : {}),
+    outOfSync: true,
+  };
+}
+
 /** One row of the reconciliation (see the header). */
 export function compareOne(
   ctx: CompareContext,

@@ -43,7 +43,7 @@ import {
   INSTANCE_LABEL,
   SyncOption,
 } from '../../common/index.js';
-import { OWN_FIELD_MANAGERS } from '../../common/index.js';
+import { OWN_FIELD_MANAGERS, UsageError } from '../../common/index.js';
 import { deleteHooksOf } from '../../apps/index.js';
 import type { Application, ArgoCdSettings } from '../../apps/index.js';
 import { syncWave } from '../../sync/index.js';
@@ -55,14 +55,16 @@ import {
 } from '../../apps/index.js';
 import { keyOf } from '../../cluster/index.js';
 import type { KubeObject, TrackingMethod } from '../../cluster/index.js';
+import { compileIgnoreDifferences } from '../../diff/index.js';
 import type { IgnoreDifference } from '../../diff/index.js';
 import { aggregateHealth, HealthOverrides } from '../../health/index.js';
-import { observeRenders } from '../../source/index.js';
+import { observeRenders, SourceError } from '../../source/index.js';
 import type { RenderedApp, SourceService } from '../../source/index.js';
 import { localRender } from './local.js';
 import type { LocalManifests } from './local.js';
 import type { ClusterState } from './cluster.js';
-import { compareOne, dryRunPairs } from './compare.js';
+import { compareOne, dryRunPairs, notCompared } from './compare.js';
+import { loadFailure, normalizerFailure, unrenderedApp } from './app-error.js';
 import type { AppDiffOptions, CompareContext, Pair } from './compare.js';
 import { byKey, kindsOf, projectStatus, selectPairs } from './live.js';
 import {
@@ -255,12 +257,23 @@ export class StateManager {
     const emit = o.onEvent;
     // Render and connect side by side, and wait for both even when one fails: a render left running after
     // a failed connect would race the retry's git fetch in the same cache ("cannot lock ref").
+    // A source that cannot be rendered is compared with no targets (Argo CD's failedToLoadObjs).
+    let failure: Reconciliation['failure'];
+    const render = (
+      options?.rendered || local
+        ? Promise.resolve(options?.rendered ?? localRender(app, local!))
+        : this.#source.renderApp(app)
+    ).catch((err: unknown) => {
+      if (!(err instanceof SourceError)) throw err;
+      failure = { condition: loadFailure(app, err), error: err };
+      return unrenderedApp(app);
+    });
     const [rendered, cluster, healthOverrides] = await allOrFirstError([
-      options?.rendered ?? (local ? Promise.resolve(localRender(app, local)) : this.#source.renderApp(app)),
+      render,
       o.clusterOf(app),
       this.#healthOverrides,
     ] as const);
-    options?.onRendered?.(rendered);
+    if (!failure) options?.onRendered?.(rendered);
     const cache = await cluster.ready(signal);
     // The cluster's schemas (its CRDs included), read once the cache holds them.
     const schemas = cluster.schemas();
@@ -281,6 +294,7 @@ export class StateManager {
         signal,
       },
     );
+    if (failure) conditions.unshift(failure.condition);
     for (const w of rendered.warnings) {
       conditions.push({
         type: /appeared \d+ times/.test(w) ? 'RepeatedResourceWarning' : 'RenderWarning',
@@ -316,6 +330,16 @@ export class StateManager {
       : new Map<Pair, DryRunOutcome>();
 
     const rules = [...app.ignoreDifferences, ...o.ignoreDifferences, ...this.#overrideRules];
+    // A rule that does not compile: nothing is compared (Argo CD's "failed to create diff normalizer").
+    if (!failure) {
+      try {
+        compileIgnoreDifferences(rules);
+      } catch (err) {
+        if (!(err instanceof UsageError)) throw err;
+        failure = { condition: normalizerFailure(err), error: err };
+        conditions.unshift(failure.condition);
+      }
+    }
     // controller/state.go: apps that sync with server-side apply are compared with structured-merge diff.
     const strategy: AppDiffOptions = {
       structuredMergeDiff: app.syncPolicy.syncOptions.includes(SyncOption.ServerSideApply),
@@ -341,7 +365,9 @@ export class StateManager {
       this.#ctx.compare,
     ]);
     const resources = pairs.map((p, i): ReconciledResource => {
-      const r = compareOne(
+      const r = failure
+        ? notCompared(p, o.trackingMethod)
+        : compareOne(
         this.#ctx,
         p,
         rules,
@@ -403,7 +429,7 @@ export class StateManager {
     });
 
     let sync: AppSyncStatus = 'Synced';
-    if (resources.some((r) => statusOf(r) === 'Unknown')) sync = 'Unknown';
+    if (failure || resources.some((r) => statusOf(r) === 'Unknown')) sync = 'Unknown';
     else if (resources.some((r) => statusOf(r) === 'OutOfSync' && !r.ignoreExtraneous)) sync = 'OutOfSync';
     emit?.({ type: 'compare-done', app: app.name, sync, health: health.status, resources: resources.length });
     // The summary, from the resource tree (tree.ts): worked out only when asked (the loop asks after each
@@ -427,9 +453,11 @@ export class StateManager {
         health: { status: health.status, ...(health.message ? { message: health.message } : {}) },
       },
       conditions,
+      ...(failure ? { failure } : {}),
       reportOptions: { sensitiveAnnotations: this.#sensitiveAnnotations, diffText: o.diffText },
-      pairs: syncPairs,
-      hooks: hooks.map((h) => h.obj),
+      // Nothing to apply or prune when the desired state was not loaded or compared.
+      pairs: failure ? [] : syncPairs,
+      hooks: failure ? [] : hooks.map((h) => h.obj),
       deleteHooks: deleteHooksOf(rendered.objects),
       liveHooks,
       kinds,

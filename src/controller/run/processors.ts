@@ -205,11 +205,17 @@ export async function refreshApp(
   const app = w.report.app;
   if (w.stage === 'refresh') {
     if (!o.operation) {
-      w.report.comparison = await manager.compare(app, signal);
+      const reconciliation = await manager.reconcile(app, signal);
+      w.report.comparison = toReport(reconciliation);
+      // Compared with what could be loaded, as Argo CD; still the app's error for a one-shot run's exit.
+      if (reconciliation.failure) w.report.error = appError(app, reconciliation.failure.error);
       return {};
     }
     w.reconciliation = await manager.reconcile(app, signal, { onRendered: (r) => (w.rendered = r) });
     w.before = toReport(w.reconciliation);
+    // The operation is refused (src/sync runOperation, phase Error, as Argo CD's); the app's error decides
+    // the exit code as before (2: could not be rendered or compared).
+    if (w.reconciliation.failure) w.report.error = appError(app, w.reconciliation.failure.error);
     w.stage = 'operate';
     return { next: 'operation' };
   }
