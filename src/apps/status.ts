@@ -238,8 +238,7 @@ function syncStatus(
     // None known when no source rendered (CompareAppState writes the repo-server's revisions only).
     const revisions = sources ? sources.map((s) => s.revision) : [c.revision];
     if (revisions.some((r) => r !== '')) out['revisions'] = revisions;
-  }
-  else if (c.revision) out['revision'] = c.revision;
+  } else if (c.revision) out['revision'] = c.revision;
   return out;
 }
 

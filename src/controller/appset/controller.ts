@@ -40,7 +40,6 @@ import type { AppSetControllerOptions } from './types.js';
 
 type Json = Record<string, unknown>;
 
-
 /** shouldRequeueForApplicationSet. */
 export function appSetChanged(old: KubeObject, now: KubeObject, progressive: boolean): boolean {
   const o = old as Json;

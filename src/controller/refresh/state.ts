@@ -368,19 +368,19 @@ export class StateManager {
       const r = failure
         ? notCompared(p, o.trackingMethod)
         : compareOne(
-        this.#ctx,
-        p,
-        rules,
-        dryRuns.get(p),
-        conditions,
-        instance,
-        strategy,
-        schemas,
-        scope,
-        (gk) => cluster.droppedReason(gk),
-        `${app.namespace ?? o.argocdNamespace}/${app.name}`,
-        () => cluster.schemaDigest(),
-      );
+            this.#ctx,
+            p,
+            rules,
+            dryRuns.get(p),
+            conditions,
+            instance,
+            strategy,
+            schemas,
+            scope,
+            (gk) => cluster.droppedReason(gk),
+            `${app.namespace ?? o.argocdNamespace}/${app.name}`,
+            () => cluster.schemaDigest(),
+          );
       const h = health.resources[i];
       if (h) r.health = { status: h.status, ...(h.message ? { message: h.message } : {}) };
       // Argo CD's ResourceStatus.syncWave: the target's wave, else (a live hook) its rendered hook's.

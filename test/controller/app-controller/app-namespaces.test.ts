@@ -58,31 +58,39 @@ describe('kubectl gitops controller: Applications outside the Argo CD namespace'
     repo.remove();
   });
 
-  it('reconciles an app in a matching namespace its project allows, with its namespaced tracking id', T, async () => {
-    await createApp('team-a', 'web', 'teams');
-    const app = await waitForObject(fx.cluster, `${appsIn('team-a')}/web`, (o) => o?.status?.sync?.status);
-    assert.equal(app.status.sync.status, 'OutOfSync');
-    assert.deepEqual(
-      app.status.resources.map((r: { kind: string; name: string; status: string }) => [r.kind, r.name, r.status]),
-      [['ConfigMap', 'settings', 'OutOfSync']],
-    );
-    assert.equal(app.status.controllerNamespace, 'argocd');
-    // A sync writes Argo CD's tracking id of an app outside its namespace: <namespace>_<name>.
-    const patched = await api(
-      fx.cluster,
-      'PATCH',
-      `${appsIn('team-a')}/web`,
-      { operation: { sync: {}, initiatedBy: { username: 'alice' } } },
-      'application/merge-patch+json',
-    );
-    assert.equal(patched.status, 200);
-    await waitForObject(fx.cluster, `${appsIn('team-a')}/web`, (o) => o?.status?.sync?.status === 'Synced');
-    const live = await api(fx.cluster, 'GET', '/api/v1/namespaces/dest/configmaps/settings');
-    assert.equal(
-      live.body.metadata.annotations['argocd.argoproj.io/tracking-id'],
-      'team-a_web:/ConfigMap:dest/settings',
-    );
-  });
+  it(
+    'reconciles an app in a matching namespace its project allows, with its namespaced tracking id',
+    T,
+    async () => {
+      await createApp('team-a', 'web', 'teams');
+      const app = await waitForObject(fx.cluster, `${appsIn('team-a')}/web`, (o) => o?.status?.sync?.status);
+      assert.equal(app.status.sync.status, 'OutOfSync');
+      assert.deepEqual(
+        app.status.resources.map((r: { kind: string; name: string; status: string }) => [
+          r.kind,
+          r.name,
+          r.status,
+        ]),
+        [['ConfigMap', 'settings', 'OutOfSync']],
+      );
+      assert.equal(app.status.controllerNamespace, 'argocd');
+      // A sync writes Argo CD's tracking id of an app outside its namespace: <namespace>_<name>.
+      const patched = await api(
+        fx.cluster,
+        'PATCH',
+        `${appsIn('team-a')}/web`,
+        { operation: { sync: {}, initiatedBy: { username: 'alice' } } },
+        'application/merge-patch+json',
+      );
+      assert.equal(patched.status, 200);
+      await waitForObject(fx.cluster, `${appsIn('team-a')}/web`, (o) => o?.status?.sync?.status === 'Synced');
+      const live = await api(fx.cluster, 'GET', '/api/v1/namespaces/dest/configmaps/settings');
+      assert.equal(
+        live.body.metadata.annotations['argocd.argoproj.io/tracking-id'],
+        'team-a_web:/ConfigMap:dest/settings',
+      );
+    },
+  );
 
   it("refuses an app in a matching namespace its project's sourceNamespaces do not allow", T, async () => {
     await createApp('team-b', 'web', 'teams');

@@ -113,6 +113,9 @@ describe('controller: a desired state that cannot be loaded or compared', () => 
 
     const synced = reportOf(await sync(fx, [app], cacheRoot, syncRequest()), 'lf');
     assert.equal(synced.operation!.phase, 'Error');
-    assert.match(synced.operation!.message, /^ComparisonError: Failed to compare desired state to live state: /);
+    assert.match(
+      synced.operation!.message,
+      /^ComparisonError: Failed to compare desired state to live state: /,
+    );
   });
 });
