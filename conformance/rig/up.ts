@@ -51,6 +51,11 @@ export const PROCESS_ORDER = [
   'argocd-application-controller',
 ];
 export const CONTROLLER = 'argocd-application-controller';
+/**
+ * Argo CD's `application.namespaces` on the rig: the corpus puts apps outside Argo CD's namespace in
+ * `<case>-<side>-apps` (family app-namespaces), each still held to its project's `sourceNamespaces`.
+ */
+export const APPLICATION_NAMESPACES = '*-apps';
 
 const AUDIT_POLICY = `# The conformance rig's audit policy: every write (with its dry-run flag in requestURI), at Metadata level
 # (verb, user, userAgent, objectRef: resource, namespace, name, subresource); reads and Lease renewals are
@@ -164,12 +169,18 @@ async function installArgoCdResources(kube: Kube, moduleDir: string): Promise<vo
   for (const name of [
     'argocd-cm',
     'argocd-rbac-cm',
-    'argocd-cmd-params-cm',
     'argocd-ssh-known-hosts-cm',
     'argocd-tls-certs-cm',
     'argocd-gpg-keys-cm',
   ])
     await kube.create(cms, cm(name), true);
+  // The stock manifests feed argocd-cmd-params-cm's keys to the processes' environment; the rig passes
+  // the same value as flags (below), and `kubectl gitops controller` reads it from here.
+  await kube.create(
+    cms,
+    cm('argocd-cmd-params-cm', { 'application.namespaces': APPLICATION_NAMESPACES }),
+    true,
+  );
   await kube.create(
     `/api/v1/namespaces/${ARGOCD_NAMESPACE}/secrets`,
     {
@@ -521,6 +532,7 @@ async function startAll(
         `--repo-server=127.0.0.1:${repoPort}`,
         '--repo-server-plaintext',
         `--metrics-port=${ctrlMetrics}`,
+        `--application-namespaces=${APPLICATION_NAMESPACES}`,
         '--logformat=text',
       ],
       env: {
@@ -551,6 +563,7 @@ async function startAll(
         `--repo-server=127.0.0.1:${repoPort}`,
         '--repo-server-plaintext',
         `--staticassets=${join(argoHome, 'static')}`,
+        `--application-namespaces=${APPLICATION_NAMESPACES}`,
         '--logformat=text',
       ],
       env: {

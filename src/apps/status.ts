@@ -176,7 +176,7 @@ export function buildStatus(options: BuildStatusOptions): BuiltStatus {
     const sync = isObject(previous['sync']) ? { ...previous['sync'] } : {};
     sync['status'] = 'Unknown';
     status['sync'] = sync;
-    setHealth(status, previous, { status: 'Unknown' }, now, options.persistResourceHealth === true);
+    setHealth(status, previous, { status: 'Unknown' }, now, options.persistResourceHealth === true, false);
     if (state.reconciledAt && (previous['reconciledAt'] === undefined || (options.level ?? 2) >= 2))
       status['reconciledAt'] = kubeTime(state.reconciledAt);
   } else if (state.comparison) {
@@ -266,6 +266,8 @@ function setHealth(
   health: { status: string; message?: string | undefined },
   now: string,
   persistHealth: boolean,
+  /** False for a failed refresh: `resourceHealthSource` is set by a comparison only (setApplicationHealth). */
+  healthSource = true,
 ): void {
   const prev = isObject(previous['health']) ? previous['health'] : {};
   const out: JsonObject = { status: health.status };
@@ -279,6 +281,7 @@ function setHealth(
     }
   }
   status['health'] = out;
+  if (!healthSource) return;
   if (persistHealth) delete status['resourceHealthSource'];
   else status['resourceHealthSource'] = 'appTree';
 }

@@ -33,8 +33,12 @@
  * is tracked by another app (SharedResourceWarning; `sharedWith`, the diff shows the tracking change; the
  * resource is never treated as ours), excluded kinds, duplicates, failed dry runs (the resource and the app
  * become Unknown, ComparisonError).
- * Throws (the app's error) when rendering fails, the cluster is unreachable, or an ignoreDifferences rule
- * is invalid. App sync: Unknown if any resource is Unknown, else OutOfSync if any resource is OutOfSync
+ * A source that cannot be rendered (src/source SourceError) or an ignoreDifferences rule that does not
+ * compile is Argo CD's `failedToLoadObjs`: the refresh goes on with no targets (a render failure) or no
+ * comparison (every row `notCompared`, Unknown), the ComparisonError first among the conditions, sync
+ * Unknown, nothing for sync to apply or prune, and `failure` set (app-error.ts `loadFailure`,
+ * `normalizerFailure`, `unrenderedApp`). Throws (the app's error) when the cluster is unreachable or on any
+ * other failure. App sync: Unknown if any resource is Unknown, else OutOfSync if any resource is OutOfSync
  * (extra resources marked IgnoreExtraneous excepted), else Synced.
  */
 import {

@@ -9,7 +9,9 @@
  * - A transient failure (5xx, 429, transport: src/cluster `isRetryable`) is retried through the same queue
  *   with per-app rate limiting, at most `MAX_TRANSIENT_RETRIES` times, with a warning; any other failure
  *   (or any after an abort: "interrupted", exit 130) is recorded on that app alone, never hiding others.
- * - `refreshApp`: without an operation, compare, done. With one, the first refresh keeps the unmasked
+ * - `refreshApp`: without an operation, compare, done (a refresh that could not load or compare the desired
+ *   state, `Reconciliation.failure`, is still the app's error: a one-shot run exits 2 for it, and its
+ *   operation is refused by src/sync as Argo CD refuses it). With one, the first refresh keeps the unmasked
  *   reconciliation and hands the app to the operation queue; the refresh after the operation reports the
  *   final state and, when a Failed operation has retries left, comes back after the backoff (duration *
  *   factor^n, capped) for a fresh comparison and operation. With `waitForHealth` (sync --health) an app
