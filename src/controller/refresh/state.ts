@@ -445,6 +445,10 @@ export class StateManager {
       resources.flatMap((r) => (r.live ? [keyOf(r.live)] : [])),
       app.annotations,
       projectContext,
+      // Plain keys: the summarizer keeps no row (no target object) alive.
+      resources.flatMap((r) =>
+        r.live ? [] : [{ group: r.group, kind: r.kind, namespace: r.namespace, name: r.name }],
+      ),
     );
     return {
       revision: rendered.revision,

@@ -67,6 +67,10 @@ describe('kubectl gitops controller: status.summary from the resource tree', () 
         '  name: front-child\n',
         '  name: front-child\n  namespace: argocd\n',
       ),
+      'parent/child.yaml': appYaml('not-yet', repo.url, 'web', { namespace: 'web' }).replace(
+        '  name: not-yet\n',
+        '  name: not-yet\n  namespace: argocd\n',
+      ),
     });
     let ready!: () => void;
     const isReady = new Promise<void>((resolve) => (ready = resolve));
@@ -127,6 +131,22 @@ describe('kubectl gitops controller: status.summary from the resource tree', () 
           ['Application', 'argocd'],
         ],
       );
+    },
+  );
+
+  it(
+    'a child Application not created yet already makes an app of apps (a node for each missing resource)',
+    T,
+    async () => {
+      const app = parse(appYaml('parent', repo.url, 'parent', { namespace: 'argocd' }));
+      app.metadata.namespace = 'argocd';
+      assert.equal((await api(fx.cluster, 'POST', APPS, app)).status, 201);
+      const seen = await waitForObject(fx.cluster, `${APPS}/parent`, (o) => o?.status?.sync?.status);
+      assert.deepEqual(
+        seen.status.resources.map((r: { kind: string; status: string }) => [r.kind, r.status]),
+        [['Application', 'OutOfSync']],
+      );
+      assert.equal(seen.status.summary?.isAppOfApps, true);
     },
   );
 
