@@ -272,7 +272,8 @@ function createNamespaceTask(input: PlanInput, tasks: readonly SyncTask[]): Sync
     spec: {},
     status: {},
   };
-  return task('PreSync', target, input.liveNamespace, undefined, {}, true);
+  const t = task('PreSync', target, input.liveNamespace, undefined, {}, true);
+  return meta ? t : { ...t, createOnly: true };
 }
 
 /** Prune waves mirrored: the i-th smallest distinct prune wave swaps with the i-th largest. */
