@@ -21,6 +21,7 @@ import {
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { parseAllDocuments } from 'yaml';
+import { bundledToolPath } from '../../src/source/render/tool-versions.js';
 import { argocdBuild, buildAll, kubernetesBuild } from './build.js';
 import { makePki, writeKubeconfig, type Pki } from './certs.js';
 import { HttpError, Kube, type Obj } from './kube.js';
@@ -475,6 +476,13 @@ async function startAll(
     for (const script of ['git-verify-wrapper.sh', 'gpg-wrapper.sh']) {
       copyFileSync(join(moduleDir, 'hack', script), join(argoPath, script));
       chmodSync(join(argoPath, script), 0o755);
+    }
+    // And the helm and kustomize Argo CD 3.6's image carries (helm 4.2.4, kustomize 5.8.1: `npm run tools`
+    // installs them), ahead of any other on PATH, so the repo-server renders with the versions we compare to.
+    for (const tool of ['helm', 'kustomize'] as const) {
+      const path = bundledToolPath(tool);
+      if (existsSync(path)) symlinkSync(path, join(argoPath, tool));
+      else console.log(`conformance: ${path} is missing (npm run tools): the repo-server uses ${tool} from PATH`);
     }
     const repo = start({
       name: 'argocd-repo-server',
