@@ -1,7 +1,8 @@
 /**
  * Helm hooks as Argo CD maps them, end to end: the fixture chart `hooks` (test/fixtures/helm/charts/hooks)
- * rendered by the real helm 4.2.4 and synced on the embedded API server, a Job controller completing the
- * Jobs. Argo CD (gitops-engine pkg/sync/hook/helm): `pre-install` -> PreSync, `post-install` -> PostSync,
+ * rendered by the real helm 4.2.4 and synced on the embedded API server (a stand-in Job controller completing
+ * the Jobs) or, with KG_TEST_SERVER, on the real kube-apiserver (its Job controller and the rig's kubelet
+ * stand-in running them; test/real-server-ci.txt lists this file). Argo CD (gitops-engine pkg/sync/hook/helm): `pre-install` -> PreSync, `post-install` -> PostSync,
  * `helm.sh/hook-weight` -> the sync wave, `hook-delete-policy` `hook-succeeded` -> HookSucceeded (the Job is
  * deleted once it completed), `before-hook-creation` -> BeforeHookCreation (kept until the next sync);
  * `test` hooks are not run.
@@ -48,7 +49,7 @@ function chartFiles(dir: string, prefix: string): Record<string, string> {
 }
 
 describe(
-  `Helm hooks synced as Argo CD maps them (real helm ${helm.version}, embedded server)`,
+  `Helm hooks synced as Argo CD maps them (real helm ${helm.version})`,
   { skip: helm.skip },
   () => {
     const fx = useEmbeddedCluster();
