@@ -482,7 +482,10 @@ async function startAll(
     for (const tool of ['helm', 'kustomize'] as const) {
       const path = bundledToolPath(tool);
       if (existsSync(path)) symlinkSync(path, join(argoPath, tool));
-      else console.log(`conformance: ${path} is missing (npm run tools): the repo-server uses ${tool} from PATH`);
+      else
+        console.log(
+          `conformance: ${path} is missing (npm run tools): the repo-server uses ${tool} from PATH`,
+        );
     }
     const repo = start({
       name: 'argocd-repo-server',

@@ -48,61 +48,57 @@ function chartFiles(dir: string, prefix: string): Record<string, string> {
   return out;
 }
 
-describe(
-  `Helm hooks synced as Argo CD maps them (real helm ${helm.version})`,
-  { skip: helm.skip },
-  () => {
-    const fx = useEmbeddedCluster();
-    const repo = new TestRepo();
-    const cacheRoot = newCacheRoot();
-    let conn: ClusterConnection;
-    const stop = new AbortController();
+describe(`Helm hooks synced as Argo CD maps them (real helm ${helm.version})`, { skip: helm.skip }, () => {
+  const fx = useEmbeddedCluster();
+  const repo = new TestRepo();
+  const cacheRoot = newCacheRoot();
+  let conn: ClusterConnection;
+  const stop = new AbortController();
 
-    before(async () => {
-      helm.require();
-      conn = await connectAs(fx);
-      const copy = tempDir('hooks-chart-');
-      cpSync(fixtureChart('hooks'), copy, { recursive: true });
-      repo.commit(chartFiles(copy, 'hooks'));
-    });
-    after(() => {
-      stop.abort();
-      conn?.close();
-      repo.remove();
-    });
+  before(async () => {
+    helm.require();
+    conn = await connectAs(fx);
+    const copy = tempDir('hooks-chart-');
+    cpSync(fixtureChart('hooks'), copy, { recursive: true });
+    repo.commit(chartFiles(copy, 'hooks'));
+  });
+  after(() => {
+    stop.abort();
+    conn?.close();
+    repo.remove();
+  });
 
-    it('pre-install runs in PreSync by weight, post-install in PostSync; hook-succeeded Jobs are deleted; test hooks never run', async () => {
-      const jobs = await jobController(conn, 'shop', () => false, stop.signal);
-      const app = application('shop', repo.url, 'hooks', { namespace: 'shop' });
-      const report = await sync(fx, [app], cacheRoot, syncRequest());
-      const r = reportOf(report, 'shop');
-      assert.equal(r.error, undefined);
-      assert.equal(
-        r.operation?.phase,
-        'Succeeded',
-        JSON.stringify(r.operation?.resources.map((x) => x.message)),
-      );
-      assert.deepEqual(
-        r
-          .operation!.resources.filter((x) => x.kind !== 'Namespace')
-          .map((x) => `${x.syncPhase}/${x.syncWave}/${x.kind}/${x.name}:${x.hookType ?? ''}`),
-        [
-          'PreSync/-10/ConfigMap/shop-schema:PreSync',
-          'PreSync/-5/Job/shop-migrate:PreSync',
-          'Sync/0/ConfigMap/shop-config:',
-          'PostSync/0/Job/shop-notify:PostSync',
-        ],
-      );
-      assert.deepEqual(jobs, ['shop-migrate', 'shop-notify']);
-      const get = (info: ResourceInfo, name: string): Promise<KubeObject | undefined> =>
-        conn.client.get(info, 'shop', name).catch(() => undefined);
-      // hook-succeeded: deleted after it completed; before-hook-creation: kept until the next sync.
-      assert.equal(await get(JOB, 'shop-migrate'), undefined);
-      assert.ok(await get(JOB, 'shop-notify'));
-      assert.ok(await get(CM, 'shop-schema'));
-      assert.ok(await get(CM, 'shop-config'));
-      assert.equal(await get(POD, 'shop-test'), undefined, 'a helm test hook is never run');
-      assert.equal(r.comparison?.sync, 'Synced');
-    });
-  },
-);
+  it('pre-install runs in PreSync by weight, post-install in PostSync; hook-succeeded Jobs are deleted; test hooks never run', async () => {
+    const jobs = await jobController(conn, 'shop', () => false, stop.signal);
+    const app = application('shop', repo.url, 'hooks', { namespace: 'shop' });
+    const report = await sync(fx, [app], cacheRoot, syncRequest());
+    const r = reportOf(report, 'shop');
+    assert.equal(r.error, undefined);
+    assert.equal(
+      r.operation?.phase,
+      'Succeeded',
+      JSON.stringify(r.operation?.resources.map((x) => x.message)),
+    );
+    assert.deepEqual(
+      r
+        .operation!.resources.filter((x) => x.kind !== 'Namespace')
+        .map((x) => `${x.syncPhase}/${x.syncWave}/${x.kind}/${x.name}:${x.hookType ?? ''}`),
+      [
+        'PreSync/-10/ConfigMap/shop-schema:PreSync',
+        'PreSync/-5/Job/shop-migrate:PreSync',
+        'Sync/0/ConfigMap/shop-config:',
+        'PostSync/0/Job/shop-notify:PostSync',
+      ],
+    );
+    assert.deepEqual(jobs, ['shop-migrate', 'shop-notify']);
+    const get = (info: ResourceInfo, name: string): Promise<KubeObject | undefined> =>
+      conn.client.get(info, 'shop', name).catch(() => undefined);
+    // hook-succeeded: deleted after it completed; before-hook-creation: kept until the next sync.
+    assert.equal(await get(JOB, 'shop-migrate'), undefined);
+    assert.ok(await get(JOB, 'shop-notify'));
+    assert.ok(await get(CM, 'shop-schema'));
+    assert.ok(await get(CM, 'shop-config'));
+    assert.equal(await get(POD, 'shop-test'), undefined, 'a helm test hook is never run');
+    assert.equal(r.comparison?.sync, 'Synced');
+  });
+});
