@@ -7,7 +7,6 @@ import { parseApplication, parsePluginConfig, type PluginConfig } from '../../sr
 import type { KubeObject } from '../../src/common/index.js';
 import { createSourceService } from '../../src/source/index.js';
 import type { ApplicationSource, PluginOptions } from '../../src/apps/types.js';
-import { which } from '../../src/source/exec.js';
 import { renderSource, RenderError, type RenderRequest } from '../../src/source/render/index.js';
 import {
   detectPlugin,
