@@ -9,12 +9,11 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync } from 'node:fs';
 import type { ClusterConnection, KubeObject, ResourceInfo } from '../../src/cluster/index.js';
 import { realServer, useEmbeddedCluster } from '../support/embedded.js';
 import { TestRepo, tempDir } from '../support/git.js';
-import { fixtureChart } from '../support/helm-repo.js';
+import { chartFiles, fixtureChart } from '../support/helm-repo.js';
 import { realTool } from '../support/tools.js';
 import { JOB, jobController } from './job-controller.js';
 import { application, connectAs, newCacheRoot, reportOf, sync, syncRequest } from '../controller/setup.js';
@@ -37,16 +36,6 @@ const POD: ResourceInfo = {
   namespaced: true,
   verbs: [],
 };
-
-function chartFiles(dir: string, prefix: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) Object.assign(out, chartFiles(path, `${prefix}/${entry.name}`));
-    else out[`${prefix}/${entry.name}`] = readFileSync(path, 'utf8');
-  }
-  return out;
-}
 
 describe(`Helm hooks synced as Argo CD maps them (real helm ${helm.version})`, { skip: helm.skip }, () => {
   const fx = useEmbeddedCluster();

@@ -6,23 +6,12 @@
  * `helm.sh/hook` value is a hook that never runs, except `crd-install`, which is no hook; an
  * `argocd.argoproj.io/hook` annotation wins over Helm's).
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { chartFiles } from '../../../test/support/helm-repo.js';
 import { app, cm, docs, job, type CaseDraft } from './lib.js';
 
 const HP =
   'written for the corpus (Argo CD Helm hooks: docs/user-guide/helm.md "Helm Hooks"; gitops-engine pkg/sync/hook/helm)';
-
-/** Every file under `dir`, keyed `<prefix>/<relative path>`. */
-function files(dir: string, prefix: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, e.name);
-    if (e.isDirectory()) Object.assign(out, files(path, `${prefix}/${e.name}`));
-    else out[`${prefix}/${e.name}`] = readFileSync(path, 'utf8');
-  }
-  return out;
-}
 
 const helmHook = (hook: string, more: Record<string, string> = {}) => ({
   annotations: { 'helm.sh/hook': hook, ...more },
@@ -37,7 +26,7 @@ export function helmHooks(fixtures: string): CaseDraft[] {
         'the fixture chart hooks: pre-install ConfigMap and Job by hook-weight, post-install Job, hook-succeeded deletes, a test Pod never run',
       provenance: `${HP}; the chart is test/fixtures/helm/charts/hooks`,
       needs,
-      repo: files(join(fixtures, 'helm', 'charts', 'hooks'), 'chart'),
+      repo: chartFiles(join(fixtures, 'helm', 'charts', 'hooks'), 'chart'),
       app: app({ path: 'chart', helm: {} }),
     },
     {
