@@ -477,14 +477,15 @@ async function startAll(
       copyFileSync(join(moduleDir, 'hack', script), join(argoPath, script));
       chmodSync(join(argoPath, script), 0o755);
     }
-    // And the helm and kustomize Argo CD 3.6's image carries (helm 4.2.4, kustomize 5.8.1: `npm run tools`
-    // installs them), ahead of any other on PATH, so the repo-server renders with the versions we compare to.
+    // The image also holds the helm and kustomize of its hack/tool-versions.sh: the ones `npm run tools`
+    // builds (src/source/render/tool-versions.ts). Without them the repo-server would take whatever is on
+    // the PATH, or fail every kustomize and Helm case with `exec: "kustomize": executable file not found`.
     for (const tool of ['helm', 'kustomize'] as const) {
       const path = bundledToolPath(tool);
       if (existsSync(path)) symlinkSync(path, join(argoPath, tool));
       else
-        console.log(
-          `conformance: ${path} is missing (npm run tools): the repo-server uses ${tool} from PATH`,
+        say(
+          `conformance: ${path} is missing (npm run tools builds it): Argo CD's repo-server takes ${tool} from PATH`,
         );
     }
     const repo = start({

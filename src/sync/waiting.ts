@@ -31,6 +31,12 @@ export const RECHECK_MS = 1000;
 export function refresh(run: EngineRun): void {
   for (const s of run.states) {
     if (s.phase !== 'Running') continue;
+    if (s.task.createOnly) {
+      // Written: done, and reported as gitops-engine leaves it (SyncTask.createOnly).
+      s.reportedPhase = 'Running';
+      run.set(s, 'Succeeded', s.status, s.message);
+      continue;
+    }
     const live = run.client.live(s.task);
     if (s.task.target === undefined) {
       if (live === undefined) run.set(s, 'Succeeded', 'Pruned', 'pruned');
@@ -92,6 +98,12 @@ export function waitingFor(run: EngineRun): WaitingResource[] {
   });
   for (const s of run.states) {
     if (s.phase !== 'Running') continue;
+    if (s.task.createOnly) {
+      // Written: done, and reported as gitops-engine leaves it (SyncTask.createOnly).
+      s.reportedPhase = 'Running';
+      run.set(s, 'Succeeded', s.status, s.message);
+      continue;
+    }
     const live = run.client.live(s.task);
     if (s.task.target === undefined || live === undefined) {
       out.push(entry(s, '', 'waiting for the object to be deleted'));
