@@ -27,6 +27,7 @@ import type { KubeClient, LiveStateCache, ResourceInfo } from '../cluster/index.
 import { BUILT_IN_GROUPS } from '../diff/index.js';
 import type { KubeObject } from '../common/index.js';
 import { HOOK_FINALIZER, hasOption } from './annotations.js';
+import { finalizersOf } from './hooks.js';
 import { UnknownKindError } from './engine-types.js';
 import type { SyncClient } from './engine-types.js';
 import { LiveView } from './live-view.js';
@@ -141,19 +142,28 @@ export class ClusterSyncClient implements SyncClient {
     await this.#delete(task, policy, false);
   }
 
+  /**
+   * Removes the hook finalizer with an update (PUT) of the whole object, as gitops-engine
+   * `removeHookFinalizer` does (`updateResource`), retried on a conflict. The object is read from the
+   * server first: the live cache may hold it transformed (fields dropped to save memory), and a PUT writes
+   * every field. `live` tells only whether there is anything to do.
+   */
   async removeFinalizer(task: SyncTask, live: KubeObject): Promise<void> {
+    if (!finalizersOf(live).includes(HOOK_FINALIZER)) return;
     const info = this.#r.info(task);
-    await this.#r.retry(async (attempt) => {
+    await this.#r.retry(async () => {
       const before = this.#view.cachedVersion(task.key);
-      const current = attempt === 0 ? live : await this.#r.get(task, info);
+      const current = await this.#r.get(task, info);
       if (!current) return;
-      const finalizers = ((current.metadata?.['finalizers'] as string[] | undefined) ?? []).filter(
-        (f) => f !== HOOK_FINALIZER,
-      );
-      const body = { metadata: { finalizers, resourceVersion: current.metadata?.resourceVersion } };
-      const res = await this.#o.client.patch(info, ...this.#r.name(task, info), body, 'merge', {
+      const finalizers = finalizersOf(current);
+      if (!finalizers.includes(HOOK_FINALIZER)) return;
+      const body = {
+        ...current,
+        metadata: { ...current.metadata, finalizers: finalizers.filter((f) => f !== HOOK_FINALIZER) },
+      };
+      const res = await this.#o.client.update(info, body, {
         ...this.#r.writeOptions(task, false),
-        // A metadata-only patch of our own finalizer: the object's other fields are not ours to judge.
+        // Our own finalizer alone changes: the object's other fields are not ours to judge.
         fieldValidation: 'Ignore',
       });
       this.#view.remember(task.key, res, before);

@@ -99,6 +99,8 @@ export interface AppCondition {
 export interface ComparisonResult {
   /** The resolved revision (commit SHA; "local" with --local). */
   revision: string;
+  /** What each source of the spec resolved to, in spec order (Argo CD's `sync.revisions` of a multi-source app). */
+  revisions?: string[];
   /**
    * Sorted by group, kind, namespace, name. As Argo CD lists them: live hooks (`hook`), `hook: Skip`
    * targets and objects whose tracking id names another object are listed with status '' and no effect on
