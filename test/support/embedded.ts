@@ -292,15 +292,15 @@ export async function crdsEstablished(fx: EmbeddedFixture, limitMs = 30_000): Pr
       const established = (crd.status?.conditions ?? []).some(
         (c: { type: string; status: string }) => c.type === 'Established' && c.status === 'True',
       );
-      const version = (crd.spec.versions ?? []).find(
-        (v: { name: string; served: boolean }) => v.served,
-      )?.name;
-      const served =
-        established &&
-        version &&
-        ((await api(fx.cluster, 'GET', `/apis/${crd.spec.group}/${version}`)).body?.resources ?? []).some(
+      let served = established;
+      // Every served version, each in discovery.
+      for (const v of crd.spec.versions ?? []) {
+        if (!served || !v.served) continue;
+        const path = `/apis/${crd.spec.group}/${v.name}`;
+        served = ((await api(fx.cluster, 'GET', path)).body?.resources ?? []).some(
           (r: { name: string }) => r.name === crd.spec.names.plural,
         );
+      }
       if (!served) pending = crd.metadata.name;
     }
     if (!pending) return;
