@@ -2,10 +2,13 @@
  * A forwarding HTTP proxy in front of a test API server, for faults a server does not make on its own:
  * `intercept` may answer a request itself (or never answer it) and returns true; every other request is
  * forwarded as is, the answer's headers sent at once (as kube-apiserver sends a watch's) and its body
- * streamed.
+ * streamed. In front of the real server (KG_TEST_SERVER) it forwards over TLS with the rig's admin
+ * certificate, so its clients need no credentials, as on the embedded server.
  */
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { realServer } from './test-server.js';
 
 export interface TestProxy {
   /** The proxy's URL (http://127.0.0.1:<port>). */
@@ -20,13 +23,18 @@ export async function startProxy(
   const upstream = new URL(upstreamUrl);
   const server = http.createServer((req, res) => {
     if (intercept(req, res, new URL(req.url ?? '/', 'http://proxy'))) return;
-    const out = http.request(
+    const tls =
+      upstream.protocol === 'https:' && realServer
+        ? { ca: realServer.ca, cert: realServer.cert, key: realServer.key }
+        : undefined;
+    const out = (tls ? https : http).request(
       {
         host: upstream.hostname,
         port: upstream.port,
         path: req.url,
         method: req.method,
-        headers: req.headers,
+        headers: { ...req.headers, host: upstream.host },
+        ...tls,
       },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
