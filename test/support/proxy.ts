@@ -21,12 +21,14 @@ export async function startProxy(
   intercept: (req: http.IncomingMessage, res: http.ServerResponse, url: URL) => boolean,
 ): Promise<TestProxy> {
   const upstream = new URL(upstreamUrl);
+  const tls =
+    upstream.protocol === 'https:' && realServer
+      ? { ca: realServer.ca, cert: realServer.cert, key: realServer.key }
+      : undefined;
+  // Connections to the real server are kept (a TLS handshake per request is slow on a loaded machine).
+  const agent = tls ? new https.Agent({ keepAlive: true, ...tls }) : undefined;
   const server = http.createServer((req, res) => {
     if (intercept(req, res, new URL(req.url ?? '/', 'http://proxy'))) return;
-    const tls =
-      upstream.protocol === 'https:' && realServer
-        ? { ca: realServer.ca, cert: realServer.cert, key: realServer.key }
-        : undefined;
     const out = (tls ? https : http).request(
       {
         host: upstream.hostname,
@@ -34,7 +36,7 @@ export async function startProxy(
         path: req.url,
         method: req.method,
         headers: { ...req.headers, host: upstream.host },
-        ...tls,
+        ...(agent ? { agent } : {}),
       },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
@@ -50,6 +52,7 @@ export async function startProxy(
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: async () => {
       server.closeAllConnections();
+      agent?.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
