@@ -46,6 +46,17 @@ export function needsEmbedded(t: TestContext, reason: string): boolean {
   return skip !== false;
 }
 
+/**
+ * For the part of a test that needs the in-process server (the rest holds on any server):
+ * `if (onEmbedded(t, 'request counts (cluster.stats)')) { ... }` runs it on the embedded server; on the
+ * real one it is left out, its reason printed as the test's diagnostic.
+ */
+export function onEmbedded(t: TestContext, reason: string): boolean {
+  const skip = embeddedOnly(reason);
+  if (skip) t.diagnostic(`part not checked: ${skip}`);
+  return skip === false;
+}
+
 export interface EmbeddedFixture {
   cluster: EmbeddedCluster;
   /** Temp dir, removed in `after`. */
