@@ -34,7 +34,7 @@ import { parseFieldSelector, parseLabelSelector } from './selectors.js';
 import type { ObjectStore } from './store.js';
 import type { Json, KObject, ResourceType } from './types.js';
 import { apiVersionOf, clone, hasStatus, isMap, qualifiedResource, typeKey } from './types.js';
-import { checkDecodes, checkPatchDecodes, validate } from './validate.js';
+import { checkDecodes, checkPatchDecodes, checkStrategicPatchDecodes, validate } from './validate.js';
 import { crdStatus } from './crd.js';
 import { managerFromUserAgent, randomSuffix, stableJson, withClientManagedFields } from './meta.js';
 import type { FieldValidation } from './field-validation.js';
@@ -440,7 +440,9 @@ export class ApiCore {
     const obj = patched as unknown as KObject;
     if (!isMap(obj.metadata)) obj.metadata = {};
     // The patched object is decoded before anything else looks at it; a failure is the patch's (422).
-    checkPatchDecodes(obj, this.registry.schemas);
+    if (ct === 'application/strategic-merge-patch+json')
+      checkStrategicPatchDecodes(body, obj, this.registry.schemas);
+    else checkPatchDecodes(obj, this.registry.schemas);
     // Duplicates are looked for in the patch body (merge patches) and never in a JSON patch's list.
     const dupText = ct === 'application/json-patch+json' ? '' : raw;
     const headers = this.checkFields(ctx, obj, dupText, validation, '');
