@@ -34,6 +34,7 @@ import { parseFieldSelector, parseLabelSelector } from './selectors.js';
 import type { ObjectStore } from './store.js';
 import type { Json, KObject, ResourceType } from './types.js';
 import { apiVersionOf, clone, hasStatus, isMap, qualifiedResource, typeKey } from './types.js';
+import { backfillPodStatus, createdPodStatus } from './pod-status.js';
 import { checkDecodes, checkPatchDecodes, checkStrategicPatchDecodes, validate } from './validate.js';
 import { crdStatus } from './crd.js';
 import { managerFromUserAgent, randomSuffix, stableJson, withClientManagedFields } from './meta.js';
@@ -212,6 +213,7 @@ export class ApiCore {
     if (mode === 'status' && old) {
       obj = { ...clone(old), status: obj['status'] as Json };
       if (obj['status'] === undefined) delete obj['status'];
+      if (t.group === '' && t.kind === 'Pod') backfillPodStatus(obj, old);
     }
     const meta = obj.metadata;
     delete meta.selfLink;
@@ -251,6 +253,7 @@ export class ApiCore {
     // families, nodePorts) happens in storage, after it: allocated fields belong to no manager.
     applyDefaults(obj, this.registry.schemas);
     if (old) keepAllocated(obj, old);
+    else if (t.group === '' && t.kind === 'Pod') obj['status'] = createdPodStatus(obj);
     validate(t, obj, this.registry.schemas, old);
     if (old && t.generation && this.specChanged(status, old, obj))
       meta.generation = (old.metadata.generation ?? 0) + 1;

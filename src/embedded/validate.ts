@@ -8,6 +8,7 @@
  * `checkDecodes`), as on a real server.
  */
 import { jobStatusCauses } from './job-status.js';
+import { podStatusCauses } from './pod-status.js';
 import { validateObject } from '../schema/index.js';
 import type { SchemaCatalog } from '../schema/index.js';
 import type { StatusCause } from './errors.js';
@@ -174,6 +175,7 @@ export function validate(type: ResourceType, obj: KObject, schemas: SchemaCatalo
       });
     }
     if (gk === 'batch/Job') causes.push(...jobStatusCauses(obj, old));
+    if (gk === '/Pod') causes.push(...podStatusCauses(obj, old));
     if ((gk === '/ConfigMap' || gk === '/Secret') && old['immutable'] === true) {
       for (const f of ['data', 'binaryData', 'immutable']) {
         if (JSON.stringify(obj[f]) !== JSON.stringify(old[f])) {
