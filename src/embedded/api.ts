@@ -37,7 +37,13 @@ import { apiVersionOf, clone, hasStatus, isMap, qualifiedResource, typeKey } fro
 import { backfillPodStatus, createdPodStatus } from './pod-status.js';
 import { checkDecodes, checkPatchDecodes, checkStrategicPatchDecodes, validate } from './validate.js';
 import { crdStatus } from './crd.js';
-import { managerFromUserAgent, randomSuffix, stableJson, withClientManagedFields } from './meta.js';
+import {
+  managerFromUserAgent,
+  orderedMetadata,
+  randomSuffix,
+  stableJson,
+  withClientManagedFields,
+} from './meta.js';
 import type { FieldValidation } from './field-validation.js';
 import {
   duplicateFields,
@@ -265,6 +271,7 @@ export class ApiCore {
       : trackUpdate(base, obj, manager, this.trackOptions(ctx));
     if (meta.managedFields.length === 0) delete meta.managedFields;
     if (!old) applyDefaults(obj, this.registry.schemas, this.alloc);
+    obj.metadata = orderedMetadata(obj.metadata, t.crd !== undefined);
     return obj;
   }
 
