@@ -21,6 +21,7 @@ import {
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { parseAllDocuments } from 'yaml';
+import { bundledToolPath } from '../../src/source/render/tool-versions.js';
 import { argocdBuild, buildAll, kubernetesBuild } from './build.js';
 import { makePki, writeKubeconfig, type Pki } from './certs.js';
 import { HttpError, Kube, type Obj } from './kube.js';
@@ -475,6 +476,17 @@ async function startAll(
     for (const script of ['git-verify-wrapper.sh', 'gpg-wrapper.sh']) {
       copyFileSync(join(moduleDir, 'hack', script), join(argoPath, script));
       chmodSync(join(argoPath, script), 0o755);
+    }
+    // The image also holds the helm and kustomize of its hack/tool-versions.sh: the ones `npm run tools`
+    // builds (src/source/render/tool-versions.ts). Without them the repo-server would take whatever is on
+    // the PATH, or fail every kustomize and Helm case with `exec: "kustomize": executable file not found`.
+    for (const tool of ['helm', 'kustomize'] as const) {
+      const path = bundledToolPath(tool);
+      if (existsSync(path)) symlinkSync(path, join(argoPath, tool));
+      else
+        say(
+          `conformance: ${path} is missing (npm run tools builds it): Argo CD's repo-server takes ${tool} from PATH`,
+        );
     }
     const repo = start({
       name: 'argocd-repo-server',
