@@ -9,6 +9,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { api, useEmbeddedCluster } from '../support/embedded.js';
 import { podQosClass } from '../../src/embedded/pod-status.js';
+import type { Json } from '../../src/embedded/types.js';
 
 const PODS = '/api/v1/namespaces/default/pods';
 const pod = (name: string, resources: object, extra: object = {}) => ({
@@ -43,7 +44,7 @@ describe('Pod status written by the API server (embedded API server)', () => {
       const res = await api(fx.cluster, 'POST', PODS, pod(name, resources));
       assert.equal(res.status, 201, JSON.stringify(res.body));
       assert.deepEqual([name, res.body.status.phase, res.body.status.qosClass], [name, 'Pending', qos]);
-      assert.equal(podQosClass(pod(name, resources).spec), qos, name);
+      assert.equal(podQosClass(pod(name, resources).spec as unknown as Json), qos, name);
     }
   });
 
