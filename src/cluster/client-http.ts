@@ -129,8 +129,15 @@ export function readBody(res: http.IncomingMessage, signal?: AbortSignal): Promi
   });
 }
 
-/** Newline-delimited JSON watch events; throws when the connection fails or the request is aborted. */
-export async function* parseWatchStream(res: http.IncomingMessage): AsyncGenerator<WatchEvent> {
+/**
+ * Newline-delimited JSON watch events; throws when the connection fails. Once `signal` (the caller's) has
+ * aborted, the stream just ends: over TLS the destroyed socket surfaces as an "aborted" (ECONNRESET) error,
+ * over plain HTTP as an end, and the caller asked for neither.
+ */
+export async function* parseWatchStream(
+  res: http.IncomingMessage,
+  signal?: AbortSignal,
+): AsyncGenerator<WatchEvent> {
   let buffered = '';
   try {
     for await (const chunk of res as AsyncIterable<Buffer>) {
@@ -143,6 +150,8 @@ export async function* parseWatchStream(res: http.IncomingMessage): AsyncGenerat
       }
     }
     if (buffered.trim()) yield JSON.parse(buffered) as WatchEvent;
+  } catch (err) {
+    if (!signal?.aborted) throw err;
   } finally {
     res.destroy();
   }

@@ -279,7 +279,7 @@ export class KubeClient {
       }
       // The caller's signal ends the stream: it stays linked until the stream closes.
       res.once('close', () => deadline.release());
-      return parseWatchStream(res);
+      return parseWatchStream(res, opts.signal);
     } catch (err) {
       deadline.release();
       if (deadline.expired()) throw deadline.error;

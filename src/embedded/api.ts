@@ -34,9 +34,16 @@ import { parseFieldSelector, parseLabelSelector } from './selectors.js';
 import type { ObjectStore } from './store.js';
 import type { Json, KObject, ResourceType } from './types.js';
 import { apiVersionOf, clone, hasStatus, isMap, qualifiedResource, typeKey } from './types.js';
-import { checkDecodes, checkPatchDecodes, validate } from './validate.js';
+import { backfillPodStatus, createdPodStatus } from './pod-status.js';
+import { checkDecodes, checkPatchDecodes, checkStrategicPatchDecodes, validate } from './validate.js';
 import { crdStatus } from './crd.js';
-import { managerFromUserAgent, randomSuffix, stableJson, withClientManagedFields } from './meta.js';
+import {
+  managerFromUserAgent,
+  orderedMetadata,
+  randomSuffix,
+  stableJson,
+  withClientManagedFields,
+} from './meta.js';
 import type { FieldValidation } from './field-validation.js';
 import {
   duplicateFields,
@@ -212,6 +219,7 @@ export class ApiCore {
     if (mode === 'status' && old) {
       obj = { ...clone(old), status: obj['status'] as Json };
       if (obj['status'] === undefined) delete obj['status'];
+      if (t.group === '' && t.kind === 'Pod') backfillPodStatus(obj, old);
     }
     const meta = obj.metadata;
     delete meta.selfLink;
@@ -251,6 +259,7 @@ export class ApiCore {
     // families, nodePorts) happens in storage, after it: allocated fields belong to no manager.
     applyDefaults(obj, this.registry.schemas);
     if (old) keepAllocated(obj, old);
+    else if (t.group === '' && t.kind === 'Pod') obj['status'] = createdPodStatus(obj);
     validate(t, obj, this.registry.schemas, old);
     if (old && t.generation && this.specChanged(status, old, obj))
       meta.generation = (old.metadata.generation ?? 0) + 1;
@@ -262,6 +271,7 @@ export class ApiCore {
       : trackUpdate(base, obj, manager, this.trackOptions(ctx));
     if (meta.managedFields.length === 0) delete meta.managedFields;
     if (!old) applyDefaults(obj, this.registry.schemas, this.alloc);
+    obj.metadata = orderedMetadata(obj.metadata, t.crd !== undefined);
     return obj;
   }
 
@@ -440,7 +450,9 @@ export class ApiCore {
     const obj = patched as unknown as KObject;
     if (!isMap(obj.metadata)) obj.metadata = {};
     // The patched object is decoded before anything else looks at it; a failure is the patch's (422).
-    checkPatchDecodes(obj, this.registry.schemas);
+    if (ct === 'application/strategic-merge-patch+json')
+      checkStrategicPatchDecodes(body, obj, this.registry.schemas);
+    else checkPatchDecodes(obj, this.registry.schemas);
     // Duplicates are looked for in the patch body (merge patches) and never in a JSON patch's list.
     const dupText = ct === 'application/json-patch+json' ? '' : raw;
     const headers = this.checkFields(ctx, obj, dupText, validation, '');

@@ -67,3 +67,36 @@ export function randomSuffix(): string {
   for (let i = 0; i < 5; i++) s += alphabet[Math.floor(Math.random() * alphabet.length)];
   return s;
 }
+
+/**
+ * ObjectMeta's fields in the order kube-apiserver encodes them: a built-in kind's in the Go struct's
+ * field order (k8s.io/apimachinery meta/v1 ObjectMeta), a custom resource's sorted by name (it is stored
+ * as an unstructured map, which Go's JSON encoder writes with sorted keys). Clients that keep the order
+ * of what they read (a diff's JSON document) see the same on both servers.
+ */
+const OBJECT_META_ORDER = [
+  'name',
+  'generateName',
+  'namespace',
+  'selfLink',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'labels',
+  'annotations',
+  'ownerReferences',
+  'finalizers',
+  'managedFields',
+];
+export function orderedMetadata<T extends object>(meta: T, custom: boolean): T {
+  const keys = Object.keys(meta);
+  const rank = (k: string): number => {
+    const i = OBJECT_META_ORDER.indexOf(k);
+    return i < 0 ? OBJECT_META_ORDER.length : i;
+  };
+  keys.sort(custom ? undefined : (a, b) => rank(a) - rank(b));
+  return Object.fromEntries(keys.map((k) => [k, (meta as Record<string, unknown>)[k]])) as T;
+}

@@ -8,6 +8,7 @@
  * `checkDecodes`), as on a real server.
  */
 import { jobStatusCauses } from './job-status.js';
+import { podStatusCauses } from './pod-status.js';
 import { validateObject } from '../schema/index.js';
 import type { SchemaCatalog } from '../schema/index.js';
 import type { StatusCause } from './errors.js';
@@ -55,6 +56,47 @@ export function checkPatchDecodes(obj: KObject, schemas: SchemaCatalog): void {
     kind: '',
     causes: [{ reason: 'FieldValueInvalid', message, field: 'patch' }],
   });
+}
+
+/**
+ * The decode step of a strategic merge patch: kube-apiserver merges into the stored object's unstructured
+ * map and converts the result with `runtime.DefaultUnstructuredConverter` (endpoints/handlers/patch.go
+ * `applyPatchToObject`), so a failure is 422 Invalid on `patch` in the converter's words
+ * (`unrecognized type: int32`), its value the patch as Go prints a map (`fmt.Sprintf("%+v", patchMap)`).
+ */
+export function checkStrategicPatchDecodes(patch: Json, obj: KObject, schemas: SchemaCatalog): void {
+  const failure = validateObject(schemas, obj as unknown as JsonMap).find((v) => v.decode);
+  if (!failure) return;
+  const message = `Invalid value: ${JSON.stringify(goValue(patch))}: ${failure.convert ?? failure.decode}`;
+  throw new ApiError(422, 'Invalid', ` "" is invalid: patch: ${message}`, {
+    name: '',
+    group: '',
+    kind: '',
+    causes: [{ reason: 'FieldValueInvalid', message, field: 'patch' }],
+  });
+}
+
+/**
+ * A decoded JSON value as Go's fmt prints it with %v: `map[k:v ...]` (keys sorted), `[a b]`, strings bare,
+ * `<nil>`; integers as they are (the patch is decoded with PreserveInts), other numbers as %g (shortest,
+ * an exponent below 1e-4 and from 1e+06 on).
+ */
+export function goValue(v: Json): string {
+  if (v === null) return '<nil>';
+  if (Array.isArray(v)) return `[${v.map(goValue).join(' ')}]`;
+  if (isMap(v))
+    return `map[${Object.keys(v)
+      .sort()
+      .map((k) => `${k}:${goValue(v[k] as Json)}`)
+      .join(' ')}]`;
+  if (typeof v === 'number' && !Number.isInteger(v)) {
+    const exponent = Math.floor(Math.log10(Math.abs(v)));
+    if (exponent >= -4 && exponent < 6) return String(v);
+    const [mantissa, exp] = v.toExponential().split('e') as [string, string];
+    const e = Number(exp);
+    return `${mantissa}e${e < 0 ? '-' : '+'}${String(Math.abs(e)).padStart(2, '0')}`;
+  }
+  return String(v);
 }
 
 function podSpecCauses(spec: Json | undefined, field: string): StatusCause[] {
@@ -133,6 +175,7 @@ export function validate(type: ResourceType, obj: KObject, schemas: SchemaCatalo
       });
     }
     if (gk === 'batch/Job') causes.push(...jobStatusCauses(obj, old));
+    if (gk === '/Pod') causes.push(...podStatusCauses(obj, old));
     if ((gk === '/ConfigMap' || gk === '/Secret') && old['immutable'] === true) {
       for (const f of ['data', 'binaryData', 'immutable']) {
         if (JSON.stringify(obj[f]) !== JSON.stringify(old[f])) {

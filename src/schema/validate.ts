@@ -203,8 +203,41 @@ function typeViolation(
     const fraction = typeof v === 'number' && !Number.isInteger(v) && expected.startsWith('integer');
     const what = fraction ? `number ${v}` : goJsonType(v);
     violation.decode = `json: cannot unmarshal ${what} into Go struct field ${parentStruct}.${goPath} of type ${goType(w, field)}`;
+    violation.convert = converterError(w, field, v);
   }
   w.out.push(violation);
+}
+
+/** The reflect.Kind a JSON value decodes to in an unstructured map (integers are int64: PreserveInts). */
+function unstructuredKind(v: unknown): string {
+  if (typeof v === 'number') return Number.isInteger(v) ? 'int64' : 'float64';
+  if (typeof v === 'string' || typeof v === 'boolean') return goJsonType(v);
+  return Array.isArray(v) ? 'slice' : 'map';
+}
+
+/**
+ * What apimachinery's `fromUnstructured` (runtime/converter.go) says when `v` does not fit the field: a
+ * simple type takes only its own JSON group (an integer also converts to a float, an integral float to an
+ * integer), a struct, slice or map only a map or a list; a type with its own UnmarshalJSON (IntOrString)
+ * gets the JSON decoder's words for the value.
+ */
+function converterError(w: Walk, field: Schema, v: unknown): string {
+  const source = unstructuredKind(v);
+  const ref = refName(field);
+  if (ref === INT_OR_STRING) {
+    const what = typeof v === 'number' ? `number ${v}` : goJsonType(v);
+    return `json: cannot unmarshal ${what} into Go value of type int32`;
+  }
+  if (ref) return `cannot restore struct from: ${source}`;
+  const dest = goType(w, field);
+  if (dest.startsWith('[]')) return `cannot restore slice from ${source}`;
+  if (dest.startsWith('map[')) return `cannot restore map from ${source}`;
+  const numeric = (k: string): boolean => /^(u?int\d*|float\d+)$/.test(k);
+  // Go converts integers to strings (and to every number), floats to numbers: the converter refuses those
+  // conversions with this message; anything Go cannot convert is an "unrecognized type".
+  if ((source === 'int64' && (dest === 'string' || numeric(dest))) || (source === 'float64' && numeric(dest)))
+    return `cannot convert ${source} to ${dest}`;
+  return `unrecognized type: ${dest === 'interface {}' ? 'interface' : dest}`;
 }
 
 function child(path: string, key: string): string {
@@ -293,7 +326,7 @@ function walk(
         reason: 'FieldValueInvalid',
         field: path,
         message: `Invalid value: ${JSON.stringify(typeof value === 'string' ? value : text)}: ${error}`,
-        ...(w.builtIn ? { decode: error } : {}),
+        ...(w.builtIn ? { decode: error, convert: error } : {}),
       });
     }
     return;
@@ -312,7 +345,12 @@ function walk(
           message: w.builtIn
             ? `Invalid value: illegal base64 data at input byte ${at}`
             : `Invalid value: ${path} in body must be of type byte`,
-          ...(w.builtIn ? { decode: `illegal base64 data at input byte ${at}` } : {}),
+          ...(w.builtIn
+            ? {
+                decode: `illegal base64 data at input byte ${at}`,
+                convert: `error decoding from json: illegal base64 data at input byte ${at}`,
+              }
+            : {}),
         });
       }
     }

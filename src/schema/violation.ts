@@ -17,6 +17,12 @@ export interface SchemaViolation {
    * cannot be handled as a <Kind>: <decode>`) instead of answering 422.
    */
   decode?: string;
+  /**
+   * Built-in kinds only: the same failure in the words of apimachinery's unstructured converter
+   * (`runtime.DefaultUnstructuredConverter.FromUnstructured`), which decodes a strategic merge patch's
+   * result instead of the JSON decoder (`unrecognized type: int32`, `cannot convert int64 to string`).
+   */
+  convert?: string;
 }
 
 /** `<field>: <message>`: one violation as a line. */

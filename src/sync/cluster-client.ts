@@ -53,6 +53,16 @@ export interface ClusterSyncClientOptions {
   signal?: AbortSignal;
 }
 
+const CRD_READINESS_MS = 3000;
+const CRD_INFO: ResourceInfo = {
+  group: 'apiextensions.k8s.io',
+  version: 'v1',
+  kind: 'CustomResourceDefinition',
+  plural: 'customresourcedefinitions',
+  namespaced: false,
+  verbs: ['get'],
+};
+
 export class ClusterSyncClient implements SyncClient {
   readonly #o: Required<Omit<ClusterSyncClientOptions, 'signal'>> & { signal?: AbortSignal };
   readonly #view: LiveView;
@@ -134,6 +144,29 @@ export class ClusterSyncClient implements SyncClient {
 
   async apply(task: SyncTask): Promise<boolean> {
     return this.#write(task, false);
+  }
+
+  /**
+   * Polls the CRD every 100 ms for 3 s at most until its Established condition is True, as gitops-engine's
+   * applyObject does after writing one (sync_context.go `ensureCRDReady`, `crdReadinessTimeout`): the next
+   * kind group may be its custom resources, which kube-apiserver serves only once it is established. Not
+   * established in time is no failure (Argo CD only logs it).
+   */
+  async crdReady(name: string): Promise<void> {
+    const deadline = Date.now() + CRD_READINESS_MS;
+    while (!this.#o.signal?.aborted) {
+      try {
+        const crd = await this.#o.client.get(CRD_INFO, '', name, this.#o.signal);
+        const conditions = ((crd['status'] as { conditions?: unknown[] } | undefined)?.conditions ??
+          []) as Array<{ type?: string; status?: string }>;
+        const established = conditions.find((c) => c.type === 'Established');
+        if (established?.status === 'True') return;
+      } catch {
+        // tried again until the deadline
+      }
+      if (Date.now() + 100 > deadline) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
   }
 
   async delete(task: SyncTask, propagation: 'foreground' | 'background' | 'orphan'): Promise<void> {

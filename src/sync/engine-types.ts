@@ -23,6 +23,11 @@ export interface SyncClient {
   dryRun(task: SyncTask): Promise<void>;
   /** Writes the task's target; returns false when nothing had to change (no request was sent). */
   apply(task: SyncTask): Promise<boolean>;
+  /**
+   * After a CustomResourceDefinition was written: resolves once it is Established, or after a short
+   * time regardless (gitops-engine's `ensureCRDReady`). Absent: nothing to wait for.
+   */
+  crdReady?(name: string): Promise<void>;
   /** Deletes the task's live object with the propagation policy. */
   delete(task: SyncTask, propagation: 'foreground' | 'background' | 'orphan'): Promise<void>;
   /** Removes the hook finalizer from a live hook. */

@@ -122,6 +122,9 @@ async function applyOne(run: EngineRun, s: TaskState): Promise<void> {
       run.client.resourceName?.(s.task),
     );
     const changed = await run.client.apply(s.task);
+    const { group, kind, name } = s.task.key;
+    if (group === 'apiextensions.k8s.io' && kind === 'CustomResourceDefinition')
+      await run.client.crdReady?.(name);
     // kubectl's words; a server-side apply prints "serverside-applied" whatever it changed (as Argo CD
     // records it).
     const verb =

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse, stringify } from 'yaml';
 import { runCli } from '../support/cli.js';
 import { useEmbeddedCluster } from '../support/embedded.js';
 import { launcher, repoRoot } from '../support/paths.js';
@@ -61,14 +62,17 @@ describe('error messages and colours (CLI)', () => {
   it('a missing exec credential plugin names the plugin, context and user, not a resource kind', async () => {
     const kubeconfig = readFileSync(fx.kubeconfig, 'utf8');
     const file = join(fx.dir, 'exec.kubeconfig');
-    writeFileSync(
-      file,
-      kubeconfig.replace(
-        /user: \{\}/,
-        'user:\n    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: kubectl-gitops-test-no-such-plugin\n      interactiveMode: Never\n      installHint: "get it from the test suite"',
-      ),
-    );
-    assert.notEqual(readFileSync(file, 'utf8'), kubeconfig, 'the exec user was written');
+    // The user's credentials (none on the embedded server, a client certificate on a real one) become an exec plugin.
+    const doc = parse(kubeconfig) as { users: Array<{ user: unknown }> };
+    doc.users[0]!.user = {
+      exec: {
+        apiVersion: 'client.authentication.k8s.io/v1',
+        command: 'kubectl-gitops-test-no-such-plugin',
+        interactiveMode: 'Never',
+        installHint: 'get it from the test suite',
+      },
+    };
+    writeFileSync(file, stringify(doc));
     const expected =
       'context embedded (user embedded): failed to get credentials: exec plugin "kubectl-gitops-test-no-such-plugin" not found (a client-go credential plugin that is not installed or not on PATH)';
     const shards = await runCli(['shards', '--replicas', '2', '--kubeconfig', file]);

@@ -19,7 +19,13 @@ describe('cluster client: a long-lived caller signal keeps nothing of ended requ
 
   before(async () => {
     ({ conn, configMaps } = await connectTo(fx));
-    await conn.client.create(configMaps, cm('alpha', 'signals'));
+    // Labelled, so the watch below sees it alone (a real server puts kube-root-ca.crt in every namespace).
+    await conn.client.create(
+      configMaps,
+      cm('alpha', 'signals', {
+        metadata: { name: 'signals', namespace: 'alpha', labels: { test: 'signals' } },
+      }),
+    );
   });
   after(() => conn?.close());
 
@@ -45,7 +51,11 @@ describe('cluster client: a long-lived caller signal keeps nothing of ended requ
 
   it('a watch follows the caller signal while it runs; once it ended, nothing is left on the signal', async () => {
     const long = new AbortController();
-    const events = await conn.client.watch(configMaps, { namespace: 'alpha', signal: long.signal });
+    const events = await conn.client.watch(configMaps, {
+      namespace: 'alpha',
+      labelSelector: 'test=signals',
+      signal: long.signal,
+    });
     assert.ok(getEventListeners(long.signal, 'abort').length > 0, 'the stream is linked to the signal');
     const seen: string[] = [];
     const reading = (async () => {

@@ -10,7 +10,7 @@ import { ApiError, Discovery, connect, isConflict, isNotFound } from '../../src/
 import { GitopsError } from '../../src/common/index.js';
 import { cm, connectTo, crd, ns } from './embedded-setup.js';
 import { preserveUnknownFieldsCrd } from '../support/crds.js';
-import { useEmbeddedCluster, needsEmbedded } from '../support/embedded.js';
+import { crdsEstablished, useEmbeddedCluster, needsEmbedded } from '../support/embedded.js';
 import type { ClusterConnection, KubeObject, ResourceInfo } from '../../src/cluster/index.js';
 
 describe('cluster client and discovery against the embedded API server', () => {
@@ -74,6 +74,7 @@ describe('cluster client and discovery against the embedded API server', () => {
 
     const crds = await d.resolve({ group: 'apiextensions.k8s.io', kind: 'CustomResourceDefinition' });
     await conn.client.create(crds, crd('widgets', 'Widget'));
+    await crdsEstablished(fx);
     const widgets = await d.resolve({ group: 'example.com', kind: 'Widget' });
     assert.deepEqual([widgets.plural, widgets.version, widgets.namespaced], ['widgets', 'v1', true]);
   });
@@ -101,6 +102,7 @@ describe('cluster client and discovery against the embedded API server', () => {
       ]),
     );
     await conn.client.create(crds, at('Nut', [['v1alpha1', true]]));
+    await crdsEstablished(fx);
     const rows = (await d.refresh())
       .filter((r) => r.group === 'mixed.example.com')
       .map((r) => `${r.kind}@${r.version}${r.preferred ? ' preferred' : ''}`);
@@ -141,13 +143,9 @@ describe('cluster client and discovery against the embedded API server', () => {
     for (let i = 0; i < 5; i++) await conn.client.create(configMaps, cm('paged', `item-${i}`));
     const before = conn.client.counts().byVerb['list'] ?? 0;
     const items = await conn.client.listAll(configMaps, { namespace: 'paged', pageSize: 2 });
-    assert.deepEqual(items.map((o) => o.metadata?.name).sort(), [
-      'item-0',
-      'item-1',
-      'item-2',
-      'item-3',
-      'item-4',
-    ]);
+    // A real server's root-ca-cert-publisher puts kube-root-ca.crt in every namespace.
+    const names = items.map((o) => o.metadata?.name).filter((n) => n !== 'kube-root-ca.crt');
+    assert.deepEqual(names.sort(), ['item-0', 'item-1', 'item-2', 'item-3', 'item-4']);
     assert.ok(items.every((o) => o.kind === 'ConfigMap'));
     assert.equal((conn.client.counts().byVerb['list'] ?? 0) - before, 3, 'pages of 2, 2 and 1');
   });

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { connect } from '../../src/cluster/index.js';
 import type { ClusterConnection, KindChange, KubeObject, ResourceInfo } from '../../src/cluster/index.js';
 import { cm, connectTo, crd } from './embedded-setup.js';
-import { useEmbeddedCluster, waitForObject, needsEmbedded } from '../support/embedded.js';
+import { crdsEstablished, useEmbeddedCluster, waitForObject, needsEmbedded } from '../support/embedded.js';
 
 const CRD_PATH = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 
@@ -46,6 +46,7 @@ describe('live cache: kinds that stop being served', () => {
 
   it('a CRD deleted while its kind is watched: the watch ends, the kind is dropped, discovery forgets it, other kinds go on', async () => {
     await conn.client.create(crds, crd('sprockets', 'Sprocket'));
+    await crdsEstablished(fx);
     const sprockets = await conn.discovery.resolve({ group: 'example.com', kind: 'Sprocket' });
     await conn.client.create(sprockets, sprocket('s1'));
     const warnings: string[] = [];

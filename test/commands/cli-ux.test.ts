@@ -164,7 +164,7 @@ spec:
     for (const line of requests)
       assert.match(
         line,
-        /^(GET|POST|PATCH|PUT|DELETE) http:\/\/127\.0\.0\.1:\d+\/\S* \d{3} [A-Za-z ]+ in \d+ milliseconds$/,
+        /^(GET|POST|PATCH|PUT|DELETE) https?:\/\/127\.0\.0\.1:\d+\/\S* \d{3} [A-Za-z ]+ in \d+ milliseconds$/,
       );
     assert.ok(
       requests.some(

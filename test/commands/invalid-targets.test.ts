@@ -96,13 +96,14 @@ describe('invalid targets: diff and sync (CLI, embedded cluster)', () => {
     assert.equal(text.code, 1);
     assert.ok(text.stdout.includes(PORT_FIELD), text.stdout);
 
-    // Sync: the dry run is refused by the server itself (400, the decoder's words); nothing is written,
-    // neither the Deployment nor the ConfigMaps changed or created alongside it.
+    // Sync: the dry run (a strategic merge patch of the live Deployment) is refused by the server itself
+    // (422 on the patch, the unstructured converter's words); nothing is written, neither the Deployment
+    // nor the ConfigMaps changed or created alongside it.
     const sync = await runCli(['sync', ...kube()], { env });
     assert.notEqual(sync.code, 0);
     assert.match(
       sync.stdout + sync.stderr,
-      /cannot unmarshal string into Go struct field ContainerPort\.spec\.template\.spec\.containers\.ports\.containerPort of type int32/,
+      /apps\/Deployment shop\/web: failed to patch: {2}"" is invalid: patch: Invalid value: "map\[.*\]": unrecognized type: int32/,
     );
     const conn = await connectAs(fx);
     try {

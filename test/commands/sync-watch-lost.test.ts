@@ -48,9 +48,13 @@ describe('sync when the watch of a written kind cannot open (CLI)', () => {
     repo.remove();
   });
 
+  // Short, so the watch fails fast, yet long enough for the lists of every kind at once on a loaded machine
+  // (half a second was not, on the real server nor at times on the embedded one).
+  const requestTimeout = '2s';
+
   it('exit 2 once the watch is lost: the write is kept and reported, the error names resource and watch', async () => {
     const r = await runCli(
-      ['sync', '-f', appsFile, '--kubeconfig', kubeconfig, '--request-timeout', '500ms'],
+      ['sync', '-f', appsFile, '--kubeconfig', kubeconfig, '--request-timeout', requestTimeout],
       {
         env: { XDG_CACHE_HOME: join(dir, 'cache') },
       },
@@ -60,7 +64,12 @@ describe('sync when the watch of a written kind cannot open (CLI)', () => {
     assert.equal(errors.length, 1, r.stderr);
     assert.match(
       errors[0]!,
-      /^error: app "web": operation Succeeded, but its final state cannot be read: \/ConfigMap\/web\/web: written, but the live cache cannot show it: \/ConfigMap@web: watch failed \d+ times in a row over \d+s \(last: watch failed: \/ConfigMap in web: failed to watch: no answer from http:\/\/127\.0\.0\.1:\d+ \(context proxied\) within 0\.5s \(--request-timeout\)\)$/,
+      new RegExp(
+        '^error: app "web": operation Succeeded, but its final state cannot be read: /ConfigMap/web/web: ' +
+          'written, but the live cache cannot show it: /ConfigMap@web: watch failed \\d+ times in a row over ' +
+          '\\d+s \\(last: watch failed: /ConfigMap in web: failed to watch: no answer from ' +
+          `http://127\\.0\\.0\\.1:\\d+ \\(context proxied\\) within ${requestTimeout} \\(--request-timeout\\)\\)$`,
+      ),
     );
     // One warning when the failures start and one when the watch is lost, not one per attempt.
     const warnings = r.stderr.split('\n').filter((l) => l.startsWith('warning: /ConfigMap@web:'));

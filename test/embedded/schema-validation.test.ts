@@ -45,7 +45,6 @@ describe('embedded server: schema validation as kube-apiserver', () => {
     for (const [type, body] of [
       ['application/merge-patch+json', { spec: { replicas: 'two' } }],
       ['application/json-patch+json', [{ op: 'replace', path: '/spec/replicas', value: 'two' }]],
-      ['application/strategic-merge-patch+json', { spec: { replicas: 'two' } }],
     ] as const) {
       const patch = await api(fx.cluster, 'PATCH', `${deployments}/web`, body, type);
       assert.equal(patch.status, 422, `${type}: ${JSON.stringify(patch.body)}`);
@@ -55,6 +54,34 @@ describe('embedded server: schema validation as kube-apiserver', () => {
         /^ "" is invalid: patch: Invalid value: "\{.*\}": json: cannot unmarshal string/,
       );
       assert.match(patch.body.message, /Go struct field DeploymentSpec\.spec\.replicas of type int32$/);
+      assert.equal(patch.body.details.causes[0].field, 'patch');
+    }
+    // A strategic merge patch is merged into the stored object's unstructured map and converted by
+    // apimachinery's unstructured converter: its words, the patch printed as a Go map (%+v).
+    const smp: Array<[object, string]> = [
+      [{ spec: { replicas: 'two' } }, 'map[spec:map[replicas:two]]": unrecognized type: int32'],
+      [{ spec: { replicas: 1.5 } }, 'map[spec:map[replicas:1.5]]": cannot convert float64 to int32'],
+      [{ spec: { paused: 'yes' } }, 'map[spec:map[paused:yes]]": unrecognized type: bool'],
+      [{ spec: { strategy: 'fast' } }, 'map[spec:map[strategy:fast]]": cannot restore struct from: string'],
+      [
+        { spec: { template: { spec: { nodeSelector: 'a', tolerations: [] } } } },
+        'map[spec:map[template:map[spec:map[nodeSelector:a tolerations:[]]]]]": cannot restore map from string',
+      ],
+      [
+        { metadata: { labels: { b: 'x', a: 7 } } },
+        'map[metadata:map[labels:map[a:7 b:x]]]": cannot convert int64 to string',
+      ],
+    ];
+    for (const [body, tail] of smp) {
+      const patch = await api(
+        fx.cluster,
+        'PATCH',
+        `${deployments}/web`,
+        body,
+        'application/strategic-merge-patch+json',
+      );
+      assert.equal(patch.status, 422, JSON.stringify(patch.body));
+      assert.equal(patch.body.message, ` "" is invalid: patch: Invalid value: "${tail}`);
       assert.equal(patch.body.details.causes[0].field, 'patch');
     }
     const stored = await api(fx.cluster, 'GET', `${deployments}/web`);

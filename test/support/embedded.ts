@@ -46,6 +46,17 @@ export function needsEmbedded(t: TestContext, reason: string): boolean {
   return skip !== false;
 }
 
+/**
+ * For the part of a test that needs the in-process server (the rest holds on any server):
+ * `if (onEmbedded(t, 'request counts (cluster.stats)')) { ... }` runs it on the embedded server; on the
+ * real one it is left out, its reason printed as the test's diagnostic.
+ */
+export function onEmbedded(t: TestContext, reason: string): boolean {
+  const skip = embeddedOnly(reason);
+  if (skip) t.diagnostic(`part not checked: ${skip}`);
+  return skip === false;
+}
+
 export interface EmbeddedFixture {
   cluster: EmbeddedCluster;
   /** Temp dir, removed in `after`. */
@@ -292,15 +303,15 @@ export async function crdsEstablished(fx: EmbeddedFixture, limitMs = 30_000): Pr
       const established = (crd.status?.conditions ?? []).some(
         (c: { type: string; status: string }) => c.type === 'Established' && c.status === 'True',
       );
-      const version = (crd.spec.versions ?? []).find(
-        (v: { name: string; served: boolean }) => v.served,
-      )?.name;
-      const served =
-        established &&
-        version &&
-        ((await api(fx.cluster, 'GET', `/apis/${crd.spec.group}/${version}`)).body?.resources ?? []).some(
+      let served = established;
+      // Every served version, each in discovery.
+      for (const v of crd.spec.versions ?? []) {
+        if (!served || !v.served) continue;
+        const path = `/apis/${crd.spec.group}/${v.name}`;
+        served = ((await api(fx.cluster, 'GET', path)).body?.resources ?? []).some(
           (r: { name: string }) => r.name === crd.spec.names.plural,
         );
+      }
       if (!served) pending = crd.metadata.name;
     }
     if (!pending) return;

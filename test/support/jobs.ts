@@ -6,7 +6,7 @@
 export function finishedJobStatus(
   type: 'Complete' | 'Failed',
   message = `job ${type.toLowerCase()}`,
-): object {
+): { startTime: string } & Record<string, unknown> {
   const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
   const cond = (t: string) => ({ type: t, status: 'True', message, lastTransitionTime: now });
   return type === 'Complete'

@@ -266,9 +266,12 @@ export async function cleanUpCluster(server: RealServer, before: ClusterSnapshot
     )
       throw new Error(`clean-up: ${method} ${path}: HTTP ${res.statusCode}: ${text.slice(0, 300)}`);
   };
-  for (const s of fresh)
-    if (s.finalizers)
-      await send('PATCH', s.path, { metadata: { finalizers: null } }, 'application/merge-patch+json');
+  const dropFinalizers = async (objects: Seen[]): Promise<void> => {
+    for (const s of objects)
+      if (s.finalizers)
+        await send('PATCH', s.path, { metadata: { finalizers: null } }, 'application/merge-patch+json');
+  };
+  await dropFinalizers(fresh);
   const gone: string[] = [];
   for (const s of fresh) {
     const isNamespace = s.resource === '/api/v1/namespaces';
@@ -287,11 +290,20 @@ export async function cleanUpCluster(server: RealServer, before: ClusterSnapshot
     if (isNamespace || s.resource.endsWith('/customresourcedefinitions')) gone.push(s.path);
   }
   const deadline = Date.now() + 90_000;
+  let sweep = Date.now() + 2_000;
   for (const path of gone) {
     for (;;) {
       const res = await openRequest(server, 'GET', path);
       await readAll(res);
       if (res.statusCode === 404) break;
+      // Objects made after the first pass (a controller of the test still writing, an ApplicationSet's
+      // Applications made again) hold their finalizers too: dropped every 2 s while waiting.
+      if (Date.now() > sweep) {
+        await dropFinalizers(
+          (await everything(server)).filter((s) => !before.uids.has(s.uid) && !KEEP.has(s.resource)),
+        );
+        sweep = Date.now() + 2_000;
+      }
       if (Date.now() > deadline)
         throw new Error(`clean-up: ${path} still exists 90 s after its deletion (see the rig's logs)`);
       await new Promise((r) => setTimeout(r, 250));

@@ -160,6 +160,10 @@ metadata:
 spec:
   backoffLimit: 0
   template:
+    metadata:
+      # On the Pod too: a real server's Job controller copies the template, not the Job's annotations.
+      annotations:
+        gitops.kubectl.io/simulate-fail: "true"
     spec:
       restartPolicy: Never
       containers:

@@ -3,6 +3,7 @@
  * simulate.ts).
  */
 import { now } from '../managed-fields.js';
+import { podQosClass } from '../pod-status.js';
 import type { Json, JsonMap, KObject } from '../types.js';
 import type { Simulation } from './shared.js';
 import {
@@ -104,7 +105,8 @@ export function nextPodStatus(p: KObject, podIp: () => string): JsonMap | undefi
     hostIPs: [{ ip: '172.18.0.2' }],
     podIP,
     podIPs: [{ ip: podIP }],
-    qosClass: 'BestEffort',
+    // Set by the API server at creation; computed only for a Pod that has none (never changed).
+    qosClass: typeof old['qosClass'] === 'string' ? old['qosClass'] : podQosClass(p['spec'] as Json),
     startTime: started,
     initContainerStatuses: inits.map((c) => terminated(c, 0)),
   };

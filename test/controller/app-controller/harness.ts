@@ -109,11 +109,17 @@ export async function startController(
       return (await api(fx.cluster, 'GET', `${APPS}/${name}`)).body;
     },
     async finishJob(namespace, name, type = 'Complete') {
+      // As the Job controller finishes a Job: its startTime (a real server's Job controller set it) kept,
+      // no Pod active.
+      const path = `/apis/batch/v1/namespaces/${namespace}/jobs/${name}`;
+      const job = (await api(fx.cluster, 'GET', path)).body as { status?: { startTime?: string } };
+      const status = { ...finishedJobStatus(type), active: null, ready: null };
+      if (job.status?.startTime) status.startTime = job.status.startTime;
       const res = await api(
         fx.cluster,
         'PATCH',
-        `/apis/batch/v1/namespaces/${namespace}/jobs/${name}/status`,
-        { status: finishedJobStatus(type) },
+        `${path}/status`,
+        { status },
         'application/merge-patch+json',
       );
       assert.equal(res.status, 200, JSON.stringify(res.body));
@@ -126,7 +132,11 @@ export async function startController(
   };
 }
 
-/** A Job manifest (YAML) annotated as a hook of `type` with the delete policies given. */
+/**
+ * A Job manifest (YAML) annotated as a hook of `type` with the delete policies given. Parallelism 0, so no
+ * Pod runs on any server (a real server's Job controller would finish it on its own) and it stays
+ * Progressing (a suspended Job is Suspended, which Argo CD does not wait for): `finishJob` finishes it.
+ */
 export function hookJob(name: string, type: string, deletePolicy?: string): string {
   return `apiVersion: batch/v1
 kind: Job
@@ -135,6 +145,8 @@ metadata:
   annotations:
     argocd.argoproj.io/hook: ${type}
 ${deletePolicy ? `    argocd.argoproj.io/hook-delete-policy: ${deletePolicy}\n` : ''}spec:
+  parallelism: 0
+  completions: 1
   backoffLimit: 0
   template:
     spec:

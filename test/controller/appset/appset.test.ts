@@ -165,7 +165,7 @@ describe('ApplicationSets reconciled by kubectl gitops controller', () => {
         },
         'application/merge-patch+json',
       );
-      assert.equal(res.status, 200);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
       await h.patchSet('web', {
         spec: {
           generators: [{ list: { elements: [{ env: 'prod' }] } }],

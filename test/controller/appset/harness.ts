@@ -12,7 +12,7 @@ import { runAppSetController } from '../../../src/controller/index.js';
 import type { AppSetControllerOptions, AppSetEvent } from '../../../src/controller/index.js';
 import { createSourceService } from '../../../src/source/index.js';
 import { APP_PROJECT_CRD, APPLICATION_CRD, APPLICATION_SET_CRD } from '../../support/argocd.js';
-import { api } from '../../support/embedded.js';
+import { api, crdsEstablished } from '../../support/embedded.js';
 import { eventRecorder } from '../../support/events.js';
 import type { EmbeddedFixture } from '../../support/embedded.js';
 
@@ -44,6 +44,7 @@ export async function installArgo(fx: EmbeddedFixture, namespaces: readonly stri
     const res = await api(fx.cluster, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
     assert.ok(res.status === 201 || res.status === 409, JSON.stringify(res.body));
   }
+  await crdsEstablished(fx);
   for (const name of ['argocd', ...namespaces])
     await api(fx.cluster, 'POST', '/api/v1/namespaces', {
       apiVersion: 'v1',

@@ -213,6 +213,7 @@ describe('controller: CRDs created and deleted during a run', () => {
     versions[0] = { ...versions[0], storage: false };
     versions.push({ ...versions[0], name: 'v1alpha1', storage: true });
     await conn.client.create(crds, crd);
+    await crdsEstablished(fx);
     const state = new ClusterState({
       conn: await connectAs(fx),
       namespaces: ['kinds'],
