@@ -50,6 +50,7 @@ import {
   operationStateJson,
   type AppOperationReport,
   type AppOperationRequest,
+  type AppTaskResult,
 } from './operation.js';
 
 /** Argo CD's RevisionHistoryLimit default (types.go). */
@@ -79,6 +80,15 @@ export interface StatusComparison {
   conditions: ReadonlyArray<{ type: string; message: string }>;
 }
 
+/** A running operation's message, results so far, retries and the failed attempt's end (between retries). */
+export interface RunningOperationProgress {
+  message: string;
+  resources: readonly AppTaskResult[];
+  revision: string;
+  retryCount?: number | undefined;
+  finishedAt?: string | undefined;
+}
+
 /** The loop's view of one app (the controller's `AppLoopState`). */
 export interface StatusSource {
   app: Application;
@@ -89,7 +99,14 @@ export interface StatusSource {
     | undefined;
   reconciledAt?: string | undefined;
   running?:
-    { request: AppOperationRequest; startedAt: string; terminating?: boolean | undefined } | undefined;
+    | {
+        request: AppOperationRequest;
+        startedAt: string;
+        terminating?: boolean | undefined;
+        /** What it has done so far, as Argo CD persists it between passes (src/controller/loop). */
+        progress?: RunningOperationProgress | undefined;
+      }
+    | undefined;
   lastOperation?: { request: AppOperationRequest; report: AppOperationReport } | undefined;
 }
 
@@ -323,6 +340,30 @@ function setSourceTypes(
 }
 
 function operationStatus(state: StatusSource, spec: JsonObject): Json | undefined {
+  const running = state.running;
+  if (running?.progress) {
+    // As Argo CD persists a running operation: its message, the results so far (no syncResult before an
+    // attempt has any: "Retrying operation. Attempt #N"), retryCount, and finishedAt between attempts.
+    const p = running.progress;
+    const json = operationStateJson(
+      running.request,
+      {
+        phase: running.terminating ? 'Terminating' : 'Running',
+        message: running.terminating ? 'operation is terminating' : p.message,
+        revision: p.revision,
+        startedAt: running.startedAt,
+        finishedAt: p.finishedAt ?? running.startedAt,
+        dryRun: false,
+        retries: p.retryCount ?? 0,
+        resources: p.resources,
+      },
+      state.app,
+      spec,
+    );
+    if (!p.finishedAt) delete json['finishedAt'];
+    if (p.resources.length === 0 && !p.revision) delete json['syncResult'];
+    return json;
+  }
   if (state.running) {
     // Terminating (argocd app terminate-op) is kept until the operation ends, never written back to
     // Running (processRequestedAppOperation re-reads the app: "operation is terminating").

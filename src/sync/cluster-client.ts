@@ -141,19 +141,23 @@ export class ClusterSyncClient implements SyncClient {
     await this.#delete(task, policy, false);
   }
 
-  async removeFinalizer(task: SyncTask, live: KubeObject): Promise<void> {
+  async removeFinalizer(task: SyncTask, _live: KubeObject): Promise<void> {
     const info = this.#r.info(task);
-    await this.#r.retry(async (attempt) => {
+    // gitops-engine removeHookFinalizer: an update (PUT) of the object without the finalizer, retried on a
+    // conflict. The object is read from the server first: the live cache's copy may be trimmed (its
+    // memory-saving transforms), and a PUT writes the whole object.
+    await this.#r.retry(async () => {
       const before = this.#view.cachedVersion(task.key);
-      const current = attempt === 0 ? live : await this.#r.get(task, info);
-      if (!current) return;
-      const finalizers = ((current.metadata?.['finalizers'] as string[] | undefined) ?? []).filter(
-        (f) => f !== HOOK_FINALIZER,
-      );
-      const body = { metadata: { finalizers, resourceVersion: current.metadata?.resourceVersion } };
-      const res = await this.#o.client.patch(info, ...this.#r.name(task, info), body, 'merge', {
+      const current = await this.#r.get(task, info);
+      const had = (current?.metadata?.['finalizers'] as string[] | undefined) ?? [];
+      if (!current || !had.includes(HOOK_FINALIZER)) return;
+      const body = {
+        ...current,
+        metadata: { ...current.metadata, finalizers: had.filter((f) => f !== HOOK_FINALIZER) },
+      } as KubeObject;
+      const res = await this.#o.client.update(info, body, {
         ...this.#r.writeOptions(task, false),
-        // A metadata-only patch of our own finalizer: the object's other fields are not ours to judge.
+        // Our own finalizer: the object's other fields are not ours to judge.
         fieldValidation: 'Ignore',
       });
       this.#view.remember(task.key, res, before);

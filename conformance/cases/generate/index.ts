@@ -12,6 +12,7 @@ import { parseCase } from '../../compare/case.js';
 import { appsets } from './appsets.js';
 import { argocdCm, shards } from './fleet.js';
 import { health } from './health.js';
+import { operations } from './operations.js';
 import type { CaseDraft } from './lib.js';
 import {
   autoSync,
@@ -49,6 +50,7 @@ const families: [string, () => CaseDraft[]][] = [
   ['health', () => health(fixtures)],
   ['shards', shards],
   ['appsets', appsets],
+  ['operations', operations],
 ];
 
 let n = 0;

@@ -1,0 +1,531 @@
+/**
+ * Operations cases (`operations`, phase `operations`; docs/conformance.md "Operations"): each case's
+ * steps (sync, rollback, terminate, push, delete) are run on Argo CD's Application `<id>-a` while Argo
+ * CD's application controller runs, then on ours `<id>-o` while `kubectl gitops controller` runs (the
+ * two controllers both watch Argo CD's namespace: one side after the other, Argo CD's controller stopped
+ * meanwhile), and what each controller leaves is compared field by field.
+ *
+ * 1. Set-up: per case and side a repository (one commit), the destination namespace, the case's Argo CD
+ *    objects; leftovers of an earlier run removed first.
+ * 2. Argo CD's side: every `<id>-a` is created and waited for (Argo CD's first reconcile), then each case
+ *    runs its steps in order (cases side by side). A step writes what Argo CD's CLI or API server writes
+ *    (`operation` as `argocd app sync` / `app rollback` write it; `status.operationState.phase:
+ *    Terminating` as `argocd app terminate-op`), then waits (`until`): the operation ended (`operation`
+ *    cleared and a final phase), a hook running, a retry's backoff, or the Application gone.
+ * 3. Argo CD's Applications left are removed (finalizers dropped first), its controller stopped; the
+ *    `<id>-o` twins are created and our controller runs the same steps; then it gets SIGTERM, its
+ *    Applications are removed and Argo CD's controller started again.
+ * 4. Compared per case: the app after the first reconcile (sync status, finalizers), after each step
+ *    (`operationState`: phase, message, operation, syncResult; conditions; finalizers; gone or not), at
+ *    the end (sync, health, `history`), and the side's writes in the audit log from its app's creation to
+ *    its last step (Applications' own writes left out, as in the sync phase).
+ * Without the rig our side runs alone on the embedded server and only our values are recorded.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { CaseOutcome } from './batch.js';
+import {
+  fill,
+  sideApp,
+  sideName,
+  type Case,
+  type Obj,
+  type OperationStep,
+  type Side,
+  type SideValues,
+} from './case.js';
+import { CLI, ROOT, type Env } from './env.js';
+import { makeRepo, pushCommit } from './git.js';
+import { compareFields, keyed, normaliseTimes, replaceTokens, resourceKey } from './normalise.js';
+import { auditWrites, omitEmpty, writeList, type Write } from './views.js';
+
+const LOGS = join(ROOT, 'conformance', '.work', 'logs');
+const READY_MS = 120_000;
+const STEP_MS = 150_000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const FINAL = ['Succeeded', 'Failed', 'Error'];
+
+/** Every Application of Argo CD's namespace, listed once per poll for all waiters. */
+interface Waiter {
+  name: string;
+  done: (a: Obj | undefined) => boolean;
+  resolve: () => void;
+  /** Only lists started after the waiter came count (one in flight may predate the step's write). */
+  after: number;
+  /** `stableMs`: `done` must hold, the app's resourceVersion unchanged, this long. */
+  stableMs: number;
+  since?: { at: number; version: string } | undefined;
+}
+
+class AppPoller {
+  private waiters = new Set<Waiter>();
+  private running = false;
+  private last = new Map<string, Obj>();
+  private started = 0;
+  private lastSeq = 0;
+
+  constructor(private readonly env: Env) {}
+
+  get(name: string): Obj | undefined {
+    return this.last.get(name);
+  }
+
+  async refresh(): Promise<void> {
+    const seq = ++this.started;
+    const list = await this.env.kubectl.getJson(['applications.argoproj.io', '-n', this.env.argocdNs]);
+    if (!list || seq < this.lastSeq) return;
+    this.lastSeq = seq;
+    this.last = new Map(((list.items ?? []) as Obj[]).map((a) => [String(a.metadata.name), a]));
+  }
+
+  /** Resolves with the app (undefined: gone) once `done` holds, or with `timedOut` after `ms`. */
+  async wait(
+    name: string,
+    done: (a: Obj | undefined) => boolean,
+    ms: number,
+    stableMs = 0,
+  ): Promise<{ app: Obj | undefined; timedOut: boolean }> {
+    let w!: Waiter;
+    const reached = new Promise<void>((resolve) => {
+      w = { name, done, resolve, after: this.started, stableMs };
+      this.waiters.add(w);
+    });
+    void this.loop();
+    const timedOut = await Promise.race([reached.then(() => false), sleep(ms).then(() => true)]);
+    this.waiters.delete(w);
+    return { app: this.last.get(name), timedOut };
+  }
+
+  private async loop(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    try {
+      while (this.waiters.size > 0) {
+        await this.refresh();
+        for (const w of [...this.waiters]) {
+          if (this.lastSeq <= w.after) continue;
+          const a = this.last.get(w.name);
+          if (!w.done(a)) {
+            w.since = undefined;
+            continue;
+          }
+          const version = String(a?.metadata?.resourceVersion ?? '');
+          if (w.since?.version !== version) w.since = { at: Date.now(), version };
+          if (Date.now() - w.since.at < w.stableMs) continue;
+          this.waiters.delete(w);
+          w.resolve();
+        }
+        if (this.waiters.size > 0) await sleep(700);
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+}
+
+/** A hook of the running operation is itself running (`syncResult` lists it with hookPhase Running). */
+function hookRunning(a: Obj | undefined): boolean {
+  const op = a?.status?.operationState;
+  return (
+    op?.phase === 'Running' &&
+    ((op.syncResult?.resources ?? []) as Obj[]).some((r) => r.hookType && r.hookPhase === 'Running')
+  );
+}
+
+function retrying(a: Obj | undefined): boolean {
+  const op = a?.status?.operationState;
+  return op?.phase === 'Running' && /Retrying attempt #\d+/.test(String(op.message ?? ''));
+}
+
+/** The operation written by the step has ended: `operation` cleared, a final phase. */
+function ended(a: Obj | undefined): boolean {
+  return !!a && !a.operation && FINAL.includes(a.status?.operationState?.phase);
+}
+
+/** RFC 3339 times inside longer strings (a retry's "Retrying attempt #1 at <time>.") masked. */
+function maskInnerTimes(v: unknown): unknown {
+  return JSON.parse(
+    JSON.stringify(normaliseTimes(v)).replace(
+      /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)/g,
+      '<time>',
+    ),
+  );
+}
+
+/** What is compared of an Application after a step (`final`: at the end, with history). */
+export function operationsView(a: Obj | undefined, what: 'ready' | 'step' | 'delete' | 'final'): Obj {
+  if (!a) return { gone: true };
+  const s = (a.status ?? {}) as Obj;
+  const op = s.operationState as Obj | undefined;
+  const base: Obj = {
+    finalizers: [...((a.metadata?.finalizers ?? []) as string[])].sort(),
+    conditions: keyed(
+      ((s.conditions ?? []) as Obj[]).map((c) => ({ type: c.type, message: c.message })),
+      (c) => String(c.type),
+    ),
+  };
+  if (what === 'ready') Object.assign(base, { sync: s.sync?.status });
+  if (what === 'step' && op)
+    base.operationState = {
+      phase: op.phase,
+      message: op.message,
+      operation: op.operation,
+      retryCount: op.retryCount,
+      syncResult: op.syncResult && {
+        revision: op.syncResult.revision,
+        revisions: op.syncResult.revisions,
+        source: op.syncResult.source,
+        sources: op.syncResult.sources,
+        resources: keyed(
+          ((op.syncResult.resources ?? []) as Obj[]).map((r) => ({
+            group: r.group,
+            version: r.version,
+            kind: r.kind,
+            namespace: r.namespace,
+            name: r.name,
+            status: r.status,
+            message: r.message,
+            hookType: r.hookType,
+            hookPhase: r.hookPhase,
+            syncPhase: r.syncPhase,
+          })),
+          (r) => resourceKey(r, true),
+        ),
+      },
+    };
+  if (what === 'final')
+    Object.assign(base, {
+      sync: { status: s.sync?.status, revision: s.sync?.revision },
+      health: s.health?.status,
+      history: keyed(s.history as Obj[] | undefined, (h) => String(h.id)),
+    });
+  return omitEmpty(maskInnerTimes(base)) as Obj;
+}
+
+interface SideRun {
+  values: SideValues;
+  /** The main repository's commits, first to last. */
+  shas: string[];
+  /** Views in order: `ready`, then one per step (push steps have none), then `final`. */
+  views: [string, Obj][];
+  /** Where each step's writes start in the audit log (`ready`: the app's creation), then `end`. */
+  marks: [string, number][];
+  /** The writes of each step (and of `ready`), as compared. */
+  writes: Obj;
+  notes: string[];
+}
+
+function sortKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (v && typeof v === 'object')
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, sortKeys((v as Obj)[k])]),
+    );
+  return v;
+}
+
+/** The operation a step writes, as `argocd app sync` / `argocd app rollback` (server/application) write it. */
+export function stepOperation(step: OperationStep, app: Obj | undefined, shas: readonly string[]): Obj {
+  const initiatedBy = { username: 'conformance' };
+  if (step.op === 'rollback') {
+    const h = ((app?.status?.history ?? []) as Obj[]).find((x) => x.id === step.id);
+    if (!h) throw new Error(`rollback: the app has no history entry ${step.id}`);
+    return {
+      sync: {
+        ...(h.revision ? { revision: h.revision } : {}),
+        ...(h.revisions ? { revisions: h.revisions } : {}),
+        ...(step.dryRun ? { dryRun: true } : {}),
+        ...(step.prune ? { prune: true } : {}),
+        ...(app?.spec?.syncPolicy?.syncOptions ? { syncOptions: app.spec.syncPolicy.syncOptions } : {}),
+        syncStrategy: { apply: {} },
+        ...(h.source ? { source: h.source } : {}),
+        ...(h.sources ? { sources: h.sources } : {}),
+      },
+      initiatedBy,
+    };
+  }
+  const revision = step.revision?.replace(/\$\{REV:(\d+)\}/g, (_m, n: string) => shas[Number(n) - 1] ?? '');
+  return {
+    sync: {
+      ...(revision ? { revision } : {}),
+      ...(step.prune ? { prune: true } : {}),
+      ...(step.dryRun ? { dryRun: true } : {}),
+      ...(step.syncOptions ? { syncOptions: step.syncOptions } : {}),
+      syncStrategy: step.strategy === 'apply' ? { apply: {} } : { hook: {} },
+      // As `argocd app sync --local` sends them: each object as Go's json.Marshal writes it (keys sorted).
+      ...(step.manifests ? { manifests: step.manifests.map((m) => JSON.stringify(sortKeys(m))) } : {}),
+    },
+    initiatedBy,
+    ...(step.retry ? { retry: step.retry } : {}),
+  };
+}
+
+async function runSteps(env: Env, poll: AppPoller, c: Case, side: Side, run: SideRun): Promise<void> {
+  const name = sideName(c, side);
+  const k = env.kubectl;
+  for (const [i, step] of (c.operations ?? []).entries()) {
+    const label = `${i}.${step.op}`;
+    if (step.op !== 'push') run.marks.push([label, auditSize(env)]);
+    if (step.op === 'push') {
+      run.shas.push(await pushCommit(env.gitRoot, name, fill(step.files ?? {}, run.values), `step ${i}`));
+      continue;
+    }
+    let until: (a: Obj | undefined) => boolean = ended;
+    if (step.op === 'delete') {
+      await k.run(['delete', 'applications.argoproj.io', '-n', env.argocdNs, name, '--wait=false']);
+      until = (a) => !a;
+    } else if (step.op === 'terminate') {
+      await k.merge(`applications.argoproj.io/${name}`, env.argocdNs, {
+        status: { operationState: { phase: 'Terminating' } },
+      });
+    } else {
+      await poll.refresh();
+      const op = stepOperation(fill(step, run.values), poll.get(name), run.shas);
+      await k.merge(`applications.argoproj.io/${name}`, env.argocdNs, { operation: op });
+      if (step.until === 'hookRunning') until = hookRunning;
+      if (step.until === 'retrying') until = retrying;
+    }
+    // A running hook or a retry's backoff is read once the app has been quiet for 2 s (Argo CD persists
+    // each pass; the first write of a hook's state is not yet its health's message).
+    const r = await poll.wait(name, until, STEP_MS, until === ended || step.op === 'delete' ? 0 : 2_000);
+    if (r.timedOut)
+      run.notes.push(
+        `operations: ${name} step ${label} did not reach ${step.until ?? 'its end'} in ${STEP_MS / 1000} s`,
+      );
+    run.views.push([label, operationsView(r.app, step.op === 'delete' ? 'delete' : 'step')]);
+  }
+  // The refresh that follows the last operation (reconciledAt at or after its end), unless the app is gone.
+  const r = await poll.wait(
+    name,
+    (a) => {
+      if (!a) return true;
+      const fin = a.status?.operationState?.finishedAt as string | undefined;
+      return !a.operation && (!fin || String(a.status?.reconciledAt ?? '') >= fin);
+    },
+    30_000,
+  );
+  await sleep(1_500);
+  await poll.refresh();
+  run.marks.push(['end', auditSize(env)]);
+  run.views.push(['final', operationsView(r.timedOut ? r.app : poll.get(name), 'final')]);
+}
+
+function startOurs(env: Env): ChildProcess {
+  mkdirSync(LOGS, { recursive: true });
+  const log = createWriteStream(join(LOGS, 'kubectl-gitops-operations.log'), { flags: 'a' });
+  const child = spawn(
+    CLI,
+    [
+      'controller',
+      '--no-applicationsets',
+      '--kubeconfig',
+      env.ourKubeconfig,
+      '--argocd-namespace',
+      env.argocdNs,
+      '--force-takeover',
+      '-o',
+      'json',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  child.stdout!.pipe(log);
+  child.stderr!.pipe(log);
+  return child;
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await Promise.race([exited, sleep(20_000)]);
+  if (child.exitCode === null) child.kill('SIGKILL');
+}
+
+/** Removes Applications without running their finalizers (the runner's clean-up, not a case's delete). */
+async function removeApps(env: Env, names: string[]): Promise<void> {
+  const k = env.kubectl;
+  for (const n of names) {
+    const at = ['applications.argoproj.io', '-n', env.argocdNs, n];
+    await k.run(['patch', ...at, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
+  }
+  if (names.length)
+    await k.run([
+      'delete',
+      'applications.argoproj.io',
+      '-n',
+      env.argocdNs,
+      '--ignore-not-found',
+      '--wait=true',
+      '--timeout=60s',
+      ...names,
+    ]);
+}
+
+/**
+ * One step's writes as compared: a write refused because the writer's cache lagged behind its own writes
+ * (a delete of an object already gone, 404; a create of one already there, 409) and a delete sent again
+ * for an object the step already deleted are left out (counted in the notes: Argo CD's cluster cache lags
+ * so); runs of writes of one kind, and runs of deletes, are sorted (they go out in parallel).
+ */
+export function stepWrites(all: readonly Write[], note: (what: string) => void): string[] {
+  const deleted = new Set<string>();
+  const kept: Write[] = [];
+  const left: Write[] = [];
+  for (const w of all) {
+    const id = `${w.resource}/${w.namespace}/${w.name}`;
+    if (/\((404|409)\)$/.test(w.subresource ?? '') || (w.verb === 'delete' && deleted.has(id))) left.push(w);
+    else kept.push(w);
+    if (w.verb === 'delete') deleted.add(id);
+  }
+  if (left.length > 0)
+    note(`${left.length} write(s) of a lagging cache not compared: ${writeList(left).join('; ')}`);
+  // gitops-engine writes one kind's tasks of a wave in parallel (processCreateTasks), and a cascade deletes
+  // everything at once (RunAllAsync): such runs are compared sorted.
+  const group = (w: Write): string => (w.verb === 'delete' ? 'delete' : `write ${w.resource}`);
+  const out: string[] = [];
+  for (let i = 0; i < kept.length;) {
+    let j = i;
+    while (j < kept.length && group(kept[j]!) === group(kept[i]!)) j++;
+    out.push(...writeList(kept.slice(i, j)).sort());
+    i = j;
+  }
+  return out;
+}
+
+function auditSize(env: Env): number {
+  try {
+    return env.auditLog ? statSync(env.auditLog).size : 0;
+  } catch {
+    return 0;
+  }
+}
+
+async function runSide(
+  env: Env,
+  cases: readonly Case[],
+  side: Side,
+  runs: Map<string, SideRun>,
+): Promise<void> {
+  const poll = new AppPoller(env);
+  for (const c of cases) runs.get(c.id)!.marks.push(['ready', auditSize(env)]);
+  const apps = cases.map((c) => sideApp(c, runs.get(c.id)!.values));
+  for (const e of await env.kubectl.create(apps))
+    for (const c of cases) if (e.includes(sideName(c, side))) runs.get(c.id)!.notes.push(`set-up: ${e}`);
+  const ours = side === 'o' ? startOurs(env) : undefined;
+  try {
+    await Promise.all(
+      cases.map(async (c) => {
+        const run = runs.get(c.id)!;
+        const name = sideName(c, side);
+        const r = await poll.wait(
+          name,
+          (a) => Boolean(a?.status?.reconciledAt && a.status.sync?.status),
+          READY_MS,
+        );
+        if (r.timedOut) run.notes.push(`operations: ${name} not reconciled in ${READY_MS / 1000} s`);
+        await sleep(2_000); // a finalizer or status patch following the first reconcile
+        await poll.refresh();
+        run.views.push(['ready', operationsView(poll.get(name), 'ready')]);
+        try {
+          await runSteps(env, poll, c, side, run);
+        } catch (e) {
+          run.notes.push(`operations: ${name}: ${(e as Error).message}`);
+        }
+      }),
+    );
+  } finally {
+    if (ours) await stopChild(ours);
+  }
+  if (env.auditLog) {
+    const buf = readFileSync(env.auditLog);
+    for (const c of cases) {
+      const run = runs.get(c.id)!;
+      run.marks.forEach(([label, from], i) => {
+        const to = run.marks[i + 1]?.[1];
+        if (to === undefined) return;
+        // Offsets snapped back to a line start (a line being written at the mark belongs to the later step).
+        const start = buf.lastIndexOf(10, from - 1) + 1;
+        const end = buf.lastIndexOf(10, to - 1) + 1;
+        const lines = buf.subarray(start, end).toString('utf8').split('\n');
+        const all = auditWrites(lines, env.auditUser!, sideName(c, side)).filter((w) => !w.dryRun);
+        const kept = stepWrites(all, (what) => run.notes.push(`operations: side ${side} ${label}: ${what}`));
+        run.writes[label] = kept;
+      });
+    }
+  }
+  await removeApps(
+    env,
+    cases.map((c) => sideName(c, side)),
+  );
+}
+
+export async function runOperations(env: Env, cases: readonly Case[]): Promise<CaseOutcome[]> {
+  const rig = env.mode === 'rig';
+  const sides: Side[] = rig ? ['a', 'o'] : ['o'];
+  const outcomes = new Map<string, CaseOutcome>(
+    cases.map((c) => [
+      c.id,
+      { id: c.id, name: c.name, family: c.family, phases: ['operations'], rows: [], notRun: [], notes: [] },
+    ]),
+  );
+  const bySide = new Map<Side, Map<string, SideRun>>();
+  const k = env.kubectl;
+  const all = cases.flatMap((c) => sides.map((s) => sideName(c, s)));
+  await removeApps(env, all);
+  await k.run(['delete', 'namespace', '--ignore-not-found', '--wait=true', '--timeout=120s', ...all]);
+  try {
+    for (const side of sides) {
+      const runs = new Map<string, SideRun>();
+      for (const c of cases) {
+        const ns = sideName(c, side);
+        const values: SideValues = {
+          ns,
+          argocdNs: env.argocdNs,
+          repoUrl: () => `${env.gitBaseUrl}/${ns}.git`,
+        };
+        const run: SideRun = {
+          values,
+          shas: [],
+          views: [],
+          marks: [],
+          writes: {},
+          notes: outcomes.get(c.id)!.notes,
+        };
+        run.shas.push(await makeRepo(env.gitRoot, ns, fill(c.repo, values)));
+        const objs = [
+          ...(c.createNamespace ? [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }] : []),
+          ...c.argocd.map((o) => fill(o, values)),
+        ];
+        for (const e of await k.create(objs)) run.notes.push(`set-up: ${e}`);
+        runs.set(c.id, run);
+      }
+      bySide.set(side, runs);
+      if (side === 'o' && rig) await env.controller('stop');
+      try {
+        await runSide(env, cases, side, runs);
+      } finally {
+        if (side === 'o' && rig) await env.controller('start');
+      }
+    }
+  } finally {
+    await removeApps(env, all);
+    await k.run(['delete', 'namespace', '--ignore-not-found', '--wait=false', ...all]);
+    for (const n of all) rmSync(join(env.gitRoot, `${n}.git`), { recursive: true, force: true });
+  }
+  for (const c of cases) {
+    const out = outcomes.get(c.id)!;
+    const view = (side: Side): Obj | undefined => {
+      const run = bySide.get(side)?.get(c.id);
+      if (!run) return undefined;
+      const tokens = new Map([[sideName(c, side), `${c.id}-X`]]);
+      run.shas.forEach((sha, i) => tokens.set(sha, `<rev:${i + 1}>`));
+      return replaceTokens({ ...Object.fromEntries(run.views), writes: run.writes }, tokens);
+    };
+    out.rows.push(...compareFields(c.id, 'operations', '', rig ? view('a') : undefined, view('o')));
+    if (!rig) out.notRun.push('operations: Argo CD side needs the rig');
+  }
+  return [...outcomes.values()];
+}
