@@ -25,183 +25,18 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CaseOutcome } from './batch.js';
-import {
-  fill,
-  sideApp,
-  sideName,
-  type Case,
-  type Obj,
-  type OperationStep,
-  type Side,
-  type SideValues,
-} from './case.js';
+import { fill, sideApp, sideName, type Case, type Obj, type Side, type SideValues } from './case.js';
 import { CLI, ROOT, type Env } from './env.js';
 import { makeRepo, pushCommit } from './git.js';
-import { compareFields, keyed, normaliseTimes, replaceTokens, resourceKey } from './normalise.js';
-import { auditWrites, omitEmpty, writeList, type Write } from './views.js';
+import { compareFields, replaceTokens } from './normalise.js';
+import { AppPoller, ended, hookRunning, retrying, stepOperation } from './operations-steps.js';
+import { operationsView, stepWrites } from './operations-view.js';
+import { auditWrites } from './views.js';
 
 const LOGS = join(ROOT, 'conformance', '.work', 'logs');
 const READY_MS = 120_000;
 const STEP_MS = 150_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const FINAL = ['Succeeded', 'Failed', 'Error'];
-
-/** Every Application of Argo CD's namespace, listed once per poll for all waiters. */
-interface Waiter {
-  name: string;
-  done: (a: Obj | undefined) => boolean;
-  resolve: () => void;
-  /** Only lists started after the waiter came count (one in flight may predate the step's write). */
-  after: number;
-  /** `stableMs`: `done` must hold, the app's resourceVersion unchanged, this long. */
-  stableMs: number;
-  since?: { at: number; version: string } | undefined;
-}
-
-class AppPoller {
-  private waiters = new Set<Waiter>();
-  private running = false;
-  private last = new Map<string, Obj>();
-  private started = 0;
-  private lastSeq = 0;
-
-  constructor(private readonly env: Env) {}
-
-  get(name: string): Obj | undefined {
-    return this.last.get(name);
-  }
-
-  async refresh(): Promise<void> {
-    const seq = ++this.started;
-    const list = await this.env.kubectl.getJson(['applications.argoproj.io', '-n', this.env.argocdNs]);
-    if (!list || seq < this.lastSeq) return;
-    this.lastSeq = seq;
-    this.last = new Map(((list.items ?? []) as Obj[]).map((a) => [String(a.metadata.name), a]));
-  }
-
-  /** Resolves with the app (undefined: gone) once `done` holds, or with `timedOut` after `ms`. */
-  async wait(
-    name: string,
-    done: (a: Obj | undefined) => boolean,
-    ms: number,
-    stableMs = 0,
-  ): Promise<{ app: Obj | undefined; timedOut: boolean }> {
-    let w!: Waiter;
-    const reached = new Promise<void>((resolve) => {
-      w = { name, done, resolve, after: this.started, stableMs };
-      this.waiters.add(w);
-    });
-    void this.loop();
-    const timedOut = await Promise.race([reached.then(() => false), sleep(ms).then(() => true)]);
-    this.waiters.delete(w);
-    return { app: this.last.get(name), timedOut };
-  }
-
-  private async loop(): Promise<void> {
-    if (this.running) return;
-    this.running = true;
-    try {
-      while (this.waiters.size > 0) {
-        await this.refresh();
-        for (const w of [...this.waiters]) {
-          if (this.lastSeq <= w.after) continue;
-          const a = this.last.get(w.name);
-          if (!w.done(a)) {
-            w.since = undefined;
-            continue;
-          }
-          const version = String(a?.metadata?.resourceVersion ?? '');
-          if (w.since?.version !== version) w.since = { at: Date.now(), version };
-          if (Date.now() - w.since.at < w.stableMs) continue;
-          this.waiters.delete(w);
-          w.resolve();
-        }
-        if (this.waiters.size > 0) await sleep(700);
-      }
-    } finally {
-      this.running = false;
-    }
-  }
-}
-
-/** A hook of the running operation is itself running (`syncResult` lists it with hookPhase Running). */
-function hookRunning(a: Obj | undefined): boolean {
-  const op = a?.status?.operationState;
-  return (
-    op?.phase === 'Running' &&
-    ((op.syncResult?.resources ?? []) as Obj[]).some((r) => r.hookType && r.hookPhase === 'Running')
-  );
-}
-
-function retrying(a: Obj | undefined): boolean {
-  const op = a?.status?.operationState;
-  return op?.phase === 'Running' && /Retrying attempt #\d+/.test(String(op.message ?? ''));
-}
-
-/** The operation written by the step has ended: `operation` cleared, a final phase. */
-function ended(a: Obj | undefined): boolean {
-  return !!a && !a.operation && FINAL.includes(a.status?.operationState?.phase);
-}
-
-/** RFC 3339 times inside longer strings (a retry's "Retrying attempt #1 at <time>.") masked. */
-function maskInnerTimes(v: unknown): unknown {
-  return JSON.parse(
-    JSON.stringify(normaliseTimes(v)).replace(
-      /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)/g,
-      '<time>',
-    ),
-  );
-}
-
-/** What is compared of an Application after a step (`final`: at the end, with history). */
-export function operationsView(a: Obj | undefined, what: 'ready' | 'step' | 'delete' | 'final'): Obj {
-  if (!a) return { gone: true };
-  const s = (a.status ?? {}) as Obj;
-  const op = s.operationState as Obj | undefined;
-  const base: Obj = {
-    finalizers: [...((a.metadata?.finalizers ?? []) as string[])].sort(),
-    conditions: keyed(
-      ((s.conditions ?? []) as Obj[]).map((c) => ({ type: c.type, message: c.message })),
-      (c) => String(c.type),
-    ),
-  };
-  if (what === 'ready') Object.assign(base, { sync: s.sync?.status });
-  if (what === 'step' && op)
-    base.operationState = {
-      phase: op.phase,
-      message: op.message,
-      operation: op.operation,
-      retryCount: op.retryCount,
-      syncResult: op.syncResult && {
-        revision: op.syncResult.revision,
-        revisions: op.syncResult.revisions,
-        source: op.syncResult.source,
-        sources: op.syncResult.sources,
-        resources: keyed(
-          ((op.syncResult.resources ?? []) as Obj[]).map((r) => ({
-            group: r.group,
-            version: r.version,
-            kind: r.kind,
-            namespace: r.namespace,
-            name: r.name,
-            status: r.status,
-            message: r.message,
-            hookType: r.hookType,
-            hookPhase: r.hookPhase,
-            syncPhase: r.syncPhase,
-          })),
-          (r) => resourceKey(r, true),
-        ),
-      },
-    };
-  if (what === 'final')
-    Object.assign(base, {
-      sync: { status: s.sync?.status, revision: s.sync?.revision },
-      health: s.health?.status,
-      history: keyed(s.history as Obj[] | undefined, (h) => String(h.id)),
-    });
-  return omitEmpty(maskInnerTimes(base)) as Obj;
-}
 
 interface SideRun {
   values: SideValues;
@@ -214,53 +49,6 @@ interface SideRun {
   /** The writes of each step (and of `ready`), as compared. */
   writes: Obj;
   notes: string[];
-}
-
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (v && typeof v === 'object')
-    return Object.fromEntries(
-      Object.keys(v)
-        .sort()
-        .map((k) => [k, sortKeys((v as Obj)[k])]),
-    );
-  return v;
-}
-
-/** The operation a step writes, as `argocd app sync` / `argocd app rollback` (server/application) write it. */
-export function stepOperation(step: OperationStep, app: Obj | undefined, shas: readonly string[]): Obj {
-  const initiatedBy = { username: 'conformance' };
-  if (step.op === 'rollback') {
-    const h = ((app?.status?.history ?? []) as Obj[]).find((x) => x.id === step.id);
-    if (!h) throw new Error(`rollback: the app has no history entry ${step.id}`);
-    return {
-      sync: {
-        ...(h.revision ? { revision: h.revision } : {}),
-        ...(h.revisions ? { revisions: h.revisions } : {}),
-        ...(step.dryRun ? { dryRun: true } : {}),
-        ...(step.prune ? { prune: true } : {}),
-        ...(app?.spec?.syncPolicy?.syncOptions ? { syncOptions: app.spec.syncPolicy.syncOptions } : {}),
-        syncStrategy: { apply: {} },
-        ...(h.source ? { source: h.source } : {}),
-        ...(h.sources ? { sources: h.sources } : {}),
-      },
-      initiatedBy,
-    };
-  }
-  const revision = step.revision?.replace(/\$\{REV:(\d+)\}/g, (_m, n: string) => shas[Number(n) - 1] ?? '');
-  return {
-    sync: {
-      ...(revision ? { revision } : {}),
-      ...(step.prune ? { prune: true } : {}),
-      ...(step.dryRun ? { dryRun: true } : {}),
-      ...(step.syncOptions ? { syncOptions: step.syncOptions } : {}),
-      syncStrategy: step.strategy === 'apply' ? { apply: {} } : { hook: {} },
-      // As `argocd app sync --local` sends them: each object as Go's json.Marshal writes it (keys sorted).
-      ...(step.manifests ? { manifests: step.manifests.map((m) => JSON.stringify(sortKeys(m))) } : {}),
-    },
-    initiatedBy,
-    ...(step.retry ? { retry: step.retry } : {}),
-  };
 }
 
 async function runSteps(env: Env, poll: AppPoller, c: Case, side: Side, run: SideRun): Promise<void> {
@@ -362,37 +150,6 @@ async function removeApps(env: Env, names: string[]): Promise<void> {
       '--timeout=60s',
       ...names,
     ]);
-}
-
-/**
- * One step's writes as compared: a write refused because the writer's cache lagged behind its own writes
- * (a delete of an object already gone, 404; a create of one already there, 409) and a delete sent again
- * for an object the step already deleted are left out (counted in the notes: Argo CD's cluster cache lags
- * so); runs of writes of one kind, and runs of deletes, are sorted (they go out in parallel).
- */
-export function stepWrites(all: readonly Write[], note: (what: string) => void): string[] {
-  const deleted = new Set<string>();
-  const kept: Write[] = [];
-  const left: Write[] = [];
-  for (const w of all) {
-    const id = `${w.resource}/${w.namespace}/${w.name}`;
-    if (/\((404|409)\)$/.test(w.subresource ?? '') || (w.verb === 'delete' && deleted.has(id))) left.push(w);
-    else kept.push(w);
-    if (w.verb === 'delete') deleted.add(id);
-  }
-  if (left.length > 0)
-    note(`${left.length} write(s) of a lagging cache not compared: ${writeList(left).join('; ')}`);
-  // gitops-engine writes one kind's tasks of a wave in parallel (processCreateTasks), and a cascade deletes
-  // everything at once (RunAllAsync): such runs are compared sorted.
-  const group = (w: Write): string => (w.verb === 'delete' ? 'delete' : `write ${w.resource}`);
-  const out: string[] = [];
-  for (let i = 0; i < kept.length;) {
-    let j = i;
-    while (j < kept.length && group(kept[j]!) === group(kept[i]!)) j++;
-    out.push(...writeList(kept.slice(i, j)).sort());
-    i = j;
-  }
-  return out;
 }
 
 function auditSize(env: Env): number {
