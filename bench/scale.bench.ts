@@ -614,7 +614,13 @@ async function size(n: number, rows: BenchRow[], withOneApp: boolean): Promise<S
       baseRssMb: baseRuns.length ? median(baseRuns.map((r) => r.rssMb)) : NaN,
     };
   } finally {
-    await cluster.cleanup(nsPrefix);
+    // The figures are measured by now: a slow clean-up (a real server deleting 30,000 objects) is said, and
+    // the next size's set-up deletes what is left before it seeds; it must not lose this size's rows.
+    await cluster.cleanup(nsPrefix).catch((e: unknown) => {
+      process.stderr.write(
+        `scale: clean-up after ${n} objects: ${e instanceof Error ? e.message : String(e)}\n`,
+      );
+    });
     await cluster.close();
     rmSync(dir, { recursive: true, force: true });
   }
@@ -640,7 +646,13 @@ export default async function scaleBench(): Promise<BenchRow[]> {
   const results: SizeResult[] = [];
   for (const n of sizes) {
     process.stderr.write(`scale: ${n} objects...\n`);
+    const before = rows.length;
     results.push(await size(n, rows, n === 10000 || n === sizes.at(-1)));
+    // Each size's rows as soon as they are measured (a long run that fails later keeps them).
+    for (const r of rows.slice(before))
+      process.stderr.write(
+        `scale: ${r.name}: ${Number.isInteger(r.value) ? r.value : r.value.toFixed(1)} ${r.unit}${r.note ? `  ${r.note}` : ''}\n`,
+      );
   }
   const ratios = results.map((r) => r.ratio);
   // RSS per live object between two sizes (the slope: start-up cancels out): the smallest and the largest,

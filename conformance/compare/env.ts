@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parse } from 'yaml';
 import type { Obj } from './case.js';
@@ -89,8 +89,9 @@ export async function openEnv(opts: { embedded?: boolean } = {}): Promise<Env> {
         // The rig's own command (rig.json `controller.stop|start`), run in the checkout that started the rig.
         const command = String(rig.controller?.[verb] ?? `npm run conformance -- controller ${verb}`);
         const r = await run('sh', ['-c', command], {
-          // the checkout holding conformance/.work, or $CONFORMANCE_RIG_ROOT for a rig in another folder
-          cwd: process.env['CONFORMANCE_RIG_ROOT'] ?? resolve(dirname(RIG_JSON), '..', '..'),
+          // this checkout (the command finds the rig by CONFORMANCE_WORK, so a rig.json outside the checkout,
+          // e.g. CONFORMANCE_WORK=/tmp/rig, works too), or $CONFORMANCE_RIG_ROOT
+          cwd: process.env['CONFORMANCE_RIG_ROOT'] ?? ROOT,
           env: { CONFORMANCE_WORK: dirname(RIG_JSON) },
         });
         if (r.code !== 0)
