@@ -4,7 +4,7 @@
  */
 import type { Obj } from './case.js';
 import { keyed, normaliseTimes, resourceKey } from './normalise.js';
-import { omitEmpty, writeList, type Write } from './views.js';
+import { omitEmpty, resultEntry, writeList, type Write } from './views.js';
 
 /** RFC 3339 times inside longer strings (a retry's "Retrying attempt #1 at <time>.") masked. */
 function maskInnerTimes(v: unknown): unknown {
@@ -40,20 +40,8 @@ export function operationsView(a: Obj | undefined, what: 'ready' | 'step' | 'del
         revisions: op.syncResult.revisions,
         source: op.syncResult.source,
         sources: op.syncResult.sources,
-        resources: keyed(
-          ((op.syncResult.resources ?? []) as Obj[]).map((r) => ({
-            group: r.group,
-            version: r.version,
-            kind: r.kind,
-            namespace: r.namespace,
-            name: r.name,
-            status: r.status,
-            message: r.message,
-            hookType: r.hookType,
-            hookPhase: r.hookPhase,
-            syncPhase: r.syncPhase,
-          })),
-          (r) => resourceKey(r, true),
+        resources: keyed(((op.syncResult.resources ?? []) as Obj[]).map(resultEntry), (r) =>
+          resourceKey(r, true),
         ),
       },
     };

@@ -21,19 +21,18 @@
  *    its last step (Applications' own writes left out, as in the sync phase).
  * Without the rig our side runs alone on the embedded server and only our values are recorded.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CaseOutcome } from './batch.js';
 import { fill, sideApp, sideName, type Case, type Obj, type Side, type SideValues } from './case.js';
-import { CLI, ROOT, type Env } from './env.js';
+import type { Env } from './env.js';
 import { makeRepo, pushCommit } from './git.js';
 import { compareFields, replaceTokens } from './normalise.js';
 import { AppPoller, ended, hookRunning, retrying, stepOperation } from './operations-steps.js';
 import { operationsView, stepWrites } from './operations-view.js';
+import { startOurController, stopProcess } from './processes.js';
 import { auditWrites } from './views.js';
 
-const LOGS = join(ROOT, 'conformance', '.work', 'logs');
 const READY_MS = 120_000;
 const STEP_MS = 150_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -101,37 +100,6 @@ async function runSteps(env: Env, poll: AppPoller, c: Case, side: Side, run: Sid
   run.views.push(['final', operationsView(r.timedOut ? r.app : poll.get(name), 'final')]);
 }
 
-function startOurs(env: Env): ChildProcess {
-  mkdirSync(LOGS, { recursive: true });
-  const log = createWriteStream(join(LOGS, 'kubectl-gitops-operations.log'), { flags: 'a' });
-  const child = spawn(
-    CLI,
-    [
-      'controller',
-      '--no-applicationsets',
-      '--kubeconfig',
-      env.ourKubeconfig,
-      '--argocd-namespace',
-      env.argocdNs,
-      '--force-takeover',
-      '-o',
-      'json',
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  child.stdout!.pipe(log);
-  child.stderr!.pipe(log);
-  return child;
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await Promise.race([exited, sleep(20_000)]);
-  if (child.exitCode === null) child.kill('SIGKILL');
-}
-
 /** Removes Applications without running their finalizers (the runner's clean-up, not a case's delete). */
 async function removeApps(env: Env, names: string[]): Promise<void> {
   const k = env.kubectl;
@@ -171,7 +139,10 @@ async function runSide(
   const apps = cases.map((c) => sideApp(c, runs.get(c.id)!.values));
   for (const e of await env.kubectl.create(apps))
     for (const c of cases) if (e.includes(sideName(c, side))) runs.get(c.id)!.notes.push(`set-up: ${e}`);
-  const ours = side === 'o' ? startOurs(env) : undefined;
+  const ours =
+    side === 'o'
+      ? startOurController(env, 'kubectl-gitops-operations.log', ['--no-applicationsets', '--force-takeover'])
+      : undefined;
   try {
     await Promise.all(
       cases.map(async (c) => {
@@ -194,7 +165,7 @@ async function runSide(
       }),
     );
   } finally {
-    if (ours) await stopChild(ours);
+    if (ours) await stopProcess(ours, 20_000);
   }
   if (env.auditLog) {
     const buf = readFileSync(env.auditLog);
