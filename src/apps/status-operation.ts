@@ -115,4 +115,3 @@ export function appendHistory(
   const all = [...history, entry];
   return all.slice(Math.max(0, all.length - limit));
 }
-

@@ -33,15 +33,7 @@
  * none for a no-op one.
  */
 import type { Application } from './types.js';
-import {
-  compact,
-  deepEqual,
-  isObject,
-  kubeTime,
-  mergePatch,
-  plain,
-  type JsonObject,
-} from './status-json.js';
+import { compact, deepEqual, isObject, kubeTime, mergePatch, plain, type JsonObject } from './status-json.js';
 import { EMPTY_SOURCE } from './operation.js';
 import { appendHistory, operationStatus, type OperationSource } from './status-operation.js';
 export type { RunningOperationProgress } from './status-operation.js';
