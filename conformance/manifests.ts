@@ -20,15 +20,25 @@
  * The rig's argocd-cm is shared with the corpus, which sets tracking methods and kustomize options for its
  * cases: the comparison assumes Argo CD's defaults, and says when argocd-cm held render settings.
  *
+ * The repository cases (conformance/manifests-cases.ts) serve charts on loopback from this process (an HTTP
+ * chart repository, with and without Basic auth) and from Debian's `docker-registry` (OCI, with and without
+ * auth), create Argo CD repository Secrets `<prefix>*` in the rig's Argo CD namespace (our side reads the same
+ * Secrets from a `--repositories-file`), and set argocd-cm keys a case needs (`kustomize.buildOptions`) for
+ * that case only, restoring them after. Every command runs asynchronously: the chart repository is served
+ * by this process's event loop.
+ *
  * Usage: `node --import tsx conformance/manifests.ts [--rig conformance/.work/rig.json] [--prefix rm-] [--keep]`
  * (the rig: docs/conformance.md). Prints one line per case and a summary; exit 1 when a case differs.
  */
-import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
+import { bundledToolPath } from '../src/source/render/tool-versions.js';
+import { GIT_CASES, chartServers, type ManifestCase, type Obj } from './manifests-cases.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const project = resolve(here, '..');
@@ -48,96 +58,6 @@ const prefix = arg('prefix', 'rm-');
 const repoName = `${prefix}manifests`;
 const repoURL = `${rig.gitBaseUrl}/${repoName}.git`;
 
-type Obj = Record<string, unknown>;
-
-/** The cases: a source (path and options) each; the destination namespace is the app's name. */
-const CASES: { name: string; source: Obj; expected?: string; cluster?: boolean; ref?: string }[] = [
-  // Ours through `diff` against the rig's cluster: the destination cluster's version and API versions.
-  { name: 'helm-cluster-facts', source: { path: 'charts/capabilities' }, cluster: true },
-  { name: 'helm-cluster-web', source: { path: 'charts/web' }, cluster: true },
-  {
-    name: 'helm-defaults',
-    source: { path: 'charts/web' },
-    expected:
-      "render reads no cluster: .Capabilities.KubeVersion is helm's default, Argo CD's is the cluster's",
-  },
-  {
-    name: 'helm-values',
-    source: {
-      path: 'charts/web',
-      helm: {
-        releaseName: 'rel',
-        valueFiles: ['values-prod.yaml', 'missing.yaml'],
-        ignoreMissingValueFiles: true,
-        values: 'message: from values\nlist: [a, b]\n',
-        parameters: [
-          { name: 'replicas', value: '4' },
-          { name: 'image', value: 'nginx:1.28,x', forceString: true },
-        ],
-        kubeVersion: '1.31.2',
-        apiVersions: ['monitoring.coreos.com/v1'],
-      },
-    },
-  },
-  {
-    name: 'helm-values-object',
-    source: {
-      path: 'charts/web',
-      helm: {
-        valuesObject: { message: 'from valuesObject', list: [1, 2] },
-        values: 'message: ignored\n',
-        skipCrds: true,
-        skipTests: true,
-        namespace: 'other',
-        kubeVersion: 'v1.29.3+k3s1',
-      },
-    },
-  },
-  { name: 'helm-hooks', source: { path: 'charts/hooks' } },
-  {
-    name: 'helm-multi-source',
-    source: {
-      path: 'charts/web',
-      helm: { valueFiles: ['$vals/charts/web/values-prod.yaml'], kubeVersion: '1.34.4' },
-    },
-    ref: 'vals',
-  },
-  {
-    name: 'helm-local-dep',
-    source: { path: 'charts/local-dep', helm: { kubeVersion: '1.34.4' } },
-  },
-  { name: 'kust-plain', source: { path: 'kustomize/overlay' } },
-  {
-    name: 'kust-options',
-    source: {
-      path: 'kustomize/overlay',
-      kustomize: {
-        namePrefix: 'pre-',
-        nameSuffix: '-suf',
-        images: ['nginx=registry.example.com/nginx:1.28'],
-        replicas: [{ name: 'web', count: 3 }],
-        commonLabels: { team: 'blue' },
-        commonAnnotations: { owner: 'team-blue' },
-        namespace: 'kust-ns',
-        components: ['../component'],
-        patches: [
-          {
-            target: { kind: 'Service', name: 'web' },
-            patch: '- op: replace\n  path: /spec/ports/0/port\n  value: 8081\n',
-          },
-        ],
-      },
-    },
-  },
-  {
-    name: 'kust-labels-without-selector',
-    source: {
-      path: 'kustomize/overlay',
-      kustomize: { commonLabels: { tier: 'web' }, labelWithoutSelector: true, forceCommonLabels: true },
-    },
-  },
-];
-
 function sh(command: string, args: string[], env: NodeJS.ProcessEnv = {}, cwd?: string): string {
   return execFileSync(command, args, {
     encoding: 'utf8',
@@ -150,21 +70,43 @@ function sh(command: string, args: string[], env: NodeJS.ProcessEnv = {}, cwd?: 
 
 const kubectl = (...args: string[]) => sh('kubectl', args, { KUBECONFIG: rig.kubeconfig });
 
-function application(c: (typeof CASES)[number]): Obj {
+/** `sh` without blocking the event loop (which serves the chart repository the command may read). */
+async function run(command: string, args: string[]): Promise<string> {
+  const { stdout } = await promisify(execFile)(command, args, {
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+    cwd: project,
+  });
+  return stdout;
+}
+
+/** Our CLI (this checkout's bin/dev.js) with `args`. */
+const ours = (args: string[]): Promise<string> =>
+  run(process.execPath, ['--import', 'tsx', join(project, 'bin/dev.js'), ...args]);
+
+const lastLine = (err: unknown): string =>
+  String((err as { stderr?: string }).stderr || err)
+    .trim()
+    .split('\n')
+    .pop() ?? '';
+
+function application(c: ManifestCase): Obj {
+  const git = { repoURL, targetRevision: 'main' };
+  const sources =
+    c.sources ??
+    (c.ref
+      ? [
+          { ...git, ...c.source },
+          { ...git, ref: c.ref },
+        ]
+      : undefined);
   return {
     apiVersion: 'argoproj.io/v1alpha1',
     kind: 'Application',
     metadata: { name: `${prefix}${c.name}`, namespace: rig.argocdNamespace },
     spec: {
       project: 'default',
-      ...(c.ref
-        ? {
-            sources: [
-              { repoURL, targetRevision: 'main', ...c.source },
-              { repoURL, targetRevision: 'main', ref: c.ref },
-            ],
-          }
-        : { source: { repoURL, targetRevision: 'main', ...c.source } }),
+      ...(sources ? { sources } : { source: { ...git, ...c.source } }),
       destination: { server: 'https://kubernetes.default.svc', namespace: `${prefix}${c.name}` },
     },
   };
@@ -227,27 +169,20 @@ function fieldDiffs(ours: string, theirs: string): string[] {
  * the rig's cluster, each resource (none is live: the cases are never synced) rebuilt from its `ADD`
  * changes, in the diff's order.
  */
-async function ourTargets(appFile: string): Promise<Obj[]> {
+async function ourTargets(appFile: string, extra: string[]): Promise<Obj[]> {
   let out: string;
   try {
-    out = sh(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        join(project, 'bin/dev.js'),
-        'diff',
-        '-f',
-        appFile,
-        '--kubeconfig',
-        rig.kubeconfig,
-        '-o',
-        'json',
-        '--quiet',
-      ],
-      {},
-      project,
-    );
+    out = await ours([
+      'diff',
+      '-f',
+      appFile,
+      '--kubeconfig',
+      rig.kubeconfig,
+      '-o',
+      'json',
+      '--quiet',
+      ...extra,
+    ]);
   } catch (err) {
     // Exit 1: differences found (every resource is missing from the cluster).
     out = String((err as { stdout?: string }).stdout ?? '');
@@ -259,6 +194,61 @@ async function ourTargets(appFile: string): Promise<Obj[]> {
   return report.apps[0]!.resources.map((r) =>
     Object.fromEntries(r.changes.filter((ch) => ch.type === 'ADD').map((ch) => [ch.key, ch.value])),
   );
+}
+
+/** Argo CD's rendering of a case: `argocd app manifests --source git` at the source's revision. */
+async function theirTargets(c: ManifestCase, app: Obj): Promise<{ objects?: Obj[]; failure: string }> {
+  const spec = app['spec'] as Obj;
+  const source = (spec['source'] ?? (spec['sources'] as Obj[])[0]) as Obj;
+  // A revision makes the CLI ask the repo-server (without one it prints the controller's managed
+  // resources, hooks left out). A multi-source app's request renders each source at its own targetRevision
+  // (server/application GetManifests), whatever revision is named.
+  const revision = ['--revision', String(source['targetRevision'])];
+  let failure = '';
+  // The CLI reads the app's managed resources first: the controller must have refreshed it once.
+  for (let attempt = 0; attempt < 30; attempt++) {
+    try {
+      const text = await run(rig.argocd, [
+        '--server',
+        rig.argocdServer,
+        '--plaintext',
+        'app',
+        'manifests',
+        `${prefix}${c.name}`,
+        '--source',
+        'git',
+        ...revision,
+      ]);
+      return { objects: docs(text), failure };
+    } catch (err) {
+      failure = lastLine(err);
+      if (!failure.includes('key is missing')) break;
+      await new Promise((r) => setTimeout(r, 2000));
+    }
+  }
+  return { failure };
+}
+
+/** Sets argocd-cm `data` keys (null: removes one); returns the keys' earlier values. */
+function setArgocdCm(data: Record<string, string | null>): Record<string, string | null> {
+  const cm = JSON.parse(
+    kubectl('get', 'configmap', 'argocd-cm', '-n', rig.argocdNamespace, '-o', 'json'),
+  ) as {
+    data?: Record<string, string>;
+  };
+  const earlier = Object.fromEntries(Object.keys(data).map((k) => [k, cm.data?.[k] ?? null]));
+  kubectl(
+    'patch',
+    'configmap',
+    'argocd-cm',
+    '-n',
+    rig.argocdNamespace,
+    '--type',
+    'merge',
+    '-p',
+    JSON.stringify({ data }),
+  );
+  return earlier;
 }
 
 /** argocd-cm keys that change what Argo CD renders or stamps (the rig's argocd-cm is shared with the corpus). */
@@ -277,9 +267,15 @@ function renderSettings(): string {
 async function main(): Promise<void> {
   const before = renderSettings();
   const work = mkdtempSync(join(tmpdir(), 'kg-manifests-'));
+  const servers = await chartServers(bundledToolPath('helm'), prefix, rig.argocdNamespace, repoURL);
+  const cases = [...GIT_CASES, ...servers.cases];
   const repo = join(work, 'repo');
   cpSync(join(project, 'test/fixtures/helm/charts'), join(repo, 'charts'), { recursive: true });
   cpSync(join(project, 'test/fixtures/kustomize'), join(repo, 'kustomize'), { recursive: true });
+  for (const [path, text] of Object.entries(servers.files)) {
+    mkdirSync(dirname(join(repo, path)), { recursive: true });
+    writeFileSync(join(repo, path), text);
+  }
   const bare = join(rig.gitRoot, `${repoName}.git`);
   const who = {
     GIT_AUTHOR_NAME: 'c',
@@ -292,79 +288,71 @@ async function main(): Promise<void> {
   sh('git', ['commit', '-q', '-m', 'manifests cases'], who, repo);
   rmSync(bare, { recursive: true, force: true });
   sh('git', ['clone', '-q', '--bare', repo, bare]);
-  const apps = CASES.map(application);
+  const apps = cases.map(application);
   const appsFile = join(work, 'apps.yaml');
   writeFileSync(appsFile, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: apps }));
+  // The repository Secrets: in Argo CD's namespace for Argo CD, in a file for ours.
+  const secretsFile = join(work, 'repositories.yaml');
+  writeFileSync(secretsFile, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: servers.secrets }));
+  const repositories = ['--repositories-file', secretsFile];
   let differ = 0;
   let expected = 0;
   let objects = 0;
   let identical = 0;
   try {
+    kubectl('apply', '-f', secretsFile);
     kubectl('apply', '-f', appsFile);
-    for (const c of CASES) {
+    for (const c of cases) {
       const name = `${prefix}${c.name}`;
-      let theirs: Obj[] | undefined;
-      let failure = '';
-      // The CLI reads the app's managed resources first: the controller must have refreshed it once.
-      for (let attempt = 0; attempt < 30 && !theirs; attempt++) {
-        try {
-          theirs = docs(
-            sh(rig.argocd, [
-              '--server',
-              rig.argocdServer,
-              '--plaintext',
-              'app',
-              'manifests',
-              name,
-              '--source',
-              'git',
-              '--revision',
-              'main',
-            ]),
-          );
-        } catch (err) {
-          failure =
-            String((err as { stderr?: string }).stderr ?? err)
-              .trim()
-              .split('\n')
-              .pop() ?? '';
-          if (!failure.includes('key is missing')) break;
-          await new Promise((r) => setTimeout(r, 2000));
-        }
-      }
-      if (!theirs) {
-        console.log(`${c.name}: Argo CD failed: ${failure}`);
-        differ++;
-        continue;
-      }
+      const app = application(c);
       const appFile = join(work, `${c.name}.yaml`);
-      writeFileSync(appFile, JSON.stringify(application(c)));
-      let ours: Obj[];
+      writeFileSync(appFile, JSON.stringify(app));
+      const extra = [...repositories];
+      let restore: Record<string, string | null> | undefined;
+      if (c.argocdCm) {
+        restore = setArgocdCm(c.argocdCm);
+        const cmFile = join(work, `${c.name}-argocd-cm.yaml`);
+        writeFileSync(
+          cmFile,
+          JSON.stringify({
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: { name: 'argocd-cm', namespace: rig.argocdNamespace },
+            data: c.argocdCm,
+          }),
+        );
+        extra.push('--argocd-cm', cmFile);
+        // argocd-server and the controller read argocd-cm through informers.
+        await new Promise((r) => setTimeout(r, 3000));
+      }
+      let result: { objects?: Obj[]; failure: string };
+      let mine: Obj[] | string;
       try {
-        if (c.cluster) {
-          ours = await ourTargets(appFile);
-          // `diff` reports the app's resources, as Argo CD's managed resources: hooks are not among them.
-          theirs = theirs.filter((o) => !isHook(o));
-        } else
-          ours = docs(
-            sh(
-              process.execPath,
-              ['--import', 'tsx', join(project, 'bin/dev.js'), 'render', '-f', appFile, '--quiet'],
-              {},
-              project,
-            ),
-          );
-      } catch (err) {
+        result = await theirTargets(c, app);
+        mine = await (
+          c.cluster
+            ? ourTargets(appFile, extra)
+            : ours(['render', '-f', appFile, '--quiet', ...extra]).then(docs)
+        ).catch((err: unknown) => `render failed: ${lastLine(err)}`);
+      } finally {
+        if (restore) setArgocdCm(restore);
+      }
+      let theirs = result.objects;
+      if (!theirs) {
         console.log(
-          `${c.name}: render failed: ${String((err as { stderr?: string }).stderr ?? err)
-            .trim()
-            .split('\n')
-            .pop()}`,
+          `${c.name}: Argo CD failed: ${result.failure}${typeof mine === 'string' ? `; ours: ${mine}` : ''}`,
         );
         differ++;
         continue;
       }
-      const a = keyed(ours, name);
+      if (typeof mine === 'string') {
+        console.log(`${c.name}: ${mine}`);
+        differ++;
+        continue;
+      }
+      // `diff` reports the app's resources, as Argo CD's managed resources: hooks are not among them.
+      if (c.cluster) theirs = theirs.filter((o) => !isHook(o));
+      const a = keyed(mine, name);
       const b = keyed(theirs, name);
       const lines: string[] = [];
       for (const k of new Set([...a.keys(), ...b.keys()])) {
@@ -386,13 +374,15 @@ async function main(): Promise<void> {
     }
   } finally {
     if (!process.argv.includes('--keep')) {
-      try {
-        kubectl('delete', '-f', appsFile, '--wait=false');
-      } catch {
-        // already gone
-      }
+      for (const file of [appsFile, secretsFile])
+        try {
+          kubectl('delete', '-f', file, '--wait=false');
+        } catch {
+          // already gone
+        }
       rmSync(bare, { recursive: true, force: true });
     }
+    await servers.close();
     rmSync(work, { recursive: true, force: true });
   }
   const after = renderSettings();
@@ -401,7 +391,7 @@ async function main(): Promise<void> {
       `\nargocd-cm holds render settings (before: ${before || 'none'}; after: ${after || 'none'}): the comparison assumes Argo CD's defaults`,
     );
   console.log(
-    `\n${CASES.length} cases: ${CASES.length - differ - expected} identical, ${expected} different as expected, ${differ} different; ${objects} objects, ${identical} identical`,
+    `\n${cases.length} cases: ${cases.length - differ - expected} identical, ${expected} different as expected, ${differ} different; ${objects} objects, ${identical} identical`,
   );
   process.exitCode = differ ? 1 : 0;
 }

@@ -562,12 +562,9 @@ export class Batch {
 
   /** Argo CD's status (read before its controller stops) against the status our controller writes. */
   async controller(): Promise<void> {
-    const elsewhere = (c: Case) => this.appOf(c, 'a').metadata.namespace !== this.env.argocdNs;
-    for (const c of this.cases.filter((x) => this.runnable(x, 'controller') && x.app && elsewhere(x)))
-      this.out(c).notRun.push(
-        "controller: the app is outside Argo CD's namespace, and our controller reads that namespace only (no --application-namespaces)",
-      );
-    const cases = this.cases.filter((c) => this.runnable(c, 'controller') && c.app && !elsewhere(c));
+    // Apps outside Argo CD's namespace too: both controllers read the rig's argocd-cmd-params-cm
+    // `application.namespaces` (Argo CD's as flags, ours from the ConfigMap).
+    const cases = this.cases.filter((c) => this.runnable(c, 'controller') && c.app);
     if (cases.length === 0) return;
     const k = this.env.kubectl;
     const same = cases.filter((c) => !isAuto(c));
@@ -616,7 +613,9 @@ export class Batch {
     let stderr = '';
     let buf = '';
     child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-4000)));
+    let lastEventAt = Date.now();
     child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      lastEventAt = Date.now();
       buf += d;
       const lines = buf.split('\n');
       buf = lines.pop()!;
@@ -637,7 +636,13 @@ export class Batch {
     const seenOp = new Set<string>();
     const t0 = Date.now();
     while (pending.size > 0 && Date.now() - t0 < 150_000 && child.exitCode === null) await sleep(500);
-    await sleep(2000); // the status write that follows the last refresh
+    // Then until the controller has been quiet for 10 s (40 s at most): a refresh can ask for another (a
+    // live cache widened to a namespace an app's resources live in), as Argo CD's controller writes more
+    // than once; the status write follows the last refresh.
+    const t1 = Date.now();
+    while (Date.now() - lastEventAt < 10_000 && Date.now() - t1 < 40_000 && child.exitCode === null)
+      await sleep(500);
+    await sleep(2000);
     const settled = await this.apps(new Map(ourTargets.map((a) => [this.key(a), a.metadata.name])));
     const oursText = new Map<string, string>();
     if (this.argo) {

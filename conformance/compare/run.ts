@@ -12,6 +12,7 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { bundledToolPath } from '../../src/source/render/tool-versions.js';
 import { Batch, type CaseOutcome } from './batch.js';
 import { loadCases, type Case } from './case.js';
 import { CLI, ROOT, openEnv, type Env } from './env.js';
@@ -59,7 +60,12 @@ function parseArgs(argv: string[]): Args {
   return a;
 }
 
-async function which(tool: string): Promise<boolean> {
+/**
+ * Whether a case's binary is there: on PATH, or for helm and kustomize the one `npm run tools` installs,
+ * which our CLI falls back to and the rig's repo-server runs (conformance/rig/up.ts).
+ */
+async function available(tool: string): Promise<boolean> {
+  if ((tool === 'helm' || tool === 'kustomize') && existsSync(bundledToolPath(tool))) return true;
   const r = await run('sh', ['-c', `command -v ${tool}`]);
   return r.code === 0;
 }
@@ -80,7 +86,7 @@ async function runAll(
   const runnable: Case[] = [];
   for (const c of cases) {
     const missing: string[] = [];
-    for (const n of c.needs) if (!(await which(n))) missing.push(n);
+    for (const n of c.needs) if (!(await available(n))) missing.push(n);
     if (missing.length) {
       outcomes.push({
         id: c.id,
@@ -88,7 +94,7 @@ async function runAll(
         family: c.family,
         phases: c.phases,
         rows: [],
-        notRun: [`case: needs ${missing.join(', ')} (not on PATH)`],
+        notRun: [`case: needs ${missing.join(', ')} (not on PATH, nor installed by npm run tools)`],
         notes: [],
       });
     } else runnable.push(c);

@@ -78,6 +78,7 @@ export function refreshViewOfDiff(app: Obj, withResourceHealth: boolean): Obj {
         ...(withResourceHealth && r.health ? { health: { status: r.health, message: r.healthMessage } } : {}),
         hook: r.hook,
         requiresPruning: r.requiresPruning,
+        syncWave: r.syncWave,
       })),
       (r) => resourceKey(r),
     ),

@@ -21,6 +21,7 @@ import {
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { parseAllDocuments } from 'yaml';
+import { bundledToolPath } from '../../src/source/render/tool-versions.js';
 import { argocdBuild, buildAll, kubernetesBuild } from './build.js';
 import { makePki, writeKubeconfig, type Pki } from './certs.js';
 import { HttpError, Kube, type Obj } from './kube.js';
@@ -51,6 +52,11 @@ export const PROCESS_ORDER = [
   'argocd-application-controller',
 ];
 export const CONTROLLER = 'argocd-application-controller';
+/**
+ * Argo CD's `application.namespaces` on the rig: the corpus puts apps outside Argo CD's namespace in
+ * `<case>-<side>-apps` (family app-namespaces), each still held to its project's `sourceNamespaces`.
+ */
+export const APPLICATION_NAMESPACES = '*-apps';
 
 const AUDIT_POLICY = `# The conformance rig's audit policy: every write (with its dry-run flag in requestURI), at Metadata level
 # (verb, user, userAgent, objectRef: resource, namespace, name, subresource); reads and Lease renewals are
@@ -164,12 +170,18 @@ async function installArgoCdResources(kube: Kube, moduleDir: string): Promise<vo
   for (const name of [
     'argocd-cm',
     'argocd-rbac-cm',
-    'argocd-cmd-params-cm',
     'argocd-ssh-known-hosts-cm',
     'argocd-tls-certs-cm',
     'argocd-gpg-keys-cm',
   ])
     await kube.create(cms, cm(name), true);
+  // The stock manifests feed argocd-cmd-params-cm's keys to the processes' environment; the rig passes
+  // the same value as flags (below), and `kubectl gitops controller` reads it from here.
+  await kube.create(
+    cms,
+    cm('argocd-cmd-params-cm', { 'application.namespaces': APPLICATION_NAMESPACES }),
+    true,
+  );
   await kube.create(
     `/api/v1/namespaces/${ARGOCD_NAMESPACE}/secrets`,
     {
@@ -476,6 +488,17 @@ async function startAll(
       copyFileSync(join(moduleDir, 'hack', script), join(argoPath, script));
       chmodSync(join(argoPath, script), 0o755);
     }
+    // The image also holds the helm and kustomize of its hack/tool-versions.sh: the ones `npm run tools`
+    // builds (src/source/render/tool-versions.ts). Without them the repo-server would take whatever is on
+    // the PATH, or fail every kustomize and Helm case with `exec: "kustomize": executable file not found`.
+    for (const tool of ['helm', 'kustomize'] as const) {
+      const path = bundledToolPath(tool);
+      if (existsSync(path)) symlinkSync(path, join(argoPath, tool));
+      else
+        say(
+          `conformance: ${path} is missing (npm run tools builds it): Argo CD's repo-server takes ${tool} from PATH`,
+        );
+    }
     const repo = start({
       name: 'argocd-repo-server',
       command: argocd,
@@ -521,6 +544,7 @@ async function startAll(
         `--repo-server=127.0.0.1:${repoPort}`,
         '--repo-server-plaintext',
         `--metrics-port=${ctrlMetrics}`,
+        `--application-namespaces=${APPLICATION_NAMESPACES}`,
         '--logformat=text',
       ],
       env: {
@@ -551,6 +575,7 @@ async function startAll(
         `--repo-server=127.0.0.1:${repoPort}`,
         '--repo-server-plaintext',
         `--staticassets=${join(argoHome, 'static')}`,
+        `--application-namespaces=${APPLICATION_NAMESPACES}`,
         '--logformat=text',
       ],
       env: {

@@ -10,6 +10,12 @@
  * ConfigMaps with none (argocd-cm carries no label Argo CD requires). Objects are kept whole (status
  * included: the status writer patches from it; managedFields dropped).
  *
+ * `applicationNamespaces` (Argo CD's `--application-namespaces` / argocd-cmd-params-cm
+ * `application.namespaces`): Applications of those namespaces too (names, globs or /regexps/, as
+ * `glob.MatchStringInList(..., REGEXP)`), as Argo CD's application informer: watched per namespace when
+ * every entry is a name, else cluster-wide and filtered here (`isAppNamespaceAllowed`); AppProjects,
+ * argocd-cm and Secrets are read in the control-plane namespace only.
+ *
  * `start(signal)` resolves once every kind has listed; its ADDED events come first. An Application CRD
  * that is not served is an error (no Argo CD there); a missing AppProject CRD leaves only the built-in
  * `default` project. Events (`onEvent`, synchronous, in order) are raw and typed: parsing and what to do
@@ -18,6 +24,7 @@
 import { isNotFound, LiveStateCache } from '../cluster/index.js';
 import type { CacheEvent, KubeClient, KubeObject, ResourceInfo } from '../cluster/index.js';
 import { GitopsError, oneLine } from '../common/index.js';
+import { isLiteralPattern, matchStringInList } from './globs.js';
 import { ARGOCD_CM } from './settings.js';
 
 /** Argo CD's label of its cluster and repository Secrets (common/common.go LabelKeySecretType). */
@@ -39,7 +46,7 @@ export const APP_PROJECT_RESOURCE: ResourceInfo = {
   namespaced: true,
   verbs: ['get', 'list', 'watch'],
 };
-const CONFIG_MAPS: ResourceInfo = {
+export const CONFIG_MAPS: ResourceInfo = {
   group: '',
   version: 'v1',
   kind: 'ConfigMap',
@@ -70,6 +77,8 @@ export interface ArgoNamespaceWatchOptions {
   context?: string | undefined;
   onEvent: (event: NamespaceEvent) => void;
   onWarning?: ((message: string) => void) | undefined;
+  /** Other namespaces whose Applications are reconciled: names, globs or /regexps/ (see the header). */
+  applicationNamespaces?: readonly string[] | undefined;
   /** Watch timeout (tests); default the live cache's. */
   watchTimeoutSeconds?: number | undefined;
 }
@@ -88,12 +97,23 @@ export class ArgoNamespaceWatch {
     const resources = [APPLICATION_RESOURCE, CONFIG_MAPS, SECRETS];
     await this.#probe(APPLICATION_RESOURCE, signal, true);
     if (await this.#probe(APP_PROJECT_RESOURCE, signal, false)) resources.push(APP_PROJECT_RESOURCE);
+    const patterns = o.applicationNamespaces ?? [];
+    // Applications of other namespaces: each named one, or every namespace (filtered in #allowed).
+    const appNamespaces =
+      patterns.length === 0
+        ? [o.namespace]
+        : patterns.every(isLiteralPattern)
+          ? [...new Set([o.namespace, ...patterns])]
+          : undefined;
     const cache = new LiveStateCache({
       client: o.client,
       resources,
       namespaces: [o.namespace],
       namespaceMode: 'per-namespace',
-      byGroupKind: { '/Secret': { labelSelector: SECRET_TYPE_LABEL } },
+      byGroupKind: {
+        '/Secret': { labelSelector: SECRET_TYPE_LABEL },
+        'argoproj.io/Application': { namespaces: appNamespaces },
+      },
       ...(o.onWarning ? { onWarning: o.onWarning } : {}),
       ...(o.watchTimeoutSeconds !== undefined ? { watchTimeoutSeconds: o.watchTimeoutSeconds } : {}),
     });
@@ -104,11 +124,21 @@ export class ArgoNamespaceWatch {
 
   /** The Application as last seen (status included). */
   application(namespace: string, name: string): KubeObject | undefined {
+    if (!this.appNamespaceAllowed(namespace)) return undefined;
     return this.#cache?.get({ group: 'argoproj.io', kind: 'Application', namespace, name });
   }
 
   applications(): KubeObject[] {
-    return this.#cache?.list('argoproj.io', 'Application') ?? [];
+    return (this.#cache?.list('argoproj.io', 'Application') ?? []).filter((a) =>
+      this.appNamespaceAllowed(a.metadata?.namespace ?? ''),
+    );
+  }
+
+  /** Argo CD's `isAppNamespaceAllowed`: the control-plane namespace, or one `applicationNamespaces` matches. */
+  appNamespaceAllowed(namespace: string): boolean {
+    return (
+      namespace === this.#o.namespace || matchStringInList(this.#o.applicationNamespaces ?? [], namespace)
+    );
   }
 
   projects(): KubeObject[] {
@@ -157,6 +187,7 @@ export class ArgoNamespaceWatch {
     const emit = this.#o.onEvent;
     try {
       if (e.key.group === 'argoproj.io' && e.key.kind === 'Application') {
+        if (!this.appNamespaceAllowed(e.key.namespace)) return;
         if (e.type === 'DELETED') emit({ type: 'app-deleted', object: obj });
         else emit({ type: 'app', change: e.type, object: obj, old: e.old });
       } else if (e.key.group === 'argoproj.io' && e.key.kind === 'AppProject') {

@@ -161,3 +161,8 @@ export function matchStringInList(list: readonly string[], text: string): boolea
     return globMatch(entry, text);
   });
 }
+
+/** An entry of such a list that names one namespace only (no glob character, not a /regexp/). */
+export function isLiteralPattern(p: string): boolean {
+  return !/[*?[\]{}\\]/.test(p) && !(p.startsWith('/') && p.endsWith('/'));
+}

@@ -24,7 +24,7 @@ export { APPLICATION_API_VERSION, APPLICATION_KIND } from './types.js';
 export { parseApplication, SYNC_OPTIONS, RETRY_DEFAULTS } from './parse.js';
 export { unloadableApplication } from './unloadable.js';
 export { parseDuration, parseGoDuration } from './duration.js';
-export { matchStringInList } from './globs.js';
+export { isLiteralPattern, matchStringInList } from './globs.js';
 export { parseSyncWindows, validateSyncWindows, matchingWindows } from './sync-windows.js';
 export type { SyncWindow, WindowApp, ParseSyncWindowsOptions } from './sync-windows.js';
 export {
@@ -254,6 +254,7 @@ export { applicationSummary, LINK_ANNOTATION_PREFIX } from './summary.js';
 export {
   ArgoNamespaceWatch,
   APPLICATION_RESOURCE,
+  CONFIG_MAPS,
   APP_PROJECT_RESOURCE,
   SECRET_TYPE_LABEL,
   SECRETS,

@@ -160,7 +160,7 @@ export function buildStatus(options: BuildStatusOptions): BuiltStatus {
     const sync = isObject(previous['sync']) ? { ...previous['sync'] } : {};
     sync['status'] = 'Unknown';
     status['sync'] = sync;
-    setHealth(status, previous, { status: 'Unknown' }, now, options.persistResourceHealth === true);
+    setHealth(status, previous, { status: 'Unknown' }, now, options.persistResourceHealth === true, false);
     if (state.reconciledAt && (previous['reconciledAt'] === undefined || (options.level ?? 2) >= 2))
       status['reconciledAt'] = kubeTime(state.reconciledAt);
   } else if (state.comparison) {
@@ -218,8 +218,11 @@ function syncStatus(
   const ignore = compact(spec['ignoreDifferences']);
   if (ignore !== undefined) comparedTo['ignoreDifferences'] = plain(spec['ignoreDifferences']) ?? [];
   const out: JsonObject = { status: c.sync, comparedTo };
-  if (app.multiSource) out['revisions'] = sources ? sources.map((s) => s.revision) : [c.revision];
-  else if (c.revision) out['revision'] = c.revision;
+  if (app.multiSource) {
+    // None known when no source rendered (CompareAppState writes the repo-server's revisions only).
+    const revisions = sources ? sources.map((s) => s.revision) : [c.revision];
+    if (revisions.some((r) => r !== '')) out['revisions'] = revisions;
+  } else if (c.revision) out['revision'] = c.revision;
   return out;
 }
 
@@ -247,6 +250,8 @@ function setHealth(
   health: { status: string; message?: string | undefined },
   now: string,
   persistHealth: boolean,
+  /** False for a failed refresh: `resourceHealthSource` is set by a comparison only (setApplicationHealth). */
+  healthSource = true,
 ): void {
   const prev = isObject(previous['health']) ? previous['health'] : {};
   const out: JsonObject = { status: health.status };
@@ -260,6 +265,7 @@ function setHealth(
     }
   }
   status['health'] = out;
+  if (!healthSource) return;
   if (persistHealth) delete status['resourceHealthSource'];
   else status['resourceHealthSource'] = 'appTree';
 }

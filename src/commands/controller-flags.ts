@@ -23,6 +23,12 @@ export const controllerFlags = {
     description: 'Argo CD control-plane namespace: its Applications, AppProjects, argocd-cm and Secrets.',
     default: DEFAULT_ARGOCD_NAMESPACE,
   }),
+  'application-namespaces': Flags.string({
+    description:
+      "Other namespaces whose Applications are reconciled: names, globs or /regexps/ (Argo CD's --application-namespaces; repeatable or comma-separated). Default: argocd-cmd-params-cm application.namespaces. An app there needs its project's sourceNamespaces.",
+    multiple: true,
+    delimiter: ',',
+  }),
   kubeconfig: Flags.string({ description: 'Kubeconfig file. Default: KUBECONFIG, then ~/.kube/config.' }),
   context: Flags.string({
     description:
@@ -137,6 +143,7 @@ export const controllerFlags = {
 /** The parsed flags this module reads (oclif's parse result). */
 export interface ControllerFlagValues extends AppsetFlagValues {
   'argocd-namespace': string;
+  'application-namespaces'?: string[] | undefined;
   kubeconfig?: string | undefined;
   context?: string | undefined;
   'request-timeout'?: string | undefined;

@@ -88,6 +88,9 @@ per event on stdout (-o json: one JSON object per line). See docs/controller.md.
         forceTakeover: flags['force-takeover'],
         controllerName: flags['controller-name'],
         argocdNamespace: flags['argocd-namespace'],
+        ...(flags['application-namespaces']
+          ? { applicationNamespaces: flags['application-namespaces'].map((x) => x.trim()).filter(Boolean) }
+          : {}),
         kubeconfig: flags.kubeconfig,
         context: flags.context,
         ...clientOptionsOf(flags),

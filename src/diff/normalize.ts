@@ -41,8 +41,9 @@ export function lastAppliedOf(live: JsonMap): JsonMap | undefined {
 
 /**
  * Argo CD's tracking migration (resource_tracking.go Normalize): unless the method is `label`, when live
- * carries the instance label, live gets the target's tracking-id annotation, and loses the label if the
- * target has none. CRDs are never stamped, so they are left alone.
+ * carries the instance label and no tracking-id annotation, live gets the target's (a live tracking-id
+ * that differs is a real difference, argo-cd#17965: a chart's own `app.kubernetes.io/instance` label must
+ * not hide it), and loses the label if the target has none. CRDs are never stamped, so they are left alone.
  */
 export function normalizeTracking(
   target: JsonMap,
@@ -54,7 +55,8 @@ export function normalizeTracking(
   const liveMeta = metadataOf(live);
   if (!mapField(liveMeta, 'labels')?.[labelKey]) return;
   const id = mapField(metadataOf(target), 'annotations')?.[TRACKING_ID_ANNOTATION];
-  if (typeof id === 'string' && liveMeta) {
+  const liveId = mapField(liveMeta, 'annotations')?.[TRACKING_ID_ANNOTATION];
+  if (typeof id === 'string' && liveMeta && (liveId === undefined || liveId === '')) {
     const annotations = mapField(liveMeta, 'annotations') ?? (liveMeta['annotations'] = {});
     annotations[TRACKING_ID_ANNOTATION] = id;
   }

@@ -6,7 +6,8 @@
  *
  * JSON/YAML shape (documented in docs/usage/diff.md; change it only compatibly):
  *   {"apps": [{"name", "namespace", "destination": {"server"|"name", "namespace", "context"},
- *     "revision", "sync", "health", "healthMessage"?, "conditions": [{"type", "message"}] (Argo CD's),
+ *     "revision", "revisions"? (multi-source: each source's, in spec order), "sync", "health", "healthMessage"?,
+ *     "conditions": [{"type", "message"}] (Argo CD's),
  *     "warnings"?: [{"type", "message"}] (ours: UnknownKind, RenderWarning),
  *     "syncWindows"?: {"project", "canSync", "blockedBy"?, "assigned": [window], "active": [window],
  *       "warnings"} (a window: "index", "kind", "schedule", "duration", "timeZone"?, "description"?,
@@ -189,6 +190,8 @@ export function diffDocumentApp(a: AppReport): Record<string, unknown> {
     ...(a.app.namespace ? { namespace: a.app.namespace } : {}),
     destination: a.destination,
     revision: cmp?.revision ?? null,
+    // A multi-source app: each source's revision in spec order, as Argo CD's status.sync.revisions.
+    ...(a.app.multiSource && cmp ? { revisions: cmp.revisions ?? [cmp.revision] } : {}),
     sync: cmp?.sync ?? 'Unknown',
     health: cmp?.health.status ?? 'Unknown',
     ...(cmp?.health.message ? { healthMessage: cmp.health.message } : {}),

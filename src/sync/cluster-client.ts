@@ -27,6 +27,7 @@ import type { KubeClient, LiveStateCache, ResourceInfo } from '../cluster/index.
 import { BUILT_IN_GROUPS } from '../diff/index.js';
 import type { KubeObject } from '../common/index.js';
 import { HOOK_FINALIZER, hasOption } from './annotations.js';
+import { finalizersOf } from './hooks.js';
 import { UnknownKindError } from './engine-types.js';
 import type { SyncClient } from './engine-types.js';
 import { LiveView } from './live-view.js';
@@ -141,23 +142,28 @@ export class ClusterSyncClient implements SyncClient {
     await this.#delete(task, policy, false);
   }
 
-  async removeFinalizer(task: SyncTask, _live: KubeObject): Promise<void> {
+  /**
+   * Removes the hook finalizer with an update (PUT) of the whole object, as gitops-engine
+   * `removeHookFinalizer` does (`updateResource`), retried on a conflict. The object is read from the
+   * server first: the live cache may hold it transformed (fields dropped to save memory), and a PUT writes
+   * every field. `live` tells only whether there is anything to do.
+   */
+  async removeFinalizer(task: SyncTask, live: KubeObject): Promise<void> {
+    if (!finalizersOf(live).includes(HOOK_FINALIZER)) return;
     const info = this.#r.info(task);
-    // gitops-engine removeHookFinalizer: an update (PUT) of the object without the finalizer, retried on a
-    // conflict. The object is read from the server first: the live cache's copy may be trimmed (its
-    // memory-saving transforms), and a PUT writes the whole object.
     await this.#r.retry(async () => {
       const before = this.#view.cachedVersion(task.key);
       const current = await this.#r.get(task, info);
-      const had = (current?.metadata?.['finalizers'] as string[] | undefined) ?? [];
-      if (!current || !had.includes(HOOK_FINALIZER)) return;
+      if (!current) return;
+      const finalizers = finalizersOf(current);
+      if (!finalizers.includes(HOOK_FINALIZER)) return;
       const body = {
         ...current,
-        metadata: { ...current.metadata, finalizers: had.filter((f) => f !== HOOK_FINALIZER) },
-      } as KubeObject;
+        metadata: { ...current.metadata, finalizers: finalizers.filter((f) => f !== HOOK_FINALIZER) },
+      };
       const res = await this.#o.client.update(info, body, {
         ...this.#r.writeOptions(task, false),
-        // Our own finalizer: the object's other fields are not ours to judge.
+        // Our own finalizer alone changes: the object's other fields are not ours to judge.
         fieldValidation: 'Ignore',
       });
       this.#view.remember(task.key, res, before);

@@ -38,7 +38,17 @@ export interface SyncSource {
    * is asked before the first request; one refusal fails the operation with nothing written.
    */
   permission?: ((obj: KubeObject, namespaced: boolean) => string | undefined) | undefined;
+  /** The refresh's conditions (Argo CD's), read when `failure` is set. */
+  conditions?: ReadonlyArray<{ type: string; message: string }> | undefined;
+  /**
+   * Set when the refresh could not load or compare the desired state (the controller's
+   * `Reconciliation.failure`): the operation is refused before anything is planned or written.
+   */
+  failure?: unknown;
 }
+
+/** Condition types that stop a sync before it starts (controller/sync.go SyncAppState). */
+const REFUSING_CONDITIONS = ['ComparisonError', 'InvalidSpecError'];
 
 export interface SyncRequest {
   prune: boolean;
@@ -84,6 +94,7 @@ export async function runOperation(
   now: () => Date = () => new Date(),
 ): Promise<OperationReport> {
   const startedAt = now();
+  if (source.failure !== undefined) return refused(source, request, startedAt, now());
   const syncOptions = { ...app.syncOptions, ...request.syncOptions };
   const kinds = new Map(source.kinds);
   kinds.set('/Namespace', kinds.get('/Namespace') ?? NAMESPACE_INFO);
@@ -178,6 +189,34 @@ export async function runOperation(
   } finally {
     client.close();
   }
+}
+
+/**
+ * Argo CD's SyncAppState on an app whose refresh has a ComparisonError or InvalidSpecError condition:
+ * phase Error, the conditions as `argo.FormatAppConditions` joins them ("<type>: <message>", ";"), no
+ * task planned, nothing written (a dry run neither).
+ */
+function refused(
+  source: SyncSource,
+  request: SyncRequest,
+  startedAt: Date,
+  finishedAt: Date,
+): OperationReport {
+  const message = (source.conditions ?? [])
+    .filter((c) => REFUSING_CONDITIONS.includes(c.type))
+    .map((c) => `${c.type}: ${c.message}`)
+    .join(';');
+  return {
+    phase: 'Error',
+    message,
+    revision: source.revision,
+    startedAt: startedAt.toISOString(),
+    finishedAt: finishedAt.toISOString(),
+    dryRun: request.dryRun,
+    retries: 0,
+    resources: [],
+    plan: [],
+  };
 }
 
 /**

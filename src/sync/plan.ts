@@ -256,7 +256,9 @@ function createNamespaceTask(input: PlanInput, tasks: readonly SyncTask[]): Sync
   // Without managed metadata an existing namespace is left as it is (Argo CD only creates it).
   if (input.liveNamespace && !meta) return undefined;
   // Argo CD's syncNamespace (controller/sync_namespace.go): the managed metadata, applied server-side
-  // (the sync-options annotation says so), and no tracking (argo-cd issue 11196).
+  // (the sync-options annotation says so), and no tracking (argo-cd issue 11196). gitops-engine builds it
+  // from a typed Namespace (autoCreateNamespace + ToUnstructured), so it carries `spec: {}` and `status: {}`,
+  // which its last-applied annotation shows.
   const target: KubeObject = {
     apiVersion: 'v1',
     kind: 'Namespace',
@@ -267,8 +269,11 @@ function createNamespaceTask(input: PlanInput, tasks: readonly SyncTask[]): Sync
         ? { annotations: { ...meta.annotations, [SYNC_OPTIONS_ANNOTATION]: 'ServerSideApply=true' } }
         : {}),
     },
+    spec: {},
+    status: {},
   };
-  return task('PreSync', target, input.liveNamespace, undefined, {}, true);
+  const t = task('PreSync', target, input.liveNamespace, undefined, {}, true);
+  return meta ? t : { ...t, createOnly: true };
 }
 
 /** Prune waves mirrored: the i-th smallest distinct prune wave swaps with the i-th largest. */

@@ -64,6 +64,12 @@ export interface SyncTask {
   resultNamespace?: string;
   /** Message for skipped prunes ("ignored (requires pruning)"). */
   message?: string;
+  /**
+   * The Namespace CreateNamespace creates, without managedNamespaceMetadata: once it exists gitops-engine
+   * no longer lists its task (Argo CD's syncNamespace declines an existing namespace), so its result stays
+   * as its write left it (`hookPhase: Running`) and nothing waits for it.
+   */
+  createOnly?: true;
 }
 
 /** The outcome of one task, as the report prints it. */

@@ -12,9 +12,10 @@
  * show): an event missed or never sent delays a sync by at most one interval. A task whose live state
  * cannot be followed (its watch is lost) fails instead of waiting for a change that cannot arrive.
  *
- * Re-evaluation (`refresh`) of running tasks: hooks Healthy (or without health) = Succeeded,
- * Degraded/Unknown = Failed, else Running with their health's message once it has one (a suspended Job:
- * "Job suspended"); resources Healthy (or without health) = Succeeded, Degraded =
+ * Re-evaluation (`refresh`) of running tasks: hooks Healthy (or without health: message "<name> created",
+ * gitops-engine `getOperationPhase`) = Succeeded, Degraded/Unknown = Failed, else Running with their
+ * health's message once it has one (a suspended Job: "Job suspended"); resources Healthy (or without
+ * health) = Succeeded, Degraded =
  * Failed, else Running; prunes Succeeded once the object is gone. A running non-prune task whose live
  * object vanished fails.
  */
@@ -32,6 +33,12 @@ export const RECHECK_MS = 1000;
 export function refresh(run: EngineRun): void {
   for (const s of run.states) {
     if (s.phase !== 'Running') continue;
+    if (s.task.createOnly) {
+      // Written: done, and reported as gitops-engine leaves it (SyncTask.createOnly).
+      s.reportedPhase = 'Running';
+      run.set(s, 'Succeeded', s.status, s.message);
+      continue;
+    }
     const live = run.client.live(s.task);
     if (s.task.target === undefined) {
       if (live === undefined) run.set(s, 'Succeeded', 'Pruned', 'pruned');
@@ -47,7 +54,9 @@ export function refresh(run: EngineRun): void {
     // the health's, once there is one.
     const latest = (fallback: string) => healthMessage(live, run.options.health) || fallback;
     if (s.task.hookType) {
-      if (health === undefined || health === 'Healthy') run.set(s, 'Succeeded', s.status, latest(s.message));
+      // A hook of a kind without health: "<name> created" (gitops-engine getOperationPhase's default).
+      if (health === undefined) run.set(s, 'Succeeded', s.status, `${live.metadata?.name ?? ''} created`);
+      else if (health === 'Healthy') run.set(s, 'Succeeded', s.status, latest(s.message));
       else if (health === 'Degraded' || health === 'Unknown')
         run.set(s, 'Failed', s.status, latest(`hook ${health}`));
       else if (latest(s.message) !== s.message) run.set(s, 'Running', s.status, latest(s.message));
@@ -92,6 +101,12 @@ export function waitingFor(run: EngineRun): WaitingResource[] {
   });
   for (const s of run.states) {
     if (s.phase !== 'Running') continue;
+    if (s.task.createOnly) {
+      // Written: done, and reported as gitops-engine leaves it (SyncTask.createOnly).
+      s.reportedPhase = 'Running';
+      run.set(s, 'Succeeded', s.status, s.message);
+      continue;
+    }
     const live = run.client.live(s.task);
     if (s.task.target === undefined || live === undefined) {
       out.push(entry(s, '', 'waiting for the object to be deleted'));

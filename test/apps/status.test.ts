@@ -264,6 +264,22 @@ describe('buildStatus (Argo CD ApplicationStatus)', () => {
     });
   });
 
+  it('a first refresh that fails writes no resourceHealthSource (set by a comparison only)', () => {
+    const out = buildStatus({
+      previous: undefined,
+      state: {
+        app,
+        comparison: undefined,
+        error: { message: 'app "web": project "x" not found', exitCode: 2 },
+        reconciledAt: T0,
+      },
+      now: T1,
+      controllerNamespace: 'argocd',
+    });
+    assert.equal(out.status['resourceHealthSource'], undefined);
+    assert.equal((out.status['health'] as { status: string }).status, 'Unknown');
+  });
+
   it('source types and summary when known', () => {
     const out = buildStatus({
       previous: firstStatus,

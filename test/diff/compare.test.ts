@@ -131,6 +131,17 @@ describe('Synced: nothing but server additions differ', () => {
     );
   });
 
+  it('tracking migration leaves a live tracking-id alone: one that differs is a difference (argo-cd#17965)', () => {
+    // A chart's own app.kubernetes.io/instance label on an object whose tracking-id names it elsewhere
+    // (conformance c191-c194: a cluster-scoped APIService whose live id lacks the destination namespace).
+    const live = edit(deploymentLive(), (o) => {
+      o['metadata']['annotations'][TRACKING] = 'shop:apps/Deployment:elsewhere/web';
+      o['metadata']['labels']['app.kubernetes.io/instance'] = 'external-dns';
+    });
+    const r = compareResource({ target: deploymentTarget(), live });
+    assert.equal(r.status, 'OutOfSync');
+  });
+
   it('a StatefulSet is in sync despite the fields the server adds to volumeClaimTemplates', () => {
     const vct = {
       metadata: { name: 'data' },

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Application } from '../../src/apps/index.js';
 import type { AppReport, ResourceStatus, RunReport } from '../../src/controller/index.js';
-import { hasDifferences, renderDiffNames, renderDiffText } from '../../src/output/diff.js';
+import { diffDocumentApp, hasDifferences, renderDiffNames, renderDiffText } from '../../src/output/diff.js';
 import { renderDiffMarkdown } from '../../src/output/diff-markdown.js';
 
 const ESC = '\u001b[';
@@ -47,6 +47,16 @@ const DIFF =
 const report = (apps: AppReport[]): RunReport => ({ apps, requests: 0, interrupted: false, durationMs: 0 });
 
 describe('diff printers', () => {
+  it('-o json: a multi-source app has "revisions", each source\'s in spec order (Argo CD\'s sync.revisions)', () => {
+    const multi = app('multi', []);
+    multi.app = { name: 'multi', multiSource: true } as Application;
+    multi.comparison!.revisions = ['b'.repeat(40), 'c'.repeat(40)];
+    assert.deepEqual(diffDocumentApp(multi)['revisions'], ['b'.repeat(40), 'c'.repeat(40)]);
+    const single = app('single', []);
+    single.comparison!.revisions = ['a'.repeat(40)];
+    assert.equal('revisions' in diffDocumentApp(single), false);
+  });
+
   it('colours only when asked: red live lines, green Git lines', () => {
     const r = report([app('web', [resource('web', DIFF)])]);
     const plain = renderDiffText(r, { color: false });

@@ -7,7 +7,6 @@ import { parseApplication, parsePluginConfig, type PluginConfig } from '../../sr
 import type { KubeObject } from '../../src/common/index.js';
 import { createSourceService } from '../../src/source/index.js';
 import type { ApplicationSource, PluginOptions } from '../../src/apps/types.js';
-import { which } from '../../src/source/exec.js';
 import { renderSource, RenderError, type RenderRequest } from '../../src/source/render/index.js';
 import {
   detectPlugin,
@@ -328,20 +327,20 @@ function fixtureTree(): string {
 }
 
 // The plugin runs `helm` and `kustomize` from PATH, as a cmp sidecar does: the ones `npm run tools` installs
-// (test/support/tools.ts: missing ones fail in CI) go first on this process's PATH.
+// go first on this process's PATH. Missing ones skip these tests on a developer machine and fail them in CI
+// (test/support/tools.ts): never a silent skip because PATH lacks them.
 const realHelm = realTool('helm');
 const realKustomize = realTool('kustomize');
-if (!realHelm.skip && !realKustomize.skip)
-  process.env['PATH'] = [dirname(realHelm.path), dirname(realKustomize.path), process.env['PATH']].join(':');
-const helmInstalled = !realHelm.skip && Boolean(await which('helm'));
-const kustomizeInstalled = !realKustomize.skip && Boolean(await which('kustomize'));
+process.env['PATH'] = [dirname(realHelm.path), dirname(realKustomize.path), process.env['PATH']].join(':');
 
 describe('config management plugins: kustomized-helm (helm, then kustomize)', () => {
-  for (const [what, file, skip] of [
-    ['the real helm', 'kustomized-helm.yaml', !helmInstalled || !kustomizeInstalled],
-    ['a plain-shell helm stand-in', 'kustomized-helm-shell.yaml', !kustomizeInstalled],
+  for (const [what, file, tools] of [
+    ['the real helm', 'kustomized-helm.yaml', [realHelm, realKustomize]],
+    ['a plain-shell helm stand-in', 'kustomized-helm-shell.yaml', [realKustomize]],
   ] as const) {
+    const skip = tools.map((t) => t.skip).find(Boolean) ?? false;
     it(`discovered by **/Chart.yaml, with ${what} and kustomize`, { skip }, async () => {
+      for (const t of tools) t.require();
       const root = fixtureTree();
       const result = await renderSource(
         request(root, 'plugins/kustomized-helm', {}),

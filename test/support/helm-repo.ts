@@ -9,7 +9,7 @@
  * - `closedPort()`: a loopback port nothing listens on (a repository that cannot be reached).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import {
   createServer as createHttp,
   type IncomingMessage,
@@ -27,6 +27,17 @@ const CERTS = join(FIXTURES, 'clusters');
 
 /** A chart folder under test/fixtures/helm/charts. */
 export const fixtureChart = (name: string): string => join(FIXTURES, 'helm', 'charts', name);
+
+/** Every file under a chart folder `dir`, keyed `<prefix>/<relative path>` (to commit into a test repository). */
+export function chartFiles(dir: string, prefix: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) Object.assign(out, chartFiles(path, `${prefix}/${entry.name}`));
+    else out[`${prefix}/${entry.name}`] = readFileSync(path, 'utf8');
+  }
+  return out;
+}
 
 /** `helm package <chart> -d <dir>`; returns the archive path. */
 export function packageChart(helm: string, chartDir: string, outDir: string): string {

@@ -324,6 +324,28 @@ describe('sync end to end on the embedded API server', () => {
     assert.deepEqual(await order({ PruneLast: 'true' }, 'prune-last'), ['ADDED late', 'DELETED old']);
   });
 
+  it('CreateNamespace: the namespace is written as Argo CD writes it, and its result stays Running', async () => {
+    repo.commit({ 'made-ns/c.yaml': cm('c') });
+    const app = application('made-ns', repo.url, 'made-ns', { namespace: 'made-ns' });
+    const op = reportOf(
+      await sync(fx, [app], cacheRoot, request({ syncOptions: { CreateNamespace: 'true' } })),
+      'made-ns',
+    ).operation!;
+    assert.equal(op.phase, 'Succeeded', op.message);
+    const ns = op.resources.find((r) => r.kind === 'Namespace')!;
+    // Argo CD 3.6.1 (conformance case opt-create-namespace): gitops-engine drops the task once the namespace
+    // exists, so the result its write left is final.
+    assert.deepEqual(
+      [ns.syncPhase, ns.hookPhase, ns.message],
+      ['PreSync', 'Running', 'namespace/made-ns created'],
+    );
+    const live = await conn.client.get(NS, '', 'made-ns');
+    assert.equal(
+      live?.metadata?.annotations?.['kubectl.kubernetes.io/last-applied-configuration'],
+      '{"apiVersion":"v1","kind":"Namespace","metadata":{"annotations":{},"name":"made-ns"},"spec":{},"status":{}}\n',
+    );
+  });
+
   it('an unknown kind fails the dry run unless its CRD is in the same sync or SkipDryRunOnMissingResource=true', async () => {
     const crd = `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
@@ -438,7 +460,8 @@ spec:
     );
     assert.deepEqual(
       op.resources.map((r) => `${r.kind}/${r.name}:${r.status || '-'}:${r.hookPhase || '-'}`),
-      ['Namespace/stop:Synced:Succeeded', 'Job/migrate:Synced:Running', 'ConfigMap/after:-:-'],
+      // (the created Namespace's result stays as its write left it, as gitops-engine's)
+      ['Namespace/stop:Synced:Running', 'Job/migrate:Synced:Running', 'ConfigMap/after:-:-'],
     );
     await assert.rejects(conn.client.get(CM, 'stop', 'after'), /not found/i);
   });

@@ -170,6 +170,23 @@ describe('sync engine', () => {
     assert.equal(client.log.length, 2);
   });
 
+  it('a hook of a kind without health ends "<name> created", as gitops-engine getOperationPhase says', async () => {
+    const client = new FakeSyncClient();
+    const schema = obj('ConfigMap', 'schema', { 'argocd.argoproj.io/hook': 'PreSync' });
+    const result = await engineFor(targets(schema, obj('ConfigMap', 'cfg')), client).run(
+      new AbortController().signal,
+    );
+    assert.equal(result.phase, 'Succeeded', result.message);
+    assert.deepEqual(
+      result.resources.map((r) => [r.name, r.hookType ? r.hookPhase : '', r.message]),
+      [
+        ['schema', 'Succeeded', 'schema created'],
+        // Not a hook: the write's own message stays (kubectl's words).
+        ['cfg', '', 'configmap/cfg created'],
+      ],
+    );
+  });
+
   it('waits for a PreSync hook to complete before any Sync-phase write', async () => {
     const client = new FakeSyncClient();
     const engine = engineFor(targets(hook('migrate', 'PreSync'), obj('ConfigMap', 'cfg')), client);

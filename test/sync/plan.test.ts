@@ -224,6 +224,18 @@ describe('sync plan: options', () => {
       liveNamespace: obj('Namespace', 'demo'),
     });
     assert.deepEqual(order(existing), ['Sync/0/ConfigMap/c']);
+    // gitops-engine makes the namespace from a typed Namespace: `spec: {}` and `status: {}` are in what it
+    // applies (and in the last-applied annotation Argo CD 3.6.1 writes, conformance case opt-create-namespace).
+    const created = plan([target(obj('ConfigMap', 'c', { ns: 'demo' }))], {
+      syncOptions: { CreateNamespace: 'true' },
+    });
+    assert.deepEqual(created.tasks[0]!.target, {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'demo' },
+      spec: {},
+      status: {},
+    });
   });
 
   it('ApplyOutOfSyncOnly drops Synced resources, Replace=true picks replace', () => {

@@ -12,6 +12,7 @@ import { parseCase } from '../../compare/case.js';
 import { appsets } from './appsets.js';
 import { argocdCm, shards } from './fleet.js';
 import { health } from './health.js';
+import { helmHooks } from './helm-hooks.js';
 import { operations } from './operations.js';
 import type { CaseDraft } from './lib.js';
 import {
@@ -50,6 +51,7 @@ const families: [string, () => CaseDraft[]][] = [
   ['health', () => health(fixtures)],
   ['shards', shards],
   ['appsets', appsets],
+  ['helm-hooks', () => helmHooks(fixtures)],
   ['operations', operations],
 ];
 

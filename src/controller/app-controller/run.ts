@@ -26,6 +26,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
   ArgoNamespaceWatch,
+  CONFIG_MAPS,
   finalizes,
   isDeleting,
   parseApplication,
@@ -33,8 +34,8 @@ import {
   ProjectSet,
 } from '../../apps/index.js';
 import type { Application, NamespaceEvent } from '../../apps/index.js';
-import { connect as defaultConnect, loadKubeConfig } from '../../cluster/index.js';
-import type { ClusterAccess, KubeObject, TrackingOptions } from '../../cluster/index.js';
+import { connect as defaultConnect, isNotFound, loadKubeConfig } from '../../cluster/index.js';
+import type { ClusterAccess, KubeClient, KubeObject, TrackingOptions } from '../../cluster/index.js';
 import { DEFAULT_TRACKING_METHOD, oneLine } from '../../common/index.js';
 import { clustersFromSecrets } from '../../sharding/index.js';
 import { AppFinalizer, FinalizerQueue } from './finalizer.js';
@@ -59,6 +60,9 @@ export function skipsReconcile(obj: KubeObject): boolean {
   const v = obj.metadata?.annotations?.['argocd.argoproj.io/skip-reconcile'];
   return v !== undefined && ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(v);
 }
+
+/** Argo CD's command-line parameters ConfigMap (the stock manifests feed the controller's env from it). */
+const CMD_PARAMS_CM = 'argocd-cmd-params-cm';
 
 const keyOfManifest = (obj: KubeObject, ns: string): string =>
   `${obj.metadata?.namespace ?? ns}/${obj.metadata?.name ?? ''}`;
@@ -130,9 +134,11 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
       }),
   });
 
+  const applicationNamespaces = o.applicationNamespaces ?? (await cmdParamsNamespaces(client, ns));
   const watch = new ArgoNamespaceWatch({
     client,
     namespace: ns,
+    applicationNamespaces,
     context: conn.context,
     onWarning: warn,
     watchTimeoutSeconds: o.watchTimeoutSeconds,
@@ -440,3 +446,18 @@ export async function runController(o: ControllerRunOptions): Promise<Controller
 }
 
 export { defaultOperation };
+
+/** argocd-cmd-params-cm's `application.namespaces` (comma-separated, as the controller's env reads it). */
+async function cmdParamsNamespaces(client: KubeClient, ns: string): Promise<string[]> {
+  try {
+    const cm = await client.get(CONFIG_MAPS, ns, CMD_PARAMS_CM);
+    const value = (cm?.['data'] as Record<string, string> | undefined)?.['application.namespaces'] ?? '';
+    return value
+      .split(',')
+      .map((x) => x.trim())
+      .filter((x) => x !== '');
+  } catch (err) {
+    if (isNotFound(err)) return [];
+    throw err;
+  }
+}

@@ -11,6 +11,12 @@ export type { ControllerSharding };
 
 export interface ControllerRunOptions {
   argocdNamespace: string;
+  /**
+   * Other namespaces whose Applications are reconciled (Argo CD's `--application-namespaces`): names,
+   * globs or /regexps/. Undefined: argocd-cmd-params-cm's `application.namespaces` in the Argo CD
+   * namespace (comma-separated), else none. An app there still needs its project's `sourceNamespaces`.
+   */
+  applicationNamespaces?: readonly string[] | undefined;
   kubeconfig?: string | undefined;
   context?: string | undefined;
   client?: ClientOptions | undefined;

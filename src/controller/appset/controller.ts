@@ -19,6 +19,7 @@
 import {
   APP_PROJECT_RESOURCE,
   APPLICATION_RESOURCE,
+  isLiteralPattern,
   matchStringInList,
   SECRET_TYPE_LABEL,
   SECRETS,
@@ -38,8 +39,6 @@ import { APPLICATIONSET_RESOURCE } from './status.js';
 import type { AppSetControllerOptions } from './types.js';
 
 type Json = Record<string, unknown>;
-
-const literal = (p: string): boolean => !/[*?[\]{}\\]/.test(p) && !(p.startsWith('/') && p.endsWith('/'));
 
 /** shouldRequeueForApplicationSet. */
 export function appSetChanged(old: KubeObject, now: KubeObject, progressive: boolean): boolean {
@@ -113,7 +112,7 @@ export async function runAppSetController(o: AppSetControllerOptions): Promise<v
     );
     return;
   }
-  const clusterWide = !patterns.every(literal);
+  const clusterWide = !patterns.every(isLiteralPattern);
   const namespaces = clusterWide ? undefined : [...new Set([ns, ...patterns])];
   const cache = new LiveStateCache({
     client: o.client,

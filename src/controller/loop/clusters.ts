@@ -69,6 +69,8 @@ export class LoopClusters {
   readonly #watched = new WeakSet<ClusterState>();
   readonly #unsubscribe: Array<() => void> = [];
   readonly #warned = new Set<string>();
+  /** Namespaces each app's resources were found in beyond its destination namespace (`observe`). */
+  readonly #namespaces = new WeakMap<Application, Set<string>>();
 
   constructor(options: LoopClustersOptions) {
     this.#o = options;
@@ -76,6 +78,7 @@ export class LoopClusters {
     this.pool = new ClusterPool({
       kubeConfig: options.kubeConfig,
       apps: options.apps,
+      namespacesOf: (app) => this.#namespaces.get(app) ?? [],
       destinations: this.dest,
       connect: r.connect,
       discovery: r.discovery,
@@ -179,6 +182,25 @@ export class LoopClusters {
     this.keepManagersOf(app);
     if (rescope) this.rescope();
     return report;
+  }
+
+  /**
+   * The namespaces of an app's resources after a refresh: one its cluster's live cache does not cover yet
+   * (a kustomization's own namespace, child Applications in the Argo CD namespace) widens the cache, which
+   * is listed again (`rescope`), so the app's resource tree holds what lives under those resources.
+   */
+  observe(app: Application, namespaces: Iterable<string>): void {
+    const original = this.original(app);
+    const known = this.#namespaces.get(original) ?? new Set<string>();
+    let added = false;
+    for (const ns of namespaces) {
+      if (!ns || ns === original.destination.namespace || known.has(ns)) continue;
+      known.add(ns);
+      added = true;
+    }
+    if (!added) return;
+    this.#namespaces.set(original, known);
+    this.rescope();
   }
 
   /** The apps changed (added, or a new ownership): clusters that no longer cover them are listed again. */

@@ -396,6 +396,10 @@ export class Loop implements ReconcileLoop {
       stopping: () => this.#stopping,
       current: (entry) => this.#entries.get(entry.key) === entry,
       indexResources: (entry, comparison) => {
+        this.#clusters?.observe(
+          entry.app,
+          comparison.resources.map((r) => r.namespace),
+        );
         const context = this.#clusters?.contextOf(entry.app);
         this.#index.setResources(
           entry.key,

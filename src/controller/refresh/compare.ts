@@ -135,6 +135,38 @@ export async function dryRunPairs(
   return dryRuns;
 }
 
+/** A row's identity and objects. */
+function rowBase(
+  p: Pair,
+): Pick<ReconciledResource, 'group' | 'version' | 'kind' | 'namespace' | 'name' | 'target' | 'live'> {
+  return {
+    group: p.group,
+    version: p.version,
+    kind: p.kind,
+    namespace: p.namespace,
+    name: p.name,
+    ...(p.target ? { target: p.target.obj } : {}),
+    ...(p.live ? { live: p.live } : {}),
+  };
+}
+
+/**
+ * A row of a refresh that could not load or compare the desired state (Argo CD's `failedToLoadObjs`):
+ * Unknown, whatever it is (hooks and listed-only rows too), never compared; `requiresPruning` as Argo CD
+ * says it (no target, live, self-referenced), though no sync runs on such a refresh.
+ */
+export function notCompared(p: Pair, trackingMethod: TrackingMethod): ReconciledResource {
+  const hook = p.live !== undefined && isHook(p.live);
+  return {
+    ...rowBase(p),
+    status: 'Unknown',
+    difference: 'none',
+    requiresPruning: !p.target && p.live !== undefined && selfReferenced(p.live, trackingMethod),
+    ...(hook ? { hook } : {}),
+    outOfSync: true,
+  };
+}
+
 /** One row of the reconciliation (see the header). */
 export function compareOne(
   ctx: CompareContext,
@@ -153,15 +185,7 @@ export function compareOne(
   schemaDigest?: () => string,
 ): ReconciledResource {
   const o = ctx;
-  const base = {
-    group: p.group,
-    version: p.version,
-    kind: p.kind,
-    namespace: p.namespace,
-    name: p.name,
-    ...(p.target ? { target: p.target.obj } : {}),
-    ...(p.live ? { live: p.live } : {}),
-  };
+  const base = rowBase(p);
   if (p.noStatus) {
     const hook = p.live !== undefined && isHook(p.live);
     // Argo CD's RequiresPruning is "no target, live, self-referenced", whatever the object is: a live

@@ -203,6 +203,12 @@ export interface ClusterPoolOptions {
   kubeConfig: KubeConfig;
   /** The apps (a function: the continuous loop's apps change; `rescope` follows them). */
   apps: readonly Application[] | (() => readonly Application[]);
+  /**
+   * Namespaces an app's resources live in beyond its destination namespace (the continuous loop learns
+   * them from its refreshes): its live cache covers them too, so its resource tree (status.summary) holds
+   * their descendants, as Argo CD's cluster-wide cache does.
+   */
+  namespacesOf?: ((app: Application) => Iterable<string>) | undefined;
   destinations: Destinations;
   /** Cluster work started while the apps loaded (run/prepare.ts): its connection, if any. */
   prepared?: Promise<ClusterConnection | undefined> | undefined;
@@ -289,7 +295,9 @@ export class ClusterPool {
   #wanted(context: string): string[] {
     const apps = typeof this.#o.apps === 'function' ? this.#o.apps() : this.#o.apps;
     const { contextOf } = this.#o.destinations;
-    return apps.filter((a) => contextOf.get(a) === context).map((a) => a.destination.namespace);
+    return apps
+      .filter((a) => contextOf.get(a) === context)
+      .flatMap((a) => [a.destination.namespace, ...(this.#o.namespacesOf?.(a) ?? [])]);
   }
 
   /**

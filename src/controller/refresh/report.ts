@@ -39,6 +39,9 @@ export function toReport(reconciliation: Reconciliation): ComparisonResult {
   });
   return {
     revision,
+    ...(reconciliation.sources.length > 0
+      ? { revisions: reconciliation.sources.map((s) => s.revision) }
+      : {}),
     resources,
     sync: status.sync,
     health: { ...status.health },

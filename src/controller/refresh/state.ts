@@ -33,8 +33,12 @@
  * is tracked by another app (SharedResourceWarning; `sharedWith`, the diff shows the tracking change; the
  * resource is never treated as ours), excluded kinds, duplicates, failed dry runs (the resource and the app
  * become Unknown, ComparisonError).
- * Throws (the app's error) when rendering fails, the cluster is unreachable, or an ignoreDifferences rule
- * is invalid. App sync: Unknown if any resource is Unknown, else OutOfSync if any resource is OutOfSync
+ * A source that cannot be rendered (src/source SourceError) or an ignoreDifferences rule that does not
+ * compile is Argo CD's `failedToLoadObjs`: the refresh goes on with no targets (a render failure) or no
+ * comparison (every row `notCompared`, Unknown), the ComparisonError first among the conditions, sync
+ * Unknown, nothing for sync to apply or prune, and `failure` set (app-error.ts `loadFailure`,
+ * `normalizerFailure`, `unrenderedApp`). Throws (the app's error) when the cluster is unreachable or on any
+ * other failure. App sync: Unknown if any resource is Unknown, else OutOfSync if any resource is OutOfSync
  * (extra resources marked IgnoreExtraneous excepted), else Synced.
  */
 import {
@@ -43,7 +47,7 @@ import {
   INSTANCE_LABEL,
   SyncOption,
 } from '../../common/index.js';
-import { OWN_FIELD_MANAGERS } from '../../common/index.js';
+import { OWN_FIELD_MANAGERS, UsageError } from '../../common/index.js';
 import { deleteHooksOf } from '../../apps/index.js';
 import type { Application, ArgoCdSettings } from '../../apps/index.js';
 import { syncWave } from '../../sync/index.js';
@@ -55,14 +59,16 @@ import {
 } from '../../apps/index.js';
 import { keyOf } from '../../cluster/index.js';
 import type { KubeObject, TrackingMethod } from '../../cluster/index.js';
+import { compileIgnoreDifferences } from '../../diff/index.js';
 import type { IgnoreDifference } from '../../diff/index.js';
 import { aggregateHealth, HealthOverrides } from '../../health/index.js';
-import { observeRenders } from '../../source/index.js';
+import { observeRenders, SourceError } from '../../source/index.js';
 import type { RenderedApp, SourceService } from '../../source/index.js';
 import { localRender } from './local.js';
 import type { LocalManifests } from './local.js';
 import type { ClusterState } from './cluster.js';
-import { compareOne, dryRunPairs } from './compare.js';
+import { compareOne, dryRunPairs, notCompared } from './compare.js';
+import { loadFailure, normalizerFailure, unrenderedApp } from './app-error.js';
 import type { AppDiffOptions, CompareContext, Pair } from './compare.js';
 import { byKey, kindsOf, projectStatus, selectPairs } from './live.js';
 import {
@@ -255,12 +261,23 @@ export class StateManager {
     const emit = o.onEvent;
     // Render and connect side by side, and wait for both even when one fails: a render left running after
     // a failed connect would race the retry's git fetch in the same cache ("cannot lock ref").
+    // A source that cannot be rendered is compared with no targets (Argo CD's failedToLoadObjs).
+    let failure: Reconciliation['failure'];
+    const render = (
+      options?.rendered || local
+        ? Promise.resolve(options?.rendered ?? localRender(app, local!))
+        : this.#source.renderApp(app)
+    ).catch((err: unknown) => {
+      if (!(err instanceof SourceError)) throw err;
+      failure = { condition: loadFailure(app, err), error: err };
+      return unrenderedApp(app);
+    });
     const [rendered, cluster, healthOverrides] = await allOrFirstError([
-      options?.rendered ?? (local ? Promise.resolve(localRender(app, local)) : this.#source.renderApp(app)),
+      render,
       o.clusterOf(app),
       this.#healthOverrides,
     ] as const);
-    options?.onRendered?.(rendered);
+    if (!failure) options?.onRendered?.(rendered);
     const cache = await cluster.ready(signal);
     // The cluster's schemas (its CRDs included), read once the cache holds them.
     const schemas = cluster.schemas();
@@ -281,6 +298,7 @@ export class StateManager {
         signal,
       },
     );
+    if (failure) conditions.unshift(failure.condition);
     for (const w of rendered.warnings) {
       conditions.push({
         type: /appeared \d+ times/.test(w) ? 'RepeatedResourceWarning' : 'RenderWarning',
@@ -316,6 +334,16 @@ export class StateManager {
       : new Map<Pair, DryRunOutcome>();
 
     const rules = [...app.ignoreDifferences, ...o.ignoreDifferences, ...this.#overrideRules];
+    // A rule that does not compile: nothing is compared (Argo CD's "failed to create diff normalizer").
+    if (!failure) {
+      try {
+        compileIgnoreDifferences(rules);
+      } catch (err) {
+        if (!(err instanceof UsageError)) throw err;
+        failure = { condition: normalizerFailure(err), error: err };
+        conditions.unshift(failure.condition);
+      }
+    }
     // controller/state.go: apps that sync with server-side apply are compared with structured-merge diff.
     const strategy: AppDiffOptions = {
       structuredMergeDiff: app.syncPolicy.syncOptions.includes(SyncOption.ServerSideApply),
@@ -341,20 +369,22 @@ export class StateManager {
       this.#ctx.compare,
     ]);
     const resources = pairs.map((p, i): ReconciledResource => {
-      const r = compareOne(
-        this.#ctx,
-        p,
-        rules,
-        dryRuns.get(p),
-        conditions,
-        instance,
-        strategy,
-        schemas,
-        scope,
-        (gk) => cluster.droppedReason(gk),
-        `${app.namespace ?? o.argocdNamespace}/${app.name}`,
-        () => cluster.schemaDigest(),
-      );
+      const r = failure
+        ? notCompared(p, o.trackingMethod)
+        : compareOne(
+            this.#ctx,
+            p,
+            rules,
+            dryRuns.get(p),
+            conditions,
+            instance,
+            strategy,
+            schemas,
+            scope,
+            (gk) => cluster.droppedReason(gk),
+            `${app.namespace ?? o.argocdNamespace}/${app.name}`,
+            () => cluster.schemaDigest(),
+          );
       const h = health.resources[i];
       if (h) r.health = { status: h.status, ...(h.message ? { message: h.message } : {}) };
       // Argo CD's ResourceStatus.syncWave: the target's wave, else (a live hook) its rendered hook's.
@@ -403,7 +433,7 @@ export class StateManager {
     });
 
     let sync: AppSyncStatus = 'Synced';
-    if (resources.some((r) => statusOf(r) === 'Unknown')) sync = 'Unknown';
+    if (failure || resources.some((r) => statusOf(r) === 'Unknown')) sync = 'Unknown';
     else if (resources.some((r) => statusOf(r) === 'OutOfSync' && !r.ignoreExtraneous)) sync = 'OutOfSync';
     emit?.({ type: 'compare-done', app: app.name, sync, health: health.status, resources: resources.length });
     // The summary, from the resource tree (tree.ts): worked out only when asked (the loop asks after each
@@ -415,6 +445,10 @@ export class StateManager {
       resources.flatMap((r) => (r.live ? [keyOf(r.live)] : [])),
       app.annotations,
       projectContext,
+      // Plain keys: the summarizer keeps no row (no target object) alive.
+      resources.flatMap((r) =>
+        r.live ? [] : [{ group: r.group, kind: r.kind, namespace: r.namespace, name: r.name }],
+      ),
     );
     return {
       revision: rendered.revision,
@@ -427,9 +461,11 @@ export class StateManager {
         health: { status: health.status, ...(health.message ? { message: health.message } : {}) },
       },
       conditions,
+      ...(failure ? { failure } : {}),
       reportOptions: { sensitiveAnnotations: this.#sensitiveAnnotations, diffText: o.diffText },
-      pairs: syncPairs,
-      hooks: hooks.map((h) => h.obj),
+      // Nothing to apply or prune when the desired state was not loaded or compared.
+      pairs: failure ? [] : syncPairs,
+      hooks: failure ? [] : hooks.map((h) => h.obj),
       deleteHooks: deleteHooksOf(rendered.objects),
       liveHooks,
       kinds,

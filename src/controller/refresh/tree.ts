@@ -14,7 +14,7 @@
 import type { AppSummary } from '../../apps/index.js';
 import { applicationSummary, isResourcePermitted } from '../../apps/index.js';
 import { resourceTree } from '../../cluster/index.js';
-import type { ResourceKey, TreeSource } from '../../cluster/index.js';
+import type { KubeObject, ResourceKey, TreeSource } from '../../cluster/index.js';
 import type { AppProjectContext } from './projects.js';
 
 /** Computes the app's summary from the cache as it is now (see the header). */
@@ -25,10 +25,24 @@ export function treeSummarizer(
   roots: readonly ResourceKey[],
   appAnnotations: Record<string, string>,
   project?: AppProjectContext,
+  /**
+   * Managed resources with no live object: getResourceTree adds each as a node holding its reference
+   * alone (so a child Application not created yet already makes the app an app of apps).
+   */
+  missing: readonly ResourceKey[] = [],
 ): TreeSummarizer {
   const permitted = project
     ? (key: ResourceKey): boolean =>
         isResourcePermitted(project.project, key, project.cluster, project.projectClusters)
     : undefined;
-  return () => applicationSummary(resourceTree(cache, roots, permitted ? { permitted } : {}), appAnnotations);
+  const refs = missing.map((k): KubeObject => ({
+    apiVersion: k.group ? `${k.group}/v1` : 'v1',
+    kind: k.kind,
+    metadata: { name: k.name, ...(k.namespace ? { namespace: k.namespace } : {}) },
+  }));
+  return () =>
+    applicationSummary(
+      [...resourceTree(cache, roots, permitted ? { permitted } : {}), ...refs],
+      appAnnotations,
+    );
 }

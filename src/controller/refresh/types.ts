@@ -99,6 +99,8 @@ export interface AppCondition {
 export interface ComparisonResult {
   /** The resolved revision (commit SHA; "local" with --local). */
   revision: string;
+  /** What each source of the spec resolved to, in spec order (Argo CD's `sync.revisions` of a multi-source app). */
+  revisions?: string[];
   /**
    * Sorted by group, kind, namespace, name. As Argo CD lists them: live hooks (`hook`), `hook: Skip`
    * targets and objects whose tracking id names another object are listed with status '' and no effect on
@@ -157,6 +159,13 @@ export interface Reconciliation {
   /** The app's verdict (Argo CD's sync and health status). */
   status: { sync: AppSyncStatus; health: ResourceHealth };
   conditions: AppCondition[];
+  /**
+   * Set when the desired state could not be loaded (a source that does not render) or compared (an
+   * ignoreDifferences rule that does not compile): Argo CD's `failedToLoadObjs`. `condition` is the
+   * ComparisonError among `conditions`, `error` the failure as thrown. Every resource is then Unknown, the
+   * app's sync Unknown, `pairs` and `hooks` empty (nothing to apply or prune), and sync refuses the app.
+   */
+  failure?: { condition: AppCondition; error: unknown } | undefined;
   /** How the report masks and renders diffs (argocd-cm's sensitive annotations). */
   reportOptions: ReportOptions;
   /**

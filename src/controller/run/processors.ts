@@ -9,7 +9,9 @@
  * - A transient failure (5xx, 429, transport: src/cluster `isRetryable`) is retried through the same queue
  *   with per-app rate limiting, at most `MAX_TRANSIENT_RETRIES` times, with a warning; any other failure
  *   (or any after an abort: "interrupted", exit 130) is recorded on that app alone, never hiding others.
- * - `refreshApp`: without an operation, compare, done. With one, the first refresh keeps the unmasked
+ * - `refreshApp`: without an operation, compare, done (a refresh that could not load or compare the desired
+ *   state, `Reconciliation.failure`, is still the app's error: a one-shot run exits 2 for it, and its
+ *   operation is refused by src/sync as Argo CD refuses it). With one, the first refresh keeps the unmasked
  *   reconciliation and hands the app to the operation queue; the refresh after the operation reports the
  *   final state and, when a Failed operation has retries left, comes back after the backoff (duration *
  *   factor^n, capped) for a fresh comparison and operation. With `waitForHealth` (sync --health) an app
@@ -205,11 +207,17 @@ export async function refreshApp(
   const app = w.report.app;
   if (w.stage === 'refresh') {
     if (!o.operation) {
-      w.report.comparison = await manager.compare(app, signal);
+      const reconciliation = await manager.reconcile(app, signal);
+      w.report.comparison = toReport(reconciliation);
+      // Compared with what could be loaded, as Argo CD; still the app's error for a one-shot run's exit.
+      if (reconciliation.failure) w.report.error = appError(app, reconciliation.failure.error);
       return {};
     }
     w.reconciliation = await manager.reconcile(app, signal, { onRendered: (r) => (w.rendered = r) });
     w.before = toReport(w.reconciliation);
+    // The operation is refused (src/sync runOperation, phase Error, as Argo CD's); the app's error decides
+    // the exit code as before (2: could not be rendered or compared).
+    if (w.reconciliation.failure) w.report.error = appError(app, w.reconciliation.failure.error);
     w.stage = 'operate';
     return { next: 'operation' };
   }

@@ -39,7 +39,7 @@ export async function startController(
   fx: EmbeddedFixture,
   cacheRoot: string,
   namespaces: readonly string[],
-  options: { reload?: boolean } = {},
+  options: { reload?: boolean; applicationNamespaces?: string[] } = {},
 ): Promise<ControllerHarness> {
   for (const crd of [APPLICATION_CRD, APP_PROJECT_CRD]) {
     const res = await api(fx.cluster, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
@@ -68,6 +68,7 @@ export async function startController(
   const harness = { reloads: 0 };
   const done = runController({
     argocdNamespace: 'argocd',
+    ...(options.applicationNamespaces ? { applicationNamespaces: options.applicationNamespaces } : {}),
     kubeconfig: fx.kubeconfig,
     client: { retry: { baseDelayMs: 5, maxDelayMs: 20 } },
     signal: abort.signal,

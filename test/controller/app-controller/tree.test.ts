@@ -49,13 +49,29 @@ describe('kubectl gitops controller: status.summary from the resource tree', () 
     await conn.client.create(crd, structuredClone(APPLICATION_CRD) as unknown as KubeObject);
     await conn.client.create(crd, structuredClone(APP_PROJECT_CRD) as unknown as KubeObject);
     await crdsEstablished(fx);
-    for (const name of ['argocd', 'web'])
+    for (const name of ['argocd', 'web', 'front', 'other'])
       await api(fx.cluster, 'POST', '/api/v1/namespaces', {
         apiVersion: 'v1',
         kind: 'Namespace',
         metadata: { name },
       });
-    repo.commit({ 'web/deploy.yaml': deploymentYaml('web', 'nginx:1.25') });
+    repo.commit({
+      'web/deploy.yaml': deploymentYaml('web', 'nginx:1.25'),
+      // A Deployment in a namespace of its own (as a kustomization's `namespace` puts it) and a child
+      // Application in the Argo CD namespace: neither is in the app's destination namespace.
+      'front/deploy.yaml': deploymentYaml('front', 'httpd:2.4').replace(
+        '  name: front\n',
+        '  name: front\n  namespace: other\n',
+      ),
+      'front/child.yaml': appYaml('front-child', repo.url, 'web', { namespace: 'web' }).replace(
+        '  name: front-child\n',
+        '  name: front-child\n  namespace: argocd\n',
+      ),
+      'parent/child.yaml': appYaml('not-yet', repo.url, 'web', { namespace: 'web' }).replace(
+        '  name: not-yet\n',
+        '  name: not-yet\n  namespace: argocd\n',
+      ),
+    });
     let ready!: () => void;
     const isReady = new Promise<void>((resolve) => (ready = resolve));
     done = runController({
@@ -87,6 +103,52 @@ describe('kubectl gitops controller: status.summary from the resource tree', () 
     conn.close();
     repo.remove();
   });
+
+  it(
+    "the tree reaches resources outside the destination namespace: their Pods' images, child Applications",
+    T,
+    async () => {
+      const app = parse(
+        appYaml('front', repo.url, 'front', {
+          namespace: 'front',
+          spec: '  syncPolicy:\n    automated: {}\n',
+        }),
+      );
+      app.metadata.namespace = 'argocd';
+      assert.equal((await api(fx.cluster, 'POST', APPS, app)).status, 201);
+      const synced = await waitForObject(
+        fx.cluster,
+        `${APPS}/front`,
+        (o) =>
+          o?.status?.operationState?.phase === 'Succeeded' &&
+          JSON.stringify(o.status.summary?.images) === '["httpd:2.4"]' &&
+          o.status.summary?.isAppOfApps === true,
+      );
+      assert.deepEqual(
+        synced.status.resources.map((r: { kind: string; namespace: string }) => [r.kind, r.namespace]),
+        [
+          ['Deployment', 'other'],
+          ['Application', 'argocd'],
+        ],
+      );
+    },
+  );
+
+  it(
+    'a child Application not created yet already makes an app of apps (a node for each missing resource)',
+    T,
+    async () => {
+      const app = parse(appYaml('parent', repo.url, 'parent', { namespace: 'argocd' }));
+      app.metadata.namespace = 'argocd';
+      assert.equal((await api(fx.cluster, 'POST', APPS, app)).status, 201);
+      const seen = await waitForObject(fx.cluster, `${APPS}/parent`, (o) => o?.status?.sync?.status);
+      assert.deepEqual(
+        seen.status.resources.map((r: { kind: string; status: string }) => [r.kind, r.status]),
+        [['Application', 'OutOfSync']],
+      );
+      assert.equal(seen.status.summary?.isAppOfApps, true);
+    },
+  );
 
   it("writes the live Pods' images; a Pod's change updates the summary without rendering", T, async () => {
     const app = parse(

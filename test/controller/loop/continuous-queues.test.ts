@@ -325,12 +325,21 @@ describe('continuous loop: queues, timers, shutdown', () => {
           // (Argo CD's GetSummary reads the live tree, never the rendered manifests).
           summary: { externalURLs: [], images: [], isAppOfApps: false },
         });
-        // A refresh that fails (a source path that does not exist) keeps the last render's record.
+        // A source that does not render (a path that does not exist) is compared with no targets, as
+        // Argo CD's CompareAppState: no revision or type is known for any source (the repo-server's answers
+        // alone give them: status.sourceTypes and sync.revisions are cleared), the summary from the tree.
         const from = run.events.length;
         run.loop.upsertApp(multi(['rendered/one', 'rendered/missing']));
         const failed = await run.until((e) => e.type === 'refreshed' && e.app === 'rendered', from);
-        assert.ok(failed.type === 'refreshed' && failed.error, 'the refresh fails');
-        assert.deepEqual(run.loop.state('argocd/rendered')?.rendered, rendered);
+        assert.ok(failed.type === 'refreshed' && !failed.error && failed.sync === 'Unknown');
+        assert.deepEqual(run.loop.state('argocd/rendered')?.rendered, {
+          sources: [
+            { revision: '', type: undefined },
+            { revision: '', type: undefined },
+          ],
+          summary: { externalURLs: [], images: [], isAppOfApps: false },
+        });
+        assert.equal(run.loop.state('argocd/rendered')?.comparison?.conditions[0]?.type, 'ComparisonError');
         run.loop.removeApp('argocd/rendered');
         assert.equal(run.loop.state('argocd/rendered'), undefined);
       } finally {

@@ -59,7 +59,8 @@ describe('run events of a diff run', () => {
     const per = (app: string) => events.filter((e) => 'app' in e && e.app === app).map((e) => e.type);
     assert.deepEqual(per('one'), ['render-start', 'render-done', 'compare-done', 'app-done']);
     assert.deepEqual(per('two'), ['render-start', 'render-done', 'compare-done', 'app-done']);
-    assert.deepEqual(per('broken'), ['render-start', 'render-done', 'app-done']);
+    // A source that does not render is still compared (with no targets, as Argo CD), and stays an error.
+    assert.deepEqual(per('broken'), ['render-start', 'render-done', 'compare-done', 'app-done']);
     const brokenDone = events.find((e) => e.type === 'app-done' && e.app === 'broken');
     assert.match(brokenDone?.type === 'app-done' ? (brokenDone.error ?? '') : '', /^app "broken": /);
     const twoRendered = events.find((e) => e.type === 'render-done' && e.app === 'two');
@@ -81,7 +82,7 @@ describe('run events of a diff run', () => {
       [
         ['one', 'done', 'OutOfSync', 'Missing', undefined],
         ['two', 'done', 'OutOfSync', 'Missing', undefined],
-        ['broken', 'done', undefined, undefined, 'app "broken": '],
+        ['broken', 'done', 'Unknown', 'Healthy', 'app "broken": '],
       ],
     );
   });
