@@ -24,23 +24,19 @@
  * embedded server and only our values are recorded.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { CaseOutcome } from './batch.js';
 import { fill, sideName, type Case, type Obj, type Side, type SideValues } from './case.js';
-import { CLI, ROOT, type Env } from './env.js';
+import type { Env } from './env.js';
 import { makeRepo } from './git.js';
 import { compareFields, keyed, normaliseTimes, replaceTokens } from './normalise.js';
 import { omitEmpty } from './views.js';
+import { LOGS, logFile, startOurController, stopProcess } from './processes.js';
 
 const SETTLE_MS = 120_000;
 /** The controllers' logs (kept after the run; the run's scratch folder is not). */
-const LOGS = join(ROOT, 'conformance', '.work', 'logs');
-const logFile = (name: string) => {
-  mkdirSync(LOGS, { recursive: true });
-  return createWriteStream(join(LOGS, name), { flags: 'a' });
-};
 const QUIET_MS = 3_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -206,36 +202,17 @@ async function startArgoAppsets(env: Env): Promise<ChildProcess> {
 }
 
 function startOurs(env: Env): ChildProcess {
-  const log = logFile('kubectl-gitops-appsets.log');
-  const child = spawn(
-    CLI,
-    [
-      'controller',
-      '--no-applications',
-      '--enable-progressive-syncs',
-      '--kubeconfig',
-      env.ourKubeconfig,
-      '--argocd-namespace',
-      env.argocdNs,
-      '-o',
-      'json',
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  child.stdout!.pipe(log);
-  child.stderr!.pipe(log);
-  return child;
+  return startOurController(env, 'kubectl-gitops-appsets.log', [
+    '--no-applications',
+    '--enable-progressive-syncs',
+  ]);
 }
 
 const stopping = new WeakSet<ChildProcess>();
 
 async function stop(child: ChildProcess): Promise<void> {
   stopping.add(child);
-  if (child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await Promise.race([exited, sleep(15_000)]);
-  if (child.exitCode === null) child.kill('SIGKILL');
+  await stopProcess(child, 15_000);
 }
 
 export async function runAppSets(env: Env, cases: readonly Case[]): Promise<CaseOutcome[]> {

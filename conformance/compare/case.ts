@@ -16,8 +16,11 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parse } from 'yaml';
 
-export type Phase = 'refresh' | 'sync' | 'controller' | 'appsets';
-/** The phases of an Application case (its default); an ApplicationSet case has `appsets` alone. */
+export type Phase = 'refresh' | 'sync' | 'controller' | 'appsets' | 'operations';
+/**
+ * The phases of an Application case (its default); an ApplicationSet case has `appsets` alone, an
+ * operations case `operations` alone.
+ */
 export const PHASES: readonly Phase[] = ['refresh', 'sync', 'controller'];
 export type Binary = 'helm' | 'kustomize' | 'jsonnet';
 
@@ -40,6 +43,48 @@ export interface ShardsSpec {
   /** Argo CD cluster Secrets (in Argo CD's namespace). */
   clusters: Obj[];
 }
+
+/** What an operations step waits for after its write (conformance/compare/operations.ts). */
+export type StepUntil = 'end' | 'hookRunning' | 'retrying';
+
+/**
+ * One step of an operations case, run in order on each side's Application:
+ * - `sync`: an `operation.sync` as `argocd app sync` writes it (`prune`, `dryRun`, `revision`,
+ *   `syncOptions`, `strategy`, `retry`, `manifests`: a local sync's objects);
+ * - `rollback`: the operation `argocd app rollback APP <id>` writes (history entry `id`'s revision and source);
+ * - `terminate`: `status.operationState.phase: Terminating`, as `argocd app terminate-op` writes it;
+ * - `push`: a new commit on the main repository holding `files` (the whole tree);
+ * - `delete`: the Application deleted (its finalizers run), waited for until it is gone.
+ * `until`: what the step waits for (default `end`: the operation ended, or the app gone for `delete`).
+ */
+export interface OperationStep {
+  op: 'sync' | 'rollback' | 'terminate' | 'push' | 'delete';
+  until?: StepUntil;
+  prune?: boolean;
+  dryRun?: boolean;
+  /** `${REV:n}` is the side's n-th commit of the main repository (1 = the first). */
+  revision?: string;
+  syncOptions?: string[];
+  strategy?: 'apply' | 'hook';
+  retry?: Obj;
+  manifests?: Obj[];
+  id?: number;
+  files?: Record<string, string>;
+}
+
+const STEP_KEYS = new Set([
+  'op',
+  'until',
+  'prune',
+  'dryRun',
+  'revision',
+  'syncOptions',
+  'strategy',
+  'retry',
+  'manifests',
+  'id',
+  'files',
+]);
 
 export interface Case {
   /** Short unique id (`c001`...): the twin namespaces are `<id>-a` and `<id>-o`. */
@@ -79,6 +124,8 @@ export interface Case {
    * ApplicationSet controller and by ours (conformance/compare/appsets.ts).
    */
   appset?: Obj;
+  /** An operations case: steps run on each side's Application in turn (conformance/compare/operations.ts). */
+  operations?: OperationStep[];
   /** Path of the file, relative to the cases folder. */
   file: string;
 }
@@ -103,6 +150,7 @@ const KNOWN = new Set([
   'sync',
   'shards',
   'appset',
+  'operations',
 ]);
 
 function fail(file: string, why: string): never {
@@ -127,6 +175,24 @@ function objList(file: string, field: string, v: unknown): Obj[] {
   return v;
 }
 
+function parseSteps(file: string, v: unknown, hasApp: boolean): void {
+  if (!hasApp) fail(file, 'operations need an app');
+  if (!Array.isArray(v) || v.length === 0 || !v.every(isObj))
+    fail(file, 'operations must be a list of steps');
+  v.forEach((s: Obj, i) => {
+    const at = `operations[${i}]`;
+    for (const k of Object.keys(s)) if (!STEP_KEYS.has(k)) fail(file, `${at}: unknown field ${k}`);
+    if (!['sync', 'rollback', 'terminate', 'push', 'delete'].includes(s.op))
+      fail(file, `${at}: unknown op ${String(s.op)}`);
+    if (s.until !== undefined && !['end', 'hookRunning', 'retrying'].includes(s.until))
+      fail(file, `${at}: unknown until ${String(s.until)}`);
+    if (s.until && s.until !== 'end' && s.op !== 'sync') fail(file, `${at}: until ${s.until} needs op sync`);
+    if (s.op === 'rollback' && typeof s.id !== 'number') fail(file, `${at}: rollback needs an id`);
+    if (s.op === 'push') strMap(file, `${at}.files`, s.files ?? fail(file, `${at}: push needs files`));
+    if (s.manifests !== undefined) objList(file, `${at}.manifests`, s.manifests);
+  });
+}
+
 /** Parses and checks one case document. */
 export function parseCase(text: string, file: string): Case {
   let doc: unknown;
@@ -143,9 +209,11 @@ export function parseCase(text: string, file: string): Case {
   const needs = (doc.needs ?? []) as unknown[];
   for (const n of needs)
     if (n !== 'helm' && n !== 'kustomize' && n !== 'jsonnet') fail(file, `unknown binary ${String(n)}`);
-  const phases = (doc.phases ?? (doc.shards ? [] : doc.appset ? ['appsets'] : PHASES)) as unknown[];
+  const phases = (doc.phases ??
+    (doc.shards ? [] : doc.appset ? ['appsets'] : doc.operations ? ['operations'] : PHASES)) as unknown[];
   for (const p of phases)
-    if (![...PHASES, 'appsets'].includes(p as Phase)) fail(file, `unknown phase ${String(p)}`);
+    if (![...PHASES, 'appsets', 'operations'].includes(p as Phase)) fail(file, `unknown phase ${String(p)}`);
+  if (doc.operations !== undefined) parseSteps(file, doc.operations, Boolean(doc.app));
   if (doc.appset !== undefined && !isObj(doc.appset)) fail(file, 'appset must be an ApplicationSet');
   const repos: Record<string, Record<string, string>> = {};
   if (doc.repos !== undefined) {
@@ -179,6 +247,7 @@ export function parseCase(text: string, file: string): Case {
     sync: (doc.sync ?? {}) as SyncSpec,
     ...(doc.shards ? { shards: doc.shards as ShardsSpec } : {}),
     ...(doc.appset ? { appset: doc.appset as Obj } : {}),
+    ...(doc.operations ? { operations: doc.operations as OperationStep[] } : {}),
     file,
   };
 }

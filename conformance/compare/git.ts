@@ -50,3 +50,23 @@ export async function makeRepo(
   rmSync(marks);
   return last.split(' ')[1]!;
 }
+
+/** A new commit on `main` of `<gitRoot>/<name>.git` whose tree is `files` alone; returns its SHA. */
+export async function pushCommit(
+  gitRoot: string,
+  name: string,
+  files: Record<string, string>,
+  message: string,
+): Promise<string> {
+  const bare = join(gitRoot, `${name}.git`);
+  const parent = await git(['--git-dir', bare, 'rev-parse', 'refs/heads/main']);
+  const entries = Object.entries(files);
+  let s = '';
+  entries.forEach(([, content], i) => (s += `blob\nmark :${i + 1}\n${data(content)}`));
+  // A minute after the first commit's date, so the history reads in order.
+  const who = WHO.replace(/ (\d+) /, (_m, t: string) => ` ${Number(t) + 60} `);
+  s += `commit refs/heads/main\nauthor ${who}\ncommitter ${who}\n${data(message)}from ${parent}\ndeleteall\n`;
+  entries.forEach(([path], i) => (s += `M 100644 :${i + 1} ${path}\n`));
+  await git(['--git-dir', bare, 'fast-import', '--quiet', '--done'], s + 'done\n');
+  return git(['--git-dir', bare, 'rev-parse', 'refs/heads/main']);
+}

@@ -19,6 +19,7 @@ import { CLI, ROOT, openEnv, type Env } from './env.js';
 import { run } from './kubectl.js';
 import { totals } from './normalise.js';
 import { runAppSets } from './appsets.js';
+import { runOperations } from './operations.js';
 import { runShards } from './shards.js';
 import { formatMarkdown, formatTable, summary } from './table.js';
 
@@ -100,7 +101,7 @@ async function runAll(
   }
   const baseCm = (await env.kubectl.getJson(['configmap', 'argocd-cm', '-n', env.argocdNs]))?.data ?? {};
   const groups = new Map<string, Case[]>();
-  for (const c of runnable.filter((x) => x.app)) {
+  for (const c of runnable.filter((x) => x.app && !x.operations)) {
     const k = JSON.stringify(c.argocdCm);
     groups.set(k, [...(groups.get(k) ?? []), c]);
   }
@@ -157,6 +158,12 @@ async function runAll(
     const s = Date.now();
     outcomes.push(...(await runAppSets(env, appsets)));
     log(`appsets (${appsets.length} cases): ${((Date.now() - s) / 1000).toFixed(1)} s`);
+  }
+  const operations = runnable.filter((x) => x.operations);
+  if (operations.length > 0) {
+    const s = Date.now();
+    outcomes.push(...(await runOperations(env, operations)));
+    log(`operations (${operations.length} cases): ${((Date.now() - s) / 1000).toFixed(1)} s`);
   }
   return outcomes.sort((a, b) => a.id.localeCompare(b.id));
 }

@@ -85,7 +85,8 @@ export function refreshViewOfDiff(app: Obj, withResourceHealth: boolean): Obj {
   }) as Obj;
 }
 
-function resultEntry(r: Obj): Obj {
+/** One sync result entry as compared (Argo CD's `ResourceResult` fields, ours alike). */
+export function resultEntry(r: Obj): Obj {
   return {
     group: r.group,
     version: r.version,

@@ -6,14 +6,15 @@
  *   `revision` / `revisions`; `argocd app sync` writes the spec's own). Kept as written (the operation is
  *   echoed in `operationState.operation` and its `syncResult.source(s)`); when they differ from the spec,
  *   `sources` holds them parsed as the spec's would be, and the sync renders them instead of the spec's.
- * - `manifests`: a local sync (`argocd app sync --local`): each string one object (YAML or JSON, as Argo CD's
- *   `unmarshalManifests`), applied as given: nothing is rendered.
+ * - `manifests`: a local sync (`argocd app sync --local`, which sends each object as JSON): each string one
+ *   object in JSON (Argo CD's `unmarshalManifests` is `json.Unmarshal`: YAML is refused, "ComparisonError:
+ *   Failed to load local manifests: invalid character 'a' looking for beginning of value"; "" and "null"
+ *   stand for no object), applied as given: nothing is rendered.
  * - Argo CD's API server refuses both while automated sync is enabled ("rollback cannot be initiated when
  *   auto-sync is enabled"; "cannot use local sync when Automatic Sync Policy is enabled unless for dry
  *   run"). **Decision:** there is no API server here, so the controller answers such an operation with
  *   those words (operationState Error) instead of running it: the next auto-sync would undo it at once.
  */
-import { parse as parseYaml } from 'yaml';
 import { UsageError } from '../common/index.js';
 import type { KubeObject } from '../util/yaml-docs.js';
 import { parseApplication } from './parse.js';
@@ -92,23 +93,38 @@ export function readSyncOverride(
     if (manifests.length > 0) {
       if (app.syncPolicy.automated && !dryRun) throw refusal(app, LOCAL_SYNC_WITH_AUTO_SYNC);
       out.manifests = manifests as string[];
-      out.localObjects = (manifests as string[]).map((text, i) => {
+      const objects: KubeObject[] = [];
+      (manifests as string[]).forEach((text, i) => {
+        if (text === '' || text === 'null') return; // UnmarshalToUnstructured: no object
         let doc: unknown;
         try {
-          doc = parseYaml(text);
+          doc = JSON.parse(text);
         } catch (err) {
-          return fail(
-            `operation.sync.manifests[${i}]`,
-            `cannot be read: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
+          throw new OperationRefusal(
+            `app ${app.namespace ? `${app.namespace}/${app.name}` : app.name}`,
+            `ComparisonError: Failed to load local manifests: ${goJsonError(text, err)}`,
           );
         }
         if (!isObject(doc) || typeof doc['kind'] !== 'string' || typeof doc['apiVersion'] !== 'string')
           return fail(`operation.sync.manifests[${i}]`, 'is not a Kubernetes object (apiVersion and kind)');
-        return doc as unknown as KubeObject;
+        objects.push(doc as unknown as KubeObject);
       });
+      out.localObjects = objects;
     }
   }
   return out;
+}
+
+/**
+ * Go's encoding/json error for text JSON.parse refused, in its words for the common cases (nothing there, a
+ * first character no JSON value starts with); otherwise JSON.parse's.
+ */
+export function goJsonError(text: string, err: unknown): string {
+  const t = text.trimStart();
+  if (t === '') return 'unexpected end of JSON input';
+  const c = t[0]!;
+  if (!'{["-0123456789tfn'.includes(c)) return `invalid character '${c}' looking for beginning of value`;
+  return err instanceof Error ? err.message : String(err);
 }
 
 /** An operation Argo CD refuses before it runs; `reason` is Argo CD's message (the operationState's). */

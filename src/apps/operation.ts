@@ -26,7 +26,7 @@ import { UsageError } from '../common/index.js';
 import { parseDuration } from './duration.js';
 import { readSyncOverride } from './operation-override.js';
 import type { SyncOverride } from './operation-override.js';
-import { RETRY_DEFAULTS, SYNC_OPTIONS } from './parse.js';
+import { RETRY_DEFAULTS, SYNC_OPTIONS, writtenBackoff } from './parse.js';
 import { compact, goDuration, isObject, kubeTime, plain, type Json, type JsonObject } from './status-json.js';
 import type { Application, RetryStrategy } from './types.js';
 
@@ -228,6 +228,8 @@ function retryStrategy(app: Application, raw: unknown): RetryStrategy {
         return fail(app, 'operation.retry.backoff.factor', 'must be an integer');
       out.backoff.factor = factor;
     }
+    const written = writtenBackoff(backoff);
+    if (written) out.written = written;
   }
   return out;
 }
@@ -238,7 +240,9 @@ function retryJson(retry: RetryStrategy | undefined): Json | undefined {
   if (retry.limit) out['limit'] = retry.limit;
   const b = retry.backoff;
   const d = RETRY_DEFAULTS;
-  if (b.durationMs !== d.durationMs || b.factor !== d.factor || b.maxDurationMs !== d.maxDurationMs) {
+  // As written (Argo CD copies the struct); a strategy built here (no text) in Go's duration format.
+  if (retry.written) out['backoff'] = { ...retry.written };
+  else if (b.durationMs !== d.durationMs || b.factor !== d.factor || b.maxDurationMs !== d.maxDurationMs) {
     out['backoff'] = {
       duration: goDuration(b.durationMs),
       factor: b.factor,

@@ -402,6 +402,19 @@ function readSyncPolicy(r: Reader | undefined, fail: (why: string) => never): Sy
   return policy;
 }
 
+/** The backoff fields set (Go's omitempty: empty strings and a nil factor dropped); undefined when none. */
+export function writtenBackoff(b: {
+  duration?: unknown;
+  factor?: unknown;
+  maxDuration?: unknown;
+}): RetryStrategy['written'] {
+  const out: NonNullable<RetryStrategy['written']> = {};
+  if (typeof b.duration === 'string' && b.duration) out.duration = b.duration;
+  if (typeof b.factor === 'number') out.factor = b.factor;
+  if (typeof b.maxDuration === 'string' && b.maxDuration) out.maxDuration = b.maxDuration;
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
 function readRetry(r: Reader, fail: (why: string) => never): RetryStrategy {
   const b = r.child('backoff');
   const duration = (key: string, fallback: number): number => {
@@ -416,8 +429,14 @@ function readRetry(r: Reader, fail: (why: string) => never): RetryStrategy {
   const factor = b?.int('factor') ?? RETRY_DEFAULTS.factor;
   if (factor < 1) fail('spec.syncPolicy.retry.backoff.factor must be >= 1');
   const limit = r.int('limit');
+  const written = writtenBackoff({
+    duration: b?.str('duration'),
+    factor: b?.int('factor'),
+    maxDuration: b?.str('maxDuration'),
+  });
   return {
     ...(limit !== undefined ? { limit } : {}),
+    ...(written ? { written } : {}),
     backoff: {
       durationMs: duration('duration', RETRY_DEFAULTS.durationMs),
       factor,

@@ -33,27 +33,12 @@
  * none for a no-op one.
  */
 import type { Application } from './types.js';
-import {
-  compact,
-  deepEqual,
-  isObject,
-  kubeTime,
-  mergePatch,
-  plain,
-  type Json,
-  type JsonObject,
-} from './status-json.js';
-import {
-  EMPTY_SOURCE,
-  operationJson,
-  syncedSources,
-  operationStateJson,
-  type AppOperationReport,
-  type AppOperationRequest,
-} from './operation.js';
+import { compact, deepEqual, isObject, kubeTime, mergePatch, plain, type JsonObject } from './status-json.js';
+import { EMPTY_SOURCE } from './operation.js';
+import { appendHistory, operationStatus, type OperationSource } from './status-operation.js';
+export type { RunningOperationProgress } from './status-operation.js';
 
-/** Argo CD's RevisionHistoryLimit default (types.go). */
-export const DEFAULT_REVISION_HISTORY_LIMIT = 10;
+export { DEFAULT_REVISION_HISTORY_LIMIT } from './status-operation.js';
 
 /** One resource of a comparison, as the status reads it (the controller's `ResourceStatus`). */
 export interface StatusResource {
@@ -88,9 +73,8 @@ export interface StatusSource {
     | { message: string; exitCode: number; conditions?: ReadonlyArray<{ type: string; message: string }> }
     | undefined;
   reconciledAt?: string | undefined;
-  running?:
-    { request: AppOperationRequest; startedAt: string; terminating?: boolean | undefined } | undefined;
-  lastOperation?: { request: AppOperationRequest; report: AppOperationReport } | undefined;
+  running?: OperationSource['running'];
+  lastOperation?: OperationSource['lastOperation'];
 }
 
 /** What each rendered source resolved to (src/source `RenderedSource`). */
@@ -326,57 +310,6 @@ function setSourceTypes(
     if (type) status['sourceType'] = type;
     else delete status['sourceType'];
   }
-}
-
-function operationStatus(state: StatusSource, spec: JsonObject): Json | undefined {
-  if (state.running) {
-    // Terminating (argocd app terminate-op) is kept until the operation ends, never written back to
-    // Running (processRequestedAppOperation re-reads the app: "operation is terminating").
-    return {
-      operation: operationJson(state.running.request, state.app, spec),
-      phase: state.running.terminating ? 'Terminating' : 'Running',
-      ...(state.running.terminating ? { message: 'operation is terminating' } : {}),
-      startedAt: kubeTime(state.running.startedAt),
-    };
-  }
-  if (state.lastOperation) {
-    return operationStateJson(state.lastOperation.request, state.lastOperation.report, state.app, spec);
-  }
-  return undefined;
-}
-
-/** persistRevisionHistory (state.go): see the header. */
-function appendHistory(
-  previous: unknown,
-  state: StatusSource,
-  spec: JsonObject,
-  force: boolean,
-): Json[] | undefined {
-  const last = state.lastOperation;
-  if (state.running || !last) return undefined;
-  const { request, report } = last;
-  if (report.dryRun || request.dryRun || (request.resources?.length ?? 0) > 0 || report.phase !== 'Succeeded')
-    return undefined;
-  const history = (Array.isArray(previous) ? previous : []).filter(isObject);
-  const startedAt = kubeTime(report.startedAt);
-  if (!force && history.some((h) => h['deployStartedAt'] === startedAt && h['revision'] === report.revision))
-    return undefined;
-  const lastId = history.length > 0 ? Number(history[history.length - 1]!['id'] ?? 0) : -1;
-  const entry: JsonObject = {};
-  if (!state.app.multiSource) entry['revision'] = report.revision;
-  entry['deployedAt'] = kubeTime(report.finishedAt);
-  entry['id'] = lastId + 1;
-  // persistRevisionHistory: the source(s) compared, a rollback's own.
-  const [source, sources] = syncedSources(request, state.app, spec);
-  entry['source'] = source;
-  if (sources) entry['sources'] = sources;
-  entry['deployStartedAt'] = startedAt;
-  if (state.app.multiSource) entry['revisions'] = report.revisions ?? [report.revision];
-  entry['initiatedBy'] = compact(request.initiatedBy) ?? {};
-  const limitRaw = spec['revisionHistoryLimit'];
-  const limit = typeof limitRaw === 'number' ? Math.max(0, limitRaw) : DEFAULT_REVISION_HISTORY_LIMIT;
-  const all = [...history, entry];
-  return all.slice(Math.max(0, all.length - limit));
 }
 
 /** True when the two statuses would read the same (tests, callers skipping work). */

@@ -124,6 +124,11 @@ export interface RetryStrategy {
   /** Max attempts; < 0 = unlimited; undefined = Argo CD's default for the sync kind. */
   limit?: number;
   backoff: { durationMs: number; factor: number; maxDurationMs: number };
+  /**
+   * `backoff` as written (its `duration`, `factor`, `maxDuration` that are set): Argo CD copies the
+   * strategy into `operationState.operation` as a Go struct, so `2m` stays `2m`, never `2m0s`.
+   */
+  written?: { duration?: string; factor?: number; maxDuration?: string } | undefined;
   /** Use the latest revision on retry instead of the initial one. */
   refresh: boolean;
 }

@@ -10,6 +10,7 @@ import { formatResourceKey } from './plan.js';
 import type {
   OperationPhase,
   ResultCode,
+  RunningProgress,
   SyncEngineEvent,
   SyncTask,
   TaskPhase,
@@ -66,6 +67,12 @@ export interface EngineOptions {
    * Called synchronously; it must not throw.
    */
   onEvent?: (event: SyncEngineEvent) => void;
+  /**
+   * The run waits (Argo CD's controller persists the operation state then): gitops-engine's running message
+   * and the results so far (`revision` is left empty: the engine does not know it). Called synchronously;
+   * it must not throw.
+   */
+  onRunning?: (progress: RunningProgress) => void;
   /**
    * The longest a waiting run goes without re-evaluating from the live state when no change is seen
    * (default `RECHECK_MS`): a bound, not a pace; changes end the wait at once.

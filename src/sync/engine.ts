@@ -43,7 +43,14 @@ import { runGroup, applyTasks } from './groups.js';
 import { deleteHooks, releaseCompletedHooks } from './hooks.js';
 import { terminateRun } from './terminate.js';
 import { validate } from './validate.js';
-import { blocked, changedOrInterval, refresh, replacedStillThere, waitingFor } from './waiting.js';
+import {
+  blocked,
+  changedOrInterval,
+  refresh,
+  replacedStillThere,
+  runningMessage,
+  waitingFor,
+} from './waiting.js';
 import type { OperationPhase, ResultCode, SyncEngineEvent, SyncTask, TaskPhase } from './types.js';
 
 export class SyncEngine {
@@ -111,6 +118,11 @@ export class SyncEngine {
         const wait = await this.step(stop);
         if (!wait || this.done || stop.aborted || !this.#waiting()) continue;
         // Say what the wait is for (printers show what changed since the last time).
+        this.#options.onRunning?.({
+          message: runningMessage(this.#run),
+          resources: this.result().resources,
+          revision: '',
+        });
         this.#emit({ type: 'waiting', resources: waitingFor(this.#run) });
         if (
           (await changedOrInterval(this.#client, generation, stop, this.#options.recheckMs)) === 'interval' &&

@@ -11,7 +11,14 @@ import { SyncEngine } from './engine.js';
 import { taskRef } from './engine-types.js';
 import { planSync } from './plan.js';
 import type { ResourceFilter, PlanResource } from './plan.js';
-import type { OperationReport, PlannedGroup, SyncEngineEvent, SyncEvent, SyncTask } from './types.js';
+import type {
+  OperationReport,
+  PlannedGroup,
+  RunningProgress,
+  SyncEngineEvent,
+  SyncEvent,
+  SyncTask,
+} from './types.js';
 
 /** What sync needs from a refresh (the controller's Reconciliation satisfies it). */
 export interface SyncSource {
@@ -60,6 +67,8 @@ export interface SyncRequest {
   terminate?: AbortSignal | undefined;
   /** Observer of the operation (progress printers): its plan, then every engine event, named by app. */
   onEvent?: (event: SyncEvent) => void;
+  /** The operation waits: its running message and results so far, with the revision (`RunningProgress`). */
+  onRunning?: ((progress: RunningProgress) => void) | undefined;
 }
 
 export interface SyncApp {
@@ -146,6 +155,9 @@ export async function runOperation(
       : {}),
     ...(source.health ? { health: source.health } : {}),
     ...(emit ? { onEvent: (e: SyncEngineEvent) => emit({ app: app.name, ...e }) } : {}),
+    ...(request.onRunning
+      ? { onRunning: (p: RunningProgress) => request.onRunning?.({ ...p, revision: source.revision }) }
+      : {}),
   });
   try {
     const result = await engine.run(signal, request.terminate);

@@ -87,6 +87,16 @@ export interface TaskResult {
   syncWave: number;
 }
 
+/**
+ * An operation that waits, as Argo CD persists it between passes (gitops-engine `setRunningPhase`): the
+ * running message ("waiting for completion of hook batch/Job/x"), the results so far, the revision.
+ */
+export interface RunningProgress {
+  message: string;
+  resources: TaskResult[];
+  revision: string;
+}
+
 /** One planned task as `--dry-run` prints it. */
 export interface PlannedTask {
   syncPhase: SyncPhase;

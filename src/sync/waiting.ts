@@ -13,7 +13,9 @@
  * cannot be followed (its watch is lost) fails instead of waiting for a change that cannot arrive.
  *
  * Re-evaluation (`refresh`) of running tasks: hooks Healthy (or without health: message "<name> created",
- * gitops-engine `getOperationPhase`) = Succeeded, Degraded/Unknown = Failed, else Running; resources Healthy (or without health) = Succeeded, Degraded =
+ * gitops-engine `getOperationPhase`) = Succeeded, Degraded/Unknown = Failed, else Running with their
+ * health's message once it has one (a suspended Job: "Job suspended"); resources Healthy (or without
+ * health) = Succeeded, Degraded =
  * Failed, else Running; prunes Succeeded once the object is gone. A running non-prune task whose live
  * object vanished fails.
  */
@@ -57,6 +59,7 @@ export function refresh(run: EngineRun): void {
       else if (health === 'Healthy') run.set(s, 'Succeeded', s.status, latest(s.message));
       else if (health === 'Degraded' || health === 'Unknown')
         run.set(s, 'Failed', s.status, latest(`hook ${health}`));
+      else if (latest(s.message) !== s.message) run.set(s, 'Running', s.status, latest(s.message));
     } else if (health === undefined || health === 'Healthy')
       run.set(s, 'Succeeded', s.status, latest(s.message));
     else if (health === 'Degraded') run.set(s, 'Failed', s.status, latest('resource is Degraded'));
@@ -122,6 +125,30 @@ export function waitingFor(run: EngineRun): WaitingResource[] {
     if (run.client.live(s.task) !== undefined)
       out.push(entry(s, '', 'waiting for the hook of the previous sync to be deleted'));
   return out;
+}
+
+/**
+ * gitops-engine's `setRunningPhase` message for the tasks a waiting run waits for: the running hooks
+ * ("waiting for completion of hook batch/Job/x"), else the running resources ("waiting for healthy state
+ * of apps/Deployment/web"), or what must be deleted first ("waiting for deletion of [hook] ..."), with
+ * " and N more resources|hooks" when there are several. Empty when nothing runs.
+ */
+export function runningMessage(run: EngineRun): string {
+  let tasks = run.states.filter((s) => s.phase === 'Running').map((s) => s.task);
+  let deletion = tasks.length > 0 && tasks.every((t) => t.target === undefined);
+  if (tasks.length === 0) {
+    tasks = run.replacing.filter((s) => run.client.live(s.task) !== undefined).map((s) => s.task);
+    deletion = true;
+  }
+  if (tasks.length === 0) return '';
+  const hooks = tasks.filter((t) => t.hookType);
+  const resources = tasks.filter((t) => !t.hookType);
+  let reason = hooks.length === 0 ? 'healthy state of' : 'completion of hook';
+  if (deletion) reason = hooks.length > 0 ? 'deletion of hook' : 'deletion of';
+  const first = (hooks[0] ?? resources[0])!;
+  const more = tasks.length - 1;
+  const kinds = resources.length === 0 ? 'hooks' : 'resources';
+  return `waiting for ${reason} ${first.key.group}/${first.key.kind}/${first.key.name}${more > 0 ? ` and ${more} more ${kinds}` : ''}`;
 }
 
 /** Resolves on the next live-state change after `generation`, or after `recheckMs`, or on abort. */

@@ -141,6 +141,8 @@ describe('loading Applications from files', () => {
     assert.deepEqual(app.syncPolicy.retry, {
       limit: 5,
       backoff: { durationMs: 10_000, factor: 3, maxDurationMs: 5_400_000 },
+      // as written: operationState.operation.retry copies them (an automated sync's)
+      written: { duration: '10s', factor: 3, maxDuration: '1h30m' },
       refresh: false,
     });
     assert.deepEqual(app.ignoreDifferences[0]!.jsonPointers, ['/spec/replicas']);

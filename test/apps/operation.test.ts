@@ -83,6 +83,7 @@ describe('parseOperation', () => {
         retry: {
           limit: 3,
           backoff: { durationMs: 10_000, factor: 3, maxDurationMs: 120_000 },
+          written: { duration: '10', factor: 3, maxDuration: '2m' },
           refresh: true,
         },
       },
@@ -104,24 +105,15 @@ describe('parseOperation', () => {
       },
     ],
     [
-      'a local sync: each manifest one object, YAML or JSON',
+      'a local sync: each manifest one object in JSON ("" and "null" are none), as the CLI sends them',
       {
         sync: {
-          manifests: [
-            'kind: ConfigMap\napiVersion: v1\nmetadata: {name: a}',
-            '{"apiVersion":"v1","kind":"Secret"}',
-          ],
+          manifests: ['{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"}}', '', 'null'],
         },
       },
       {
-        manifests: [
-          'kind: ConfigMap\napiVersion: v1\nmetadata: {name: a}',
-          '{"apiVersion":"v1","kind":"Secret"}',
-        ],
-        localObjects: [
-          { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'a' } },
-          { apiVersion: 'v1', kind: 'Secret' },
-        ],
+        manifests: ['{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"}}', '', 'null'],
+        localObjects: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' } }],
       },
     ],
   ];
@@ -173,13 +165,8 @@ describe('parseOperation', () => {
     ],
     [
       'a local sync of something that is not an object',
-      { sync: { manifests: ['kind: ConfigMap'] } },
+      { sync: { manifests: ['{"kind":"ConfigMap"}'] } },
       'operation.sync.manifests[0] is not a Kubernetes object (apiVersion and kind)',
-    ],
-    [
-      'a local sync of unreadable YAML',
-      { sync: { manifests: ['a: [b'] } },
-      'operation.sync.manifests[0] cannot be read: ',
     ],
   ];
   for (const [name, operation, message] of bad) {
@@ -219,6 +206,33 @@ describe('parseOperation', () => {
       );
     });
   }
+
+  // controller/state.go unmarshalManifests is json.Unmarshal: YAML fails the comparison (ComparisonError).
+  for (const [text, cause] of [
+    ['apiVersion: v1\nkind: ConfigMap', "invalid character 'a' looking for beginning of value"],
+    ['  ', 'unexpected end of JSON input'],
+  ] as const) {
+    it(`refuses local manifests that are not JSON as Argo CD does (${JSON.stringify(text)})`, () => {
+      assert.throws(
+        () => parseOperation(appWith({ sync: { manifests: [text] } })),
+        (err: unknown) => {
+          assert.ok(err instanceof OperationRefusal);
+          assert.equal(err.reason, `ComparisonError: Failed to load local manifests: ${cause}`);
+          return true;
+        },
+      );
+    });
+  }
+
+  it('a retry backoff is written back as given (a Go struct copy: 2m stays 2m)', () => {
+    const operation = {
+      sync: { syncStrategy: { hook: {} } },
+      initiatedBy: { username: 'admin' },
+      retry: { limit: 3, backoff: { duration: '2m', maxDuration: '5m' } },
+    };
+    const app = appWith(operation);
+    assert.deepEqual(operationJson(parseOperation(app)!, app), operation);
+  });
 
   it('a dry-run local sync is allowed with auto-sync (as Argo CD allows it)', () => {
     const op = { sync: { dryRun: true, manifests: ['{"apiVersion":"v1","kind":"ConfigMap"}'] } };

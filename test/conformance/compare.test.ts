@@ -11,6 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { fill, loadCases, parseCase, sideApp } from '../../conformance/compare/case.js';
 import { appListLines, argoSettled, operationEnded, textLines } from '../../conformance/compare/batch.js';
 import { fastImportStream } from '../../conformance/compare/git.js';
+import { stepOperation } from '../../conformance/compare/operations-steps.js';
+import { operationsView, stepWrites } from '../../conformance/compare/operations-view.js';
 import {
   compareFields,
   flatten,
@@ -53,6 +55,7 @@ describe('conformance case loader', () => {
     for (const c of cases) {
       assert.ok(c.intent && c.provenance, c.id);
       assert.ok(c.app || c.shards || c.appset, c.id);
+      if (c.operations) assert.deepEqual(c.phases, ['operations'], c.id);
     }
     const families = new Set(cases.map((c) => c.family));
     for (const f of [
@@ -66,6 +69,8 @@ describe('conformance case loader', () => {
       'health',
       'projects',
       'shards',
+      'appsets',
+      'operations',
     ])
       assert.ok(families.has(f), f);
   });
@@ -97,6 +102,32 @@ describe('conformance case loader', () => {
     assert.throws(
       () => parseCase(minimal.replace(/app:[\s\S]*/, ''), 'f.yaml'),
       /a case has an app, an appset or shards/,
+    );
+  });
+
+  it('an operations case: ordered steps, phase operations; bad steps refused naming the step', () => {
+    const steps = `operations:\n  - {op: sync, until: hookRunning}\n  - {op: terminate}\n  - {op: push, files: {a: b}}\n  - {op: rollback, id: 0}\n  - {op: delete}\n`;
+    const c = parseCase(minimal + steps, 'o.yaml');
+    assert.deepEqual(c.phases, ['operations']);
+    assert.deepEqual(
+      c.operations?.map((s) => s.op),
+      ['sync', 'terminate', 'push', 'rollback', 'delete'],
+    );
+    for (const [bad, why] of [
+      ['operations:\n  - {op: pause}\n', /operations\[0\]: unknown op pause/],
+      [
+        'operations:\n  - {op: terminate, until: retrying}\n',
+        /operations\[0\]: until retrying needs op sync/,
+      ],
+      ['operations:\n  - {op: rollback}\n', /operations\[0\]: rollback needs an id/],
+      ['operations:\n  - {op: push}\n', /operations\[0\]: push needs files/],
+      ['operations:\n  - {op: sync, wait: 1}\n', /operations\[0\]: unknown field wait/],
+      ['operations: []\n', /operations must be a list of steps/],
+    ] as const)
+      assert.throws(() => parseCase(minimal + bad, 'o.yaml'), why);
+    assert.throws(
+      () => parseCase(minimal.replace(/app:[\s\S]*/, '') + 'operations:\n  - {op: sync}\n', 'p.yaml'),
+      /operations need an app/,
     );
   });
 
@@ -505,5 +536,104 @@ describe('conformance helpers', () => {
     assert.equal(s.casesIdentical, 1);
     assert.equal(s.fieldsCompared, 1);
     assert.deepEqual(s.notRun, { 'case: needs helm (not on PATH)': 1 });
+  });
+});
+
+describe('conformance operations phase', () => {
+  it("writes a rollback as argocd app rollback does: the history entry's revision and source", () => {
+    const source = { repoURL: 'http://git/x.git', path: 'app', targetRevision: 'HEAD' };
+    const app = {
+      spec: { syncPolicy: { syncOptions: ['CreateNamespace=true'] } },
+      status: { history: [{ id: 0, revision: 'r1', source }] },
+    };
+    assert.deepEqual(stepOperation({ op: 'rollback', id: 0 }, app, []), {
+      sync: {
+        revision: 'r1',
+        syncOptions: ['CreateNamespace=true'],
+        syncStrategy: { apply: {} },
+        source,
+      },
+      initiatedBy: { username: 'conformance' },
+    });
+    assert.throws(() => stepOperation({ op: 'rollback', id: 3 }, app, []), /no history entry 3/);
+  });
+
+  it('writes a sync with the n-th commit, retry, and local manifests as sorted JSON', () => {
+    const op = stepOperation(
+      {
+        op: 'sync',
+        revision: '${REV:2}',
+        retry: { limit: 1 },
+        manifests: [{ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'a' } }],
+      },
+      undefined,
+      ['sha1', 'sha2'],
+    );
+    assert.deepEqual(op, {
+      sync: {
+        revision: 'sha2',
+        syncStrategy: { hook: {} },
+        manifests: ['{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"}}'],
+      },
+      initiatedBy: { username: 'conformance' },
+      retry: { limit: 1 },
+    });
+  });
+
+  it('views an app after a step: operation state, conditions, finalizers; times masked inside messages', () => {
+    const app = {
+      metadata: { finalizers: ['b', 'a'] },
+      status: {
+        sync: { status: 'OutOfSync', revision: 'r' },
+        operationState: {
+          phase: 'Running',
+          message: 'failed. Retrying attempt #1 at 2026-01-01T00:02:00Z.',
+          retryCount: 1,
+          startedAt: '2026-01-01T00:00:00Z',
+          syncResult: { revision: 'r', resources: [{ kind: 'Job', name: 'j', hookPhase: 'Failed' }] },
+        },
+      },
+    };
+    const v = operationsView(app, 'step');
+    assert.deepEqual(v.finalizers, ['a', 'b']);
+    assert.equal(v.operationState.message, 'failed. Retrying attempt #1 at <time>.');
+    assert.equal(v.operationState.syncResult.resources['/Job//j'].hookPhase, 'Failed');
+    assert.equal(v.sync, undefined);
+    assert.deepEqual(operationsView(undefined, 'delete'), { gone: true });
+    assert.deepEqual(operationsView(app, 'final').sync, { status: 'OutOfSync', revision: 'r' });
+  });
+
+  it("compares a step's writes: lagging-cache refusals and repeated deletes noted, parallel runs sorted", () => {
+    const w = (verb: string, resource: string, name: string, subresource?: string) => ({
+      verb,
+      resource,
+      namespace: 'n',
+      name,
+      dryRun: false,
+      ...(subresource ? { subresource } : {}),
+    });
+    const notes: string[] = [];
+    const out = stepWrites(
+      [
+        w('patch', 'configmaps', 'b'),
+        w('create', 'configmaps', 'a'),
+        w('create', 'batch/jobs', 'j'),
+        w('delete', 'configmaps', 'a'),
+        w('delete', 'batch/jobs', 'j'),
+        w('delete', 'configmaps', 'a'),
+        w('delete', 'configmaps', 'gone', '(404)'),
+        w('create', 'batch/jobs', 'j', '(409)'),
+      ],
+      (n) => notes.push(n),
+    );
+    assert.deepEqual(out, [
+      'create configmaps n/a',
+      'patch configmaps n/b',
+      'create batch/jobs n/j',
+      'delete batch/jobs n/j',
+      'delete configmaps n/a',
+    ]);
+    assert.equal(notes.length, 1);
+    assert.match(notes[0]!, /^3 write\(s\) of a lagging cache not compared: /);
   });
 });

@@ -366,6 +366,47 @@ describe('sync engine', () => {
   });
 });
 
+describe('sync engine: a waiting run as Argo CD persists it (gitops-engine setRunningPhase)', () => {
+  it("reports the running message and results; a running hook's message follows its health", async () => {
+    const client = new FakeSyncClient();
+    const seen: Array<{ message: string; hook: string }> = [];
+    const plan = planSync({
+      app: 'demo',
+      destNamespace: 'demo',
+      revision: 'abc1234',
+      startedAt: new Date(0),
+      resources: targets(hook('migrate', 'PreSync'), hook('seed', 'PreSync'), obj('ConfigMap', 'cfg')),
+      syncOptions: {},
+      prune: true,
+    });
+    const engine = new SyncEngine(plan.tasks, client, {
+      onRunning: (p) =>
+        seen.push({
+          message: p.message,
+          hook: p.resources.find((r) => r.name === 'migrate')?.message ?? '',
+        }),
+    });
+    const done = engine.run(new AbortController().signal);
+    while (client.objects.size < 2) await new Promise((r) => setImmediate(r));
+    // The Job controller suspends it: health Suspended, still Running, its message the health's.
+    const key = [...client.objects.keys()].find((k) => k.endsWith('/migrate'))!;
+    const live = client.objects.get(key)!;
+    client.set(
+      { key: { group: 'batch', kind: 'Job', namespace: 'demo', name: 'migrate' } },
+      { ...live, status: { conditions: [{ type: 'Suspended', status: 'True', message: 'Job suspended' }] } },
+    );
+    while (!seen.some((s) => s.hook === 'Job suspended')) await new Promise((r) => setImmediate(r));
+    assert.equal(seen[0]!.message, 'waiting for completion of hook batch/Job/migrate and 1 more hooks');
+    assert.equal(seen[0]!.hook, 'job.batch/migrate created');
+    for (const name of ['migrate', 'seed']) {
+      const k = { group: 'batch', kind: 'Job', namespace: 'demo', name };
+      client.set({ key: k }, completeJob(client.objects.get(`batch/Job/demo/${name}`)!));
+    }
+    const result = await done;
+    assert.equal(result.phase, 'Succeeded');
+  });
+});
+
 describe('sync engine: terminate (Argo CD Terminating, gitops-engine Terminate)', () => {
   it('a running hook loses its finalizer and is deleted; Failed "Operation terminated"', async () => {
     const client = new FakeSyncClient();

@@ -13,6 +13,7 @@ import { appsets } from './appsets.js';
 import { argocdCm, shards } from './fleet.js';
 import { health } from './health.js';
 import { helmHooks } from './helm-hooks.js';
+import { operations } from './operations.js';
 import type { CaseDraft } from './lib.js';
 import {
   autoSync,
@@ -51,6 +52,7 @@ const families: [string, () => CaseDraft[]][] = [
   ['shards', shards],
   ['appsets', appsets],
   ['helm-hooks', () => helmHooks(fixtures)],
+  ['operations', operations],
 ];
 
 let n = 0;

@@ -20,6 +20,7 @@ export interface CaseDraft {
   sync?: Obj;
   shards?: Obj;
   appset?: Obj;
+  operations?: Obj[];
 }
 
 export const IN_CLUSTER = 'https://kubernetes.default.svc';

@@ -152,5 +152,12 @@ export function syncAppOf(app: Application): SyncApp {
 }
 
 /** A sync as the request says (src/sync `runOperation`), with the app's own sync options beneath. */
-export const defaultOperation: LoopOptions['operation'] = (app, reconciliation, request, signal, terminate) =>
-  runOperation(syncAppOf(app), reconciliation, { ...syncRequestOf(request), terminate }, signal);
+export const defaultOperation: LoopOptions['operation'] = (
+  app,
+  reconciliation,
+  request,
+  signal,
+  terminate,
+  onRunning,
+) =>
+  runOperation(syncAppOf(app), reconciliation, { ...syncRequestOf(request), terminate, onRunning }, signal);

@@ -3,7 +3,7 @@
  * persists them (persistAppStatus, setOperationState, persistRevisionHistory; src/apps status.ts builds the
  * status, rules in docs/controller.md).
  *
- * - On a loop event about an app (`refreshed`, `app-operation-start`, `app-operation-done`) it builds the
+ * - On a loop event about an app (`refreshed`, `app-operation-start`, `-progress`, `-done`) it builds the
  *   app's new status from the previous one and the loop's state (`loop.state(key)`: comparison, operations,
  *   and its last render's source revisions, types and summary), and sends what changed as one JSON merge
  *   patch of the Application (Argo CD's Application CRD has no status subresource: status is patched on the
@@ -133,7 +133,11 @@ export class StatusWriter {
     if (event.type === 'app-operation-start') this.#entry(event.key).syncError = null;
     if (event.type === 'refreshed' && event.sync === 'Synced') this.#entry(event.key).syncError = null;
     if (event.type === 'refreshed') void this.write(event.key, event.level);
-    else if (event.type === 'app-operation-start' || event.type === 'app-operation-done')
+    else if (
+      event.type === 'app-operation-start' ||
+      event.type === 'app-operation-progress' ||
+      event.type === 'app-operation-done'
+    )
       void this.write(event.key, 0);
   }
 

@@ -408,6 +408,7 @@ export class Loop implements ReconcileLoop {
       },
       operation: o.operation,
       pin: (app, request) => this.#clusters!.pin(app, request),
+      freshRevisions: (app) => this.#revisions.requested(app, 3),
     };
   }
 

@@ -6,7 +6,7 @@
  */
 import type { Application } from '../../apps/index.js';
 import type { Clock } from '../../common/index.js';
-import type { OperationReport } from '../../sync/index.js';
+import type { OperationReport, RunningProgress } from '../../sync/index.js';
 import type { SelfHealBackoff } from './autosync.js';
 import type { AutoSyncMode, LoopEventHandler, OperationRequest } from './types.js';
 import type { EngineOptions, Reconciliation } from '../refresh/index.js';
@@ -42,6 +42,7 @@ export interface LoopOptions extends Omit<EngineOptions, 'onEvent'> {
     request: OperationRequest,
     signal: AbortSignal,
     terminate: AbortSignal,
+    onRunning?: (progress: RunningProgress) => void,
   ) => Promise<OperationReport>;
   onEvent?: LoopEventHandler;
   /** Timers, queue delays and durations (tests: a FakeClock). */

@@ -31,8 +31,8 @@ import type { Application } from '../../apps/index.js';
 import { oneLine } from '../../common/index.js';
 import type { Clock } from '../../common/index.js';
 import type { RateLimitingQueue } from '../../queue/index.js';
-import { UnsettledOperationError } from '../../sync/index.js';
-import type { OperationReport } from '../../sync/index.js';
+import { OPERATION_TERMINATED, UnsettledOperationError } from '../../sync/index.js';
+import type { OperationReport, RunningProgress } from '../../sync/index.js';
 import { automatedPolicy, decideAutoSync } from './autosync.js';
 import type { SelfHealBackoff } from './autosync.js';
 import type { AutoSyncMode, CompareLevel, LoopEvent, OperationRequest, RefreshReason } from './types.js';
@@ -67,12 +67,18 @@ export interface LoopCore {
     request: OperationRequest,
     signal: AbortSignal,
     terminate: AbortSignal,
+    onRunning?: (progress: RunningProgress) => void,
   ) => Promise<OperationReport>;
   /** The app pinned to the request's commit (state.ts `pinnedApp`), known to the loop's clusters. */
   pin: (app: Application, request: OperationRequest) => Application;
+  /** Forgets the resolved commits of the app's repositories (the next render resolves them afresh). */
+  freshRevisions: (app: Application) => void;
 }
 
 const iso = (d: Date): string => d.toISOString();
+
+/** Thrown to skip an attempt (terminated while waiting for a retry): not an error of the operation. */
+class SkipAttempt extends Error {}
 
 /** The level-0 refresh (see the header): false when the app has no comparison to start from. */
 export function treeRefresh(core: LoopCore, entry: LoopEntry, request: RefreshRequest): boolean {
@@ -125,7 +131,16 @@ export async function refreshEntry(
     });
     return;
   }
-  const reconciliation = await core.manager.reconcile(app, signal);
+  // processAppRefreshQueueItem compares with the last operation's local manifests while the last operation
+  // is a local sync (`operationState.operation.sync.manifests`): nothing is fetched, the revision is the
+  // source's targetRevision as written.
+  const lastLocal = state.lastOperation?.request.localObjects;
+  const written = (app.manifest['spec'] as { source?: { targetRevision?: unknown } } | undefined)?.source
+    ?.targetRevision;
+  const local = lastLocal
+    ? { objects: lastLocal, revision: typeof written === 'string' ? written : '' }
+    : undefined;
+  const reconciliation = await core.manager.reconcile(app, signal, local ? { local } : {});
   // Removed, or its spec replaced meanwhile: the new spec's refresh follows.
   if (!core.current(entry) || entry.specVersion !== specVersion) return;
   const comparison = toReport(reconciliation);
@@ -245,11 +260,23 @@ export async function operateEntry(core: LoopCore, entry: LoopEntry, signal: Abo
     state.running = { request, startedAt: iso(core.wallClock()), ...(terminating ? { terminating } : {}) };
     core.emit({ type: 'app-operation-start', app: app.name, key, request });
   }
+  const progress = (p: NonNullable<NonNullable<typeof state.running>['progress']>): void => {
+    if (!state.running || !core.current(entry)) return;
+    state.running.progress = p;
+    core.emit({ type: 'app-operation-progress', app: app.name, key });
+  };
+  // Terminated while it waited for a retry: no attempt runs; it ends with the failed attempt's results and
+  // Argo CD's words (processRequestedAppOperation resumes it as Terminating: "Operation terminated", the
+  // retries counted so far).
+  const waited = terminating && op.attempt > 0 ? op.lastReport : undefined;
+  if (!waited && op.attempt > 0 && state.running)
+    progress({ message: `Retrying operation. Attempt #${op.attempt}`, resources: [], revision: '' });
   entry.executing = true;
   let report: OperationReport | undefined;
   let message = '';
   let threw = false;
   try {
+    if (waited) throw new SkipAttempt();
     if (setupError) throw new Error(setupError.message);
     // A retry with `refresh` takes the newest revisions (of the rollback's sources, if any).
     const { revision: _revision, revisions: _revisions, ...latest } = request;
@@ -257,9 +284,14 @@ export async function operateEntry(core: LoopCore, entry: LoopEntry, signal: Abo
     const local = request.localObjects
       ? { objects: request.localObjects, revision: request.revision ?? '' }
       : undefined;
+    // SyncAppState compares with noRevisionCache: an operation resolves its branch afresh (a commit pushed
+    // a moment ago is synced), unlike a resync. An automated sync brings the refresh's own comparison.
+    if (!op.reconciliation && !local) core.freshRevisions(target);
     const reconciliation = op.reconciliation ?? (await core.manager.reconcile(target, signal, { local }));
     op.reconciliation = undefined;
-    report = await core.operation(target, reconciliation, request, signal, op.terminate.signal);
+    report = await core.operation(target, reconciliation, request, signal, op.terminate.signal, (p) =>
+      progress({ ...p, ...(op.attempt > 0 ? { retryCount: op.attempt } : {}) }),
+    );
     message = report.message;
   } catch (err) {
     // It ran, but its writes cannot be read back: its report stands (as an Error). Anything else ended
@@ -270,9 +302,14 @@ export async function operateEntry(core: LoopCore, entry: LoopEntry, signal: Abo
   } finally {
     entry.executing = false;
   }
-  op.attempt++;
+  if (waited) {
+    threw = false;
+    message = OPERATION_TERMINATED;
+    report = { ...waited, phase: 'Failed', message, finishedAt: iso(core.wallClock()) };
+  } else op.attempt++;
   const phase: OperationReport['phase'] = report && !threw ? report.phase : 'Error';
-  if (report) report.retries = op.attempt - 1;
+  if (report) report.retries = waited ? op.attempt : op.attempt - 1;
+  if (report && !waited) op.lastReport = report;
 
   // Retries (Argo CD: the operation stays Running, the next attempt after the backoff).
   const retry = request.retry;
@@ -287,16 +324,29 @@ export async function operateEntry(core: LoopCore, entry: LoopEntry, signal: Abo
     (limit < 0 || op.attempt <= limit)
   ) {
     const { durationMs, factor, maxDurationMs } = retry.backoff;
-    core.operationQueue.addAfter(key, Math.min(durationMs * factor ** (op.attempt - 1), maxDurationMs));
+    const delay = Math.min(durationMs * factor ** (op.attempt - 1), maxDurationMs);
+    core.operationQueue.addAfter(key, delay);
+    // Argo CD keeps it Running with the failed attempt's results and when the next one starts.
+    const at = new Date(core.wallClock().getTime() + delay).toISOString().replace(/\.\d+Z$/, 'Z');
+    const failed = report?.message ?? message;
+    progress({
+      message: `${failed}. Retrying attempt #${op.attempt} at ${at}.`,
+      resources: report?.resources ?? [],
+      revision: report?.revision ?? '',
+      retryCount: op.attempt,
+      finishedAt: report?.finishedAt ?? iso(core.wallClock()),
+    });
     return;
   }
 
   const finishedAt = report?.finishedAt || iso(core.wallClock());
   // Argo CD's final message of a retried operation: "<message> (retried N times)."
-  if (op.attempt > 1)
-    message = `${threw ? message : (report?.message ?? '')} (retried ${op.attempt - 1} times).`;
+  const retried = waited ? op.attempt : op.attempt - 1;
+  if (retried > 0) message = `${threw ? message : (report?.message ?? '')} (retried ${retried} times).`;
   else if (!threw) message = report?.message ?? '';
   const done = report;
+  // The status shows the final message, the retries counted in (processRequestedAppOperation).
+  if (done && retried > 0 && !threw) done.message = message;
   delete state.running;
   entry.operation = entry.next;
   entry.next = undefined;

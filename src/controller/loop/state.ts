@@ -44,6 +44,8 @@ export interface PendingOperation {
    * retry follows.
    */
   terminate?: AbortController | undefined;
+  /** The last attempt's report (a terminate during the retry backoff ends with its results). */
+  lastReport?: OperationReport | undefined;
 }
 
 export interface LoopEntry {

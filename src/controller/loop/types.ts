@@ -17,7 +17,7 @@ import type {
 import type { KubeObject } from '../../cluster/index.js';
 import type { JsonMap as JsonObject } from '../../common/index.js';
 import type { HealthStatus } from '../../health/index.js';
-import type { OperationReport, ResourceFilter as SyncResourceFilter } from '../../sync/index.js';
+import type { OperationReport, ResourceFilter as SyncResourceFilter, TaskResult } from '../../sync/index.js';
 import type { AppCondition, AppSyncStatus, ComparisonResult, RunEvent } from '../refresh/index.js';
 
 /**
@@ -91,7 +91,18 @@ export interface AppLoopState {
   /** When the last refresh finished (Argo CD's `status.reconciledAt`), ISO 8601. */
   reconciledAt?: string;
   /** The operation running now; `terminating` once it is asked to terminate (Argo CD's `Terminating`). */
-  running?: { request: OperationRequest; startedAt: string; terminating?: boolean };
+  running?: {
+    request: OperationRequest;
+    startedAt: string;
+    terminating?: boolean;
+    /**
+     * What Argo CD persists while it runs: the running message and results so far of the attempt that waits
+     * (gitops-engine `setRunningPhase`), or, between attempts, the failed attempt's with "Retrying attempt
+     * #N at <time>." (`retryCount` N, `finishedAt` the failure's time), or "Retrying operation. Attempt #N"
+     * as the next attempt starts.
+     */
+    progress?: OperationProgress;
+  };
   /** The last finished operation with its request. */
   lastOperation?: { request: OperationRequest; report: OperationReport };
   /** Revision(s) of the last successful sync (Argo CD's `status.sync.revision` after an operation). */
@@ -101,6 +112,15 @@ export interface AppLoopState {
 }
 
 /** The loop's events: everything a one-shot run emits, plus what a continuous loop adds. */
+/** A running operation's state as its status shows it (`AppLoopState.running.progress`). */
+export interface OperationProgress {
+  message: string;
+  resources: TaskResult[];
+  revision: string;
+  retryCount?: number;
+  finishedAt?: string;
+}
+
 export type LoopEvent =
   | RunEvent
   | { type: 'app-added'; app: string; key: string }
@@ -125,6 +145,8 @@ export type LoopEvent =
    * engine events `operation-start` / `operation-done`, which the loop passes on too (per attempt).
    */
   | { type: 'app-operation-start'; app: string; key: string; request: OperationRequest }
+  /** The running operation's progress changed (`AppLoopState.running.progress`): its status is written. */
+  | { type: 'app-operation-progress'; app: string; key: string }
   | {
       type: 'app-operation-done';
       app: string;

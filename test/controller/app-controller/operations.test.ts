@@ -29,6 +29,7 @@ describe('operations of kubectl gitops controller (terminate, rollback, local sy
       'rb1/a.yaml': cm('rb-a'),
       'rb2/a.yaml': cm('rb-a', '  labels:\n    v: two\n') + '---\n' + cm('rb-b'),
       'loc/a.yaml': cm('loc-git'),
+      'fresh/a.yaml': cm('fresh-a'),
       'del/a.yaml':
         cm('del-a') +
         '---\n' +
@@ -36,7 +37,7 @@ describe('operations of kubectl gitops controller (terminate, rollback, local sy
         '---\n' +
         hookJob('del-post', 'PostDelete', 'HookSucceeded'),
     });
-    h = await startController(fx, cacheRoot, ['term', 'rb', 'auto', 'loc', 'del']);
+    h = await startController(fx, cacheRoot, ['term', 'rb', 'auto', 'loc', 'del', 'fresh']);
   });
 
   after(async () => {
@@ -51,11 +52,23 @@ describe('operations of kubectl gitops controller (terminate, rollback, local sy
       await h.create(appYaml('term', repo.url, 'term', { namespace: 'term' }), { operation: { sync: {} } });
       // The PreSync hook Job runs (no Job controller completes it): the operation waits, Running.
       await waitForObject(fx.cluster, '/apis/batch/v1/namespaces/term/jobs/term-pre', (o) => o !== undefined);
+      // While it waits, the status shows what Argo CD persists between passes: gitops-engine's running
+      // message and the results so far (the hook Running), with the revision and source.
       const running = await waitForObject(
         fx.cluster,
         `${APPS}/term`,
-        (o) => o?.status?.operationState?.phase === 'Running',
+        (o) =>
+          o?.status?.operationState?.phase === 'Running' &&
+          o.status.operationState.message === 'waiting for completion of hook batch/Job/term-pre',
       );
+      const progress = running.status.operationState;
+      assert.deepEqual(
+        progress.syncResult.resources.map((r: Any) => [r.kind, r.name, r.hookType, r.hookPhase]),
+        [['Job', 'term-pre', 'PreSync', 'Running']],
+      );
+      assert.equal(progress.syncResult.revision, repo.head());
+      assert.equal(progress.syncResult.source.path, 'term');
+      assert.equal(progress.finishedAt, undefined);
       // What `argocd app terminate-op` does: an update of the Application with the phase Terminating.
       running.status.operationState.phase = 'Terminating';
       const put = await api(fx.cluster, 'PUT', `${APPS}/term`, running);
@@ -179,6 +192,18 @@ describe('operations of kubectl gitops controller (terminate, rollback, local sy
     );
     // Git's object was not rendered or applied.
     assert.equal((await api(fx.cluster, 'GET', '/api/v1/namespaces/loc/configmaps/loc-git')).status, 404);
+    // The refreshes after it compare with the local sync's manifests while it is the last operation
+    // (processAppRefreshQueueItem): Synced, at the targetRevision as written, nothing fetched.
+    const after = await waitForObject(
+      fx.cluster,
+      `${APPS}/loc`,
+      (o) => o?.status?.reconciledAt >= st.finishedAt && o.status.sync?.status !== undefined,
+    );
+    assert.deepEqual([after.status.sync.status, after.status.sync.revision], ['Synced', 'HEAD']);
+    assert.deepEqual(
+      after.status.resources.map((r: Any) => r.name),
+      ['loc-local'],
+    );
   });
 
   it('runs PreDelete hooks before and PostDelete hooks after a cascading delete', T, async () => {
@@ -230,5 +255,21 @@ describe('operations of kubectl gitops controller (terminate, rollback, local sy
     // Done: the cleanup deletes the HookSucceeded hook and the Application goes.
     await waitForDeletion(fx.cluster, `${APPS}/del`);
     await waitForDeletion(fx.cluster, '/apis/batch/v1/namespaces/del/jobs/del-post');
+  });
+
+  it('a requested sync resolves its branch afresh: a commit pushed a moment ago is synced', T, async () => {
+    await h.create(appYaml('fresh', repo.url, 'fresh', { namespace: 'fresh' }), { operation: { sync: {} } });
+    await waitForObject(fx.cluster, `${APPS}/fresh`, (o) => o?.status?.history?.length === 1 && !o.operation);
+    // A new commit, well within the 3 minutes a resync reuses a resolved branch for; SyncAppState compares
+    // with noRevisionCache, so the next requested sync takes it.
+    repo.commit({ 'fresh/a.yaml': cm('fresh-a') + '---\n' + cm('fresh-b') });
+    await h.patchApp('fresh', { operation: { sync: {} } });
+    const app = await waitForObject(
+      fx.cluster,
+      `${APPS}/fresh`,
+      (o) => o?.status?.history?.length === 2 && !o.operation,
+    );
+    assert.equal(app.status.operationState.syncResult.revision, repo.head());
+    assert.equal((await api(fx.cluster, 'GET', '/api/v1/namespaces/fresh/configmaps/fresh-b')).status, 200);
   });
 });
