@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { restorable } from '../../src/sync/cluster-client.js';
+import { restorable } from '../../src/sync/object-copies.js';
 
 describe('restorable: a live object as Force=true creates it again', () => {
   it('drops what the server sets, and a Job its generated selector and controller-uid labels', () => {
