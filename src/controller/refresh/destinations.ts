@@ -226,7 +226,8 @@ export class ClusterPool {
   /** The destination namespaces each cluster's live cache was scoped to. */
   readonly #namespaces = new Map<string, ReadonlySet<string>>();
   /** API requests of clusters `rescope` closed. */
-  #closedRequests = 0;
+  /** Clusters a rescope replaced, closed with the pool (`rescope`). */
+  #retired: Promise<ClusterState>[] = [];
   #prepared: Promise<ClusterConnection | undefined> | undefined;
   #unused: ClusterConnection | undefined;
 
@@ -314,20 +315,20 @@ export class ClusterPool {
       this.#clusters.delete(context);
       this.#namespaces.delete(context);
       closed.push(context);
-      const state = await p.catch(() => undefined);
-      if (!state) continue;
-      this.#closedRequests += state.conn.client.counts().total;
-      await state.close();
+      // Not closed now: an operation may be running on it (its sync waits on this live cache's events, and
+      // a cache closed under it would never send them). Retired: the next refreshes connect anew with the
+      // wider scope, and the retired cache is closed with the pool.
+      this.#retired.push(p);
     }
     return closed;
   }
 
   /** Closes every connection (the prepared one too, taken or not); returns the API requests of the run. */
   async close(): Promise<number> {
-    let requests = this.#closedRequests;
+    let requests = 0;
     (await this.#takePrepared())?.close();
     this.#unused?.close();
-    for (const p of this.#clusters.values()) {
+    for (const p of [...this.#retired.splice(0), ...this.#clusters.values()]) {
       const state = await p.catch(() => undefined);
       if (!state) continue;
       requests += state.conn.client.counts().total;
