@@ -132,4 +132,49 @@ describe('kubectl gitops controller (CLI)', () => {
     assert.ok(lines.every((l) => typeof l.event === 'string'));
     assert.equal((await api(fx.cluster, 'GET', '/api/v1/namespaces/web/configmaps/web')).status, 200);
   });
+
+  it('an operation ends although the first refresh widened the live cache under it; SIGTERM exits 0', async () => {
+    // The ConfigMap in `other` is outside the destination namespace: the first refresh widens the live
+    // cache (src/controller/loop/clusters.ts `observe`), and the operation syncing on the cache it replaced
+    // must still end (it waited forever on a closed cache before).
+    repo.commit({
+      'wide/cm.yaml': cm('here'),
+      'wide/other.yaml': cm('there').replace('metadata:\n', 'metadata:\n  namespace: other\n'),
+    });
+    await createNamespaces(conn, ['wide', 'other']);
+    const app = {
+      ...(parse(appYaml('wide', repo.url, 'wide', { namespace: 'wide' })) as KubeObject),
+      operation: { sync: { syncStrategy: { hook: {} } }, initiatedBy: { username: 'admin' } },
+    };
+    app.metadata = { ...app.metadata, namespace: 'argocd' };
+    assert.equal((await api(fx.cluster, 'POST', APPS, app)).status, 201);
+    const child = spawn(
+      launcher,
+      ['controller', '--kubeconfig', fx.kubeconfig, '-o', 'json', '--app-resync', '0'],
+      {
+        env: { ...process.env, NO_COLOR: '1', XDG_CACHE_HOME: join(dir, 'cache-wide') },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    const done = await new Promise<boolean>((resolve) => {
+      setTimeout(() => resolve(false), 30_000);
+      child.stdout.setEncoding('utf8').on('data', (d: string) => {
+        stdout += d;
+        if (
+          /"key":"argocd\/wide","event":"operation-done"|"event":"operation-done".*"key":"argocd\/wide"/.test(
+            stdout,
+          )
+        )
+          resolve(true);
+      });
+    });
+    child.kill('SIGTERM');
+    assert.ok(done, `no operation-done in 30 s: ${stdout.slice(-2000)}`);
+    assert.equal(await exited, 0, stderr);
+    assert.equal((await api(fx.cluster, 'GET', '/api/v1/namespaces/other/configmaps/there')).status, 200);
+  });
 });
