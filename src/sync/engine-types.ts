@@ -96,9 +96,11 @@ export interface TaskState {
   /**
    * The operation phase Argo CD's result shows for the task when it differs from `phase`: a plain resource
    * of the final group stays `Running` there (gitops-engine ends the operation right after applying it,
-   * "successfully synced (all tasks run)", and never re-evaluates it).
+   * "successfully synced (all tasks run)", and never re-evaluates it). `''`: none at all, for a task
+   * refused before the operation ran (gitops-engine getSyncTasks records an unserved kind or a project's
+   * refusal with no operation phase).
    */
-  reportedPhase?: TaskPhase;
+  reportedPhase?: TaskPhase | '';
 }
 
 export interface OperationResult {
