@@ -145,6 +145,9 @@ export function parseOperation(app: Application): AppOperationRequest | undefine
       if (!allowed) return fail(app, 'operation.sync.syncOptions', `has unknown option "${entry}"`);
       if (!allowed.includes(value.toLowerCase()))
         return fail(app, 'operation.sync.syncOptions', `has "${entry}": ${key} takes ${allowed.join(', ')}`);
+      // Force=true among syncOptions does nothing in Argo CD, which takes force from syncStrategy only
+      // (and the resource's annotation): controller/sync.go WithOperationSettings.
+      if (key === 'Force') continue;
       options[key] = value.toLowerCase() === value ? value : value.toLowerCase();
     }
   }

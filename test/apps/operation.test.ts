@@ -80,6 +80,11 @@ describe('parseOperation', () => {
       },
     ],
     [
+      "Force=true among syncOptions: ignored, as Argo CD's controller (force comes from syncStrategy)",
+      { sync: { syncStrategy: { hook: {} }, syncOptions: ['Force=true', 'Replace=true'] } },
+      { strategy: 'hook', syncOptions: { Replace: 'true' } },
+    ],
+    [
       'retry with backoff (seconds by default, Go durations)',
       {
         sync: {},

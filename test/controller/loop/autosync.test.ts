@@ -326,3 +326,16 @@ describe('the sync request of an operation', () => {
     );
   });
 });
+
+describe("auto-sync's request never forces", () => {
+  it("leaves Force=true of spec.syncPolicy.syncOptions out, as Argo CD (force comes from a strategy, or the resource's annotation)", () => {
+    const app = application('app', 'https://example.com/repo.git', 'path', {
+      spec: '  syncPolicy:\n    automated: {}\n    syncOptions: [Force=true, Replace=true]\n',
+    });
+    const decision = decideAutoSync(input(app));
+    assert.equal(decision.action, 'sync');
+    assert.deepEqual(decision.action === 'sync' ? decision.request.syncOptions : undefined, {
+      Replace: 'true',
+    });
+  });
+});
