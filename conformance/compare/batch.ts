@@ -164,7 +164,10 @@ export class Batch {
       this.noteErrors(errs, 'set-up');
     const all = [...live.values()].flat();
     const crds = all.filter((o) => o.kind === 'CustomResourceDefinition');
-    this.noteErrors(await k.create(crds), 'set-up');
+    const crdErrors = await k.create(crds);
+    this.noteErrors(crdErrors, 'set-up');
+    for (const c of this.cases.filter((x) => crdErrors.some((e) => e.includes(x.id))))
+      this.out(c).notRun.push(SETUP_REFUSED);
     if (crds.length)
       await k.run([
         'wait',
@@ -176,8 +179,14 @@ export class Batch {
     await inParallel([...live], 6, async ([id, objs]) => {
       const out = this.outcomes.get(id)!;
       const rest = objs.filter((o) => o.kind !== 'CustomResourceDefinition');
-      for (const e of await k.create(rest.map(({ status: _s, ...o }) => o))) out.notes.push(`set-up: ${e}`);
-      for (const e of await k.writeStatuses(objs)) out.notes.push(`set-up status: ${e}`);
+      const refused = [
+        ...(await k.create(rest.map(({ status: _s, ...o }) => o))).map((e) => `set-up: ${e}`),
+        ...(await k.writeStatuses(objs)).map((e) => `set-up status: ${e}`),
+      ];
+      out.notes.push(...refused);
+      // Never a silent pass: both sides would judge a missing object (or one without its recorded status)
+      // alike. The phases still run; the case is listed as not run in part, the notes say what was refused.
+      if (refused.length > 0 && !out.notRun.includes(SETUP_REFUSED)) out.notRun.push(SETUP_REFUSED);
     });
     // Live Deployments roll out (kube-controller-manager, the kubelet stand-in's Pods) before either side
     // reads them, so Argo CD's first read and ours, seconds apart, see the same settled state (20 s at most;
@@ -799,6 +808,9 @@ async function inParallel<T>(items: T[], width: number, f: (t: T) => Promise<voi
 }
 
 const REFRESH_ANNOTATION = 'argocd.argoproj.io/refresh';
+
+/** A case whose live set-up the API server refused (its notes say what): never a silent pass. */
+const SETUP_REFUSED = 'set-up: the API server refused a live object or its status (notes say which)';
 
 /** Kinds that are cluster-scoped, of those a case's repository may hold. */
 const CLUSTER_SCOPED = new Set([
