@@ -417,10 +417,10 @@ describe('conformance helpers', () => {
 
   it('masks times and durations in argocd app get text and reads app list rows by name', () => {
     const t = textLines(
-      'Name:  argocd/c001-a\nStarted:  2026-11-28 06:00:00 +0000 UTC\nDuration: 3s\n\n',
+      'Name:  argocd/c001-a\nStarted:  2026-11-28 06:00:00 +0000 UTC\nDuration: 3s\nDuration: 2m6s\n\n',
       new Map([['c001-a', 'c001-X']]),
     );
-    assert.deepEqual(t, ['Name:  argocd/c001-X', 'Started:  <time>', 'Duration: <dur>']);
+    assert.deepEqual(t, ['Name:  argocd/c001-X', 'Started:  <time>', 'Duration: <dur>', 'Duration: <dur>']);
     const l = appListLines(
       'NAME  CLUSTER  STATUS\nargocd/c001-a  https://kubernetes.default.svc   Synced\nargocd/zzz x\n',
       new Set(['c001-a']),
