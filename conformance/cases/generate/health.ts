@@ -49,9 +49,25 @@ function creatable(o: Obj): Obj {
   }
   if (x.kind === 'PersistentVolumeClaim') delete spec.volumeName;
   // networking.k8s.io/v1 requires a path's pathType (the vectors were recorded at extensions/v1beta1).
-  if (x.kind === 'Ingress')
+  // and a backend as `service: {name, port}` (v1beta1's serviceName/servicePort).
+  if (x.kind === 'Ingress') {
+    const v1Backend = (b: Obj | undefined): Obj | undefined => {
+      if (!b || b.service || b.resource || b.serviceName === undefined) return b;
+      const port = b.servicePort;
+      return {
+        service: { name: b.serviceName, port: typeof port === 'number' ? { number: port } : { name: port } },
+      };
+    };
+    if (spec.backend) {
+      spec.defaultBackend = v1Backend(spec.backend);
+      delete spec.backend;
+    }
     for (const rule of (spec.rules ?? []) as Obj[])
-      for (const path of (rule.http?.paths ?? []) as Obj[]) path.pathType ??= 'ImplementationSpecific';
+      for (const path of (rule.http?.paths ?? []) as Obj[]) {
+        path.pathType ??= 'ImplementationSpecific';
+        path.backend = v1Backend(path.backend);
+      }
+  }
   // A Job's selector and controller-uid labels are the server's (a create that names them is refused).
   if (x.kind === 'Job') {
     delete spec.selector;
