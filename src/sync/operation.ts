@@ -11,6 +11,7 @@ import { withoutForce } from './annotations.js';
 import { SyncEngine } from './engine.js';
 import { taskRef } from './engine-types.js';
 import { planSync } from './plan.js';
+import { NAMESPACE_INFO } from './requests.js';
 import type { ResourceFilter, PlanResource } from './plan.js';
 import type {
   OperationReport,
@@ -77,15 +78,6 @@ export interface SyncApp {
   syncOptions: Readonly<Record<string, string>>;
   managedNamespaceMetadata?: { labels: Record<string, string>; annotations: Record<string, string> };
 }
-
-const NAMESPACE_INFO: ResourceInfo = {
-  group: '',
-  version: 'v1',
-  kind: 'Namespace',
-  plural: 'namespaces',
-  namespaced: false,
-  verbs: [],
-};
 
 export async function runOperation(
   app: SyncApp,

@@ -10,20 +10,11 @@
  * What it writes is remembered in the live view, so the apply that follows patches the object it made.
  */
 import { isNotFound } from '../cluster/index.js';
-import type { KubeClient, ResourceInfo } from '../cluster/index.js';
+import type { KubeClient } from '../cluster/index.js';
 import type { LiveView } from './live-view.js';
 import { planReconcile, reconcileOutput } from './rbac-reconcile.js';
-import { describeTask, type SyncRequests } from './requests.js';
+import { NAMESPACE_INFO, describeTask, type SyncRequests } from './requests.js';
 import type { SyncTask } from './types.js';
-
-const NAMESPACE_INFO: ResourceInfo = {
-  group: '',
-  version: 'v1',
-  kind: 'Namespace',
-  plural: 'namespaces',
-  namespaced: false,
-  verbs: ['get'],
-};
 
 export interface RbacWriteContext {
   client: KubeClient;
