@@ -6,6 +6,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { connect } from '../../../src/cluster/index.js';
 import { FakeClock } from '../../../src/queue/index.js';
 import type { Application } from '../../../src/apps/index.js';
 import type { SourceService } from '../../../src/source/index.js';
@@ -429,6 +430,70 @@ describe('continuous loop: queues, timers, shutdown', () => {
       } finally {
         await run.stop();
       }
+    },
+  );
+
+  it(
+    'a rescope during an operation: the replaced live cache is closed once the operation ends',
+    T,
+    async () => {
+      repo.commit({ 'lease/a.yaml': cm('lease-a'), 'lease-more/a.yaml': cm('lease-more-a') });
+      const started = gate();
+      const release = gate();
+      // Every connection the loop makes, and whether it was closed.
+      const conns: Array<{ closes: number; closed: Promise<void> }> = [];
+      const run = startLoop(
+        fx,
+        [application('lease', repo.url, 'lease', { namespace: 'loop-lease' })],
+        cacheRoot,
+        {
+          connect: async (options) => {
+            const conn = await connect(options);
+            let closed!: () => void;
+            const seen = { closes: 0, closed: new Promise<void>((resolve) => (closed = resolve)) };
+            const close = conn.close.bind(conn);
+            conn.close = () => {
+              seen.closes++;
+              closed();
+              close();
+            };
+            conns.push(seen);
+            return conn;
+          },
+          operation: async (app, reconciliation, request, signal) => {
+            if (app.name === 'lease') {
+              started.open();
+              await release.wait;
+            }
+            return runOperation(
+              { name: app.name, syncOptions: app.syncPolicy.options },
+              reconciliation,
+              { ...syncRequestOf(request), syncOptions: { CreateNamespace: 'true' } },
+              signal,
+            );
+          },
+        },
+      );
+      try {
+        await started.wait; // the automated sync runs on the first cluster's live cache
+        // An app in a namespace that cache does not cover: the cluster is retired, the new app's refresh
+        // connects anew.
+        run.loop.upsertApp(
+          application('lease-more', repo.url, 'lease-more', { namespace: 'loop-lease-more' }),
+        );
+        await run.until((e) => e.type === 'refreshed' && e.app === 'lease-more');
+        assert.equal(conns.length, 2);
+        assert.equal(conns[0]!.closes, 0, 'closed under the running operation');
+        release.open();
+        const done = (await run.until(opDone('lease'))) as OperationDone;
+        assert.equal(done.phase, 'Succeeded');
+        await conns[0]!.closed; // its last lease ended with the operation
+        assert.equal(conns[1]!.closes, 0);
+      } finally {
+        release.open();
+        await run.stop();
+      }
+      assert.equal(conns[0]!.closes, 1, 'closed once');
     },
   );
 });
