@@ -6,7 +6,6 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect } from '../../../src/cluster/index.js';
 import { FakeClock } from '../../../src/queue/index.js';
 import type { Application } from '../../../src/apps/index.js';
 import type { SourceService } from '../../../src/source/index.js';
@@ -17,7 +16,8 @@ import type { LoopEvent } from '../../../src/controller/index.js';
 import { api, useEmbeddedCluster, waitForObject, needsEmbedded } from '../../support/embedded.js';
 import { parseApplication } from '../../../src/apps/index.js';
 import { TestRepo, cm } from '../../support/git.js';
-import { application, newCacheRoot } from '../setup.js';
+import { application, newCacheRoot, seenConnect } from '../setup.js';
+import type { SeenConnection } from '../setup.js';
 import { opDone, startLoop } from '../loop-setup.js';
 import type { OperationDone } from '../loop-setup.js';
 
@@ -441,25 +441,13 @@ describe('continuous loop: queues, timers, shutdown', () => {
       const started = gate();
       const release = gate();
       // Every connection the loop makes, and whether it was closed.
-      const conns: Array<{ closes: number; closed: Promise<void> }> = [];
+      const conns: SeenConnection[] = [];
       const run = startLoop(
         fx,
         [application('lease', repo.url, 'lease', { namespace: 'loop-lease' })],
         cacheRoot,
         {
-          connect: async (options) => {
-            const conn = await connect(options);
-            let closed!: () => void;
-            const seen = { closes: 0, closed: new Promise<void>((resolve) => (closed = resolve)) };
-            const close = conn.close.bind(conn);
-            conn.close = () => {
-              seen.closes++;
-              closed();
-              close();
-            };
-            conns.push(seen);
-            return conn;
-          },
+          connect: seenConnect(conns),
           operation: async (app, reconciliation, request, signal) => {
             if (app.name === 'lease') {
               started.open();

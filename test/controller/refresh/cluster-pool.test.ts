@@ -9,20 +9,13 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Application } from '../../../src/apps/index.js';
-import { connect, loadKubeConfig } from '../../../src/cluster/index.js';
-import type { ClusterConnection } from '../../../src/cluster/index.js';
+import { loadKubeConfig } from '../../../src/cluster/index.js';
 import { OWN_FIELD_MANAGERS } from '../../../src/controller/index.js';
 import { ClusterPool } from '../../../src/controller/refresh/index.js';
 import type { Destinations } from '../../../src/controller/refresh/index.js';
 import { useEmbeddedCluster } from '../../support/embedded.js';
-import { application } from '../setup.js';
-
-/** A connection whose close is seen: `closed` resolves on the first, `closes` counts them. */
-interface Seen {
-  conn: ClusterConnection;
-  closed: Promise<void>;
-  closes: number;
-}
+import { application, seenConnect } from '../setup.js';
+import type { SeenConnection } from '../setup.js';
 
 describe('ClusterPool leases: retired clusters close when their last lease ends', () => {
   const fx = useEmbeddedCluster();
@@ -33,7 +26,7 @@ describe('ClusterPool leases: retired clusters close when their last lease ends'
    */
   async function pool(
     first: Application,
-  ): Promise<{ pool: ClusterPool; conns: Seen[]; add: (app: Application) => void }> {
+  ): Promise<{ pool: ClusterPool; conns: SeenConnection[]; add: (app: Application) => void }> {
     const kubeConfig = await loadKubeConfig({ kubeconfig: fx.kubeconfig });
     const context = kubeConfig.getCurrentContext();
     const destinations: Destinations = {
@@ -42,7 +35,7 @@ describe('ClusterPool leases: retired clusters close when their last lease ends'
       scopeOf: new Map(),
       projectOf: new Map(),
     };
-    const conns: Seen[] = [];
+    const conns: SeenConnection[] = [];
     const apps: Application[] = [];
     const add = (app: Application): void => {
       apps.push(app);
@@ -53,19 +46,7 @@ describe('ClusterPool leases: retired clusters close when their last lease ends'
       kubeConfig,
       apps: () => apps,
       destinations,
-      connect: async (options) => {
-        const conn = await connect(options);
-        let closed!: () => void;
-        const seen: Seen = { conn, closed: new Promise((r) => (closed = r)), closes: 0 };
-        const close = conn.close.bind(conn);
-        conn.close = () => {
-          seen.closes++;
-          closed();
-          close();
-        };
-        conns.push(seen);
-        return conn;
-      },
+      connect: seenConnect(conns),
       discovery: { cacheDir: join(fx.dir, 'discovery'), ttlMs: 0 },
       client: { retry: { baseDelayMs: 5, maxDelayMs: 20 } },
       state: {
