@@ -9,7 +9,7 @@ import { parse } from 'yaml';
 import { parseApplication } from '../../src/apps/index.js';
 import type { Application } from '../../src/apps/index.js';
 import { connect } from '../../src/cluster/index.js';
-import type { ClusterConnection, KubeObject } from '../../src/cluster/index.js';
+import type { ClusterConnection, ConnectOptions, KubeObject } from '../../src/cluster/index.js';
 import { ClusterState, OWN_FIELD_MANAGERS, Run } from '../../src/controller/index.js';
 import type { AppReport, RunOptions, RunReport } from '../../src/controller/index.js';
 import { createSourceService } from '../../src/source/index.js';
@@ -47,6 +47,30 @@ export async function ownClusterState(fx: EmbeddedFixture, namespaces: string[])
     managers: new Set(OWN_FIELD_MANAGERS),
     appliers: new Set(OWN_FIELD_MANAGERS),
   });
+}
+
+/** A connection `seenConnect` made: `closed` resolves on its first close, `closes` counts them. */
+export interface SeenConnection {
+  conn: ClusterConnection;
+  closed: Promise<void>;
+  closes: number;
+}
+
+/** `connect`, recording each connection it makes (in order) in `seen`, and its closes. */
+export function seenConnect(seen: SeenConnection[]): (options: ConnectOptions) => Promise<ClusterConnection> {
+  return async (options) => {
+    const conn = await connect(options);
+    let closed!: () => void;
+    const s: SeenConnection = { conn, closed: new Promise((resolve) => (closed = resolve)), closes: 0 };
+    const close = conn.close.bind(conn);
+    conn.close = () => {
+      s.closes++;
+      closed();
+      close();
+    };
+    seen.push(s);
+    return conn;
+  };
 }
 
 export async function createNamespaces(conn: ClusterConnection, names: string[]): Promise<void> {

@@ -63,6 +63,12 @@ export interface EmbeddedFixture {
   dir: string;
   /** Path of the kubeconfig written for the cluster (context "embedded"). */
   kubeconfig: string;
+  /**
+   * Has the fixture's `after` call `stop` (a controller a harness started) before it closes the server or
+   * cleans the real one up: a file's own `after` hooks run after the fixture's, and a controller still
+   * writing (an ApplicationSet's Applications made again) races the clean-up. `stop` may run again later.
+   */
+  stopFirst(stop: () => Promise<void>): void;
 }
 
 const REAL = Symbol('real server');
@@ -100,7 +106,11 @@ export function useEmbeddedCluster(
   opts: EmbeddedClusterOptions = {},
   { alwaysEmbedded = false }: { alwaysEmbedded?: boolean } = {},
 ): EmbeddedFixture {
-  const fx = {} as EmbeddedFixture;
+  const stops: Array<() => Promise<void>> = [];
+  const fx = { stopFirst: (stop) => void stops.push(stop) } as EmbeddedFixture;
+  const stopAll = async (): Promise<void> => {
+    for (const stop of stops.splice(0)) await stop();
+  };
   if (realServer && !alwaysEmbedded) {
     const server = realServer;
     let snapshot: ClusterSnapshot | undefined;
@@ -120,6 +130,7 @@ export function useEmbeddedCluster(
       }
     });
     after(async () => {
+      await stopAll();
       if (snapshot) await cleanUpCluster(server, snapshot);
       if (fx.dir) rmSync(fx.dir, { recursive: true, force: true });
     });
@@ -132,6 +143,7 @@ export function useEmbeddedCluster(
     await fx.cluster.writeKubeconfig(fx.kubeconfig);
   });
   after(async () => {
+    await stopAll();
     await fx.cluster?.close();
     if (fx.dir) rmSync(fx.dir, { recursive: true, force: true });
   });

@@ -234,14 +234,26 @@ const KEEP = new Set([
   '/apis/coordination.k8s.io/v1/leases',
 ]);
 
+/** Whether `s` is an object of the kind the CRD at `crdPath` (…/customresourcedefinitions/<plural>.<group>) serves. */
+function ofCrd(s: Seen, crdPath: string): boolean {
+  const [plural, ...group] = crdPath.split('/').pop()!.split('.');
+  const m = /^\/apis\/([^/]+)\/[^/]+\/([^/]+)$/.exec(s.resource);
+  return m?.[1] === group.join('.') && m?.[2] === plural;
+}
+
 /**
  * Removes every object made since `before`: finalizers of new objects dropped (a test's own finalizer has
  * nobody to remove it), new namespaces deleted, new objects without owners in older namespaces and new
- * cluster-scoped ones deleted (owned ones go with their owners: the garbage collector); then waits until
- * the new namespaces and CRDs are gone.
+ * cluster-scoped ones deleted (owned ones go with their owners: the garbage collector); deletes what is
+ * left of the new CRDs' kinds, then the CRDs once no object of theirs is left; waits until the namespaces
+ * and CRDs are gone. CRDs go after their objects: deleted at once with the namespaces,
+ * kube-apiserver's clean-up of a CRD's objects missed one a test's controller (still running: a file's
+ * own `after` runs after the fixture's) had made 44 ms before, which stayed in etcd and came back with the
+ * CRD in a later file, being deleted.
  */
 export async function cleanUpCluster(server: RealServer, before: ClusterSnapshot): Promise<void> {
-  const fresh = (await everything(server)).filter((s) => !before.uids.has(s.uid) && !KEEP.has(s.resource));
+  const isNew = (s: Seen): boolean => !before.uids.has(s.uid) && !KEEP.has(s.resource);
+  const fresh = (await everything(server)).filter(isNew);
   const send = async (
     method: string,
     path: string,
@@ -266,13 +278,41 @@ export async function cleanUpCluster(server: RealServer, before: ClusterSnapshot
     )
       throw new Error(`clean-up: ${method} ${path}: HTTP ${res.statusCode}: ${text.slice(0, 300)}`);
   };
+  const remove = (path: string): Promise<void> =>
+    send('DELETE', path, { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' });
   const dropFinalizers = async (objects: Seen[]): Promise<void> => {
     for (const s of objects)
       if (s.finalizers)
         await send('PATCH', s.path, { metadata: { finalizers: null } }, 'application/merge-patch+json');
   };
+  const deadline = Date.now() + 90_000;
+  const overdue = (what: string): void => {
+    if (Date.now() > deadline)
+      throw new Error(`clean-up: ${what} still exists 90 s after its deletion (see the rig's logs)`);
+  };
+  const pause = (): Promise<void> => new Promise((r) => setTimeout(r, 250));
+  /** Waits until every path is gone; objects made meanwhile have their finalizers dropped every 2 s. */
+  const waitGone = async (paths: string[]): Promise<void> => {
+    let sweep = Date.now() + 2_000;
+    for (const path of paths) {
+      for (;;) {
+        const res = await openRequest(server, 'GET', path);
+        await readAll(res);
+        if (res.statusCode === 404) break;
+        // Objects made after the first pass (a controller of the test still writing, an ApplicationSet's
+        // Applications made again) hold their finalizers too.
+        if (Date.now() > sweep) {
+          await dropFinalizers((await everything(server)).filter(isNew));
+          sweep = Date.now() + 2_000;
+        }
+        overdue(path);
+        await pause();
+      }
+    }
+  };
   await dropFinalizers(fresh);
-  const gone: string[] = [];
+  const namespaces: string[] = [];
+  const crds: string[] = [];
   for (const s of fresh) {
     const isNamespace = s.resource === '/api/v1/namespaces';
     const inNewNamespace = s.namespace !== '' && !before.namespaces.has(s.namespace);
@@ -282,31 +322,23 @@ export async function cleanUpCluster(server: RealServer, before: ClusterSnapshot
       ['default', 'kube-system', 'kube-public', 'kube-node-lease'].includes(s.path.split('/').pop()!)
     )
       continue;
-    await send('DELETE', s.path, {
-      kind: 'DeleteOptions',
-      apiVersion: 'v1',
-      propagationPolicy: 'Background',
-    });
-    if (isNamespace || s.resource.endsWith('/customresourcedefinitions')) gone.push(s.path);
-  }
-  const deadline = Date.now() + 90_000;
-  let sweep = Date.now() + 2_000;
-  for (const path of gone) {
-    for (;;) {
-      const res = await openRequest(server, 'GET', path);
-      await readAll(res);
-      if (res.statusCode === 404) break;
-      // Objects made after the first pass (a controller of the test still writing, an ApplicationSet's
-      // Applications made again) hold their finalizers too: dropped every 2 s while waiting.
-      if (Date.now() > sweep) {
-        await dropFinalizers(
-          (await everything(server)).filter((s) => !before.uids.has(s.uid) && !KEEP.has(s.resource)),
-        );
-        sweep = Date.now() + 2_000;
-      }
-      if (Date.now() > deadline)
-        throw new Error(`clean-up: ${path} still exists 90 s after its deletion (see the rig's logs)`);
-      await new Promise((r) => setTimeout(r, 250));
+    if (s.resource.endsWith('/customresourcedefinitions')) {
+      crds.push(s.path);
+      continue;
     }
+    await remove(s.path);
+    if (isNamespace) namespaces.push(s.path);
   }
+  // The namespaces' objects go first (their namespace controller deletes them; new ones are refused once a
+  // namespace is Terminating), then the CRDs, while the namespaces finish.
+  for (;;) {
+    const left = (await everything(server)).filter((s) => isNew(s) && crds.some((c) => ofCrd(s, c)));
+    if (left.length === 0) break;
+    await dropFinalizers(left);
+    for (const s of left) await remove(s.path);
+    overdue(`${left[0]!.path} (an object of a new CRD)`);
+    await pause();
+  }
+  for (const path of crds) await remove(path);
+  await waitGone([...namespaces, ...crds]);
 }

@@ -5,11 +5,11 @@
  * - `setUp(app)`: the app's destination and AppProject, resolved as a run resolves them (refresh/destinations.ts
  *   `resolveDestinations`: a context, else a cluster Secret; the project's conditions; sync windows
  *   warnings once), into one shared `Destinations`; an app refused there carries the error on its report.
- *   A new app whose destination namespace a cluster's live cache does not cover has that cluster closed
+ *   A new app whose destination namespace a cluster's live cache does not cover has that cluster retired
  *   and listed again (`ClusterPool.rescope`); `onRescoped` hears which.
- * - `clusterOf(app)`: the app's cluster from the one `ClusterPool`, its live-cache events routed to the
- *   loop (`LiveRouter`) once the cache is ready; apps pinned to a revision (`pin`) are the app they were
- *   made from.
+ * - `lease(app)`: the app's cluster from the one `ClusterPool`, held until released (a cluster a rescope
+ *   replaced is closed once its last lease ends), its live-cache events routed to the loop (`LiveRouter`)
+ *   once the cache is ready; apps pinned to a revision (`pin`) are the app they were made from.
  * - `scopeProjects()`: the projects extended by the cluster and repository Secrets scoped to them (refresh/scoped.ts).
  */
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -20,6 +20,7 @@ import { appWindowsVerdict, ClusterPool, resolveDestinations, scopeProjects } fr
 import type {
   AppProjectContext,
   AppReport,
+  ClusterLease,
   ClusterState,
   Destinations,
   EngineOptions,
@@ -121,24 +122,31 @@ export class LoopClusters {
     this.#projectClusters = r.projectClusters ?? scoped.projectClusters;
   }
 
-  /** The app's cluster, its live-cache events routed to the loop once it is ready. */
-  async clusterOf(app: Application): Promise<ClusterState> {
+  /**
+   * The app's cluster, held until `release()` (`ClusterPool.lease`: a rescope closes a replaced cluster
+   * once its last lease ends), its live-cache events routed to the loop once it is ready.
+   */
+  lease(app: Application): ClusterLease {
     const original = this.original(app);
     // An app replaced or removed while its refresh ran: its new spec's refresh follows.
     if (!this.dest.contextOf.has(original)) throw new Error('the app changed during its refresh');
-    const cluster = await this.pool.clusterOf(original);
-    if (!this.#watched.has(cluster)) {
-      this.#watched.add(cluster);
-      const context = this.dest.contextOf.get(original)!;
-      void cluster.ready().then(
-        (cache: LiveStateCache) => {
-          if (!this.#o.stopping())
-            this.#unsubscribe.push(cache.onEvent(this.#o.router.handler(context, (key) => cache.get(key))));
-        },
-        () => this.#watched.delete(cluster), // the app's refresh reports it; the next one tries again
-      );
-    }
-    return cluster;
+    const context = this.dest.contextOf.get(original)!;
+    const lease = this.pool.lease(original);
+    void lease.cluster.then(
+      (cluster) => {
+        if (this.#watched.has(cluster)) return;
+        this.#watched.add(cluster);
+        void cluster.ready().then(
+          (cache: LiveStateCache) => {
+            if (!this.#o.stopping())
+              this.#unsubscribe.push(cache.onEvent(this.#o.router.handler(context, (key) => cache.get(key))));
+          },
+          () => this.#watched.delete(cluster), // the app's refresh reports it; the next one tries again
+        );
+      },
+      () => undefined,
+    ); // the app's refresh reports it
+    return lease;
   }
 
   /** Resolves the app's destination and project (see the header); `rescope` for apps added while running. */

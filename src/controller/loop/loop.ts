@@ -50,7 +50,14 @@ import { AppIndex, isApplicationItself, LiveRouter, resourceIndexKey } from './l
 import type { LoopCore } from './process.js';
 import { operationWorker, refreshWorker } from './workers.js';
 import type { WorkerContext } from './workers.js';
-import { clearTimers, maxRefresh, newEntry, RevisionFreshness, scheduleResync } from './state.js';
+import {
+  clearTimers,
+  dropDecided,
+  maxRefresh,
+  newEntry,
+  RevisionFreshness,
+  scheduleResync,
+} from './state.js';
 import type { LoopEntry } from './state.js';
 import type {
   AppLoopState,
@@ -150,6 +157,7 @@ export class Loop implements ReconcileLoop {
     this.#entries.delete(key);
     this.#orphans = undefined;
     clearTimers(entry, this.#clock);
+    if (!entry.executing) dropDecided(entry.operation);
     this.#index.remove(key, instanceName(entry.app, this.#ns));
     this.#clusters?.forget(entry.app);
     this.#emit({ type: 'app-removed', app: entry.app.name, key });
@@ -185,6 +193,7 @@ export class Loop implements ReconcileLoop {
     // One operation at a time (Argo CD's app.operation): a request waiting is replaced, a running one ends first.
     if (entry.operation && (entry.executing || entry.state.running)) entry.next = op;
     else {
+      dropDecided(entry.operation);
       entry.operation = op;
       this.#operationQueue.add(key);
     }
@@ -297,13 +306,21 @@ export class Loop implements ReconcileLoop {
       await clusters.scopeProjects(o.projects);
       if (this.#stopping) return await this.#shutdown;
       // Plugin renders read their app's cluster (KUBE_VERSION, KUBE_API_VERSIONS).
-      o.source.useClusterInfo?.(async (app) => clusterInfoOf(await clusters.clusterOf(app)));
+      o.source.useClusterInfo?.(async (app) => {
+        const lease = clusters.lease(app);
+        try {
+          return await clusterInfoOf(await lease.cluster);
+        } finally {
+          lease.release();
+        }
+      });
       this.#manager = new StateManager({
         reuseComparisons: true,
         diffText: false,
         ...o,
         onEvent: (e) => this.#emit(e),
-        clusterOf: (app) => clusters.clusterOf(app),
+        // Each reconciliation holds its cluster until released (process.ts).
+        clusterOf: (app) => clusters.lease(app),
         projectOf: (app) => clusters.projectOf(app),
       });
       this.#router = router;

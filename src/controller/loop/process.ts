@@ -141,6 +141,24 @@ export async function refreshEntry(
     ? { objects: lastLocal, revision: typeof written === 'string' ? written : '' }
     : undefined;
   const reconciliation = await core.manager.reconcile(app, signal, local ? { local } : {});
+  try {
+    record(core, entry, request, reconciliation, specVersion, started);
+  } finally {
+    // Its cluster's hold ends here, unless an operation was decided on it (released when that ends).
+    if (entry.operation?.reconciliation !== reconciliation) reconciliation.release?.();
+  }
+}
+
+/** A refresh's result recorded and reported, then auto-sync and drift decided (`refreshEntry`). */
+function record(
+  core: LoopCore,
+  entry: LoopEntry,
+  request: RefreshRequest,
+  reconciliation: Reconciliation,
+  specVersion: number,
+  started: number,
+): void {
+  const { key, state, app } = entry;
   // Removed, or its spec replaced meanwhile: the new spec's refresh follows.
   if (!core.current(entry) || entry.specVersion !== specVersion) return;
   const comparison = toReport(reconciliation);
@@ -275,6 +293,9 @@ export async function operateEntry(core: LoopCore, entry: LoopEntry, signal: Abo
   let report: OperationReport | undefined;
   let message = '';
   let threw = false;
+  // The comparison it was decided on (first attempt), or this attempt's own: its cluster held until the end.
+  let reconciliation = op.reconciliation;
+  op.reconciliation = undefined;
   try {
     if (waited) throw new SkipAttempt();
     if (setupError) throw new Error(setupError.message);
@@ -286,9 +307,8 @@ export async function operateEntry(core: LoopCore, entry: LoopEntry, signal: Abo
       : undefined;
     // SyncAppState compares with noRevisionCache: an operation resolves its branch afresh (a commit pushed
     // a moment ago is synced), unlike a resync. An automated sync brings the refresh's own comparison.
-    if (!op.reconciliation && !local) core.freshRevisions(target);
-    const reconciliation = op.reconciliation ?? (await core.manager.reconcile(target, signal, { local }));
-    op.reconciliation = undefined;
+    if (!reconciliation && !local) core.freshRevisions(target);
+    reconciliation ??= await core.manager.reconcile(target, signal, { local });
     report = await core.operation(target, reconciliation, request, signal, op.terminate.signal, (p) =>
       progress({ ...p, ...(op.attempt > 0 ? { retryCount: op.attempt } : {}) }),
     );
@@ -301,6 +321,7 @@ export async function operateEntry(core: LoopCore, entry: LoopEntry, signal: Abo
     message = oneLine(err);
   } finally {
     entry.executing = false;
+    reconciliation?.release?.();
   }
   if (waited) {
     threw = false;

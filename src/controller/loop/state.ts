@@ -226,6 +226,15 @@ export function clearTimers(entry: LoopEntry, clock: Clock): void {
 }
 
 /**
+ * Drops the comparison a waiting operation was decided on (the operation removed, replaced or given up
+ * before it ran): its hold on its cluster ends (`Reconciliation.release`).
+ */
+export function dropDecided(op: PendingOperation | undefined): void {
+  op?.reconciliation?.release?.();
+  if (op) op.reconciliation = undefined;
+}
+
+/**
  * A level-3 request re-resolves the app's repositories (`forget`); a level-2 one too unless they were
  * re-resolved less than `cacheMs` ago (Argo CD's repo-server revision cache; 0: always); level 0-1 never.
  */

@@ -14,7 +14,7 @@ import { oneLine } from '../../common/index.js';
 import type { RateLimitingQueue } from '../../queue/index.js';
 import { operateEntry, refreshEntry, treeRefresh } from './process.js';
 import type { LoopCore } from './process.js';
-import { maxRefresh } from './state.js';
+import { dropDecided, maxRefresh } from './state.js';
 import type { LoopEntry } from './state.js';
 import { appError, MAX_TRANSIENT_RETRIES } from '../refresh/index.js';
 
@@ -96,6 +96,7 @@ export async function operationWorker(w: WorkerContext, queue: RateLimitingQueue
         core.onWarning?.(
           `app "${entry.app.name}": operation dropped: the app is no longer this controller's`,
         );
+        dropDecided(entry.operation);
         entry.operation = undefined;
         continue;
       }

@@ -16,7 +16,10 @@
  *   namespaces (and a cluster Secret's scope), started by the first app that needs it. The prepared
  *   connection (run/prepare.ts) serves its own context, once, when no cluster Secret adds its access to that
  *   context; one of another context is kept aside and closed with the pool. A failed connection is not
- *   kept (the app's retry connects again). `close()` closes everything and returns the API requests made.
+ *   kept (the app's retry connects again). `lease(app)` is `clusterOf` held until released: a cluster a
+ *   rescope replaced (retired) is closed once its last lease ends (at once when it has none), so an
+ *   operation syncing on its live cache ends first, and no retired cache outlives its last user.
+ *   `close()` closes everything and returns the API requests made.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type {
@@ -199,6 +202,13 @@ export function resolveDestinations(
   return { contextOf, accessOf, scopeOf, projectOf };
 }
 
+/** A cluster held for as long as something uses it (`ClusterPool.lease`). */
+export interface ClusterLease {
+  cluster: Promise<ClusterState>;
+  /** Ends the hold (once; later calls do nothing). */
+  release: () => void;
+}
+
 export interface ClusterPoolOptions {
   kubeConfig: KubeConfig;
   /** The apps (a function: the continuous loop's apps change; `rescope` follows them). */
@@ -225,9 +235,14 @@ export class ClusterPool {
   readonly #clusters = new Map<string, Promise<ClusterState>>();
   /** The destination namespaces each cluster's live cache was scoped to. */
   readonly #namespaces = new Map<string, ReadonlySet<string>>();
-  /** API requests of clusters `rescope` closed. */
-  /** Clusters a rescope replaced, closed with the pool (`rescope`). */
-  #retired: Promise<ClusterState>[] = [];
+  /** Leases not yet released, per cluster (`lease`). */
+  readonly #leases = new Map<Promise<ClusterState>, number>();
+  /** Clusters a rescope replaced that still have leases: each is closed when its last one ends. */
+  readonly #retired = new Set<Promise<ClusterState>>();
+  /** Retired clusters being closed, and the API requests of those closed (counted in `close()`). */
+  readonly #closing = new Set<Promise<void>>();
+  #closedRequests = 0;
+  #closed = false;
   #prepared: Promise<ClusterConnection | undefined> | undefined;
   #unused: ClusterConnection | undefined;
 
@@ -292,6 +307,43 @@ export class ClusterPool {
     return p;
   }
 
+  /**
+   * The app's cluster (`clusterOf`), held until `release()` (once; later calls do nothing): a rescope
+   * does not close it before. What syncs on a cluster's live cache, or reads it, holds a lease.
+   */
+  lease(app: Application): ClusterLease {
+    const cluster = this.clusterOf(app);
+    this.#leases.set(cluster, (this.#leases.get(cluster) ?? 0) + 1);
+    let released = false;
+    return {
+      cluster,
+      release: () => {
+        if (released) return;
+        released = true;
+        const left = (this.#leases.get(cluster) ?? 1) - 1;
+        if (left > 0) {
+          this.#leases.set(cluster, left);
+          return;
+        }
+        this.#leases.delete(cluster);
+        if (this.#retired.delete(cluster)) this.#closeRetired(cluster);
+      },
+    };
+  }
+
+  /** Closes a retired cluster (its API requests counted in `close()`), unless the pool closed already. */
+  #closeRetired(p: Promise<ClusterState>): void {
+    if (this.#closed) return;
+    const closing = p
+      .then(async (state) => {
+        this.#closedRequests += state.conn.client.counts().total;
+        await state.close();
+      })
+      .catch(() => undefined) // a failed connection has nothing to close
+      .finally(() => this.#closing.delete(closing));
+    this.#closing.add(closing);
+  }
+
   /** The destination namespaces of the apps of `context` now. */
   #wanted(context: string): string[] {
     const apps = typeof this.#o.apps === 'function' ? this.#o.apps() : this.#o.apps;
@@ -303,9 +355,10 @@ export class ClusterPool {
 
   /**
    * The continuous loop's apps changed: a cluster whose live cache does not cover the destination
-   * namespaces of its apps now is closed, and connected again (listed anew) by the next app that needs
+   * namespaces of its apps now is retired, and connected again (listed anew) by the next app that needs
    * it. `all`: every cluster is (the shared options changed: a new managedFields manager to keep).
-   * Returns the cluster keys closed (their API requests count in `close()`).
+   * A retired cluster is closed once no lease holds it (see `lease`). Returns the cluster keys retired
+   * (their API requests count in `close()`).
    */
   async rescope(all = false): Promise<string[]> {
     const closed: string[] = [];
@@ -315,20 +368,24 @@ export class ClusterPool {
       this.#clusters.delete(context);
       this.#namespaces.delete(context);
       closed.push(context);
-      // Not closed now: an operation may be running on it (its sync waits on this live cache's events, and
-      // a cache closed under it would never send them). Retired: the next refreshes connect anew with the
-      // wider scope, and the retired cache is closed with the pool.
-      this.#retired.push(p);
+      // Not closed while leased: an operation may be syncing on it (its sync waits on this live cache's
+      // events, and a cache closed under it would never send them). The next refreshes connect anew.
+      if (this.#leases.has(p)) this.#retired.add(p);
+      else this.#closeRetired(p);
     }
     return closed;
   }
 
   /** Closes every connection (the prepared one too, taken or not); returns the API requests of the run. */
   async close(): Promise<number> {
-    let requests = 0;
+    this.#closed = true;
+    await Promise.all(this.#closing);
+    let requests = this.#closedRequests;
     (await this.#takePrepared())?.close();
     this.#unused?.close();
-    for (const p of [...this.#retired.splice(0), ...this.#clusters.values()]) {
+    const retired = [...this.#retired];
+    this.#retired.clear();
+    for (const p of [...retired, ...this.#clusters.values()]) {
       const state = await p.catch(() => undefined);
       if (!state) continue;
       requests += state.conn.client.counts().total;

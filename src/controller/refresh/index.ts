@@ -25,7 +25,7 @@ export type { ClusterStateOptions, ServedKind } from './cluster.js';
 export { sharedClusterOptions } from './cluster-options.js';
 export type { SharedClusterOptions } from './cluster-options.js';
 export { clusterInfoOf, ClusterPool, primeRenders, resolveDestinations } from './destinations.js';
-export type { Destinations } from './destinations.js';
+export type { ClusterLease, Destinations } from './destinations.js';
 export type { AppProjectContext } from './projects.js';
 export { scopeProjects } from './scoped.js';
 export { appWindowsVerdict } from './windows.js';

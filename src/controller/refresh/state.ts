@@ -67,6 +67,7 @@ import type { RenderedApp, SourceService } from '../../source/index.js';
 import { localRender } from './local.js';
 import type { LocalManifests } from './local.js';
 import type { ClusterState } from './cluster.js';
+import type { ClusterLease } from './destinations.js';
 import { compareOne, dryRunPairs, notCompared } from './compare.js';
 import { loadFailure, normalizerFailure, unrenderedApp } from './app-error.js';
 import type { AppDiffOptions, CompareContext, Pair } from './compare.js';
@@ -102,8 +103,12 @@ export { HOOK_PRUNING_NOTE } from './compare.js';
 
 export interface StateManagerOptions {
   source: SourceService;
-  /** The cluster an app's destination resolves to (shared by the apps of that cluster). */
-  clusterOf: (app: Application) => Promise<ClusterState>;
+  /**
+   * The cluster an app's destination resolves to (shared by the apps of that cluster), or a lease on it
+   * held until the reconciliation's `release()` (the loop's pool, where a rescope retires clusters:
+   * destinations.ts `ClusterPool.lease`).
+   */
+  clusterOf: (app: Application) => Promise<ClusterState> | ClusterLease;
   /** Control-plane namespace: decides instance names. Default argocd. */
   argocdNamespace?: string;
   /** Default 'annotation'. */
@@ -244,12 +249,38 @@ export class StateManager {
     signal?: AbortSignal,
     options?: ReconcileOptions,
   ): Promise<ComparisonResult> {
-    return toReport(await this.reconcile(app, signal, options));
+    const reconciliation = await this.reconcile(app, signal, options);
+    try {
+      return toReport(reconciliation);
+    } finally {
+      reconciliation.release?.();
+    }
   }
 
-  /** The app's refresh: every resource with its real objects and verdict, and what sync needs besides. */
+  /**
+   * The app's refresh: every resource with its real objects and verdict, and what sync needs besides.
+   * With a lease on the cluster (`clusterOf`), the reconciliation holds it until its `release()`.
+   */
   async reconcile(
     app: Application,
+    signal?: AbortSignal,
+    options?: ReconcileOptions,
+  ): Promise<Reconciliation> {
+    const got = this.#o.clusterOf(app);
+    const lease = 'release' in got ? got : undefined;
+    try {
+      const r = await this.#reconcile(app, 'release' in got ? got.cluster : got, signal, options);
+      if (lease) r.release = lease.release;
+      return r;
+    } catch (err) {
+      lease?.release();
+      throw err;
+    }
+  }
+
+  async #reconcile(
+    app: Application,
+    clusterOf: Promise<ClusterState>,
     signal?: AbortSignal,
     options?: ReconcileOptions,
   ): Promise<Reconciliation> {
@@ -274,7 +305,7 @@ export class StateManager {
     });
     const [rendered, cluster, healthOverrides] = await allOrFirstError([
       render,
-      o.clusterOf(app),
+      clusterOf,
       this.#healthOverrides,
     ] as const);
     if (!failure) options?.onRendered?.(rendered);

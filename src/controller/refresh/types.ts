@@ -185,6 +185,11 @@ export interface Reconciliation {
   stamp: (obj: KubeObject) => KubeObject;
   cache: LiveStateCache;
   client: KubeClient;
+  /**
+   * Ends the hold on the cluster of `cache` and `client` (a lease from StateManager's `clusterOf`): called once the
+   * reconciliation is no longer used (its refresh recorded, its operation ended). Absent: nothing holds it.
+   */
+  release?: (() => void) | undefined;
   /** How the refresh judged health (argocd-cm's Lua checks): sync's waits judge the same way. */
   health?: HealthOptions | undefined;
   /** The app's AppProject (src/apps), as resolved for this run; undefined when the run has no projects. */

@@ -88,6 +88,15 @@ export async function startController(
     onEvent: (e) => recorder.onEvent(e),
   });
   await until((e) => e.type === 'controller-ready');
+  let stopped: Promise<void> | undefined;
+  const stop = (): Promise<void> =>
+    (stopped ??= (async () => {
+      abort.abort();
+      await done;
+      await source.close();
+    })());
+  // Stopped before the fixture cleans up (it writes status and finalizers while it runs).
+  fx.stopFirst(stop);
   return {
     events,
     warnings,
@@ -124,11 +133,7 @@ export async function startController(
       );
       assert.equal(res.status, 200, JSON.stringify(res.body));
     },
-    async stop() {
-      abort.abort();
-      await done;
-      await source.close();
-    },
+    stop,
   };
 }
 

@@ -121,13 +121,17 @@ describe('two controllers with dynamic cluster distribution', () => {
 
   it(
     'each claims one shard and runs the operations of its own cluster only',
-    { timeout: 60_000 },
+    { timeout: 120_000 },
     async () => {
+      // Bounded by the test's time only: the controllers start (claims, watches, a live cache of every
+      // kind the cluster serves) and then sync, which took 3 to 7 s on an idle real server but more than
+      // 15 s on a loaded one (the operation had started 12 s after the apps were written).
       for (const name of ['local', 'far'])
         await waitForObject(
           mgmt.cluster,
           `${APPS}/${name}`,
           (o) => o?.status?.operationState?.phase === 'Succeeded',
+          110_000,
         );
       const ran = runs.map((r) =>
         r.events.flatMap((e) => (e.type === 'app-operation-done' ? [e.app] : [])).sort(),

@@ -116,6 +116,8 @@ describe('kubectl gitops controller: status.summary from the resource tree', () 
       );
       app.metadata.namespace = 'argocd';
       assert.equal((await api(fx.cluster, 'POST', APPS, app)).status, 201);
+      // Bounded by the test's time: the first refresh widens the live cache (listed again), and the refresh
+      // after the operation waits for that list: 13 s on the loaded real server (round 3's full tier).
       const synced = await waitForObject(
         fx.cluster,
         `${APPS}/front`,
@@ -123,6 +125,7 @@ describe('kubectl gitops controller: status.summary from the resource tree', () 
           o?.status?.operationState?.phase === 'Succeeded' &&
           JSON.stringify(o.status.summary?.images) === '["httpd:2.4"]' &&
           o.status.summary?.isAppOfApps === true,
+        55_000,
       );
       assert.deepEqual(
         synced.status.resources.map((r: { kind: string; namespace: string }) => [r.kind, r.namespace]),

@@ -149,11 +149,15 @@ describe('ApplicationSets reconciled by kubectl gitops controller', () => {
     'updates a changed Application, deletes one no longer generated, and keeps what Argo CD preserves',
     T,
     async () => {
+      // A set of its own (not the first test's `web`: on a real server its Applications may still be
+      // changing when this test starts).
+      await h.createSet(listSet('upd', ['dev', 'prod']));
+      await waitForObject(fx.cluster, `${SETS}/upd`, (o) => o?.status?.resources?.length === 2);
       // A user's refresh annotation and a PostDelete finalizer on the live app survive the update.
       let res = await api(
         fx.cluster,
         'PATCH',
-        `${APPS}/web-prod`,
+        `${APPS}/upd-prod`,
         {
           metadata: {
             annotations: { 'argocd.argoproj.io/refresh': 'normal', 'other.example.com/x': 'y' },
@@ -166,16 +170,16 @@ describe('ApplicationSets reconciled by kubectl gitops controller', () => {
         'application/merge-patch+json',
       );
       assert.equal(res.status, 200, JSON.stringify(res.body));
-      await h.patchSet('web', {
+      await h.patchSet('upd', {
         spec: {
           generators: [{ list: { elements: [{ env: 'prod' }] } }],
           template: { spec: { source: { targetRevision: 'v2' } } },
         },
       });
-      await waitForObject(fx.cluster, `${APPS}/web-dev`, deleting);
+      await waitForObject(fx.cluster, `${APPS}/upd-dev`, deleting);
       const prod = await waitForObject(
         fx.cluster,
-        `${APPS}/web-prod`,
+        `${APPS}/upd-prod`,
         (o) => o?.spec?.source?.targetRevision === 'v2',
       );
       assert.deepEqual(prod.metadata.annotations, { 'argocd.argoproj.io/refresh': 'normal' });
@@ -183,12 +187,12 @@ describe('ApplicationSets reconciled by kubectl gitops controller', () => {
         'resources-finalizer.argocd.argoproj.io',
         'post-delete-finalizer.argocd.argoproj.io',
       ]);
-      const set = await waitForObject(fx.cluster, `${SETS}/web`, (o) => o.status.resources?.length === 1);
+      const set = await waitForObject(fx.cluster, `${SETS}/upd`, (o) => o.status.resources?.length === 1);
       assert.equal(set.status.resourcesCount, 1);
       res = await api(
         fx.cluster,
         'PATCH',
-        `${APPS}/web-prod`,
+        `${APPS}/upd-prod`,
         { metadata: { finalizers: null } },
         'application/merge-patch+json',
       );
@@ -209,7 +213,16 @@ describe('ApplicationSets reconciled by kubectl gitops controller', () => {
           template: { spec: { source: { targetRevision: 'v9' } } },
         },
       });
-      await h.until((e) => e.type === 'appset-reconciled' && e.appset === 'argocd/only', from);
+      // The pass that saw the new spec (only-c made), to its end: a pass already running when the spec
+      // changed ends after `from` too (seen on the real server), with the old elements.
+      const made = await h.until(
+        (e) => e.type === 'appset-application' && e.app === 'only-c' && e.action === 'created',
+        from,
+      );
+      await h.until(
+        (e) => e.type === 'appset-reconciled' && e.appset === 'argocd/only',
+        h.events.indexOf(made),
+      );
       assert.deepEqual(
         (await h.appNames()).filter((n) => n.startsWith('only-')),
         ['only-a', 'only-b', 'only-c'],
@@ -412,7 +425,7 @@ spec:
 
   it(
     'a clusters generator follows cluster Secrets; deleting the set deletes its Applications',
-    T,
+    { timeout: 120_000 },
     async () => {
       await h.createSet(`
 apiVersion: argoproj.io/v1alpha1
@@ -456,9 +469,11 @@ spec:
       assert.equal(app.spec.destination.server, 'https://edge-1.example.com');
 
       // The set deleted (background): the garbage collector deletes its Applications through the owner reference.
+      // A real one watches a kind only from its next resync of what the server serves (kube-controller-manager:
+      // every 30 s): on a server where Argo CD's CRDs were just made, that is up to 30 s away.
       const del = await api(fx.cluster, 'DELETE', `${SETS}/fleet`);
       assert.equal(del.status, 200);
-      await waitForObject(fx.cluster, `${APPS}/fleet-edge-1`, deleting);
+      await waitForObject(fx.cluster, `${APPS}/fleet-edge-1`, deleting, 110_000);
     },
   );
 

@@ -32,6 +32,7 @@ export interface AppSetHarness {
   getApp(name: string): Promise<Any>;
   /** The names of the Applications in `argocd`. */
   appNames(): Promise<string[]>;
+  /** Stops the controller (once; the fixture's clean-up calls it first). */
   stop(): Promise<void>;
 }
 
@@ -86,6 +87,16 @@ export async function startAppSets(
     onEvent: (e) => recorder.onEvent(e),
   });
   await Promise.race([until((e) => e.type === 'appset-controller-ready'), done]);
+  let stopped: Promise<void> | undefined;
+  const stop = (): Promise<void> =>
+    (stopped ??= (async () => {
+      abort.abort();
+      await done;
+      conn.close();
+      await source.close();
+    })());
+  // Stopped before the fixture cleans up (it writes Applications while it runs).
+  fx.stopFirst(stop);
   return {
     events,
     warnings,
@@ -110,11 +121,6 @@ export async function startAppSets(
       const list = (await api(fx.cluster, 'GET', APPS)).body as { items: KubeObject[] };
       return list.items.map((a) => String(a.metadata?.name)).sort();
     },
-    async stop() {
-      abort.abort();
-      await done;
-      conn.close();
-      await source.close();
-    },
+    stop,
   };
 }

@@ -16,7 +16,8 @@ import type { LoopEvent } from '../../../src/controller/index.js';
 import { api, useEmbeddedCluster, waitForObject, needsEmbedded } from '../../support/embedded.js';
 import { parseApplication } from '../../../src/apps/index.js';
 import { TestRepo, cm } from '../../support/git.js';
-import { application, newCacheRoot } from '../setup.js';
+import { application, newCacheRoot, seenConnect } from '../setup.js';
+import type { SeenConnection } from '../setup.js';
 import { opDone, startLoop } from '../loop-setup.js';
 import type { OperationDone } from '../loop-setup.js';
 
@@ -429,6 +430,58 @@ describe('continuous loop: queues, timers, shutdown', () => {
       } finally {
         await run.stop();
       }
+    },
+  );
+
+  it(
+    'a rescope during an operation: the replaced live cache is closed once the operation ends',
+    T,
+    async () => {
+      repo.commit({ 'lease/a.yaml': cm('lease-a'), 'lease-more/a.yaml': cm('lease-more-a') });
+      const started = gate();
+      const release = gate();
+      // Every connection the loop makes, and whether it was closed.
+      const conns: SeenConnection[] = [];
+      const run = startLoop(
+        fx,
+        [application('lease', repo.url, 'lease', { namespace: 'loop-lease' })],
+        cacheRoot,
+        {
+          connect: seenConnect(conns),
+          operation: async (app, reconciliation, request, signal) => {
+            if (app.name === 'lease') {
+              started.open();
+              await release.wait;
+            }
+            return runOperation(
+              { name: app.name, syncOptions: app.syncPolicy.options },
+              reconciliation,
+              { ...syncRequestOf(request), syncOptions: { CreateNamespace: 'true' } },
+              signal,
+            );
+          },
+        },
+      );
+      try {
+        await started.wait; // the automated sync runs on the first cluster's live cache
+        // An app in a namespace that cache does not cover: the cluster is retired, the new app's refresh
+        // connects anew.
+        run.loop.upsertApp(
+          application('lease-more', repo.url, 'lease-more', { namespace: 'loop-lease-more' }),
+        );
+        await run.until((e) => e.type === 'refreshed' && e.app === 'lease-more');
+        assert.equal(conns.length, 2);
+        assert.equal(conns[0]!.closes, 0, 'closed under the running operation');
+        release.open();
+        const done = (await run.until(opDone('lease'))) as OperationDone;
+        assert.equal(done.phase, 'Succeeded');
+        await conns[0]!.closed; // its last lease ended with the operation
+        assert.equal(conns[1]!.closes, 0);
+      } finally {
+        release.open();
+        await run.stop();
+      }
+      assert.equal(conns[0]!.closes, 1, 'closed once');
     },
   );
 });
