@@ -57,8 +57,19 @@ function freePort(): Promise<number> {
   });
 }
 
-/** The fake SCM API of each case with `scm` (started by runAppSets, one per case, both sides). */
+/**
+ * The fake SCM API of each case with `scm` (started by runAppSets, one per case, both sides) and the data
+ * it answers from, which each side starts with the case's and a step may replace.
+ */
 const scmApis = new Map<Case, FakeScmApi>();
+const scmData = new Map<Case, Obj>();
+
+function setScmData(c: Case, data: Obj): void {
+  const live = scmData.get(c);
+  if (!live) return;
+  for (const k of Object.keys(live)) delete live[k];
+  Object.assign(live, structuredClone(data));
+}
 
 function values(env: Env, c: Case, side: Side): SideValues {
   const ns = sideName(c, side);
@@ -133,7 +144,7 @@ async function waitSettled(
   }
 }
 
-/** The generated Applications of the named sets (controller owner), by set. */
+/** The generated Applications of the named sets (controller owner, or none and the set's name as prefix), by set. */
 async function readApps(env: Env, names: string[]): Promise<Map<string, Obj[]>> {
   const list = await env.kubectl.getJson(['applications', '-n', env.argocdNs]);
   const out = new Map<string, Obj[]>(names.map((n) => [n, []]));
@@ -141,7 +152,14 @@ async function readApps(env: Env, names: string[]): Promise<Map<string, Obj[]>> 
     const owner = ((a.metadata?.ownerReferences ?? []) as Obj[]).find(
       (r) => r.controller && r.kind === 'ApplicationSet',
     );
-    if (owner && out.has(owner.name)) out.get(owner.name)!.push(a);
+    if (owner) {
+      if (out.has(owner.name)) out.get(owner.name)!.push(a);
+      continue;
+    }
+    // Given up by its set (a deleted set whose policy does not delete): found by the name it carries.
+    const name = String(a.metadata?.name ?? '');
+    const set = names.find((n) => name.startsWith(`${n}-`));
+    if (set) out.get(set)!.push(a);
   }
   return out;
 }
@@ -253,6 +271,7 @@ async function applyStep(env: Env, c: Case, side: Side, step: AppSetStep, shas: 
       JSON.stringify({ apiVersion: 'v1', kind: 'List', items: sideArgoObjects(env, c, side, step.argocd) }),
     );
   for (const ref of step.deleteArgocd ?? []) await must(['delete', '-n', env.argocdNs, fill(ref, v)]);
+  if (step.scmData) setScmData(c, step.scmData);
   if (step.push) shas.push(await pushCommit(env.gitRoot, v.ns, fill(step.push, v), `step of ${v.ns}`));
   for (const [name, patch] of Object.entries(step.apps ?? {}))
     await must([
@@ -271,7 +290,9 @@ async function applyStep(env: Env, c: Case, side: Side, step: AppSetStep, shas: 
       ...(setPatch.metadata ?? {}),
       annotations: { ...(setPatch.metadata?.annotations ?? {}), [REFRESH]: 'true' },
     };
-  if (Object.keys(setPatch).length > 0)
+  if (step.deleteSet)
+    await must(['delete', 'applicationsets.argoproj.io', v.ns, '-n', env.argocdNs, '--wait=false']);
+  else if (Object.keys(setPatch).length > 0)
     await must([
       'patch',
       'applicationsets.argoproj.io',
@@ -350,7 +371,11 @@ export async function runAppSets(env: Env, cases: readonly Case[]): Promise<Case
   const shas = new Map<string, string[]>();
   const steps = Math.max(0, ...cases.map((c) => c.appsetSteps?.length ?? 0));
   try {
-    for (const c of cases) if (c.scm) scmApis.set(c, await fakeScmApi(c.scm.token, c.scm.data as ScmData));
+    for (const c of cases)
+      if (c.scm) {
+        scmData.set(c, structuredClone(c.scm.data));
+        scmApis.set(c, await fakeScmApi(c.scm.token, scmData.get(c) as ScmData));
+      }
     for (const c of cases)
       for (const side of sides) {
         const v = values(env, c, side);
@@ -362,6 +387,7 @@ export async function runAppSets(env: Env, cases: readonly Case[]): Promise<Case
       }
     for (const side of sides) {
       const names = cases.map((c) => sideName(c, side));
+      for (const c of cases) if (c.scm) setScmData(c, c.scm.data);
       for (const c of cases)
         for (const e of await env.kubectl.create([
           ...sideArgoObjects(env, c, side, c.argocd),
@@ -428,8 +454,35 @@ export async function runAppSets(env: Env, cases: readonly Case[]): Promise<Case
       await scmApis.get(c)?.close();
       scmApis.delete(c);
     }
+    for (const c of cases)
+      if (c.appset?.metadata?.finalizers)
+        for (const side of sides)
+          await env.kubectl.run([
+            'patch',
+            'applicationsets.argoproj.io',
+            sideName(c, side),
+            '-n',
+            env.argocdNs,
+            '--type=merge',
+            '-p',
+            '{"metadata":{"finalizers":null}}',
+          ]);
     for (const side of sides) {
       const names = cases.map((c) => sideName(c, side));
+      // Applications a set gave up (no owner: the garbage collector leaves them).
+      const orphans = [...(await readApps(env, names)).values()]
+        .flat()
+        .filter((a) => !(a.metadata?.ownerReferences ?? []).length)
+        .map((a) => String(a.metadata?.name));
+      if (orphans.length > 0)
+        await env.kubectl.run([
+          'delete',
+          'applications.argoproj.io',
+          '-n',
+          env.argocdNs,
+          '--wait=false',
+          ...orphans,
+        ]);
       await env.kubectl.run([
         'delete',
         'applicationsets',

@@ -77,8 +77,11 @@ export interface OperationStep {
  * One step of an ApplicationSet case, run on each side after its set settled (conformance/compare/appsets.ts),
  * everything at once in this order: `argocd` objects created or replaced (cluster Secrets),
  * `deleteArgocd` (`kind/name` in Argo CD's namespace) deleted, `push` (a new commit of the main
- * repository holding these files, the whole tree), `apps` (JSON merge patches of generated Applications
- * by name, as a user's `kubectl patch`), `patch` (a JSON merge patch of the set). With `refresh` (the
+ * repository holding these files, the whole tree), `scmData` (what the case's fake SCM API answers from
+ * now on), `apps` (JSON merge patches of generated Applications by name, as a user's `kubectl patch`),
+ * `patch` (a JSON merge patch of the set) or `deleteSet` (the set deleted, as `kubectl delete`: give it
+ * a finalizer of its own in `appset.metadata` to see what the controller does while it is being deleted;
+ * the runner removes it at the end). With `refresh` (the
  * default) the set also gets `argocd.argoproj.io/application-set-refresh`, and the step waits until the
  * controller removed it (its reconcile after the step ended); without, it waits until what is compared
  * changes (the controller's own requeue or watch), at most `waitSeconds` (default 60).
@@ -87,8 +90,10 @@ export interface AppSetStep {
   argocd?: Obj[];
   deleteArgocd?: string[];
   push?: Record<string, string>;
+  scmData?: Obj;
   apps?: Record<string, Obj>;
   patch?: Obj;
+  deleteSet?: boolean;
   refresh?: boolean;
   waitSeconds?: number;
 }
@@ -97,8 +102,10 @@ const APPSET_STEP_KEYS = new Set([
   'argocd',
   'deleteArgocd',
   'push',
+  'scmData',
   'apps',
   'patch',
+  'deleteSet',
   'refresh',
   'waitSeconds',
 ]);
@@ -246,6 +253,9 @@ function parseAppSetSteps(file: string, v: unknown, hasSet: boolean): void {
     if (s.apps !== undefined && (!isObj(s.apps) || !Object.values(s.apps).every(isObj)))
       fail(file, `${at}.apps must map names to merge patches`);
     if (s.patch !== undefined && !isObj(s.patch)) fail(file, `${at}.patch must be a merge patch`);
+    if (s.scmData !== undefined && !isObj(s.scmData)) fail(file, `${at}.scmData must be the fake API's data`);
+    if (s.deleteSet && (s.patch !== undefined || s.refresh !== false))
+      fail(file, `${at}: deleteSet goes with no patch and refresh: false`);
   });
 }
 

@@ -52,6 +52,10 @@ export const appsetFlags = {
     multiple: true,
     delimiter: ',',
   }),
+  'token-ref-strict-mode': Flags.boolean({
+    description:
+      "Let a generator's tokenRef name only Secrets labelled argocd.argoproj.io/secret-type: scm-creds (Argo CD's flag; off by default there too: any Secret of the set's namespace).",
+  }),
 };
 
 export interface AppsetFlagValues {
@@ -63,6 +67,7 @@ export interface AppsetFlagValues {
   'enable-progressive-syncs'?: boolean | undefined;
   'enable-scm-providers'?: boolean | undefined;
   'allowed-scm-providers'?: string[] | undefined;
+  'token-ref-strict-mode'?: boolean | undefined;
 }
 
 /**
@@ -107,6 +112,7 @@ export async function runApplicationSets(
         flags['enable-scm-providers'] === false
           ? false
           : { allowedProviders: flags['allowed-scm-providers'] ?? [] },
+      tokenRefStrictMode: flags['token-ref-strict-mode'] ?? false,
       signal: o.signal,
       onEvent: o.onEvent,
       onWarning: o.warn,

@@ -459,8 +459,68 @@ export function appsetUpdates(): CaseDraft[] {
       },
     },
     ...scmCases(),
+    {
+      name: 'appset-delete-create-update',
+      intent:
+        'a set of policy create-update being deleted (held by a finalizer of its own): its Applications lose their owner references, so the garbage collector keeps them',
+      provenance: `${POLICY_PROVENANCE}, applicationset_controller.go removeOwnerReferencesOnDeleteAppSet`,
+      repo,
+      appset: {
+        metadata: { finalizers: ['conformance.example.com/hold'] },
+        spec: {
+          syncPolicy: { applicationsSync: 'create-update' },
+          generators: [{ list: { elements: [{ env: 'a' }, { env: 'b' }] } }],
+          template: template('${NS}-{{env}}'),
+        },
+      },
+      appsetSteps: [{ deleteSet: true, refresh: false }],
+    },
+    {
+      name: 'appset-pull-request-requeue',
+      intent:
+        'requeueAfterSeconds on a GitHub pull request generator: the pull requests change after the first reconcile (one closed, one opened, one pushed to) and the requeue alone picks it up',
+      provenance: `${SCM_PROVENANCE}, applicationset/generators/pull_request.go GetRequeueAfter`,
+      repo,
+      scm: { token: SCM_TOKEN, data: scmData },
+      argocd: [scmTokenSecret],
+      appset: {
+        spec: {
+          generators: [
+            {
+              pullRequest: {
+                github: { api: '${SCM_API}', owner: 'acme', repo: 'web', labels: ['preview'], tokenRef },
+                requeueAfterSeconds: 15,
+              },
+            },
+          ],
+          template: template('${NS}-pr-{{number}}', {
+            info: [{ name: 'head', value: '{{branch}} {{head_sha}}' }],
+          }),
+        },
+      },
+      appsetSteps: [
+        {
+          refresh: false,
+          waitSeconds: 90,
+          scmData: {
+            ...scmData,
+            githubPulls: {
+              'acme/web': [
+                {
+                  ...pr(7, 'Add login', 'feature/Login_Page', 'ann', ['preview']),
+                  head: { ref: 'feature/Login_Page', sha: SHA2 },
+                },
+                pr(10, 'New one', 'feature/new', 'dan', ['preview']),
+              ],
+            },
+          },
+        },
+      ],
+    },
   ];
 }
+
+const SHA2 = 'fedcba9876543210fedcba9876543210fedcba98';
 
 const SHA = '0123456789abcdef0123456789abcdef01234567';
 const SCM_TOKEN = 'conformance-scm-token';
@@ -556,6 +616,13 @@ function ghRepo(id: number, name: string, topics: string[]): Obj {
 }
 
 const tokenRef = { secretName: '${NS}-scm', key: 'token' };
+const scmTokenSecret: Obj = {
+  apiVersion: 'v1',
+  kind: 'Secret',
+  metadata: { name: '${NS}-scm', namespace: '${ARGOCD_NS}' },
+  type: 'Opaque',
+  stringData: { token: SCM_TOKEN },
+};
 
 /** Pull request and SCM provider generators against the fake API, the token from a Secret of the set's namespace. */
 function scmCases(): CaseDraft[] {
@@ -565,15 +632,7 @@ function scmCases(): CaseDraft[] {
     provenance: SCM_PROVENANCE,
     repo,
     scm: { token: SCM_TOKEN, data: scmData },
-    argocd: [
-      {
-        apiVersion: 'v1',
-        kind: 'Secret',
-        metadata: { name: '${NS}-scm', namespace: '${ARGOCD_NS}' },
-        type: 'Opaque',
-        stringData: { token: SCM_TOKEN },
-      },
-    ],
+    argocd: [scmTokenSecret],
     appset: { spec },
   });
   return [

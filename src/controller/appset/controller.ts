@@ -197,6 +197,11 @@ export async function runAppSetController(o: AppSetControllerOptions): Promise<v
                   `error fetching secret ${namespace}/${name}: ${isNotFound(err) ? `secrets "${name}" not found` : oneLine(err)}`,
                 );
               }
+              // utils.GetSecretRef: the label is checked before the key.
+              if (o.tokenRefStrictMode && secret.metadata?.labels?.[SECRET_TYPE_LABEL] !== 'scm-creds')
+                throw new Error(
+                  `secret ${namespace}/${name} is not a valid SCM creds secret: secret must have label "${SECRET_TYPE_LABEL}"="scm-creds"`,
+                );
               const data = ((secret as Json)['data'] as Record<string, string> | undefined) ?? {};
               if (data[key] === undefined)
                 throw new Error(`key "${key}" in secret ${namespace}/${name} not found`);

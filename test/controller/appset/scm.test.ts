@@ -6,6 +6,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { parse } from 'yaml';
 import { slugMake } from '../../../src/apps/appset/index.js';
 import { api, useEmbeddedCluster, waitForObject } from '../../support/embedded.js';
 import { fakeScmApi } from '../../support/scm-api.js';
@@ -301,6 +302,48 @@ describe('pull request and SCM provider generators (GitHub, GitLab) in the Appli
       assert.equal((await h.getApp('api-main-0123456')).spec.source.path, 'https://github.com/acme/api.git');
       assert.equal((await h.getApp('svc-dev-0123456')).spec.source.path, 'git@gitlab.com:grp/svc.git');
       assert.equal((await api(fx.cluster, 'GET', `${APPS}/docs-main-0123456`)).status, 404);
+    },
+  );
+
+  it(
+    '--token-ref-strict-mode: a tokenRef Secret without the scm-creds label is refused with Argo CD words',
+    T,
+    async () => {
+      await h.stop();
+      h = await startAppSets(fx, cacheRoot, { tokenRefStrictMode: true });
+      const gen = (secretName: string): string => `    - pullRequest:
+        github:
+          api: ${scm.url}
+          owner: acme
+          repo: web
+          labels: [preview]
+          tokenRef: {secretName: ${secretName}, key: token}
+        filters:
+          - titleMatch: '^Add'`;
+      await h.createSet(set('strict', gen('scm-token'), 'strict-{{number}}'));
+      const s = await waitForObject(fx.cluster, `${SETS}/strict`, (o) =>
+        o?.status?.conditions?.some((c: Any) => c.type === 'ErrorOccurred' && c.status === 'True'),
+      );
+      assert.equal(
+        s.status.conditions.find((x: Any) => x.type === 'ErrorOccurred').message,
+        'error fetching Secret token: secret argocd/scm-token is not a valid SCM creds secret: secret must have label "argocd.argoproj.io/secret-type"="scm-creds"',
+      );
+      const res = await api(fx.cluster, 'POST', '/api/v1/namespaces/argocd/secrets', {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: {
+          name: 'scm-creds',
+          namespace: 'argocd',
+          labels: { 'argocd.argoproj.io/secret-type': 'scm-creds' },
+        },
+        stringData: { token: 's3cr3t' },
+      });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      await h.patchSet('strict', {
+        spec: { generators: [parse(gen('scm-creds').replace(/^ {4}- /, ''))] },
+      });
+      const ok = await waitForObject(fx.cluster, `${SETS}/strict`, (o) => o?.status?.resources?.length === 1);
+      assert.equal(ok.status.resources[0].name, 'strict-7');
     },
   );
 });
