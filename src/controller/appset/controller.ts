@@ -19,6 +19,7 @@
 import {
   APP_PROJECT_RESOURCE,
   APPLICATION_RESOURCE,
+  CONFIG_MAPS,
   isLiteralPattern,
   matchStringInList,
   SECRET_TYPE_LABEL,
@@ -206,6 +207,18 @@ export async function runAppSetController(o: AppSetControllerOptions): Promise<v
               if (data[key] === undefined)
                 throw new Error(`key "${key}" in secret ${namespace}/${name} not found`);
               return Buffer.from(data[key], 'base64').toString('utf8');
+            },
+            // utils.GetConfigMapData: the client's error as it is, or its own for a missing key.
+            configMap: async (name: string, key: string) => {
+              let cm: KubeObject;
+              try {
+                cm = await o.client.get(CONFIG_MAPS, namespace, name);
+              } catch (err) {
+                throw new Error(isNotFound(err) ? `configmaps "${name}" not found` : oneLine(err));
+              }
+              const data = ((cm as Json)['data'] as Record<string, string> | undefined) ?? {};
+              if (data[key] === undefined) throw new Error(`key ${key} not found in ConfigMap ${name}`);
+              return data[key];
             },
           }),
         }

@@ -205,7 +205,7 @@ spec:
     const applied = { name: 'x', server: 'https://x.example.com', labels: {}, inCluster: false };
     const c = ctx();
     c.clusters = () =>
-      Promise.resolve([
+      Promise.resolve<AppSetCluster[]>([
         {
           ...applied,
           annotations: {
