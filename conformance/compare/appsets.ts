@@ -28,7 +28,7 @@
  * embedded server and only our values are recorded.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { CaseOutcome } from './batch.js';
@@ -63,6 +63,10 @@ function freePort(): Promise<number> {
  */
 const scmApis = new Map<Case, FakeScmApi>();
 const scmData = new Map<Case, Obj>();
+
+/** A PEM of test/fixtures/clusters (the fake SCM API's HTTPS certificate, its CA). */
+const fixturePem = (file: string): string =>
+  readFileSync(new URL(`../../test/fixtures/clusters/${file}`, import.meta.url), 'utf8');
 
 function setScmData(c: Case, data: Obj): void {
   const live = scmData.get(c);
@@ -374,7 +378,15 @@ export async function runAppSets(env: Env, cases: readonly Case[]): Promise<Case
     for (const c of cases)
       if (c.scm) {
         scmData.set(c, structuredClone(c.scm.data));
-        scmApis.set(c, await fakeScmApi(c.scm.token, scmData.get(c) as ScmData));
+        scmApis.set(
+          c,
+          await fakeScmApi(
+            c.scm.token,
+            scmData.get(c) as ScmData,
+            2,
+            c.scm.tls ? { cert: fixturePem('server.pem'), key: fixturePem('server-key.pem') } : undefined,
+          ),
+        );
       }
     for (const c of cases)
       for (const side of sides) {

@@ -169,9 +169,10 @@ export interface Case {
   /**
    * A fake GitHub and GitLab API on loopback for an ApplicationSet case's pull request and SCM provider
    * generators (test/support/scm-api.ts, `${SCM_API}`): the token every request must carry, and the data
-   * (its `ScmData`), the same for both sides.
+   * (its `ScmData`), the same for both sides; `tls`: served over HTTPS with the fixtures' server
+   * certificate (test/fixtures/clusters, SAN 127.0.0.1, signed by its `ca.pem`).
    */
-  scm?: { token: string; data: Obj };
+  scm?: { token: string; data: Obj; tls?: boolean };
   /** Path of the file, relative to the cases folder. */
   file: string;
 }
@@ -318,7 +319,7 @@ export function parseCase(text: string, file: string): Case {
     ...(doc.appset ? { appset: doc.appset as Obj } : {}),
     ...(doc.operations ? { operations: doc.operations as OperationStep[] } : {}),
     ...(doc.appsetSteps ? { appsetSteps: doc.appsetSteps as AppSetStep[] } : {}),
-    ...(doc.scm ? { scm: doc.scm as { token: string; data: Obj } } : {}),
+    ...(doc.scm ? { scm: doc.scm as { token: string; data: Obj; tls?: boolean } } : {}),
     file,
   };
 }

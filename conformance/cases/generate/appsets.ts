@@ -3,6 +3,7 @@
  * controller and ours reconcile the same set; the generated Applications and the set's status are
  * compared. Generated names carry `${NS}` so the twins never share an Application.
  */
+import { readFileSync } from 'node:fs';
 import { cm, docs, IN_CLUSTER, type CaseDraft } from './lib.js';
 import type { Obj } from '../../compare/case.js';
 
@@ -517,10 +518,56 @@ export function appsetUpdates(): CaseDraft[] {
         },
       ],
     },
+    gitlabTlsCase(),
   ];
 }
 
 const SHA2 = 'fedcba9876543210fedcba9876543210fedcba98';
+
+/** GitLab on HTTPS with a private CA: one generator trusts it through caRef, one is insecure. */
+function gitlabTlsCase(): CaseDraft {
+  const ca = readFileSync(new URL('../../../test/fixtures/clusters/ca.pem', import.meta.url), 'utf8');
+  const gitlab = (project: string, extra: Obj): Obj => ({
+    pullRequest: { gitlab: { api: '${SCM_API}', project, tokenRef, ...extra } },
+  });
+  return {
+    name: 'appset-pull-request-gitlab-tls',
+    intent:
+      "GitLab merge requests over HTTPS signed by a private CA: caRef (a ConfigMap of the set's namespace) and insecure",
+    provenance: `${SCM_PROVENANCE}, applicationset/utils/utils.go GetTlsConfig`,
+    repo,
+    scm: {
+      token: SCM_TOKEN,
+      tls: true,
+      data: {
+        gitlabMergeRequests: {
+          'grp/app': [mr(3, 'MR three', 'mr_3', 'dee', ['ok'])],
+          'grp/other': [mr(8, 'MR eight', 'mr-8', 'gus', [])],
+        },
+      },
+    },
+    argocd: [
+      scmTokenSecret,
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: '${NS}-ca', namespace: '${ARGOCD_NS}' },
+        data: { 'ca.crt': ca },
+      },
+    ],
+    appset: {
+      spec: {
+        generators: [
+          gitlab('grp/app', { caRef: { configMapName: '${NS}-ca', key: 'ca.crt' } }),
+          gitlab('grp/other', { insecure: true }),
+        ],
+        template: template('${NS}-mr-{{number}}', {
+          info: [{ name: 'mr', value: '{{title}} {{branch}} {{author}}' }],
+        }),
+      },
+    },
+  };
+}
 
 const SHA = '0123456789abcdef0123456789abcdef01234567';
 const SCM_TOKEN = 'conformance-scm-token';

@@ -22,7 +22,7 @@ export interface CaseDraft {
   appset?: Obj;
   operations?: Obj[];
   appsetSteps?: Obj[];
-  scm?: { token: string; data: Obj };
+  scm?: { token: string; data: Obj; tls?: boolean };
 }
 
 export const IN_CLUSTER = 'https://kubernetes.default.svc';
