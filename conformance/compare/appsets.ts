@@ -439,27 +439,18 @@ export async function runAppSets(env: Env, cases: readonly Case[]): Promise<Case
       } finally {
         await stop(child);
       }
-      for (const c of cases)
-        if (c.argocd.length > 0)
-          await env.kubectl.run(
-            ['delete', '--ignore-not-found', '-f', '-'],
-            JSON.stringify({
-              apiVersion: 'v1',
-              kind: 'List',
-              items: sideArgoObjects(env, c, side, c.argocd),
-            }),
-          );
-      for (const c of cases)
-        for (const step of c.appsetSteps ?? [])
-          if (step.argocd)
-            await env.kubectl.run(
-              ['delete', '--ignore-not-found', '-f', '-'],
-              JSON.stringify({
-                apiVersion: 'v1',
-                kind: 'List',
-                items: sideArgoObjects(env, c, side, step.argocd),
-              }),
-            );
+      // The cases' Argo CD objects, and those their steps applied, go before the other side starts.
+      const argoObjects = cases.flatMap((c) =>
+        sideArgoObjects(env, c, side, [
+          ...c.argocd,
+          ...(c.appsetSteps ?? []).flatMap((st) => st.argocd ?? []),
+        ]),
+      );
+      if (argoObjects.length > 0)
+        await env.kubectl.run(
+          ['delete', '--ignore-not-found', '-f', '-'],
+          JSON.stringify({ apiVersion: 'v1', kind: 'List', items: argoObjects }),
+        );
     }
   } finally {
     for (const c of cases) {

@@ -50,6 +50,17 @@ const deleting = (o: Any): boolean => o === undefined || o.metadata.deletionTime
 
 describe('ApplicationSets reconciled by kubectl gitops controller', () => {
   const fx = useEmbeddedCluster();
+  /** The Application's finalizers removed, as the application controller would once done. */
+  const dropFinalizers = async (name: string): Promise<void> => {
+    const res = await api(
+      fx.cluster,
+      'PATCH',
+      `${APPS}/${name}`,
+      { metadata: { finalizers: null } },
+      'application/merge-patch+json',
+    );
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+  };
   const repo = new TestRepo();
   const cacheRoot = newCacheRoot();
   let h: AppSetHarness;
@@ -150,7 +161,7 @@ describe('ApplicationSets reconciled by kubectl gitops controller', () => {
     T,
     async () => {
       // A user's refresh annotation and a PostDelete finalizer on the live app survive the update.
-      let res = await api(
+      const res = await api(
         fx.cluster,
         'PATCH',
         `${APPS}/web-prod`,
@@ -191,24 +202,10 @@ describe('ApplicationSets reconciled by kubectl gitops controller', () => {
         set.status.resources.map((r: Any) => r.name),
         ['web-dev', 'web-prod'],
       );
-      res = await api(
-        fx.cluster,
-        'PATCH',
-        `${APPS}/web-dev`,
-        { metadata: { finalizers: null } },
-        'application/merge-patch+json',
-      );
-      assert.equal(res.status, 200, JSON.stringify(res.body));
+      await dropFinalizers('web-dev');
       set = await waitForObject(fx.cluster, `${SETS}/web`, (o) => o.status.resources?.length === 1);
       assert.equal(set.status.resourcesCount, 1);
-      res = await api(
-        fx.cluster,
-        'PATCH',
-        `${APPS}/web-prod`,
-        { metadata: { finalizers: null } },
-        'application/merge-patch+json',
-      );
-      assert.equal(res.status, 200);
+      await dropFinalizers('web-prod');
     },
   );
 
