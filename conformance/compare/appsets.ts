@@ -16,26 +16,32 @@
  *    application; `health`) and each generated Application (labels, annotations, finalizers, owner
  *    references, spec, operation), names normalised (`<id>-a` / `<id>-o` -> `<id>-X`), times masked, uids
  *    dropped, empty values dropped as Go's omitempty does.
- * 5. Clean-up: the sets deleted (the garbage collector deletes their Applications), then the namespaces
- *    and the repositories.
+ *    A case with `appsetSteps` (case.ts) runs them after that first settle, each side while its controller
+ *    runs: the step's writes for every case at once, then a wait (the refresh annotation removed by the
+ *    controller, or what is compared changed), then the same comparison again (fields `step<N>.*`).
+ * 5. Clean-up: the sets deleted (the garbage collector deletes their Applications), then the namespaces,
+ *    the cases' `argocd` objects (cluster Secrets; created per side before its controller starts and
+ *    deleted after it stopped, so a side sees only its own) and the repositories.
  * A set has settled when it has a ParametersGenerated condition and either ErrorOccurred True or
  * ResourcesUpToDate True (with a RollingSync strategy: also RolloutProgressing False), and its
  * resourceVersion has not moved for 3 s; at most `SETTLE_MS`. Without the rig, our side runs alone on the
  * embedded server and only our values are recorded.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { CaseOutcome } from './batch.js';
-import { fill, sideName, type Case, type Obj, type Side, type SideValues } from './case.js';
+import { fill, sideName, type AppSetStep, type Case, type Obj, type Side, type SideValues } from './case.js';
 import type { Env } from './env.js';
-import { makeRepo } from './git.js';
+import { makeRepo, pushCommit } from './git.js';
 import { compareFields, keyed, normaliseTimes, replaceTokens } from './normalise.js';
 import { omitEmpty } from './views.js';
+import { fakeScmApi, type FakeScmApi, type ScmData } from '../../test/support/scm-api.js';
 import { LOGS, logFile, startOurController, stopProcess } from './processes.js';
 
 const SETTLE_MS = 120_000;
+const REFRESH = 'argocd.argoproj.io/application-set-refresh';
 /** The controllers' logs (kept after the run; the run's scratch folder is not). */
 const QUIET_MS = 3_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -51,9 +57,33 @@ function freePort(): Promise<number> {
   });
 }
 
+/**
+ * The fake SCM API of each case with `scm` (started by runAppSets, one per case, both sides) and the data
+ * it answers from, which each side starts with the case's and a step may replace.
+ */
+const scmApis = new Map<Case, FakeScmApi>();
+const scmData = new Map<Case, Obj>();
+
+/** A PEM of test/fixtures/clusters (the fake SCM API's HTTPS certificate, its CA). */
+const fixturePem = (file: string): string =>
+  readFileSync(new URL(`../../test/fixtures/clusters/${file}`, import.meta.url), 'utf8');
+
+function setScmData(c: Case, data: Obj): void {
+  const live = scmData.get(c);
+  if (!live) return;
+  for (const k of Object.keys(live)) delete live[k];
+  Object.assign(live, structuredClone(data));
+}
+
 function values(env: Env, c: Case, side: Side): SideValues {
   const ns = sideName(c, side);
-  return { ns, argocdNs: env.argocdNs, repoUrl: () => `${env.gitBaseUrl}/${ns}.git` };
+  const scm = scmApis.get(c);
+  return {
+    ns,
+    argocdNs: env.argocdNs,
+    repoUrl: () => `${env.gitBaseUrl}/${ns}.git`,
+    ...(scm ? { scmApi: scm.url } : {}),
+  };
 }
 
 function sideSet(env: Env, c: Case, side: Side): Obj {
@@ -118,7 +148,7 @@ async function waitSettled(
   }
 }
 
-/** The generated Applications of the named sets (controller owner), by set. */
+/** The generated Applications of the named sets (controller owner, or none and the set's name as prefix), by set. */
 async function readApps(env: Env, names: string[]): Promise<Map<string, Obj[]>> {
   const list = await env.kubectl.getJson(['applications', '-n', env.argocdNs]);
   const out = new Map<string, Obj[]>(names.map((n) => [n, []]));
@@ -126,7 +156,14 @@ async function readApps(env: Env, names: string[]): Promise<Map<string, Obj[]>> 
     const owner = ((a.metadata?.ownerReferences ?? []) as Obj[]).find(
       (r) => r.controller && r.kind === 'ApplicationSet',
     );
-    if (owner && out.has(owner.name)) out.get(owner.name)!.push(a);
+    if (owner) {
+      if (out.has(owner.name)) out.get(owner.name)!.push(a);
+      continue;
+    }
+    // Given up by its set (a deleted set whose policy does not delete): found by the name it carries.
+    const name = String(a.metadata?.name ?? '');
+    const set = names.find((n) => name.startsWith(`${n}-`));
+    if (set) out.get(set)!.push(a);
   }
   return out;
 }
@@ -215,6 +252,111 @@ async function stop(child: ChildProcess): Promise<void> {
   await stopProcess(child, 15_000);
 }
 
+/** A case's Argo CD objects (cluster Secrets) for one side, in Argo CD's namespace unless they say. */
+function sideArgoObjects(env: Env, c: Case, side: Side, objs: readonly Obj[]): Obj[] {
+  return objs.map((o) => {
+    const x = fill(structuredClone(o), values(env, c, side));
+    return { ...x, metadata: { ...(x.metadata ?? {}), namespace: x.metadata?.namespace ?? env.argocdNs } };
+  });
+}
+
+/** Runs one step of one case on one side (the header of AppSetStep says in which order). */
+async function applyStep(env: Env, c: Case, side: Side, step: AppSetStep, shas: string[]): Promise<string[]> {
+  const v = values(env, c, side);
+  const errors: string[] = [];
+  const must = async (args: string[], input?: string): Promise<void> => {
+    const r = await env.kubectl.run(args, input);
+    if (r.code !== 0)
+      errors.push(`kubectl ${args.slice(0, 2).join(' ')}: ${r.stderr.trim().split('\n').pop()}`);
+  };
+  if (step.argocd)
+    await must(
+      ['apply', '-f', '-'],
+      JSON.stringify({ apiVersion: 'v1', kind: 'List', items: sideArgoObjects(env, c, side, step.argocd) }),
+    );
+  for (const ref of step.deleteArgocd ?? []) await must(['delete', '-n', env.argocdNs, fill(ref, v)]);
+  if (step.scmData) setScmData(c, step.scmData);
+  if (step.push) shas.push(await pushCommit(env.gitRoot, v.ns, fill(step.push, v), `step of ${v.ns}`));
+  for (const [name, patch] of Object.entries(step.apps ?? {}))
+    await must([
+      'patch',
+      'applications.argoproj.io',
+      fill(name, v),
+      '-n',
+      env.argocdNs,
+      '--type=merge',
+      '-p',
+      JSON.stringify(fill(patch, v)),
+    ]);
+  const setPatch = fill(structuredClone(step.patch ?? {}), v);
+  if (step.refresh !== false)
+    setPatch.metadata = {
+      ...(setPatch.metadata ?? {}),
+      annotations: { ...(setPatch.metadata?.annotations ?? {}), [REFRESH]: 'true' },
+    };
+  if (step.deleteSet)
+    await must(['delete', 'applicationsets.argoproj.io', v.ns, '-n', env.argocdNs, '--wait=false']);
+  else if (Object.keys(setPatch).length > 0)
+    await must([
+      'patch',
+      'applicationsets.argoproj.io',
+      v.ns,
+      '-n',
+      env.argocdNs,
+      '--type=merge',
+      '-p',
+      JSON.stringify(setPatch),
+    ]);
+  return errors;
+}
+
+/**
+ * Waits after a step: a set marked for refresh until the annotation is gone and it has settled; another
+ * until what is compared differs from `before` (or its `waitSeconds`); then until nothing compared moved
+ * for QUIET_MS.
+ */
+async function waitStep(
+  env: Env,
+  waits: Map<string, { refresh: boolean; before: string; limitMs: number }>,
+  notes: Map<string, string[]>,
+): Promise<{ sets: Map<string, Obj>; apps: Map<string, Obj[]> }> {
+  const names = [...waits.keys()];
+  const t0 = Date.now();
+  const limit = Math.max(SETTLE_MS, ...[...waits.values()].map((w) => w.limitMs));
+  let last = '';
+  let quietSince = Date.now();
+  const reported = new Set<string>();
+  for (;;) {
+    const sets = await readSets(env, names);
+    const apps = await readApps(env, names);
+    const views = names.map((n) => JSON.stringify(appsetView(sets.get(n), apps.get(n) ?? []) ?? null));
+    const now = views.join('\n');
+    if (now !== last) {
+      last = now;
+      quietSince = Date.now();
+    }
+    const done = names.every((n, i) => {
+      const w = waits.get(n)!;
+      const set = sets.get(n);
+      if (w.refresh) return settled(set) && set?.metadata?.annotations?.[REFRESH] === undefined;
+      if (views[i] !== w.before) return true;
+      if (Date.now() - t0 < w.limitMs) return false;
+      if (!reported.has(n)) {
+        reported.add(n);
+        notes.get(n)?.push(`appsets: ${n} did not change within ${w.limitMs / 1000} s of its step`);
+      }
+      return true;
+    });
+    if (done && Date.now() - quietSince >= QUIET_MS) return { sets, apps };
+    if (Date.now() - t0 > limit) {
+      for (const n of names)
+        notes.get(n)?.push(`appsets: ${n} not settled within ${limit / 1000} s of its step`);
+      return { sets, apps };
+    }
+    await sleep(500);
+  }
+}
+
 export async function runAppSets(env: Env, cases: readonly Case[]): Promise<CaseOutcome[]> {
   const outcomes = new Map<string, CaseOutcome>(
     cases.map((c) => [
@@ -227,13 +369,29 @@ export async function runAppSets(env: Env, cases: readonly Case[]): Promise<Case
     for (const side of ['a', 'o'] as const) notesBySet.set(sideName(c, side), outcomes.get(c.id)!.notes);
   const rig = env.mode === 'rig' && !!env.argocd;
   const sides: Side[] = rig ? ['a', 'o'] : ['o'];
-  const seen = new Map<string, { sets: Map<string, Obj>; apps: Map<string, Obj[]> }>();
-  const shas = new Map<string, string>();
+  /** What each side left after its first settle (index 0) and after each step. */
+  const seen = new Map<Side, { sets: Map<string, Obj>; apps: Map<string, Obj[]> }[]>();
+  /** Each side repository's commits, first one first. */
+  const shas = new Map<string, string[]>();
+  const steps = Math.max(0, ...cases.map((c) => c.appsetSteps?.length ?? 0));
   try {
+    for (const c of cases)
+      if (c.scm) {
+        scmData.set(c, structuredClone(c.scm.data));
+        scmApis.set(
+          c,
+          await fakeScmApi(
+            c.scm.token,
+            scmData.get(c) as ScmData,
+            2,
+            c.scm.tls ? { cert: fixturePem('server.pem'), key: fixturePem('server-key.pem') } : undefined,
+          ),
+        );
+      }
     for (const c of cases)
       for (const side of sides) {
         const v = values(env, c, side);
-        shas.set(v.ns, await makeRepo(env.gitRoot, v.ns, fill(c.repo, v)));
+        shas.set(v.ns, [await makeRepo(env.gitRoot, v.ns, fill(c.repo, v))]);
         for (const e of await env.kubectl.create([
           { apiVersion: 'v1', kind: 'Namespace', metadata: { name: v.ns } },
         ]))
@@ -241,8 +399,12 @@ export async function runAppSets(env: Env, cases: readonly Case[]): Promise<Case
       }
     for (const side of sides) {
       const names = cases.map((c) => sideName(c, side));
+      for (const c of cases) if (c.scm) setScmData(c, c.scm.data);
       for (const c of cases)
-        for (const e of await env.kubectl.create([sideSet(env, c, side)]))
+        for (const e of await env.kubectl.create([
+          ...sideArgoObjects(env, c, side, c.argocd),
+          sideSet(env, c, side),
+        ]))
           outcomes.get(c.id)!.notes.push(`set-up: ${e}`);
       const child = side === 'a' ? await startArgoAppsets(env) : startOurs(env);
       child.once('exit', (code) => {
@@ -254,14 +416,76 @@ export async function runAppSets(env: Env, cases: readonly Case[]): Promise<Case
       });
       try {
         const sets = await waitSettled(env, names, notesBySet);
-        seen.set(side, { sets, apps: await readApps(env, names) });
+        const snapshots = [{ sets, apps: await readApps(env, names) }];
+        seen.set(side, snapshots);
+        for (let i = 0; i < steps; i++) {
+          const prev = snapshots.at(-1)!;
+          const waits = new Map<string, { refresh: boolean; before: string; limitMs: number }>();
+          for (const c of cases) {
+            const step = c.appsetSteps?.[i];
+            if (!step) continue;
+            const n = sideName(c, side);
+            const before = JSON.stringify(appsetView(prev.sets.get(n), prev.apps.get(n) ?? []) ?? null);
+            for (const e of await applyStep(env, c, side, step, shas.get(n)!))
+              outcomes.get(c.id)!.notes.push(`step ${i + 1}: ${e}`);
+            waits.set(n, {
+              refresh: step.refresh !== false,
+              before,
+              limitMs: (step.waitSeconds ?? 60) * 1000,
+            });
+          }
+          snapshots.push(await waitStep(env, waits, notesBySet));
+        }
       } finally {
         await stop(child);
       }
+      // The cases' Argo CD objects, and those their steps applied, go before the other side starts.
+      const argoObjects = cases.flatMap((c) =>
+        sideArgoObjects(env, c, side, [
+          ...c.argocd,
+          ...(c.appsetSteps ?? []).flatMap((st) => st.argocd ?? []),
+        ]),
+      );
+      if (argoObjects.length > 0)
+        await env.kubectl.run(
+          ['delete', '--ignore-not-found', '-f', '-'],
+          JSON.stringify({ apiVersion: 'v1', kind: 'List', items: argoObjects }),
+        );
     }
   } finally {
+    for (const c of cases) {
+      await scmApis.get(c)?.close();
+      scmApis.delete(c);
+    }
+    for (const c of cases)
+      if (c.appset?.metadata?.finalizers)
+        for (const side of sides)
+          await env.kubectl.run([
+            'patch',
+            'applicationsets.argoproj.io',
+            sideName(c, side),
+            '-n',
+            env.argocdNs,
+            '--type=merge',
+            '-p',
+            '{"metadata":{"finalizers":null}}',
+          ]);
     for (const side of sides) {
       const names = cases.map((c) => sideName(c, side));
+      // Applications a set gave up (no owner: the garbage collector leaves them).
+      const orphans = [...(await readApps(env, names)).values()]
+        .flat()
+        .filter((a) => !(a.metadata?.ownerReferences ?? []).length)
+        .map((a) => String(a.metadata?.name));
+      if (orphans.length > 0)
+        await env.kubectl.run([
+          'delete',
+          'applications.argoproj.io',
+          '-n',
+          env.argocdNs,
+          '--wait=false',
+          ...orphans,
+        ]);
       await env.kubectl.run([
         'delete',
         'applicationsets',
@@ -285,17 +509,32 @@ export async function runAppSets(env: Env, cases: readonly Case[]): Promise<Case
         ...cases.map((c) => sideName(c, side)),
       ]);
   }
+  // Every case's side names (a clusters generator without a selector sees the other cases' clusters too).
+  const tokens = new Map<string, string>();
+  for (const c of cases)
+    for (const side of sides) {
+      tokens.set(sideName(c, side), `${c.id}-X`);
+      (shas.get(sideName(c, side)) ?? []).forEach((sha, i) =>
+        tokens.set(sha, i === 0 ? '<rev:main>' : `<rev:${i + 1}>`),
+      );
+    }
   for (const c of cases) {
     const out = outcomes.get(c.id)!;
-    const view = (side: Side): Obj | undefined => {
-      const s = seen.get(side);
+    const view = (side: Side, i: number): Obj | undefined => {
+      const s = seen.get(side)?.[i];
       const name = sideName(c, side);
-      const tokens = new Map([[name, `${c.id}-X`]]);
-      const sha = shas.get(name);
-      if (sha) tokens.set(sha, '<rev:main>');
       return replaceTokens(appsetView(s?.sets.get(name), s?.apps.get(name) ?? []), tokens);
     };
-    out.rows.push(...compareFields(c.id, 'appsets', '', rig ? view('a') : undefined, view('o')));
+    for (let i = 0; i <= (c.appsetSteps?.length ?? 0); i++)
+      out.rows.push(
+        ...compareFields(
+          c.id,
+          'appsets',
+          i === 0 ? '' : `step${i}`,
+          rig ? view('a', i) : undefined,
+          view('o', i),
+        ),
+      );
     if (!rig) out.notRun.push('appsets: Argo CD side needs the rig');
   }
   return [...outcomes.values()];

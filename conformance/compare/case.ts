@@ -11,6 +11,7 @@
  *   ${APP}   the side's app name (the same string as ${NS})
  *   ${REPO}  the URL of the case's main Git repository (`repo`); ${REPO:<name>} one of `repos`
  *   ${ARGOCD_NS} Argo CD's namespace
+ *   ${SCM_API} the base URL of the fake GitHub / GitLab API of an ApplicationSet case's `scm`
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -72,6 +73,43 @@ export interface OperationStep {
   files?: Record<string, string>;
 }
 
+/**
+ * One step of an ApplicationSet case, run on each side after its set settled (conformance/compare/appsets.ts),
+ * everything at once in this order: `argocd` objects created or replaced (cluster Secrets),
+ * `deleteArgocd` (`kind/name` in Argo CD's namespace) deleted, `push` (a new commit of the main
+ * repository holding these files, the whole tree), `scmData` (what the case's fake SCM API answers from
+ * now on), `apps` (JSON merge patches of generated Applications by name, as a user's `kubectl patch`),
+ * `patch` (a JSON merge patch of the set) or `deleteSet` (the set deleted, as `kubectl delete`: give it
+ * a finalizer of its own in `appset.metadata` to see what the controller does while it is being deleted;
+ * the runner removes it at the end). With `refresh` (the
+ * default) the set also gets `argocd.argoproj.io/application-set-refresh`, and the step waits until the
+ * controller removed it (its reconcile after the step ended); without, it waits until what is compared
+ * changes (the controller's own requeue or watch), at most `waitSeconds` (default 60).
+ */
+export interface AppSetStep {
+  argocd?: Obj[];
+  deleteArgocd?: string[];
+  push?: Record<string, string>;
+  scmData?: Obj;
+  apps?: Record<string, Obj>;
+  patch?: Obj;
+  deleteSet?: boolean;
+  refresh?: boolean;
+  waitSeconds?: number;
+}
+
+const APPSET_STEP_KEYS = new Set([
+  'argocd',
+  'deleteArgocd',
+  'push',
+  'scmData',
+  'apps',
+  'patch',
+  'deleteSet',
+  'refresh',
+  'waitSeconds',
+]);
+
 const STEP_KEYS = new Set([
   'op',
   'until',
@@ -126,6 +164,15 @@ export interface Case {
   appset?: Obj;
   /** An operations case: steps run on each side's Application in turn (conformance/compare/operations.ts). */
   operations?: OperationStep[];
+  /** Steps of an ApplicationSet case after its first reconcile; what is compared is read after each. */
+  appsetSteps?: AppSetStep[];
+  /**
+   * A fake GitHub and GitLab API on loopback for an ApplicationSet case's pull request and SCM provider
+   * generators (test/support/scm-api.ts, `${SCM_API}`): the token every request must carry, and the data
+   * (its `ScmData`), the same for both sides; `tls`: served over HTTPS with the fixtures' server
+   * certificate (test/fixtures/clusters, SAN 127.0.0.1, signed by its `ca.pem`).
+   */
+  scm?: { token: string; data: Obj; tls?: boolean };
   /** Path of the file, relative to the cases folder. */
   file: string;
 }
@@ -151,6 +198,8 @@ const KNOWN = new Set([
   'shards',
   'appset',
   'operations',
+  'appsetSteps',
+  'scm',
 ]);
 
 function fail(file: string, why: string): never {
@@ -193,6 +242,24 @@ function parseSteps(file: string, v: unknown, hasApp: boolean): void {
   });
 }
 
+function parseAppSetSteps(file: string, v: unknown, hasSet: boolean): void {
+  if (!hasSet) fail(file, 'appsetSteps need an appset');
+  if (!Array.isArray(v) || v.length === 0 || !v.every(isObj))
+    fail(file, 'appsetSteps must be a list of steps');
+  v.forEach((s: Obj, i) => {
+    const at = `appsetSteps[${i}]`;
+    for (const k of Object.keys(s)) if (!APPSET_STEP_KEYS.has(k)) fail(file, `${at}: unknown field ${k}`);
+    if (s.push !== undefined) strMap(file, `${at}.push`, s.push);
+    if (s.argocd !== undefined) objList(file, `${at}.argocd`, s.argocd);
+    if (s.apps !== undefined && (!isObj(s.apps) || !Object.values(s.apps).every(isObj)))
+      fail(file, `${at}.apps must map names to merge patches`);
+    if (s.patch !== undefined && !isObj(s.patch)) fail(file, `${at}.patch must be a merge patch`);
+    if (s.scmData !== undefined && !isObj(s.scmData)) fail(file, `${at}.scmData must be the fake API's data`);
+    if (s.deleteSet && (s.patch !== undefined || s.refresh !== false))
+      fail(file, `${at}: deleteSet goes with no patch and refresh: false`);
+  });
+}
+
 /** Parses and checks one case document. */
 export function parseCase(text: string, file: string): Case {
   let doc: unknown;
@@ -215,6 +282,9 @@ export function parseCase(text: string, file: string): Case {
     if (![...PHASES, 'appsets', 'operations'].includes(p as Phase)) fail(file, `unknown phase ${String(p)}`);
   if (doc.operations !== undefined) parseSteps(file, doc.operations, Boolean(doc.app));
   if (doc.appset !== undefined && !isObj(doc.appset)) fail(file, 'appset must be an ApplicationSet');
+  if (doc.appsetSteps !== undefined) parseAppSetSteps(file, doc.appsetSteps, Boolean(doc.appset));
+  if (doc.scm !== undefined && (!isObj(doc.scm) || typeof doc.scm.token !== 'string' || !isObj(doc.scm.data)))
+    fail(file, 'scm needs a token and data');
   const repos: Record<string, Record<string, string>> = {};
   if (doc.repos !== undefined) {
     if (!isObj(doc.repos)) fail(file, 'repos must be a map');
@@ -248,6 +318,8 @@ export function parseCase(text: string, file: string): Case {
     ...(doc.shards ? { shards: doc.shards as ShardsSpec } : {}),
     ...(doc.appset ? { appset: doc.appset as Obj } : {}),
     ...(doc.operations ? { operations: doc.operations as OperationStep[] } : {}),
+    ...(doc.appsetSteps ? { appsetSteps: doc.appsetSteps as AppSetStep[] } : {}),
+    ...(doc.scm ? { scm: doc.scm as { token: string; data: Obj; tls?: boolean } } : {}),
     file,
   };
 }
@@ -278,6 +350,8 @@ export interface SideValues {
   ns: string;
   repoUrl: (name: string) => string;
   argocdNs: string;
+  /** The fake SCM API's base URL (ApplicationSet cases with `scm`). */
+  scmApi?: string;
 }
 
 /** The side's name of a case: `<id>-a` (Argo CD's) or `<id>-o` (ours). */
@@ -287,11 +361,15 @@ export function sideName(c: Case, side: Side): string {
 
 /** Fills the placeholders of every string in `v`. */
 export function fill<T>(v: T, values: SideValues): T {
-  const s = JSON.stringify(v).replace(/\$\{(NS|APP|REPO|ARGOCD_NS)(?::([a-z0-9-]+))?\}/g, (_m, key, name) => {
-    if (key === 'NS' || key === 'APP') return values.ns;
-    if (key === 'ARGOCD_NS') return values.argocdNs;
-    return values.repoUrl(name ?? 'main');
-  });
+  const s = JSON.stringify(v).replace(
+    /\$\{(NS|APP|REPO|ARGOCD_NS|SCM_API)(?::([a-z0-9-]+))?\}/g,
+    (m, key, name) => {
+      if (key === 'NS' || key === 'APP') return values.ns;
+      if (key === 'ARGOCD_NS') return values.argocdNs;
+      if (key === 'SCM_API') return values.scmApi ?? m;
+      return values.repoUrl(name ?? 'main');
+    },
+  );
   return JSON.parse(s) as T;
 }
 

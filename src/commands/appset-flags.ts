@@ -3,7 +3,9 @@
  * argocd-applicationset-controller flags where they exist, with its defaults) and `runApplicationSets`,
  * which runs it beside the application controller (docs/appset-controller.md).
  */
+import { readFileSync } from 'node:fs';
 import { Flags } from '@oclif/core';
+import { oneLine } from '../common/index.js';
 import type { AppSetEvent, AppsSyncPolicy } from '../controller/index.js';
 import { createSourceService } from '../source/index.js';
 import { clientOptionsOf, runSettings, sourceSelection } from './flags.js';
@@ -52,6 +54,14 @@ export const appsetFlags = {
     multiple: true,
     delimiter: ',',
   }),
+  'scm-root-ca-path': Flags.string({
+    description:
+      "A PEM file of the CAs GitLab's API is verified with, in place of the system's (Argo CD's --scm-root-ca-path; a generator's caRef adds its own).",
+  }),
+  'token-ref-strict-mode': Flags.boolean({
+    description:
+      "Let a generator's tokenRef name only Secrets labelled argocd.argoproj.io/secret-type: scm-creds (Argo CD's flag; off by default there too: any Secret of the set's namespace).",
+  }),
 };
 
 export interface AppsetFlagValues {
@@ -63,6 +73,8 @@ export interface AppsetFlagValues {
   'enable-progressive-syncs'?: boolean | undefined;
   'enable-scm-providers'?: boolean | undefined;
   'allowed-scm-providers'?: string[] | undefined;
+  'token-ref-strict-mode'?: boolean | undefined;
+  'scm-root-ca-path'?: string | undefined;
 }
 
 /**
@@ -106,7 +118,11 @@ export async function runApplicationSets(
       scm:
         flags['enable-scm-providers'] === false
           ? false
-          : { allowedProviders: flags['allowed-scm-providers'] ?? [] },
+          : {
+              allowedProviders: flags['allowed-scm-providers'] ?? [],
+              ...(flags['scm-root-ca-path'] ? { rootCA: readRootCA(flags['scm-root-ca-path'], o.warn) } : {}),
+            },
+      tokenRefStrictMode: flags['token-ref-strict-mode'] ?? false,
       signal: o.signal,
       onEvent: o.onEvent,
       onWarning: o.warn,
@@ -114,5 +130,20 @@ export async function runApplicationSets(
   } finally {
     await source.close();
     conn.close();
+  }
+}
+
+/**
+ * `--scm-root-ca-path`: the file's PEM; a file that cannot be read is a warning and the system's CAs are
+ * used, as Argo CD's getTLSConfigWithCACert logs and goes on.
+ */
+function readRootCA(path: string, warn: (m: string) => void): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    warn(
+      `--scm-root-ca-path ${path}: failed to read: ${oneLine(err)}; GitLab's API is verified with the system's CAs`,
+    );
+    return undefined;
   }
 }

@@ -114,9 +114,10 @@ spec:
         d.metadata?.name,
         (d as { spec?: { destination?: { server?: string } } }).spec?.destination?.server,
       ]),
+      // In-cluster last, as Argo CD's clusters generator appends it.
       [
-        ['web-in-cluster', 'https://kubernetes.default.svc'],
         ['web-prod-1', 'https://p1.example.com'],
+        ['web-in-cluster', 'https://kubernetes.default.svc'],
       ],
     );
   });

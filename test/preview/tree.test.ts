@@ -203,7 +203,8 @@ spec:
       assert.equal(r.code, 0, r.stderr);
       return parseAllDocuments(r.stdout).map((d) => (d.toJS() as KubeObject).metadata?.name);
     };
-    assert.deepEqual(await names('all'), ['web-dev-1', 'web-in-cluster', 'web-prod-1']);
+    // The Secrets by name, the in-cluster entry last (as Argo CD appends it).
+    assert.deepEqual(await names('all'), ['web-dev-1', 'web-prod-1', 'web-in-cluster']);
     assert.deepEqual(await names('prod'), ['web-prod-1']);
   });
 

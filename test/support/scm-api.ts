@@ -2,10 +2,12 @@
  * A GitHub and GitLab REST API on loopback for the pull request and SCM provider generators: answers the
  * requests Argo CD's go-github and GitLab client-go make (paths under `/api/v3/` and `/api/v4/`), from
  * the data given, paging lists by `per_page` (GitHub: a `Link: <...>; rel="next"` header; GitLab:
- * `X-Page`, `X-Total-Pages`, `X-Next-Page`). Every request must carry `token` (GitHub
+ * `X-Page`, `X-Total-Pages`, `X-Next-Page`), over HTTP or, given a certificate, HTTPS. Every request must carry `token` (GitHub
  * `Authorization: Bearer`, GitLab `PRIVATE-TOKEN`), else 401. `calls` records "METHOD path?query".
  */
 import { createServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 type Json = Record<string, unknown>;
@@ -33,9 +35,15 @@ export interface FakeScmApi {
   close(): Promise<void>;
 }
 
-export async function fakeScmApi(token: string, data: ScmData, perPage = 2): Promise<FakeScmApi> {
+export async function fakeScmApi(
+  token: string,
+  data: ScmData,
+  perPage = 2,
+  /** Serve HTTPS with this certificate (PEM), as a GitLab with its own CA. */
+  tls?: { cert: string; key: string },
+): Promise<FakeScmApi> {
   const calls: string[] = [];
-  const server = createServer((req, res) => {
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
     const url = new URL(req.url ?? '/', 'http://x');
     calls.push(`${req.method} ${url.pathname}${url.search}`);
     const send = (status: number, body: unknown, headers: Record<string, string> = {}): void => {
@@ -104,8 +112,9 @@ export async function fakeScmApi(token: string, data: ScmData, perPage = 2): Pro
       return b ? send(200, b) : send(404, { message: '404 Branch Not Found' });
     }
     send(404, { message: 'Not Found' });
-  });
+  };
+  const server = tls ? createHttpsServer(tls, handler) : createServer(handler);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const url = `${tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return { url, calls, close: () => new Promise<void>((r) => server.close(() => r())) };
 }

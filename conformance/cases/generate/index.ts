@@ -2,6 +2,8 @@
  * Writes the corpus: `node --import tsx conformance/cases/generate/index.ts` rewrites every
  * conformance/cases/<family>/*.yaml from the families below (ids c001... in this order, so keep the order
  * and add new cases at the end of a family list only when ids may move: they are names, not a contract).
+ * A family may appear twice: its later cases take ids after the last family's (the `appsets` cases of
+ * issue 32's §3 follow the operations family) and share its folder.
  * Each file starts with a comment: the case's intent and provenance.
  */
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { parseCase } from '../../compare/case.js';
-import { appsets } from './appsets.js';
+import { appsets, appsetUpdates } from './appsets.js';
 import { argocdCm, shards } from './fleet.js';
 import { health } from './health.js';
 import { helmHooks } from './helm-hooks.js';
@@ -53,14 +55,17 @@ const families: [string, () => CaseDraft[]][] = [
   ['appsets', appsets],
   ['helm-hooks', () => helmHooks(fixtures)],
   ['operations', operations],
+  ['appsets', appsetUpdates],
 ];
 
 let n = 0;
 let written = 0;
-for (const [family, make] of families) {
+for (const family of new Set(families.map(([f]) => f))) {
   const dir = join(casesDir, family);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
+}
+for (const [family, make] of families) {
   for (const draft of make()) {
     n++;
     const id = `c${String(n).padStart(3, '0')}`;
@@ -78,4 +83,4 @@ for (const [family, make] of families) {
 for (const e of readdirSync(casesDir, { withFileTypes: true }))
   if (e.isDirectory() && e.name !== 'generate' && !families.some(([f]) => f === e.name))
     rmSync(join(casesDir, e.name), { recursive: true });
-console.log(`wrote ${written} cases in ${families.length} families`);
+console.log(`wrote ${written} cases in ${new Set(families.map(([f]) => f)).size} families`);

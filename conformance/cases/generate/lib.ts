@@ -21,6 +21,8 @@ export interface CaseDraft {
   shards?: Obj;
   appset?: Obj;
   operations?: Obj[];
+  appsetSteps?: Obj[];
+  scm?: { token: string; data: Obj; tls?: boolean };
 }
 
 export const IN_CLUSTER = 'https://kubernetes.default.svc';

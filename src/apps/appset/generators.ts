@@ -16,7 +16,7 @@
  *   (the controller does; local previews do not).
  * Unsupported generators (clusterDecisionResource, plugin; scmProvider and pullRequest without SCM access)
  * are errors naming them. `requeueAfterMs(generator)`: when the controller generates again (Argo CD
- * GetRequeueAfter). Output order is stable: directories and files sorted, clusters by name.
+ * GetRequeueAfter). Output order is stable: directories and files sorted, clusters by name, in-cluster last.
  *
  * Layout: this file runs a generator entry (list, clusters, matrix, merge, selectors); generators/git.ts is
  * the git generator, generators/params.ts what they share, generators/mergo.ts the template merge rules.
@@ -105,6 +105,21 @@ function listParams(list: Json, ctx: GeneratorContext, where: string): Params[] 
   return out;
 }
 
+/**
+ * Annotations of a cluster Secret that are not parameters (cluster.go `excludedClusterAnnotations`): Argo
+ * CD's or kubectl's own state, or one-shot triggers; copied into an Application they loop or leak the
+ * Secret's data (`kubectl apply`'s last-applied-configuration holds it).
+ */
+const EXCLUDED_CLUSTER_ANNOTATIONS = new Set([
+  'argocd.argoproj.io/refresh',
+  'argocd.argoproj.io/refresh-timestamp',
+  'argocd.argoproj.io/hydrate',
+  'argocd.argoproj.io/hydrate-timestamp',
+  'argocd.argoproj.io/tracking-id',
+  'argocd.argoproj.io/installation-id',
+  'kubectl.kubernetes.io/last-applied-configuration',
+]);
+
 async function clusterParams(spec: Json, ctx: GeneratorContext, where: string): Promise<Params[]> {
   const selector = spec['selector'];
   const hasSelector =
@@ -120,10 +135,10 @@ async function clusterParams(spec: Json, ctx: GeneratorContext, where: string): 
     if (c.inCluster) inCluster = c;
     else if (matches(c.labels)) byName.set(c.name, c);
   }
-  const clusters = [...byName.values()];
+  const clusters = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  // In-cluster last, as Argo CD appends it (the Secrets' own order is Go's map order there; sorted here).
   if (inCluster && !hasSelector && !clusters.some((c) => c.server === inCluster.server))
     clusters.push(inCluster);
-  clusters.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const out: Params[] = [];
   for (const c of clusters) {
     const params: Params = {
@@ -133,13 +148,17 @@ async function clusterParams(spec: Json, ctx: GeneratorContext, where: string): 
       project: c.project ?? '',
     };
     if (!c.inCluster) {
+      const annotations = Object.fromEntries(
+        Object.entries(c.annotations).filter(([k]) => !EXCLUDED_CLUSTER_ANNOTATIONS.has(k)),
+      );
       if (ctx.goTemplate) {
         const meta: Json = {};
-        if (Object.keys(c.annotations).length > 0) meta['annotations'] = c.annotations;
+        // Present whenever the Secret has annotations, even if all were left out (as Argo CD gates it).
+        if (Object.keys(c.annotations).length > 0) meta['annotations'] = annotations;
         if (Object.keys(c.labels).length > 0) meta['labels'] = c.labels;
         params['metadata'] = meta;
       } else {
-        for (const [k, v] of Object.entries(c.annotations)) params[`metadata.annotations.${k}`] = v;
+        for (const [k, v] of Object.entries(annotations)) params[`metadata.annotations.${k}`] = v;
         for (const [k, v] of Object.entries(c.labels)) params[`metadata.labels.${k}`] = v;
       }
     }

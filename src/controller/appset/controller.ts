@@ -19,6 +19,7 @@
 import {
   APP_PROJECT_RESOURCE,
   APPLICATION_RESOURCE,
+  CONFIG_MAPS,
   isLiteralPattern,
   matchStringInList,
   SECRET_TYPE_LABEL,
@@ -197,10 +198,27 @@ export async function runAppSetController(o: AppSetControllerOptions): Promise<v
                   `error fetching secret ${namespace}/${name}: ${isNotFound(err) ? `secrets "${name}" not found` : oneLine(err)}`,
                 );
               }
+              // utils.GetSecretRef: the label is checked before the key.
+              if (o.tokenRefStrictMode && secret.metadata?.labels?.[SECRET_TYPE_LABEL] !== 'scm-creds')
+                throw new Error(
+                  `secret ${namespace}/${name} is not a valid SCM creds secret: secret must have label "${SECRET_TYPE_LABEL}"="scm-creds"`,
+                );
               const data = ((secret as Json)['data'] as Record<string, string> | undefined) ?? {};
               if (data[key] === undefined)
                 throw new Error(`key "${key}" in secret ${namespace}/${name} not found`);
               return Buffer.from(data[key], 'base64').toString('utf8');
+            },
+            // utils.GetConfigMapData: the client's error as it is, or its own for a missing key.
+            configMap: async (name: string, key: string) => {
+              let cm: KubeObject;
+              try {
+                cm = await o.client.get(CONFIG_MAPS, namespace, name);
+              } catch (err) {
+                throw new Error(isNotFound(err) ? `configmaps "${name}" not found` : oneLine(err));
+              }
+              const data = ((cm as Json)['data'] as Record<string, string> | undefined) ?? {};
+              if (data[key] === undefined) throw new Error(`key ${key} not found in ConfigMap ${name}`);
+              return data[key];
             },
           }),
         }

@@ -278,18 +278,22 @@ export async function reconcileAppSet(d: ReconcileDeps, namespace: string, name:
     for (const [n, app] of [...owned]) {
       if (keep.has(n)) continue;
       try {
-        const fins = finalizersOf(app);
+        let fins = finalizersOf(app);
         const spec = (app as Json)['spec'] as Json | undefined;
-        if (fins.includes(RESOURCES_FINALIZER) && destinationError(spec?.['destination'], d) !== undefined)
+        if (fins.includes(RESOURCES_FINALIZER) && destinationError(spec?.['destination'], d) !== undefined) {
+          fins = fins.filter((f) => f !== RESOURCES_FINALIZER);
           await d.client.patch(
             APPLICATION_RESOURCE,
             namespace,
             n,
-            { metadata: { finalizers: fins.filter((f) => f !== RESOURCES_FINALIZER) } },
+            { metadata: { finalizers: fins } },
             'merge',
           );
+        }
         await d.client.delete(APPLICATION_RESOURCE, namespace, n);
-        owned.delete(n);
+        // One held by a finalizer still exists, and stays in `status.resources` until it is gone (Argo CD
+        // lists the current Applications again after its deletes); its removal queues the set again.
+        if (fins.length === 0) owned.delete(n);
         d.emit({ type: 'appset-application', appset: key, app: n, action: 'deleted' });
       } catch (err) {
         if (isNotFound(err)) {

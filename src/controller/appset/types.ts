@@ -38,6 +38,11 @@ export interface AppSetControllerOptions {
   revisionCacheMs?: number | undefined;
   /** Pull request and SCM provider generators (`--enable-scm-providers`, default on). */
   scm?: Omit<ScmAccess, 'secret'> | false | undefined;
+  /**
+   * `--token-ref-strict-mode`: a `tokenRef` must name a Secret labelled
+   * `argocd.argoproj.io/secret-type: scm-creds` (Argo CD's default: off, any Secret of the set's namespace).
+   */
+  tokenRefStrictMode?: boolean | undefined;
   /** Parallel reconciles of different ApplicationSets. Default 4. */
   workers?: number | undefined;
   signal?: AbortSignal | undefined;

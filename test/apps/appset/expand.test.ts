@@ -178,10 +178,11 @@ spec:
 ${TEMPLATE}`);
     assert.deepEqual(
       all.apps.map((a) => [a.name, a.labels['cluster'], a.destination.server]),
+      // In-cluster last, as Argo CD appends it.
       [
         ['Prod-EU-app', 'prod-eu', 'https://eu.example.com'],
-        ['in-cluster-app', 'in-cluster', 'https://kubernetes.default.svc'],
         ['staging-app', 'staging', 'https://stg.example.com'],
+        ['in-cluster-app', 'in-cluster', 'https://kubernetes.default.svc'],
       ],
     );
     const prod = await expand(`kind: ApplicationSet
@@ -197,6 +198,66 @@ spec:
     assert.deepEqual(
       prod.apps.map((a) => [a.name, a.annotations]),
       [['Prod-EU', { l: 'prod-x', a: 'x' }]],
+    );
+  });
+
+  it("clusters generator: Argo CD's and kubectl's own annotations of a Secret are no parameters", async () => {
+    const applied = { name: 'x', server: 'https://x.example.com', labels: {}, inCluster: false };
+    const c = ctx();
+    c.clusters = () =>
+      Promise.resolve<AppSetCluster[]>([
+        {
+          ...applied,
+          annotations: {
+            note: 'n',
+            'kubectl.kubernetes.io/last-applied-configuration': '{"stringData":{"config":"secret"}}',
+            'argocd.argoproj.io/refresh': 'hard',
+          },
+        },
+        { ...applied, name: 'y', annotations: { 'argocd.argoproj.io/tracking-id': 't' } },
+      ]);
+    const fast = await expand(
+      `kind: ApplicationSet
+apiVersion: argoproj.io/v1alpha1
+metadata: {name: c}
+spec:
+  generators: [{clusters: {selector: {matchLabels: {}}}}]
+  template:
+    metadata:
+      name: '{{name}}'
+      annotations: {a: '{{metadata.annotations.kubectl.kubernetes.io/last-applied-configuration}}', n: '{{metadata.annotations.note}}'}
+    spec:
+      source: {repoURL: https://example.com/r.git, path: x}
+      destination: {server: '{{server}}', namespace: web}`,
+      c,
+    );
+    assert.deepEqual(fast.apps[0]!.annotations, {
+      a: '{{metadata.annotations.kubectl.kubernetes.io/last-applied-configuration}}',
+      n: 'n',
+    });
+    const go = await expand(
+      `kind: ApplicationSet
+apiVersion: argoproj.io/v1alpha1
+metadata: {name: c}
+spec:
+  goTemplate: true
+  generators: [{clusters: {selector: {matchLabels: {}}}}]
+  template:
+    metadata:
+      name: '{{ .name }}'
+      annotations: {n: '{{ len .metadata.annotations }}'}
+    spec:
+      source: {repoURL: https://example.com/r.git, path: x}
+      destination: {server: '{{ .server }}', namespace: web}`,
+      c,
+    );
+    // The map is there whenever the Secret has annotations, the left-out ones removed.
+    assert.deepEqual(
+      go.apps.map((a) => [a.name, a.annotations['n']]),
+      [
+        ['x', '1'],
+        ['y', '0'],
+      ],
     );
   });
 

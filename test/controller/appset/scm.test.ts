@@ -4,8 +4,10 @@
  * token read from a Secret by `tokenRef` as Argo CD reads it, paging, label and regexp filters, the
  * parameters Argo CD gives, and the errors when the Secret or the repository is missing.
  */
+import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { parse } from 'yaml';
 import { slugMake } from '../../../src/apps/appset/index.js';
 import { api, useEmbeddedCluster, waitForObject } from '../../support/embedded.js';
 import { fakeScmApi } from '../../support/scm-api.js';
@@ -301,6 +303,118 @@ describe('pull request and SCM provider generators (GitHub, GitLab) in the Appli
       assert.equal((await h.getApp('api-main-0123456')).spec.source.path, 'https://github.com/acme/api.git');
       assert.equal((await h.getApp('svc-dev-0123456')).spec.source.path, 'git@gitlab.com:grp/svc.git');
       assert.equal((await api(fx.cluster, 'GET', `${APPS}/docs-main-0123456`)).status, 404);
+    },
+  );
+
+  it(
+    'GitLab over TLS: caRef (a ConfigMap of the set namespace) or insecure; the system CAs refuse a private CA',
+    T,
+    async () => {
+      const pem = (f: string): string =>
+        readFileSync(new URL(`../../fixtures/clusters/${f}`, import.meta.url), 'utf8');
+      const mr = {
+        iid: 6,
+        title: 'TLS',
+        source_branch: 'tls',
+        target_branch: 'main',
+        sha: SHA,
+        labels: [],
+        author: { username: 'tia' },
+        state: 'opened',
+      };
+      const tls = await fakeScmApi('s3cr3t', { gitlabMergeRequests: { 'grp/app': [mr] } }, 2, {
+        cert: pem('server.pem'),
+        key: pem('server-key.pem'),
+      });
+      try {
+        const res = await api(fx.cluster, 'POST', '/api/v1/namespaces/argocd/configmaps', {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: 'scm-ca', namespace: 'argocd' },
+          data: { 'ca.crt': pem('ca.pem') },
+        });
+        assert.equal(res.status, 201, JSON.stringify(res.body));
+        const gen = (extra: string): string => `    - pullRequest:
+        gitlab:
+          api: ${tls.url}
+          project: grp/app
+          tokenRef: {secretName: scm-token, key: token}
+${extra}`;
+        const errorOf = async (name: string): Promise<string> => {
+          const s = await waitForObject(fx.cluster, `${SETS}/${name}`, (o) =>
+            o?.status?.conditions?.some((c: Any) => c.type === 'ErrorOccurred' && c.status === 'True'),
+          );
+          return s.status.conditions.find((x: Any) => x.type === 'ErrorOccurred').message;
+        };
+        await h.createSet(
+          set('tls-ca', gen('          caRef: {configMapName: scm-ca, key: ca.crt}'), 'ca-{{number}}'),
+        );
+        await h.createSet(set('tls-insecure', gen('          insecure: true'), 'insecure-{{number}}'));
+        await h.createSet(set('tls-system', gen(''), 'system-{{number}}'));
+        await h.createSet(
+          set('tls-nocm', gen('          caRef: {configMapName: nope, key: ca.crt}'), 'nocm-{{number}}'),
+        );
+        for (const name of ['tls-ca', 'tls-insecure']) {
+          const s = await waitForObject(
+            fx.cluster,
+            `${SETS}/${name}`,
+            (o) => o?.status?.resources?.length === 1,
+          );
+          assert.match(s.status.resources[0].name, /-6$/);
+        }
+        assert.match(
+          await errorOf('tls-system'),
+          /GET https:\/\/127\.0\.0\.1:\d+\/api\/v4\/projects\/grp%2Fapp\/merge_requests/,
+        );
+        assert.equal(
+          await errorOf('tls-nocm'),
+          'error fetching CA certificates from ConfigMap: configmaps "nope" not found',
+        );
+      } finally {
+        await tls.close();
+      }
+    },
+  );
+
+  it(
+    '--token-ref-strict-mode: a tokenRef Secret without the scm-creds label is refused with Argo CD words',
+    T,
+    async () => {
+      await h.stop();
+      h = await startAppSets(fx, cacheRoot, { tokenRefStrictMode: true });
+      const gen = (secretName: string): string => `    - pullRequest:
+        github:
+          api: ${scm.url}
+          owner: acme
+          repo: web
+          labels: [preview]
+          tokenRef: {secretName: ${secretName}, key: token}
+        filters:
+          - titleMatch: '^Add'`;
+      await h.createSet(set('strict', gen('scm-token'), 'strict-{{number}}'));
+      const s = await waitForObject(fx.cluster, `${SETS}/strict`, (o) =>
+        o?.status?.conditions?.some((c: Any) => c.type === 'ErrorOccurred' && c.status === 'True'),
+      );
+      assert.equal(
+        s.status.conditions.find((x: Any) => x.type === 'ErrorOccurred').message,
+        'error fetching Secret token: secret argocd/scm-token is not a valid SCM creds secret: secret must have label "argocd.argoproj.io/secret-type"="scm-creds"',
+      );
+      const res = await api(fx.cluster, 'POST', '/api/v1/namespaces/argocd/secrets', {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: {
+          name: 'scm-creds',
+          namespace: 'argocd',
+          labels: { 'argocd.argoproj.io/secret-type': 'scm-creds' },
+        },
+        stringData: { token: 's3cr3t' },
+      });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      await h.patchSet('strict', {
+        spec: { generators: [parse(gen('scm-creds').replace(/^ {4}- /, ''))] },
+      });
+      const ok = await waitForObject(fx.cluster, `${SETS}/strict`, (o) => o?.status?.resources?.length === 1);
+      assert.equal(ok.status.resources[0].name, 'strict-7');
     },
   );
 });

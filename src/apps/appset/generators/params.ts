@@ -24,6 +24,13 @@ export interface AppSetCluster {
 export interface ScmAccess {
   /** The value of `key` of Secret `name` in the ApplicationSet's namespace (Argo CD's wording on errors). */
   secret(name: string, key: string): Promise<string>;
+  /**
+   * Key `key` of ConfigMap `name` in the ApplicationSet's namespace (GitLab's `caRef`; utils.GetConfigMapData's
+   * wording on errors). Without it `caRef` is an error.
+   */
+  configMap?: ((name: string, key: string) => Promise<string>) | undefined;
+  /** `--scm-root-ca-path`'s PEM: the CAs GitLab's API is verified with (in place of the system's). */
+  rootCA?: string | undefined;
   /** `--allowed-scm-providers`: the custom API URLs allowed (empty: all). */
   allowedProviders?: readonly string[] | undefined;
   /** Environment tokens (GITHUB_TOKEN, GITLAB_TOKEN); default process.env. */

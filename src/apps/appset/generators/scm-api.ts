@@ -13,9 +13,48 @@
  * - An answer other than 2xx is an error naming the method, URL and status, with GitHub's / GitLab's
  *   `message` when the body has one. Tokens never appear in errors.
  */
+import { request as httpsRequest } from 'node:https';
 import { TemplateError } from '../template.js';
 
 export type Fetch = typeof fetch;
+
+/**
+ * A fetch with its own TLS settings (GitLab's `insecure` and `caRef`, `--scm-root-ca-path`:
+ * utils.GetTlsConfig): `ca` (PEM) replaces the system's CAs, as Go's RootCAs does; `insecure` verifies
+ * nothing. GET only, the body read whole; other protocols go to `fetch`.
+ */
+export function tlsFetch(o: { ca?: string | undefined; insecure?: boolean | undefined }): Fetch {
+  return ((input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    if (url.protocol !== 'https:') return fetch(url, init);
+    return new Promise<Response>((resolve, reject) => {
+      const req = httpsRequest(
+        url,
+        {
+          method: 'GET',
+          headers: (init?.headers ?? {}) as Record<string, string>,
+          rejectUnauthorized: o.insecure !== true,
+          ...(o.ca ? { ca: o.ca } : {}),
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('error', reject);
+          res.on('end', () => {
+            const headers = new Headers();
+            for (const [k, v] of Object.entries(res.headers))
+              if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
+            const status = res.statusCode ?? 500;
+            const empty = status === 204 || status === 304;
+            resolve(new Response(empty ? null : Buffer.concat(chunks), { status, headers }));
+          });
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+  }) as Fetch;
+}
 
 export interface ApiAnswer {
   status: number;

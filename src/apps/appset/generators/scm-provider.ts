@@ -14,8 +14,9 @@ import {
   gitlabBase,
   gitlabHeaders,
   gitlabPages,
+  type Fetch,
 } from './scm-api.js';
-import { allowed, compile, scmOf, str, tokenOf } from './scm.js';
+import { allowed, compile, gitlabFetch, scmOf, str, tokenOf } from './scm.js';
 
 const OTHER_SCM = ['gitea', 'bitbucketServer', 'bitbucket', 'azureDevOps', 'awsCodeCommit'];
 
@@ -101,8 +102,13 @@ function githubProvider(scm: ScmAccess, gh: Json, token: string, protocol: strin
   };
 }
 
-function gitlabProvider(scm: ScmAccess, gl: Json, token: string, protocol: string): ScmProvider {
-  const doFetch = scm.fetch ?? fetch;
+function gitlabProvider(
+  scm: ScmAccess,
+  gl: Json,
+  token: string,
+  protocol: string,
+  doFetch: Fetch,
+): ScmProvider {
   const base = gitlabBase(str(gl['api']));
   const h = gitlabHeaders(token);
   const group = str(gl['group']);
@@ -255,6 +261,7 @@ export async function scmProviderParams(spec: Json, ctx: GeneratorContext, where
   } else if (isMap(spec['gitlab'])) {
     const gl = spec['gitlab'];
     allowed(scm, str(gl['api']));
+    const doFetch = await gitlabFetch(scm, gl, `${where}.scmProvider.gitlab`);
     const token = await tokenOf(scm, gl['tokenRef'], 'GITLAB_TOKEN', `${where}.scmProvider.gitlab`).catch(
       (err: unknown) => {
         throw new TemplateError(
@@ -262,7 +269,7 @@ export async function scmProviderParams(spec: Json, ctx: GeneratorContext, where
         );
       },
     );
-    provider = gitlabProvider(scm, gl, token, protocol);
+    provider = gitlabProvider(scm, gl, token, protocol, doFetch);
   } else {
     const other = OTHER_SCM.find((k) => isMap(spec[k]));
     throw new TemplateError(

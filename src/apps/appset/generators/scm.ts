@@ -28,7 +28,16 @@ import type { Params } from '../template.js';
 import { TemplateError } from '../template.js';
 import type { Json, GeneratorContext, ScmAccess } from './params.js';
 import { appendValues, isMap } from './params.js';
-import { githubBase, githubHeaders, githubPages, gitlabBase, gitlabHeaders, gitlabPages } from './scm-api.js';
+import {
+  githubBase,
+  githubHeaders,
+  githubPages,
+  gitlabBase,
+  gitlabHeaders,
+  gitlabPages,
+  tlsFetch,
+  type Fetch,
+} from './scm-api.js';
 
 export const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
@@ -45,6 +54,33 @@ export async function tokenOf(scm: ScmAccess, ref: unknown, envName: string, whe
   if (!isMap(ref) || typeof ref['secretName'] !== 'string' || typeof ref['key'] !== 'string')
     throw new TemplateError(`${where}.tokenRef: needs secretName and key`);
   return scm.secret(ref['secretName'], ref['key']);
+}
+
+/**
+ * The fetch GitLab's API is called with: the system's CAs, or, as NewGitLabService's transport
+ * (utils.GetTlsConfig), `caRef`'s PEM (read first: "error fetching CA certificates from ConfigMap: ...")
+ * and `--scm-root-ca-path`'s in their place, and `insecure` (no verification).
+ */
+export async function gitlabFetch(
+  scm: ScmAccess,
+  gl: Record<string, unknown>,
+  where: string,
+): Promise<Fetch> {
+  let ca = '';
+  const ref = gl['caRef'];
+  if (ref !== undefined && ref !== null) {
+    if (!isMap(ref) || typeof ref['configMapName'] !== 'string' || typeof ref['key'] !== 'string')
+      throw new TemplateError(`${where}.caRef: needs configMapName and key`);
+    if (!scm.configMap) throw new TemplateError(`${where}.caRef: ConfigMaps cannot be read here`);
+    ca = await scm.configMap(ref['configMapName'], ref['key']).catch((err: unknown) => {
+      throw new TemplateError(
+        `error fetching CA certificates from ConfigMap: ${err instanceof Error ? err.message : String(err)}`,
+      );
+    });
+  }
+  if (scm.rootCA) ca = ca ? `${ca}\n${scm.rootCA}` : scm.rootCA;
+  if (!ca && gl['insecure'] !== true) return scm.fetch ?? fetch;
+  return tlsFetch({ ca: ca || undefined, insecure: gl['insecure'] === true });
 }
 
 export function allowed(scm: ScmAccess, api: string): void {
@@ -142,7 +178,7 @@ async function githubPulls(scm: ScmAccess, gh: Json, where: string): Promise<Pul
 }
 
 async function gitlabMergeRequests(scm: ScmAccess, gl: Json, where: string): Promise<PullRequest[]> {
-  const doFetch = scm.fetch ?? fetch;
+  const doFetch = await gitlabFetch(scm, gl, `${where}.gitlab`);
   const token = await tokenOf(scm, gl['tokenRef'], 'GITLAB_TOKEN', `${where}.gitlab`).catch(
     (err: unknown) => {
       throw new TemplateError(
