@@ -22,7 +22,7 @@
  * - Bounded: at most `DISK_MEMO_MAX_ENTRIES` entries (about 60 bytes each on disk): the entries used or
  *   made by this run first, then the older ones, newest first.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, hash, randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeObject } from '../../cluster/index.js';
@@ -107,11 +107,9 @@ export class DiskComparisonMemo {
     const uid = live.metadata?.uid;
     const rv = live.metadata?.resourceVersion;
     if (!uid || !rv) return undefined;
-    return createHash('sha256')
-      .update(`${FORMAT}\0${this.#salt}\0${this.#stamp}\0${scope}\0${schemaDigest}\0${uid}\0${rv}\0`)
-      .update(JSON.stringify(target))
-      .digest('base64url')
-      .slice(0, 22);
+    // One-shot `hash` (no Hash object per pair): the same bytes, so the same keys as before.
+    const text = `${FORMAT}\0${this.#salt}\0${this.#stamp}\0${scope}\0${schemaDigest}\0${uid}\0${rv}\0${JSON.stringify(target)}`;
+    return hash('sha256', text, 'base64url').slice(0, 22);
   }
 
   /** The kept comparison at `key`: Synced, no difference (see the header). */
