@@ -7,6 +7,7 @@
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
+import { parseAllDocuments } from 'yaml';
 import { sideApp, fill, sideName, type Case, type Obj, type Side, type SideValues } from './case.js';
 import { CLI, type Env } from './env.js';
 import { makeRepo } from './git.js';
@@ -15,6 +16,7 @@ import { compareFields, normaliseObject, replaceTokens, resourceKey, type Row } 
 import {
   auditWrites,
   controllerView,
+  healthAssessed,
   parseAppGetResources,
   refreshViewOfDiff,
   refreshViewOfStatus,
@@ -87,7 +89,12 @@ export class Batch {
   private tokens(c: Case, side: Side): Map<string, string> {
     const st = this.sides.get(c.id)![side];
     const m = new Map<string, string>([[st.values.ns, `${c.id}-X`]]);
-    for (const [repo, sha] of st.shas) m.set(sha, `<rev:${repo}>`);
+    for (const [repo, sha] of st.shas) {
+      m.set(sha, `<rev:${repo}>`);
+      // Its first 7 characters name generated hooks (gitops-engine sync_context.go: generateName +
+      // revision[0:7] + "-" + phase + "-" + the operation's start in Unix seconds) and print in app get.
+      m.set(sha.slice(0, 7), `<rev7:${repo}>`);
+    }
     return m;
   }
 
@@ -136,7 +143,12 @@ export class Batch {
     const nsNames = [...new Set(namespaces.map((n) => String(n.metadata.name)))];
     if (nsNames.length > 0)
       await k.run(['delete', 'namespace', '--ignore-not-found', '--wait=true', '--timeout=120s', ...nsNames]);
-    for (const o of [...live.values()].flat().filter((x) => !x.metadata?.namespace)) {
+    // Cluster-scoped objects an earlier run's sync created from the repository (a ClusterRole
+    // `${NS}-reader`...), so this run's sync creates them again rather than finding them.
+    const fromRepo = this.cases.flatMap((c) =>
+      (['a', 'o'] as Side[]).flatMap((side) => repoClusterScoped(c, this.sides.get(c.id)![side].values.ns)),
+    );
+    for (const o of [...[...live.values()].flat().filter((x) => !x.metadata?.namespace), ...fromRepo]) {
       const group = String(o.apiVersion).includes('/') ? String(o.apiVersion).split('/')[0] : '';
       const resource = group ? `${o.kind}.${group}` : String(o.kind);
       await k.run([
@@ -152,7 +164,10 @@ export class Batch {
       this.noteErrors(errs, 'set-up');
     const all = [...live.values()].flat();
     const crds = all.filter((o) => o.kind === 'CustomResourceDefinition');
-    this.noteErrors(await k.create(crds), 'set-up');
+    const crdErrors = await k.create(crds);
+    this.noteErrors(crdErrors, 'set-up');
+    for (const c of this.cases.filter((x) => crdErrors.some((e) => e.includes(x.id))))
+      this.out(c).notRun.push(SETUP_REFUSED);
     if (crds.length)
       await k.run([
         'wait',
@@ -164,8 +179,14 @@ export class Batch {
     await inParallel([...live], 6, async ([id, objs]) => {
       const out = this.outcomes.get(id)!;
       const rest = objs.filter((o) => o.kind !== 'CustomResourceDefinition');
-      for (const e of await k.create(rest.map(({ status: _s, ...o }) => o))) out.notes.push(`set-up: ${e}`);
-      for (const e of await k.writeStatuses(objs)) out.notes.push(`set-up status: ${e}`);
+      const refused = [
+        ...(await k.create(rest.map(({ status: _s, ...o }) => o))).map((e) => `set-up: ${e}`),
+        ...(await k.writeStatuses(objs)).map((e) => `set-up status: ${e}`),
+      ];
+      out.notes.push(...refused);
+      // Never a silent pass: both sides would judge a missing object (or one without its recorded status)
+      // alike. The phases still run; the case is listed as not run in part, the notes say what was refused.
+      if (refused.length > 0 && !out.notRun.includes(SETUP_REFUSED)) out.notRun.push(SETUP_REFUSED);
     });
     // Live Deployments roll out (kube-controller-manager, the kubelet stand-in's Pods) before either side
     // reads them, so Argo CD's first read and ours, seconds apart, see the same settled state (20 s at most;
@@ -309,7 +330,9 @@ export class Batch {
       const tokens = this.tokens(c, 'a');
       const oursView = ours ? replaceTokens(refreshViewOfDiff(ours, withHealth), tokens) : undefined;
       if (this.argo) {
-        if (!argo?.status?.reconciledAt)
+        // A spec refusal is a reconcile too: Argo CD writes its condition and no reconcile time
+        // (appcontroller.go processAppRefreshQueueItem returns before setting ReconciledAt).
+        if (!argo?.status?.reconciledAt && !argo?.status?.conditions?.length)
           out.notes.push('refresh: Argo CD did not reconcile the app in 120 s');
         const argoView = replaceTokens(refreshViewOfStatus(argo?.status), tokens);
         out.rows.push(...compareFields(c.id, 'refresh', '', argoView, oursView));
@@ -319,11 +342,19 @@ export class Batch {
         if (tree) {
           const health = (m: Iterable<[string, string | undefined]>) =>
             replaceTokens(Object.fromEntries([...m].filter(([, h]) => h)), tokens);
-          const argoHealth = health([...tree].map(([k, row]) => [k, row['HEALTH']]));
+          const argoEntries = new Map(
+            ((argo?.status?.resources ?? []) as Obj[]).map((r) => [resourceKey(r), r] as const),
+          );
+          const assessed = (k: string) => healthAssessed(argoEntries.get(k), tree.get(k)?.['HEALTH']);
+          const argoHealth = health(
+            [...tree].filter(([k]) => assessed(k)).map(([k, row]) => [k, row['HEALTH']]),
+          );
           const ourHealth = health(
             // argocd-server's Get gives a resource with no live node `Missing` ("Resource has not been
             // created", server/application inferResourcesStatusHealth), as our diff does.
-            ((ours?.resources ?? []) as Obj[]).map((r) => [resourceKey(r), r.health ?? undefined]),
+            ((ours?.resources ?? []) as Obj[])
+              .filter((r) => assessed(resourceKey(r)))
+              .map((r) => [resourceKey(r), r.health ?? undefined]),
           );
           out.rows.push(...compareFields(c.id, 'refresh', 'resourceHealth', argoHealth, ourHealth));
         }
@@ -351,7 +382,13 @@ export class Batch {
       sync: {
         ...(s.prune ? { prune: true } : {}),
         ...(s.dryRun ? { dryRun: true } : {}),
-        ...(s.syncOptions ? { syncOptions: s.syncOptions } : {}),
+        // As argocd-server's Sync: the request's options, or when it sends none, the app's
+        // spec.syncPolicy.syncOptions (server/application/application.go `Sync`).
+        ...(s.syncOptions?.length
+          ? { syncOptions: s.syncOptions }
+          : c.app?.spec?.syncPolicy?.syncOptions?.length
+            ? { syncOptions: c.app.spec.syncPolicy.syncOptions }
+            : {}),
         syncStrategy:
           s.strategy === 'apply'
             ? { apply: { force: Boolean(s.force) } }
@@ -772,6 +809,48 @@ async function inParallel<T>(items: T[], width: number, f: (t: T) => Promise<voi
 
 const REFRESH_ANNOTATION = 'argocd.argoproj.io/refresh';
 
+/** A case whose live set-up the API server refused (its notes say what): never a silent pass. */
+const SETUP_REFUSED = 'set-up: the API server refused a live object or its status (notes say which)';
+
+/** Kinds that are cluster-scoped, of those a case's repository may hold. */
+const CLUSTER_SCOPED = new Set([
+  'APIService',
+  'ClusterRole',
+  'ClusterRoleBinding',
+  'CustomResourceDefinition',
+  'IngressClass',
+  'MutatingWebhookConfiguration',
+  'Namespace',
+  'PersistentVolume',
+  'PriorityClass',
+  'StorageClass',
+  'ValidatingWebhookConfiguration',
+]);
+
+/**
+ * The cluster-scoped objects of a case's plain YAML files (its main repository, filled for the side) that
+ * carry the side's name: what its sync creates outside its namespaces. Rendered sources (Helm, kustomize,
+ * jsonnet) and files that do not parse are left out.
+ */
+export function repoClusterScoped(c: Case, ns: string): Obj[] {
+  const out: Obj[] = [];
+  for (const [path, text] of Object.entries(c.repo)) {
+    if (!/\.ya?ml$/.test(path) || /kustomization\.ya?ml$|Chart\.yaml$|values/.test(path)) continue;
+    let docs: unknown[];
+    try {
+      docs = parseAllDocuments(text.replaceAll('${NS}', ns).replaceAll('${APP}', ns)).map((d) => d.toJS());
+    } catch {
+      continue;
+    }
+    for (const d of docs) {
+      const o = d as Obj | null;
+      if (o && CLUSTER_SCOPED.has(String(o.kind)) && String(o.metadata?.name ?? '').includes(ns))
+        out.push({ apiVersion: o.apiVersion, kind: o.kind, metadata: { name: o.metadata.name } });
+    }
+  }
+  return out;
+}
+
 function ns(name: string): Obj {
   return { apiVersion: 'v1', kind: 'Namespace', metadata: { name } };
 }
@@ -831,7 +910,8 @@ export function textLines(text: string | undefined, tokens: Map<string, string>)
       .map((l) =>
         l
           .replace(/\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d( [+-]\d{4} \w+|Z|[+-]\d\d:\d\d)?/g, '<time>')
-          .replace(/\b\d+(\.\d+)?(ms|s|m|h)\b/g, '<dur>')
+          // Go durations, compound ones too ("6m21s", "1h0m5s").
+          .replace(/\b(\d+(\.\d+)?(ms|s|m|h))+\b/g, '<dur>')
           .replace(/\s+$/, ''),
       )
       .filter((l) => l !== ''),

@@ -75,7 +75,15 @@ export class Kubectl {
 
   /** Writes each object's `status` through the status subresource (one PUT per object, in one kubectl call). */
   async writeStatuses(objs: readonly Obj[]): Promise<string[]> {
-    const items = objs.filter((o) => o.status);
+    // A Pod's qosClass is the server's (ComputePodQOS) and immutable: a recorded one that differs (the
+    // vector's Pod had other resources) would refuse the whole write, so it is left out and kept.
+    const items = objs
+      .filter((o) => o.status)
+      .map((o) => {
+        if (o.kind !== 'Pod' || o.status?.qosClass === undefined) return o;
+        const { qosClass: _server, ...status } = o.status as Obj;
+        return { ...o, status };
+      });
     if (items.length === 0) return [];
     const r = await this.run(
       ['replace', '--subresource=status', '--validate=false', '-f', '-', '-o', 'name'],

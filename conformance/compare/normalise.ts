@@ -24,7 +24,18 @@ export function replaceTokens<T>(v: T, tokens: ReadonlyMap<string, string>): T {
   const keys = [...tokens.keys()].filter((k) => k !== '').sort((a, b) => b.length - a.length);
   if (keys.length === 0 || v === undefined) return v;
   const re = new RegExp(keys.map((k) => k.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|'), 'g');
-  return JSON.parse(JSON.stringify(v).replace(re, (m) => tokens.get(m)!)) as T;
+  return JSON.parse(maskGeneratedNames(JSON.stringify(v).replace(re, (m) => tokens.get(m)!))) as T;
+}
+
+/**
+ * The operation's start in a generated hook name (`<generateName><rev7>-<phase>-<Unix seconds>`,
+ * gitops-engine sync_context.go) as `<unix>`: each side's sync starts at its own second.
+ */
+export function maskGeneratedNames(text: string): string {
+  return text.replace(
+    /(<rev7:[^>]+>-(?:presync|sync|postsync|syncfail|predelete|postdelete)-)\d{9,11}\b/g,
+    '$1<unix>',
+  );
 }
 
 const TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/;

@@ -98,6 +98,7 @@ export function resultEntry(r: Obj): Obj {
     hookType: r.hookType,
     hookPhase: r.hookPhase,
     syncPhase: r.syncPhase,
+    images: r.images,
   };
 }
 
@@ -196,6 +197,21 @@ export function auditWrites(lines: readonly string[], user: string, token: strin
     });
   }
   return out;
+}
+
+/**
+ * Whether a row of Argo CD's resource tree (its `HEALTH` in `argocd app get`) is compared with our diff's
+ * resource health. The tree has a health for every node: a live hook's, and `Missing` (argocd-server's
+ * inferResourcesStatusHealth) for a node with no live object, which a `hook: Skip` target always is. Argo
+ * CD's controller assesses neither (controller/health.go setApplicationHealth skips hooks and Skip
+ * targets), nor does our diff, which gives the health Argo CD's controller assesses (what it persists
+ * with --persist-resource-health). Left out: hooks (`hook` in Argo CD's status) and a `Missing` entry
+ * with no sync status. `entry`: Argo CD's status.resources entry (none: compared).
+ */
+export function healthAssessed(entry: Obj | undefined, treeHealth: string | undefined): boolean {
+  if (!entry) return true;
+  if (entry.hook) return false;
+  return Boolean(entry.status) || treeHealth !== 'Missing';
 }
 
 /**

@@ -19,7 +19,7 @@
  *   spec, `initiatedBy.automated`, the retry of the spec or `{limit: 5}`.
  * - `operationStateJson(request, report, app)`: a finished operation as Argo CD's `OperationState`:
  *   phase, message, syncResult {resources (group, version, kind, namespace, name, status, message,
- *   hookType, hookPhase, syncPhase), revision(s), source(s), managedNamespaceMetadata}, startedAt,
+ *   hookType, hookPhase, syncPhase, images), revision(s), source(s), managedNamespaceMetadata}, startedAt,
  *   finishedAt, retryCount.
  */
 import { UsageError } from '../common/index.js';
@@ -58,6 +58,7 @@ export interface AppTaskResult {
   hookType: string;
   hookPhase: string;
   syncPhase: string;
+  images?: readonly string[] | undefined;
 }
 
 /** A finished operation (src/sync `OperationReport`). */
@@ -144,6 +145,9 @@ export function parseOperation(app: Application): AppOperationRequest | undefine
       if (!allowed) return fail(app, 'operation.sync.syncOptions', `has unknown option "${entry}"`);
       if (!allowed.includes(value.toLowerCase()))
         return fail(app, 'operation.sync.syncOptions', `has "${entry}": ${key} takes ${allowed.join(', ')}`);
+      // Force=true among syncOptions does nothing in Argo CD, which takes force from syncStrategy only
+      // (and the resource's annotation): controller/sync.go WithOperationSettings.
+      if (key === 'Force') continue;
       options[key] = value.toLowerCase() === value ? value : value.toLowerCase();
     }
   }
@@ -316,6 +320,7 @@ export function operationStateJson(
     if (r.hookType) row['hookType'] = r.hookType;
     if (r.hookPhase) row['hookPhase'] = r.hookPhase;
     if (r.syncPhase) row['syncPhase'] = r.syncPhase;
+    if (r.images && r.images.length > 0) row['images'] = [...r.images];
     return row;
   });
   if (resources.length > 0) syncResult['resources'] = resources;

@@ -20,7 +20,8 @@ export const syncFlags = {
     description: 'Validate every task with a server-side dry run; change nothing.',
   }),
   force: Flags.boolean({
-    description: 'Sync option Force=true: delete and re-create when a patch is rejected.',
+    description:
+      "The sync strategy's force (argocd app sync --force), Force=true for every resource: delete and re-create when a patch is rejected.",
   }),
   replace: Flags.boolean({ description: 'Sync option Replace=true: replace objects instead of applying.' }),
   'server-side': Flags.boolean({

@@ -25,12 +25,25 @@ type SyncOptionFlags = Record<'force' | 'replace' | 'server-side' | 'apply-out-o
   'sync-option'?: string[] | undefined;
 };
 
-/** `--sync-option` values with the shorthand flags laid over them. */
+/**
+ * `--sync-option` values with the shorthand flags laid over them. `Force` in the result is the sync
+ * strategy's force (`--force`, as `argocd app sync --force`): `--sync-option Force=true` is left out with a
+ * warning, as Argo CD's controller ignores Force among an operation's sync options.
+ */
 function syncOptionsOf(
   flags: SyncOptionFlags,
   parse: (values: string[]) => Record<string, string>,
+  warn: (message: string) => void,
 ): Record<string, string> {
   const syncOptions = parse(flags['sync-option'] ?? []);
+  if ('Force' in syncOptions) {
+    delete syncOptions['Force'];
+    if (!flags.force)
+      warn(
+        '--sync-option Force is ignored, as Argo CD ignores Force among sync options: use --force, or the ' +
+          "resource's annotation argocd.argoproj.io/sync-options: Force=true",
+      );
+  }
   for (const [flag, option] of [
     ['force', 'Force'],
     ['replace', 'Replace'],
@@ -112,7 +125,7 @@ input or an app that could not be rendered or compared, or whose sync its projec
         flags,
         names: names as string[],
         signal: this.signal,
-        syncOptions: syncOptionsOf(flags, parseSyncOptions),
+        syncOptions: syncOptionsOf(flags, parseSyncOptions, (m) => this.warnLine(m)),
       });
     }
     const [{ Run, prepareRun, syncAppOf }, sync] = await Promise.all([
@@ -126,7 +139,7 @@ input or an app that could not be rendered or compared, or whose sync its projec
       return ms;
     };
     const timeoutMs = duration('timeout', flags.timeout);
-    const syncOptions = syncOptionsOf(flags, sync.parseSyncOptions);
+    const syncOptions = syncOptionsOf(flags, sync.parseSyncOptions, (m) => this.warnLine(m));
     const resources = (flags.resource ?? []).map((r) => sync.parseResourceFilter(r));
     const retry =
       flags['retry-limit'] === undefined

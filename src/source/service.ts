@@ -15,7 +15,7 @@ import { credentialsId, RepositoryStore, type RepoCredentials } from './reposito
 import type { HelmRepoSettings } from './render/types.js';
 import { ToolPaths } from './tool-paths.js';
 import { RenderError, renderSource, type RenderResult, type RenderTools } from './render/index.js';
-import { dedupe, stampTracking } from './tracking.js';
+import { dedupe, stampTracking, untrackable } from './tracking.js';
 import { redactURL, repoKey } from './url.js';
 import { treeDigest } from './tree-digest.js';
 import { treeKey } from './tree-key.js';
@@ -234,7 +234,11 @@ class Service implements SourceService {
       app.sources.map(async (source, i): Promise<{ result?: RenderResult; cached: boolean }> => {
         if (isRefOnly(source)) return { cached: false };
         try {
-          return await this.renderOne(app, source, revisions[i]!, refs);
+          const rendered = await this.renderOne(app, source, revisions[i]!, refs);
+          // Argo CD's repo-server fails the source when it cannot stamp an object (tracking.ts).
+          const why = untrackable(rendered.result.objects);
+          if (why) throw new RenderError(source.path || '.', why);
+          return rendered;
         } catch (err) {
           return fail(err, source);
         }

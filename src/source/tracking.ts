@@ -7,6 +7,10 @@
  *   `<instance>:<group>/<kind>:<namespace>/<name>` (group empty for core kinds; namespace = object
  *   namespace or the destination namespace, also for cluster-scoped kinds) on every object except
  *   CustomResourceDefinitions. Objects are copied, never mutated in place (they may come from the cache).
+ * - `untrackable`: why an object cannot be stamped, as Argo CD's repo-server fails the whole source then
+ *   (reposerver/repository/repository.go: "failed to set app instance tracking info on manifest: ...";
+ *   util/kube `SetAppInstanceAnnotation` reads the annotations as a map of strings): an annotation whose
+ *   value is not a string (YAML 1.1 `yes`, a number). The words are apimachinery's `NestedStringMap`.
  */
 import type { KubeObject } from '../util/yaml-docs.js';
 
@@ -50,6 +54,47 @@ export function dedupe(
     // Argo CD's RepeatedResourceWarning words (controller/state.go); the last one is kept, as Argo CD keeps it.
     .map(([k, n]) => `Resource ${k} appeared ${n} times among application resources.`);
   return { objects: objects.filter((_, i) => last.get(keys[i]!) === i), warnings };
+}
+
+/** Go's `%T` and `%v` of a JSON value, as apimachinery's accessor errors print them. */
+function goTyped(v: unknown): [type: string, value: string] {
+  if (v === null || v === undefined) return ['<nil>', '<nil>'];
+  if (typeof v === 'boolean') return ['bool', String(v)];
+  if (typeof v === 'number') return [Number.isInteger(v) ? 'int64' : 'float64', String(v)];
+  if (Array.isArray(v)) return ['[]interface {}', `[${v.map((x) => goTyped(x)[1]).join(' ')}]`];
+  if (typeof v === 'object') return ['map[string]interface {}', 'map[...]'];
+  return ['string', String(v)];
+}
+
+/** Why Argo CD's repo-server could not stamp one of `objects` (see the header), or undefined. */
+export function untrackable(objects: readonly KubeObject[]): string | undefined {
+  for (const obj of objects) {
+    if (isCRD(obj)) continue;
+    const annotations = obj.metadata?.annotations as unknown;
+    if (annotations === undefined || annotations === null) continue;
+    let error: string | undefined;
+    if (typeof annotations !== 'object' || Array.isArray(annotations)) {
+      const [type, value] = goTyped(annotations);
+      error = `.metadata.annotations accessor error: ${value} is of the type ${type}, expected map[string]interface{}`;
+    } else {
+      const bad = Object.entries(annotations as Record<string, unknown>).find(
+        ([, v]) => typeof v !== 'string',
+      );
+      if (bad) {
+        const [type, value] = goTyped(bad[1]);
+        error = `.metadata.annotations accessor error: contains non-string value in the map under key "${bad[0]}": ${value} is of the type ${type}, expected string`;
+      }
+    }
+    if (!error) continue;
+    const [group, version] = String(obj.apiVersion ?? '').includes('/')
+      ? String(obj.apiVersion).split('/')
+      : ['', String(obj.apiVersion ?? '')];
+    return (
+      `failed to set app instance tracking info on manifest: failed to get annotations from target object ` +
+      `${group}/${version}, Kind=${obj.kind ?? ''} ${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}: ${error}`
+    );
+  }
+  return undefined;
 }
 
 export function stampTracking(

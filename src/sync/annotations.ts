@@ -87,6 +87,19 @@ export function parseSyncOptions(entries: readonly string[]): Record<string, str
   return out;
 }
 
+/**
+ * The app's or an operation's sync options as Argo CD's controller reads them: without `Force`. Argo CD
+ * takes force from the sync strategy (`argocd app sync --force`: controller/sync.go
+ * `WithOperationSettings(..., syncOp.SyncStrategy.Force(), ...)`) and from the resource's annotation
+ * (gitops-engine sync_context.go `applyObject`); `Force=true` among `spec.syncPolicy.syncOptions` or an
+ * operation's `syncOptions` does nothing there (measured against Argo CD 3.6.1, conformance c083). In a
+ * request, `Force` is the strategy's force.
+ */
+export function withoutForce(options: Readonly<Record<string, string>>): Record<string, string> {
+  const { Force: _ignored, ...rest } = options;
+  return rest;
+}
+
 /** The sync options of one object: the app's options overlaid by the object's annotation. */
 export function objectSyncOptions(obj: KubeObject | undefined, app: Readonly<Record<string, string>>) {
   return { ...app, ...parseSyncOptions(csv(annotation(obj, SYNC_OPTIONS_ANNOTATION))) };

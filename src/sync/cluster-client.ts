@@ -10,7 +10,8 @@
  *   than trusting that an event will come.
  * - Writes, all through the counting `KubeClient` (field manager `argocd-controller`, as Argo CD's):
  *   create = POST of the target carrying last-applied-configuration; client-side apply = the locally
- *   computed three-way patch (patch.ts), no request when it is empty; `ServerSideApply=true` = apply
+ *   computed three-way patch (patch.ts), no request when it is empty, a role or binding reconciled first
+   as `kubectl auth reconcile` (rbac-writes.ts); `ServerSideApply=true` = apply
  *   patch with force (conflicts taken over, as Argo CD does); `Replace=true` = PUT (POST when absent;
  *   with `Force=true` delete and create, as `kubectl replace --force`, except CRDs and Namespaces);
  *   `Force=true` = when the patch is rejected (422), delete, wait until gone, create (the original again
@@ -33,6 +34,7 @@ import { UnknownKindError } from './engine-types.js';
 import type { SyncClient } from './engine-types.js';
 import { LiveView } from './live-view.js';
 import { applyPatch } from './patch.js';
+import { reconcileRbac } from './rbac-writes.js';
 import { SyncRequests, describeTask } from './requests.js';
 import type { SyncTask } from './types.js';
 
@@ -168,6 +170,12 @@ export class ClusterSyncClient implements SyncClient {
       if (Date.now() + 100 > deadline) return;
       await new Promise((r) => setTimeout(r, 100));
     }
+  }
+
+  /** `kubectl auth reconcile` of a role or binding before its client-side apply (rbac-writes.ts). */
+  rbacReconcile(task: SyncTask): Promise<string> {
+    const { client, signal } = this.#o;
+    return reconcileRbac({ client, requests: this.#r, view: this.#view, signal }, task);
   }
 
   async delete(task: SyncTask, propagation: 'foreground' | 'background' | 'orphan'): Promise<void> {

@@ -29,6 +29,12 @@ export interface SyncClient {
    * time regardless (gitops-engine's `ensureCRDReady`). Absent: nothing to wait for.
    */
   crdReady?(name: string): Promise<void>;
+  /**
+   * `kubectl auth reconcile` of an `rbac.authorization.k8s.io/v1` target before its client-side apply,
+   * as Argo CD runs it (rbac-reconcile.ts): creates or updates what the apply then patches; returns
+   * kubectl's output, which leads the result message. Absent: no reconcile.
+   */
+  rbacReconcile?(task: SyncTask): Promise<string>;
   /** Deletes the task's live object with the propagation policy. */
   delete(task: SyncTask, propagation: 'foreground' | 'background' | 'orphan'): Promise<void>;
   /** Removes the hook finalizer from a live hook. */
@@ -90,9 +96,11 @@ export interface TaskState {
   /**
    * The operation phase Argo CD's result shows for the task when it differs from `phase`: a plain resource
    * of the final group stays `Running` there (gitops-engine ends the operation right after applying it,
-   * "successfully synced (all tasks run)", and never re-evaluates it).
+   * "successfully synced (all tasks run)", and never re-evaluates it). `''`: none at all, for a task
+   * refused before the operation ran (gitops-engine getSyncTasks records an unserved kind or a project's
+   * refusal with no operation phase).
    */
-  reportedPhase?: TaskPhase;
+  reportedPhase?: TaskPhase | '';
 }
 
 export interface OperationResult {

@@ -8,7 +8,7 @@
  *    `WithPermissionValidator`, run by gitops-engine's `getSyncTasks`): any refusal ends the operation
  *    Failed before the dry run, with nothing written (validate.ts).
  * 1. First step only: a server-side dry run of every task; any failure ends the operation Failed with
- *    nothing written (validate.ts). With `dryRun` the operation ends here, Succeeded.
+ *    nothing written (validate.ts). With `dryRun` the operation ends here, Succeeded (`dryRunMessage`).
  * 2. Running tasks are refreshed from the live state (waiting.ts `refresh`: health decides hooks and
  *    resources; prunes succeed once the object is gone; a vanished or unfollowable object fails).
  * 3. Wait while a hook runs, or while anything runs in a multi-step sync (more than one phase/wave).
@@ -36,10 +36,11 @@
  * terminated".
  */
 import { linkedSignal } from '../common/index.js';
+import type { KubeObject } from '../common/index.js';
 import { isMultiStep } from './order.js';
 import { describe, statusOf, taskRef } from './engine-types.js';
 import type { EngineOptions, EngineRun, OperationResult, SyncClient, TaskState } from './engine-types.js';
-import { runGroup, applyTasks } from './groups.js';
+import { runGroup, applyTasks, applyMessage } from './groups.js';
 import { deleteHooks, releaseCompletedHooks } from './hooks.js';
 import { terminateRun } from './terminate.js';
 import { validate } from './validate.js';
@@ -172,6 +173,7 @@ export class SyncEngine {
         hookPhase: hookPhaseOf(task, phase, status, reportedPhase),
         syncPhase: task.phase,
         syncWave: task.wave,
+        ...imagesOf(task.target ?? task.live),
       })),
     };
   }
@@ -182,9 +184,11 @@ export class SyncEngine {
       this.#validated = true;
       if (!(await validate(this.#run))) return false;
       if (this.#options.dryRun) {
+        // As gitops-engine's dry-run operation: every task's kubectl words with " (dry run)", Succeeded,
+        // and the operation ends as one with no task left (sync_context.go `Sync`, `pruneObject`).
         for (const s of this.states)
-          if (s.phase === 'Pending') this.#set(s, 'Succeeded', statusOf(s.task), 'dry run');
-        this.#end('Succeeded', 'dry run: every task validated, nothing written');
+          if (s.phase === 'Pending') this.#set(s, 'Succeeded', statusOf(s.task), dryRunMessage(s.task));
+        this.#end('Succeeded', 'successfully synced (no more tasks)');
         return false;
       }
     }
@@ -315,12 +319,54 @@ function reasonOf(signal: AbortSignal): string {
  * Failed once Degraded), a prune or a skipped prune Succeeded at once, a failed write Failed; a task not
  * run has none.
  */
+/** gitops-engine GetResourceImages: the first container list found, each container's image. */
+function imagesOf(obj: KubeObject | undefined): { images?: string[] } {
+  const at = (o: unknown, path: string[]): unknown =>
+    path.reduce<unknown>(
+      (v, k) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined),
+      o,
+    );
+  for (const path of [
+    ['spec', 'containers'],
+    ['spec', 'template', 'spec', 'containers'],
+    ['spec', 'jobTemplate', 'spec', 'template', 'spec', 'containers'],
+  ]) {
+    const list = at(obj, path);
+    if (!Array.isArray(list)) continue;
+    const images = list
+      .map((c) => (c && typeof c === 'object' ? (c as Record<string, unknown>)['image'] : undefined))
+      .filter((i): i is string => typeof i === 'string');
+    return images.length > 0 ? { images } : {};
+  }
+  return {};
+}
+
+/**
+ * A task's result in a dry-run operation, as kubectl's client-side dry run prints it under Argo CD
+ * (measured against Argo CD 3.6.1, conformance c087): `configmap/cfg created (dry run)`, `... configured
+ * (dry run)` for an object out of sync (`unchanged` when in sync), `replaced`, and `pruned (dry run)`.
+ * A server-side apply is dry-run client-side there too (`shouldUseServerSideApply`), hence `configured`.
+ */
+export function dryRunMessage(task: SyncTask): string {
+  if (task.target === undefined) return 'pruned (dry run)';
+  const verb =
+    task.action === 'create'
+      ? 'created'
+      : task.action === 'replace'
+        ? 'replaced'
+        : task.outOfSync
+          ? 'configured'
+          : 'unchanged';
+  return `${applyMessage(task.key, verb)} (dry run)`;
+}
+
 function hookPhaseOf(
   task: SyncTask,
   phase: TaskPhase,
   status: ResultCode | '',
-  reported: TaskPhase | undefined,
+  reported: TaskPhase | '' | undefined,
 ): TaskPhase | '' {
+  if (reported === '') return '';
   if ((status === 'Pruned' || status === 'PruneSkipped') && phase !== 'Failed' && phase !== 'Pending')
     return 'Succeeded';
   if (phase === 'Pending' || phase === 'Skipped') return '';

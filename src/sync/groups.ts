@@ -8,8 +8,10 @@
  *    `BeforeHookCreation` are deleted: the group then returns "wait", and the step machine runs it again
  *    once they are gone (`EngineRun.replacing`). A failed finalizer removal fails those hooks.
  * 3. Applies: consecutive tasks of one kind at once, kinds one after another; a kind with a failure stops
- *    the rest, and an aborted signal stops starting new ones. New hooks get the hook finalizer. An applied
- *    task is Running ("created", "replaced", "configured", or "unchanged" when nothing was sent).
+ *    the rest, and an aborted signal stops starting new ones. New hooks get the hook finalizer. A role or
+ *    binding applied client-side is reconciled first (`kubectl auth reconcile`, as Argo CD; its output
+ *    leads the message). An applied task is Running ("created", "replaced", "configured", or "unchanged"
+ *    when nothing was sent).
  */
 import type { KubeObject } from '../common/index.js';
 import { HOOK_FINALIZER, hasOption } from './annotations.js';
@@ -17,6 +19,7 @@ import { messageOf } from './engine-types.js';
 import type { EngineRun, TaskState } from './engine-types.js';
 import { addFinalizer, finalizersOf } from './hooks.js';
 import { LAST_APPLIED_ANNOTATION as LAST_APPLIED } from './patch.js';
+import { isReconciled } from './rbac-reconcile.js';
 import type { SyncTask } from './types.js';
 
 /** Runs one (phase, wave) group; returns true when it must wait for replaced hooks to go first. */
@@ -100,8 +103,9 @@ export function missingLastAppliedWarning(
   task: SyncTask,
   live: KubeObject | undefined,
   resourceName: string | undefined,
+  action: SyncTask['action'] = task.action,
 ): string | undefined {
-  if (task.action !== 'apply' || hasOption(task.options, 'ServerSideApply')) return undefined;
+  if (action !== 'apply' || hasOption(task.options, 'ServerSideApply')) return undefined;
   if (!live || live.metadata?.deletionTimestamp) return undefined;
   if (live.metadata?.annotations?.[LAST_APPLIED] !== undefined) return undefined;
   const bin = '';
@@ -113,14 +117,33 @@ export function missingLastAppliedWarning(
   );
 }
 
+/**
+ * Whether Argo CD runs `kubectl auth reconcile` before applying the task: an `rbac.authorization.k8s.io/v1`
+ * role or binding, applied client-side (not `ServerSideApply=true`, not `Replace=true`, which creates or
+ * replaces instead: gitops-engine sync_context.go `applyObject`, resource_ops.go `ApplyResource`).
+ */
+export function reconcilesRbac(task: SyncTask): boolean {
+  if (task.action !== 'create' && task.action !== 'apply') return false;
+  if (hasOption(task.options, 'ServerSideApply') || hasOption(task.options, 'Replace')) return false;
+  return isReconciled(task.target);
+}
+
 async function applyOne(run: EngineRun, s: TaskState): Promise<void> {
   try {
     if (s.task.hookType) addFinalizer(s.task.target!);
-    const warning = missingLastAppliedWarning(
-      s.task,
-      run.client.live(s.task),
-      run.client.resourceName?.(s.task),
-    );
+    let reconciled = '';
+    if (run.client.rbacReconcile && reconcilesRbac(s.task)) {
+      try {
+        reconciled = await run.client.rbacReconcile(s.task);
+      } catch (err) {
+        run.set(s, 'Failed', 'SyncFailed', `error running kubectl auth reconcile: ${messageOf(err)}`);
+        return;
+      }
+    }
+    // What the reconcile created is patched by the apply, as kubectl's apply finds it then.
+    const live = run.client.live(s.task);
+    const action = reconciled && live && s.task.action === 'create' ? 'apply' : s.task.action;
+    const warning = missingLastAppliedWarning(s.task, live, run.client.resourceName?.(s.task), action);
     const changed = await run.client.apply(s.task);
     const { group, kind, name } = s.task.key;
     if (group === 'apiextensions.k8s.io' && kind === 'CustomResourceDefinition')
@@ -132,12 +155,13 @@ async function applyOne(run: EngineRun, s: TaskState): Promise<void> {
         ? 'replaced'
         : hasOption(s.task.options, 'ServerSideApply')
           ? 'serverside-applied'
-          : s.task.action === 'create'
+          : action === 'create'
             ? 'created'
             : changed
               ? 'configured'
               : 'unchanged';
-    const message = applyMessage(s.task.key, verb);
+    // kubectl's reconcile output, then the apply's, in one stream (no separator), as Argo CD keeps them.
+    const message = reconciled + applyMessage(s.task.key, verb);
     run.set(s, 'Running', 'Synced', warning ? `${message}. ${warning}` : message);
   } catch (err) {
     run.set(s, 'Failed', 'SyncFailed', messageOf(err));

@@ -27,6 +27,7 @@ export {
   deletePolicies,
   hasOption,
   syncWave,
+  withoutForce,
 } from './annotations.js';
 export { KIND_ORDER, PHASE_ORDER, compareTasks, kindRank, sortTasks } from './order.js';
 export { formatResourceKey, hookName, keyOfObject, parseResourceFilter, planSync } from './plan.js';

@@ -7,9 +7,11 @@ import type { KubeClient, KubeObject, LiveStateCache, ResourceInfo } from '../cl
 import { isNotFound } from '../cluster/index.js';
 import type { HealthOptions } from '../health/index.js';
 import { ClusterSyncClient } from './cluster-client.js';
+import { withoutForce } from './annotations.js';
 import { SyncEngine } from './engine.js';
 import { taskRef } from './engine-types.js';
 import { planSync } from './plan.js';
+import { NAMESPACE_INFO } from './requests.js';
 import type { ResourceFilter, PlanResource } from './plan.js';
 import type {
   OperationReport,
@@ -77,15 +79,6 @@ export interface SyncApp {
   managedNamespaceMetadata?: { labels: Record<string, string>; annotations: Record<string, string> };
 }
 
-const NAMESPACE_INFO: ResourceInfo = {
-  group: '',
-  version: 'v1',
-  kind: 'Namespace',
-  plural: 'namespaces',
-  namespaced: false,
-  verbs: [],
-};
-
 export async function runOperation(
   app: SyncApp,
   source: SyncSource,
@@ -95,7 +88,9 @@ export async function runOperation(
 ): Promise<OperationReport> {
   const startedAt = now();
   if (source.failure !== undefined) return refused(source, request, startedAt, now());
-  const syncOptions = { ...app.syncOptions, ...request.syncOptions };
+  // The request's `Force` is the sync strategy's force; the app's own `Force=true` does nothing, as in
+  // Argo CD (annotations.ts `withoutForce`).
+  const syncOptions = { ...withoutForce(app.syncOptions), ...request.syncOptions };
   const kinds = new Map(source.kinds);
   kinds.set('/Namespace', kinds.get('/Namespace') ?? NAMESPACE_INFO);
   let liveNamespace: KubeObject | undefined;

@@ -25,6 +25,16 @@ import { UnknownKindError } from './engine-types.js';
 import { withLastApplied } from './patch.js';
 import type { SyncTask } from './types.js';
 
+/** The core Namespace kind (read by CreateNamespace and by the RBAC reconcile). */
+export const NAMESPACE_INFO: ResourceInfo = {
+  group: '',
+  version: 'v1',
+  kind: 'Namespace',
+  plural: 'namespaces',
+  namespaced: false,
+  verbs: [],
+};
+
 /** Sync writes as Argo CD's controller does. */
 export const SYNC_FIELD_MANAGER = DEFAULT_FIELD_MANAGER;
 

@@ -85,6 +85,11 @@ export interface TaskResult {
   hookPhase: TaskPhase | '';
   syncPhase: SyncPhase;
   syncWave: number;
+  /**
+   * The object's container images (Argo CD's ResourceResult `images`: gitops-engine GetResourceImages reads
+   * `spec.containers`, `spec.template.spec.containers` or a CronJob's job template; init containers not).
+   */
+  images?: string[];
 }
 
 /**

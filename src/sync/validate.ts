@@ -69,7 +69,8 @@ export async function validate(run: EngineRun): Promise<boolean> {
  * defines it, no `SkipDryRunOnMissingResource`) fails with discovery's error, and every task the project
  * refuses fails with the refusal; any failure ends the operation before any request, "one or more
  * synchronization tasks are not valid: " and the distinct errors, sorted. The unserved task's own message
- * is the one Argo CD's controller shows in its place (util/argo AugmentSyncMsg).
+ * is the one Argo CD's controller shows in its place (util/argo AugmentSyncMsg). Such a task's result has
+ * no operation phase (`hookPhase` ''), as gitops-engine records it (`setResourceResult(task, SyncFailed, "", ...)`).
  */
 function tasksValid(run: EngineRun, crdKinds: ReadonlySet<string>): boolean {
   const permission = run.options.permission;
@@ -91,12 +92,14 @@ function tasksValid(run: EngineRun, crdKinds: ReadonlySet<string>): boolean {
         `The Kubernetes API could not find ${group}/${kind} for requested resource ${namespace}/${name}. ` +
           `Make sure the "${kind}" CRD is installed on the destination cluster.`,
       );
+      s.reportedPhase = '';
       continue;
     }
     const reason = permission?.(s.task);
     if (reason === undefined) continue;
     reasons.add(reason);
     run.set(s, 'Failed', 'SyncFailed', reason);
+    s.reportedPhase = '';
   }
   if (reasons.size === 0) return true;
   run.end('Failed', `one or more synchronization tasks are not valid: ${[...reasons].sort().join('; ')}`);

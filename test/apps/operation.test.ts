@@ -4,7 +4,13 @@
  */
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import { OperationRefusal, operationJson, parseApplication, parseOperation } from '../../src/apps/index.js';
+import {
+  OperationRefusal,
+  operationJson,
+  operationStateJson,
+  parseApplication,
+  parseOperation,
+} from '../../src/apps/index.js';
 import type { OperationRequest } from '../../src/controller/loop/types.js';
 
 const spec = {
@@ -72,6 +78,11 @@ describe('parseOperation', () => {
           { group: '', kind: 'ConfigMap', name: 'c', namespace: 'web' },
         ],
       },
+    ],
+    [
+      "Force=true among syncOptions: ignored, as Argo CD's controller (force comes from syncStrategy)",
+      { sync: { syncStrategy: { hook: {} }, syncOptions: ['Force=true', 'Replace=true'] } },
+      { strategy: 'hook', syncOptions: { Replace: 'true' } },
     ],
     [
       'retry with backoff (seconds by default, Go durations)',
@@ -252,5 +263,42 @@ describe('parseOperation', () => {
     };
     const app = appWith(operation);
     assert.deepEqual(operationJson(parseOperation(app)!, app), operation);
+  });
+});
+
+describe('operationStateJson', () => {
+  it("writes each result's images after syncPhase, as Argo CD 3.6's ResourceResult (none: no key)", () => {
+    const app = appWith({ sync: {} });
+    const result = (name: string, images?: string[]) => ({
+      group: 'apps',
+      version: 'v1',
+      kind: 'Deployment',
+      namespace: 'web',
+      name,
+      status: 'Synced',
+      message: `deployment.apps/${name} created`,
+      hookType: '',
+      hookPhase: 'Running',
+      syncPhase: 'Sync',
+      ...(images ? { images } : {}),
+    });
+    const json = operationStateJson(
+      parseOperation(app)!,
+      {
+        phase: 'Succeeded',
+        message: 'successfully synced (all tasks run)',
+        revision: 'a'.repeat(40),
+        startedAt: '2026-11-28T10:00:00Z',
+        finishedAt: '2026-11-28T10:00:01Z',
+        dryRun: false,
+        retries: 0,
+        resources: [result('web', ['registry.example/app:1.0', 'sidecar:2']), result('bare')],
+      },
+      app,
+    ) as { syncResult: { resources: Array<Record<string, unknown>> } };
+    const [web, bare] = json.syncResult.resources;
+    assert.deepEqual(Object.keys(web!).slice(-2), ['syncPhase', 'images']);
+    assert.deepEqual(web!['images'], ['registry.example/app:1.0', 'sidecar:2']);
+    assert.equal('images' in bare!, false);
   });
 });

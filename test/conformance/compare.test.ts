@@ -9,7 +9,13 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fill, loadCases, parseCase, sideApp } from '../../conformance/compare/case.js';
-import { appListLines, argoSettled, operationEnded, textLines } from '../../conformance/compare/batch.js';
+import {
+  appListLines,
+  argoSettled,
+  operationEnded,
+  repoClusterScoped,
+  textLines,
+} from '../../conformance/compare/batch.js';
 import { fastImportStream } from '../../conformance/compare/git.js';
 import { stepOperation } from '../../conformance/compare/operations-steps.js';
 import { operationsView, stepWrites } from '../../conformance/compare/operations-view.js';
@@ -17,6 +23,7 @@ import {
   compareFields,
   flatten,
   keyed,
+  maskGeneratedNames,
   normaliseObject,
   replaceTokens,
   totals,
@@ -26,6 +33,7 @@ import { summary } from '../../conformance/compare/table.js';
 import {
   auditWrites,
   controllerView,
+  healthAssessed,
   omitEmpty,
   parseAppGetResources,
   refreshViewOfDiff,
@@ -161,6 +169,22 @@ describe('conformance normaliser and comparison', () => {
     assert.deepEqual(replaceTokens({ 'c001-a/x': 'ns c001-a at abc123' }, t), {
       'c001-X/x': 'ns c001-X at <rev:main>',
     });
+  });
+
+  it("masks the operation's start in a generated hook name, once its revision prefix is a token", () => {
+    const t = new Map([
+      ['c062-a', 'c062-X'],
+      ['7477d28aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', '<rev:main>'],
+      ['7477d28', '<rev7:main>'],
+    ]);
+    assert.deepEqual(replaceTokens(['create batch/jobs c062-a/gen-7477d28-postsync-1795870787'], t), [
+      'create batch/jobs c062-X/gen-<rev7:main>-postsync-<unix>',
+    ]);
+    assert.equal(
+      maskGeneratedNames('web-postsync-1795870787'),
+      'web-postsync-1795870787',
+      'no revision: kept',
+    );
   });
 
   it('drops what Kubernetes assigns and masks times, keeping managedFields without their time', () => {
@@ -393,10 +417,10 @@ describe('conformance helpers', () => {
 
   it('masks times and durations in argocd app get text and reads app list rows by name', () => {
     const t = textLines(
-      'Name:  argocd/c001-a\nStarted:  2026-11-28 06:00:00 +0000 UTC\nDuration: 3s\n\n',
+      'Name:  argocd/c001-a\nStarted:  2026-11-28 06:00:00 +0000 UTC\nDuration: 3s\nDuration: 2m6s\n\n',
       new Map([['c001-a', 'c001-X']]),
     );
-    assert.deepEqual(t, ['Name:  argocd/c001-X', 'Started:  <time>', 'Duration: <dur>']);
+    assert.deepEqual(t, ['Name:  argocd/c001-X', 'Started:  <time>', 'Duration: <dur>', 'Duration: <dur>']);
     const l = appListLines(
       'NAME  CLUSTER  STATUS\nargocd/c001-a  https://kubernetes.default.svc   Synced\nargocd/zzz x\n',
       new Set(['c001-a']),
@@ -461,6 +485,32 @@ describe('conformance helpers', () => {
     });
     assert.equal(t.get('apps/Deployment/c001-a/web')!['HEALTH'], 'Progressing');
     assert.equal(parseAppGetResources('no table').size, 0);
+  });
+
+  it("compares tree health only where Argo CD's controller assesses it: not hooks, not a Skip target", () => {
+    assert.equal(healthAssessed({ kind: 'Job', hook: true }, 'Healthy'), false);
+    assert.equal(healthAssessed({ kind: 'ConfigMap' }, 'Missing'), false, 'no sync status, no live object');
+    assert.equal(healthAssessed({ kind: 'ConfigMap', status: 'OutOfSync' }, 'Missing'), true);
+    assert.equal(healthAssessed({ kind: 'ConfigMap' }, 'Healthy'), true, 'a live object with a copied id');
+    assert.equal(healthAssessed(undefined, 'Healthy'), true);
+  });
+
+  it("finds the cluster-scoped objects of a case's plain YAML that carry the side's name", () => {
+    const c = parseCase(
+      minimal +
+        'repo:\n  app/a.yaml: |\n    kind: ClusterRole\n    apiVersion: rbac.authorization.k8s.io/v1\n    metadata: {name: "${NS}-reader"}\n' +
+        '    ---\n    kind: ClusterRole\n    apiVersion: rbac.authorization.k8s.io/v1\n    metadata: {name: shared}\n' +
+        '    ---\n    kind: Role\n    apiVersion: rbac.authorization.k8s.io/v1\n    metadata: {name: "${NS}-r"}\n' +
+        '  app/kustomization.yaml: "resources: [a.yaml]"\n',
+      'c999.yaml',
+    );
+    assert.deepEqual(repoClusterScoped(c, 'c999-a'), [
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name: 'c999-a-reader' },
+      },
+    ]);
   });
 
   it("knows when Argo CD's operation ended, or is held by a sync window", () => {

@@ -492,6 +492,16 @@ spec:
     assert.match(refused.resources[0]!.message, /field is immutable when `immutable` is set/);
     assert.equal(fx.cluster.stats.count('delete', 'configmaps'), 0);
     assert.equal((await conn.client.get(CM, 'force', 'frozen')).metadata?.uid, first.metadata?.uid);
+    // Force=true among the app's own sync options does nothing, as in Argo CD (conformance c083).
+    const specForce = application('force', repo.url, 'force', {
+      namespace: 'force',
+      spec: '  syncPolicy:\n    syncOptions: [Force=true]\n',
+    });
+    assert.equal(
+      reportOf(await sync(fx, [specForce], cacheRoot, request()), 'force').operation?.phase,
+      'Failed',
+    );
+    assert.equal(fx.cluster.stats.count('delete', 'configmaps'), 0);
 
     // Force=true whose replacement is itself invalid: its dry-run create says so (422, not AlreadyExists).
     repo.commit({ 'force/cm.yaml': frozen('two', '  labels:\n    bad: "not a label value!"\n') });

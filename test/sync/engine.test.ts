@@ -84,6 +84,11 @@ describe('sync engine', () => {
         .sort(),
       ['ConfigMap', 'Job', 'Widget'],
     );
+    // gitops-engine getSyncTasks records them with no operation phase (setResourceResult(task, SyncFailed, "")).
+    assert.deepEqual(
+      result.resources.filter((r) => r.status === 'SyncFailed').map((r) => r.hookPhase),
+      ['', '', ''],
+    );
   });
 
   it('validates every task before the first write, then applies in plan order', async () => {
@@ -118,6 +123,32 @@ describe('sync engine', () => {
         ['Service', 'Synced', 'Sync', 0, '', 'Succeeded'],
         ['Deployment', 'Synced', 'Sync', 0, '', 'Succeeded'],
         ['ConfigMap', 'Synced', 'Sync', 1, '', 'Running'],
+      ],
+    );
+  });
+
+  it("reports each result's container images, as gitops-engine GetResourceImages reads them", async () => {
+    const client = new FakeSyncClient();
+    const web = obj('Deployment', 'web');
+    web['spec'] = {
+      template: {
+        spec: {
+          initContainers: [{ name: 'init', image: 'init:1' }],
+          containers: [
+            { name: 'main', image: 'registry.example/app:1.0' },
+            { name: 'side', image: 'sidecar:2' },
+          ],
+        },
+      },
+    };
+    const result = await engineFor(targets(web, obj('ConfigMap', 'cfg')), client).run(
+      new AbortController().signal,
+    );
+    assert.deepEqual(
+      result.resources.map((r) => [r.name, r.images]),
+      [
+        ['cfg', undefined],
+        ['web', ['registry.example/app:1.0', 'sidecar:2']],
       ],
     );
   });
@@ -160,14 +191,31 @@ describe('sync engine', () => {
     assert.equal(ok.phase, 'Succeeded', ok.message);
   });
 
-  it('--dry-run validates and writes nothing', async () => {
+  it("--dry-run validates and writes nothing, each result in kubectl's dry-run words (Argo CD 3.6.1, c087)", async () => {
     const client = new FakeSyncClient();
-    const result = await engineFor(targets(obj('ConfigMap', 'cfg'), hook('h', 'PreSync')), client, {
-      dryRun: true,
-    }).run(new AbortController().signal);
+    client.objects.set('/ConfigMap/demo/old', obj('ConfigMap', 'old'));
+    const result = await engineFor(
+      [
+        ...targets(obj('ConfigMap', 'cfg'), hook('h', 'PreSync')),
+        { target: obj('Deployment', 'web'), live: obj('Deployment', 'web'), outOfSync: true },
+        { live: obj('ConfigMap', 'old'), outOfSync: true },
+      ],
+      client,
+      { dryRun: true },
+    ).run(new AbortController().signal);
     assert.equal(result.phase, 'Succeeded');
+    assert.equal(result.message, 'successfully synced (no more tasks)');
     assert.deepEqual(writes(client), []);
-    assert.equal(client.log.length, 2);
+    assert.equal(client.log.length, 4);
+    assert.deepEqual(
+      result.resources.map((r) => [r.name, r.hookPhase, r.message]),
+      [
+        ['h', 'Succeeded', 'job.batch/h created (dry run)'],
+        ['cfg', 'Succeeded', 'configmap/cfg created (dry run)'],
+        ['old', 'Succeeded', 'pruned (dry run)'],
+        ['web', 'Succeeded', 'deployment.apps/web configured (dry run)'],
+      ],
+    );
   });
 
   it('a hook of a kind without health ends "<name> created", as gitops-engine getOperationPhase says', async () => {

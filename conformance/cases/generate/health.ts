@@ -48,6 +48,38 @@ function creatable(o: Obj): Obj {
     for (const p of (spec.ports ?? []) as Obj[]) delete p.nodePort;
   }
   if (x.kind === 'PersistentVolumeClaim') delete spec.volumeName;
+  // networking.k8s.io/v1 requires a path's pathType (the vectors were recorded at extensions/v1beta1).
+  // and a backend as `service: {name, port}` (v1beta1's serviceName/servicePort).
+  if (x.kind === 'Ingress') {
+    const v1Backend = (b: Obj | undefined): Obj | undefined => {
+      if (!b || b.service || b.resource || b.serviceName === undefined) return b;
+      const port = b.servicePort;
+      return {
+        service: { name: b.serviceName, port: typeof port === 'number' ? { number: port } : { name: port } },
+      };
+    };
+    if (spec.backend) {
+      spec.defaultBackend = v1Backend(spec.backend);
+      delete spec.backend;
+    }
+    for (const rule of (spec.rules ?? []) as Obj[])
+      for (const path of (rule.http?.paths ?? []) as Obj[]) {
+        path.pathType ??= 'ImplementationSpecific';
+        path.backend = v1Backend(path.backend);
+      }
+  }
+  // A Job's selector and controller-uid labels are the server's (a create that names them is refused).
+  if (x.kind === 'Job') {
+    delete spec.selector;
+    const labels = spec.template?.metadata?.labels as Obj | undefined;
+    for (const k of [
+      'controller-uid',
+      'batch.kubernetes.io/controller-uid',
+      'job-name',
+      'batch.kubernetes.io/job-name',
+    ])
+      if (labels) delete labels[k];
+  }
   if (x.kind === 'APIService') {
     // v1beta1 is no longer served (Kubernetes 1.22+): the same object at v1.
     x.apiVersion = 'apiregistration.k8s.io/v1';
@@ -56,12 +88,31 @@ function creatable(o: Obj): Obj {
     delete spec.service;
   }
   if (x.kind === 'CustomResourceDefinition') {
+    // apiextensions.k8s.io/v1 requires a schema per version and refuses preserveUnknownFields: true.
+    delete spec.preserveUnknownFields;
+    for (const v of (spec.versions ?? []) as Obj[])
+      v.schema ??= { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } };
     spec.group = '${NS}.conformance.example';
     x.metadata.name = `${spec.names.plural}.\${NS}.conformance.example`;
   }
   if (x.metadata.annotations)
     delete x.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration'];
   return x;
+}
+
+/**
+ * A recorded status with one condition per type, the last kept: the API server refuses a repeated type
+ * (conditions are a map keyed by type), as in the PodDisruptionBudget vector `degraded`, whose second
+ * DisruptionAllowed (SyncFailed) is the one Argo CD's Lua check reports.
+ */
+function uniqueConditions(status: Obj): Obj {
+  if (!Array.isArray(status.conditions)) return status;
+  const byType = new Map<string, Obj>();
+  for (const c of status.conditions as Obj[]) {
+    byType.delete(String(c.type));
+    byType.set(String(c.type), c);
+  }
+  return { ...status, conditions: [...byType.values()] };
 }
 
 function healthCase(name: string, intent: string, provenance: string, recorded: Obj): CaseDraft {
@@ -73,7 +124,7 @@ function healthCase(name: string, intent: string, provenance: string, recorded: 
     ...(live.metadata.annotations ?? {}),
     ...tracked(group, target.kind, target.metadata.name, clusterScoped ? '' : '${NS}').annotations,
   };
-  if (recorded.status) live.status = recorded.status;
+  if (recorded.status) live.status = uniqueConditions(recorded.status);
   return {
     name,
     intent,

@@ -88,11 +88,25 @@ export function ignoreDifferences(): CaseDraft[] {
     ]),
     ig(
       'ignore-cm-data-key',
-      'a json pointer with an escaped key (~1) on a ConfigMap',
-      [{ kind: 'ConfigMap', jsonPointers: ['/data/a~1b'] }],
+      // An annotation key (a ConfigMap data key may not hold "/": the API server refuses such a live object).
+      'a json pointer with an escaped key (~1) on a ConfigMap annotation',
+      [{ kind: 'ConfigMap', jsonPointers: ['/metadata/annotations/example.com~1owner'] }],
       {
-        repo: { 'app/c.yaml': docs(cm('cfg', { 'a/b': 'git', c: 'same' })) },
-        live: [cm('cfg', { 'a/b': 'live', c: 'same' }, tracked('', 'ConfigMap', 'cfg'))],
+        repo: {
+          'app/c.yaml': docs(cm('cfg', { c: 'same' }, { annotations: { 'example.com/owner': 'git' } })),
+        },
+        live: [
+          cm(
+            'cfg',
+            { c: 'same' },
+            {
+              annotations: {
+                ...tracked('', 'ConfigMap', 'cfg').annotations,
+                'example.com/owner': 'live',
+              },
+            },
+          ),
+        ],
       },
     ),
   ];

@@ -24,6 +24,7 @@
  *    retry: the app's `spec.syncPolicy.retry`, else Argo CD's default for automated syncs (limit 5).
  */
 import type { Application, RetryStrategy } from '../../apps/index.js';
+import { withoutForce } from '../../sync/index.js';
 import type { OperationReport, ResourceFilter } from '../../sync/index.js';
 import type { AutoSyncMode, OperationRequest } from './types.js';
 import type { ComparisonResult } from '../refresh/index.js';
@@ -150,7 +151,8 @@ export function decideAutoSync(input: AutoSyncInput): AutoSyncDecision {
     prune: policy.prune,
     dryRun: false,
     allowEmpty: policy.allowEmpty,
-    syncOptions: app.syncPolicy.options,
+    // The spec's options as the operation's, without Force (Argo CD's auto-sync never forces).
+    syncOptions: withoutForce(app.syncPolicy.options),
     retry,
   };
   let selfHealAttempts = 0;

@@ -172,12 +172,17 @@ export function lastOperationOf(
   };
 }
 
-/** The src/sync request of an operation request (for `LoopOptions.operation` implementations). */
+/**
+ * The src/sync request of an operation request (for `LoopOptions.operation` implementations). An operation
+ * that does not say `allowEmpty` (one a user wrote: `argocd app sync`, the UI, kubectl) prunes everything
+ * it has to, as Argo CD's SyncAppState does; only auto-sync refuses to wipe an app out, and it decides
+ * that before it asks (autosync.ts).
+ */
 export function syncRequestOf(request: OperationRequest): SyncRequest {
   return {
     prune: request.prune,
     dryRun: request.dryRun,
-    allowEmpty: request.allowEmpty ?? false,
+    allowEmpty: request.allowEmpty ?? !request.initiatedBy.automated,
     strategy: request.strategy ?? 'hook',
     resources: request.resources ?? [],
     syncOptions: request.syncOptions ?? {},

@@ -19,7 +19,7 @@ import type {
   LastOperation,
   ResourceStatus,
 } from '../../../src/controller/index.js';
-import { lastOperationOf } from '../../../src/controller/loop/state.js';
+import { lastOperationOf, syncRequestOf } from '../../../src/controller/loop/state.js';
 import { application } from '../setup.js';
 
 const SHA_A = 'a'.repeat(40);
@@ -307,5 +307,35 @@ describe("the last operation an Application's status records (after a restart)",
   it('no operation state, or one still running: nothing', () => {
     assert.equal(lastOperationOf(withStatus(undefined)), undefined);
     assert.equal(lastOperationOf(withStatus({ operationState: { phase: 'Running' } })), undefined);
+  });
+});
+
+describe('the sync request of an operation', () => {
+  const base = { prune: true, dryRun: false };
+  it("a user's operation prunes everything it has to, as Argo CD's SyncAppState; auto-sync's says allowEmpty", () => {
+    // A manual sync never refuses to empty an app (only autoSync checks "auto-sync will wipe out all
+    // resources", before it asks for the operation).
+    assert.equal(
+      syncRequestOf({ ...base, initiatedBy: { automated: false, username: 'admin' } }).allowEmpty,
+      true,
+    );
+    assert.equal(syncRequestOf({ ...base, initiatedBy: { automated: true } }).allowEmpty, false);
+    assert.equal(
+      syncRequestOf({ ...base, initiatedBy: { automated: true }, allowEmpty: true }).allowEmpty,
+      true,
+    );
+  });
+});
+
+describe("auto-sync's request never forces", () => {
+  it("leaves Force=true of spec.syncPolicy.syncOptions out, as Argo CD (force comes from a strategy, or the resource's annotation)", () => {
+    const app = application('app', 'https://example.com/repo.git', 'path', {
+      spec: '  syncPolicy:\n    automated: {}\n    syncOptions: [Force=true, Replace=true]\n',
+    });
+    const decision = decideAutoSync(input(app));
+    assert.equal(decision.action, 'sync');
+    assert.deepEqual(decision.action === 'sync' ? decision.request.syncOptions : undefined, {
+      Replace: 'true',
+    });
   });
 });

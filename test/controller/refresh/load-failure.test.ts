@@ -77,6 +77,26 @@ describe('controller: a desired state that cannot be loaded or compared', () => 
     assert.match(report.error!.message, /^app "lf": /);
   });
 
+  it("an annotation that is not a string fails the source, as Argo CD's repo-server cannot stamp it (c156)", async () => {
+    // YAML 1.1: `yes` is a boolean, which Argo CD's SetAppInstanceAnnotation cannot read as a string.
+    repo.commit({
+      'bad-annotation/pvc.yaml':
+        'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: data\n  annotations:\n    pv.kubernetes.io/bind-completed: yes\n' +
+        'spec:\n  accessModes: [ReadWriteOnce]\n  resources:\n    requests:\n      storage: 1Gi\n',
+    });
+    const app = application('lf', repo.url, 'bad-annotation', { namespace: 'lf', revision: 'main' });
+    const c = reportOf(await refresh(fx, [app], cacheRoot), 'lf').comparison!;
+    assert.equal(c.sync, 'Unknown');
+    assert.deepEqual(
+      c.resources.map((r) => [r.kind, r.name, r.status]),
+      [['ConfigMap', 'settings', 'Unknown']],
+    );
+    assert.match(
+      c.conditions[0]!.message,
+      /^Failed to load target state: failed to generate manifest for source 1 of 1: .*failed to set app instance tracking info on manifest: failed to get annotations from target object \/v1, Kind=PersistentVolumeClaim \/data: \.metadata\.annotations accessor error: contains non-string value in the map under key "pv\.kubernetes\.io\/bind-completed": true is of the type bool, expected string$/,
+    );
+  });
+
   it('a sync of it is refused before anything is written, prune included', async () => {
     const app = application('lf', repo.url, 'no-such-path', { namespace: 'lf' });
     const report = reportOf(await sync(fx, [app], cacheRoot, syncRequest({ prune: true })), 'lf');
