@@ -11,10 +11,31 @@
 // This plugin resolves that one import to the two modules that define those names. If a client-node
 // release makes config.js import anything else from the index, esbuild fails the build with "No matching
 // export" naming it: the cut never drops code silently.
+//
+// It also loads three of client-node's dependencies only when used (issue 31): config.js and the
+// generated fetch library import node-fetch (with whatwg-url and tr46's 290 KB mapping table: Headers and
+// fetch, for the generated API clients we never build), socks-proxy-agent and hpagent (for a cluster's
+// proxy-url). Imported, they were evaluated on every start of a cluster command (about 100 ms of a small
+// diff's CPU). Each such import resolves to a module whose exports construct or call the real one,
+// required (and so evaluated) on first use: the same code runs, later.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const CONFIG = /[\\/]@kubernetes[\\/]client-node[\\/]dist[\\/]config\.js$/;
+const CLIENT_NODE = /[\\/]@kubernetes[\\/]client-node[\\/]dist[\\/]/;
+
+/** The lazy stand-in of each dependency: the names client-node imports of it (checked at build). */
+const LAZY = {
+  'node-fetch': `let m;
+const load = () => (m ??= require('node-fetch'));
+export function Headers(init) { return new (load().Headers)(init); }
+export default function fetch(url, init) { return load()(url, init); }`,
+  'socks-proxy-agent': `export function SocksProxyAgent(uri, opts) {
+  return new (require('socks-proxy-agent').SocksProxyAgent)(uri, opts);
+}`,
+  hpagent: `export function HttpProxyAgent(opts) { return new (require('hpagent').HttpProxyAgent)(opts); }
+export function HttpsProxyAgent(opts) { return new (require('hpagent').HttpsProxyAgent)(opts); }`,
+};
 
 /** The names config.js takes from './gen/index.js', and the generated module that defines each. */
 const GENERATED = {
@@ -30,6 +51,16 @@ export const clientNodeKubeConfigOnly = {
         ? { path: join(args.resolveDir, 'gen', 'index.js'), namespace: 'client-node-gen' }
         : undefined,
     );
+    b.onResolve({ filter: /^(node-fetch|socks-proxy-agent|hpagent)$/ }, (args) =>
+      CLIENT_NODE.test(args.importer)
+        ? { path: args.path, namespace: 'client-node-lazy', pluginData: { resolveDir: args.resolveDir } }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'client-node-lazy' }, (args) => ({
+      contents: LAZY[args.path],
+      resolveDir: args.pluginData.resolveDir,
+      loader: 'js',
+    }));
     b.onLoad({ filter: /.*/, namespace: 'client-node-gen' }, (args) => {
       const resolveDir = join(args.path, '..', '..');
       // The generated files must still define these names (checked here, with a clear error, as well as by

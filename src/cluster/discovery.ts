@@ -177,14 +177,25 @@ export class Discovery {
    * watched): "group/version" and "group/version/Kind" ("v1", "v1/ConfigMap"), sorted, no duplicates.
    */
   async apiVersions(signal?: AbortSignal): Promise<string[]> {
-    const out = new Set<string>();
-    for (const r of await this.resources(signal)) {
-      if (!r.verbs.includes('list') || !r.verbs.includes('watch')) continue;
-      const gv = r.group ? `${r.group}/${r.version}` : r.version;
-      out.add(gv).add(`${gv}/${r.kind}`);
+    const resources = await this.resources(signal);
+    // Worked out once per discovery answer: every app's render asks (100 apps sorted these 200 strings,
+    // each comparison encoding both, 100 times: 77 ms of a 1,000-object diff's profile, issue 31).
+    if (this.#apiVersions?.of !== resources) {
+      const out = new Set<string>();
+      for (const r of resources) {
+        if (!r.verbs.includes('list') || !r.verbs.includes('watch')) continue;
+        const gv = r.group ? `${r.group}/${r.version}` : r.version;
+        out.add(gv).add(`${gv}/${r.kind}`);
+      }
+      // Byte order of the UTF-8 text (Go's sort.Strings), each string encoded once.
+      const list = [...out].map((s) => ({ s, b: Buffer.from(s) }));
+      list.sort((x, y) => Buffer.compare(x.b, y.b));
+      this.#apiVersions = { of: resources, list: list.map((x) => x.s) };
     }
-    return [...out].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    return [...this.#apiVersions.list];
   }
+
+  #apiVersions: { of: DiscoveredResource[]; list: string[] } | undefined;
 
   /** `resolve` by an object's apiVersion and kind. */
   resolveApiVersionKind(apiVersion: string, kind: string, signal?: AbortSignal): Promise<ResourceInfo> {

@@ -48,7 +48,7 @@ export interface KindHost {
   signal: AbortSignal;
   /** Where restarted scopes' watch loops are kept (the cache's `stopped()` waits for them). */
   watches: Promise<void>[];
-  options: Pick<LiveCacheOptions, 'discovery' | 'onWarning'>;
+  options: Pick<LiveCacheOptions, 'discovery' | 'onWarning' | 'watch'>;
   /** Tells the cache's `onLostChange` subscribers. */
   notifyLost(): void;
 }
@@ -173,7 +173,9 @@ export class KindLifecycle {
       return true;
     })();
     this.#host.watches.push(
-      listed.then((watch) => (watch ? watchScope(this.#host.ctx, scope, signal) : undefined)),
+      listed.then((watch) =>
+        watch && this.#host.options.watch !== false ? watchScope(this.#host.ctx, scope, signal) : undefined,
+      ),
     );
     return listed.then(() => undefined);
   }

@@ -49,6 +49,12 @@ export interface LiveCacheOptions extends ScopeOptions {
   tracking?: TrackingOptions;
   /** Which objects are stored in full (see the header). Default 'all'. */
   manifests?: 'all' | 'tracked';
+  /**
+   * false: list each scope once and open no watch (a one-shot read such as `diff`, which compares the
+   * state as listed and waits for nothing: its kinds' watch requests, a TLS connection each, were a
+   * third of the cost of a small diff on a real server; issue 31). Default true.
+   */
+  watch?: boolean;
   listConcurrency?: number;
   pageSize?: number;
   /** Watch reconnect backoff. Default 200 ms doubling to 10 s. */

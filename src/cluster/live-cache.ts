@@ -10,7 +10,8 @@
  * Lists of different scopes run in parallel (`listConcurrency`, default 8), paginated (`pageSize`, 500).
  *
  * Lifecycle: `start(signal)` resolves once every scope has listed (synced) and leaves the watches running
- * until `stop()` or the signal aborts; it rejects if an initial list fails. `addResources` adds types
+ * until `stop()` or the signal aborts (with `watch: false`, none: the state as listed); it rejects if an
+ * initial list fails. `addResources` adds types
  * later (a CRD created mid-run) and resolves when they are synced.
  * Kinds that go away (live-cache-kinds.ts): a 404 Not Found on a kind's list or watch refreshes
  * `discovery`; when it no longer serves the kind at that version, the kind is dropped (`dropKind`: its
@@ -359,7 +360,7 @@ export class LiveStateCache {
           }
           continue;
         }
-        this.#watches.push(watchScope(this.#ctx, s, signal));
+        if (this.#options.watch !== false) this.#watches.push(watchScope(this.#ctx, s, signal));
         onListed?.(++listed, scopes.length);
       }
     };

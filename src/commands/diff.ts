@@ -275,6 +275,9 @@ are read at both revisions, so apps the change adds or removes show as added or 
         projects,
         ignoreDifferences: extraRules,
         serverSideDiff: flags['server-side-diff'],
+        // `-o name` prints names alone: no unified diff text is built for it (a YAML print of both sides
+        // of every differing resource).
+        diffText: flags.output !== 'name',
         ...ssdLimits,
         statusProcessors: flags['status-processors'],
         ...clientOptionsOf(flags),

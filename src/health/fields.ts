@@ -36,50 +36,57 @@ function fail(path: string, expected: string, value: unknown): never {
   throw new SchemaError(`.${path}: expected ${expected}, got ${describe(value)}`);
 }
 
+/** Dotted paths split once (the checks read the same few dozen paths of every object). */
+const PATHS = new Map<string, readonly string[]>();
+
 /** Walks to the leaf; `undefined` if any step is absent or null. Intermediate steps must be objects. */
-function leaf(root: Obj, path: string, where: string | undefined): { value: unknown; full: string } {
-  const parts = path.split('.');
-  const prefix = where ? `${where}.` : '';
+function leaf(root: Obj, path: string, where: string | undefined): unknown {
+  let parts = PATHS.get(path);
+  if (!parts) PATHS.set(path, (parts = path.split('.')));
   let current: unknown = root;
   for (let i = 0; i < parts.length; i++) {
-    const key = parts[i] as string;
-    if (current === undefined || current === null) return { value: undefined, full: prefix + path };
-    if (!isObj(current)) fail(prefix + parts.slice(0, i).join('.'), 'object', current);
-    current = current[key];
+    if (current === undefined || current === null) return undefined;
+    if (!isObj(current)) fail(full(parts.slice(0, i).join('.'), where), 'object', current);
+    current = current[parts[i]!];
   }
-  return { value: current === null ? undefined : current, full: prefix + path };
+  return current === null ? undefined : current;
+}
+
+/** The path as an error names it (built only when a read fails). */
+function full(path: string, where: string | undefined): string {
+  return where ? `${where}.${path}` : path;
 }
 
 export function str(root: Obj, path: string, where?: string): string | undefined {
-  const { value, full } = leaf(root, path, where);
+  const value = leaf(root, path, where);
   if (value === undefined || typeof value === 'string') return value;
-  return fail(full, 'string', value);
+  return fail(full(path, where), 'string', value);
 }
 
 /** An integer field (Go int32/int64). */
 export function int(root: Obj, path: string, where?: string): number | undefined {
-  const { value, full } = leaf(root, path, where);
+  const value = leaf(root, path, where);
   if (value === undefined) return undefined;
   if (typeof value === 'number' && Number.isInteger(value)) return value;
-  return fail(full, 'integer', value);
+  return fail(full(path, where), 'integer', value);
 }
 
 export function bool(root: Obj, path: string, where?: string): boolean | undefined {
-  const { value, full } = leaf(root, path, where);
+  const value = leaf(root, path, where);
   if (value === undefined || typeof value === 'boolean') return value;
-  return fail(full, 'boolean', value);
+  return fail(full(path, where), 'boolean', value);
 }
 
 export function map(root: Obj, path: string, where?: string): Obj | undefined {
-  const { value, full } = leaf(root, path, where);
+  const value = leaf(root, path, where);
   if (value === undefined || isObj(value)) return value;
-  return fail(full, 'object', value);
+  return fail(full(path, where), 'object', value);
 }
 
 export function list(root: Obj, path: string, where?: string): unknown[] | undefined {
-  const { value, full } = leaf(root, path, where);
+  const value = leaf(root, path, where);
   if (value === undefined || Array.isArray(value)) return value;
-  return fail(full, 'array', value);
+  return fail(full(path, where), 'array', value);
 }
 
 /** A list of objects; `[]` when absent. Items that are not objects fail the schema. */

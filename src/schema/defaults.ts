@@ -307,13 +307,46 @@ function defaultValue(node: JsonMap, name: string, catalog: SchemaCatalog, serve
   }
 }
 
+/** Per catalog and `server`: whether a schema node can hold, at any depth, a value some rule applies to. */
+const holdsDefaults = new WeakMap<SchemaCatalog, [Map<Schema, boolean>, Map<Schema, boolean>]>();
+
+/**
+ * Whether a value of schema `field` can hold, at any depth, a value of a definition with a rule (for
+ * `server` or not): `walk` skips the subtrees that cannot (metadata, a ConfigMap's data, most of a Secret
+ * or a ServiceAccount), which were most of its visits. Memoized per schema node; a node met again while it
+ * is being decided (a recursive definition) counts as "can", so a subtree is only ever skipped when no rule
+ * is reachable from it.
+ */
+function mayHoldDefaults(catalog: SchemaCatalog, field: Schema, server: boolean): boolean {
+  let memos = holdsDefaults.get(catalog);
+  if (!memos) holdsDefaults.set(catalog, (memos = [new Map(), new Map()]));
+  const memo = memos[server ? 1 : 0];
+  const known = memo.get(field);
+  if (known !== undefined) return known;
+  memo.set(field, true);
+  const name = refName(catalog, field);
+  let result = name !== undefined && rulesFor(catalog, name).some((r) => server || r.by !== 'server');
+  const schema = result ? undefined : catalog.resolve(field);
+  if (schema) {
+    const props = schema['properties'];
+    const children: unknown[] = [
+      ...(isMap(props) ? Object.values(props) : []),
+      schema['additionalProperties'],
+      schema['items'],
+    ];
+    result = children.some((c) => isMap(c) && mayHoldDefaults(catalog, c as Schema, server));
+  }
+  memo.set(field, result);
+  return result;
+}
+
 function walk(
   value: Json | undefined,
   field: Schema | undefined,
   catalog: SchemaCatalog,
   server: boolean,
 ): void {
-  if (!field) return;
+  if (!field || !mayHoldDefaults(catalog, field, server)) return;
   if (Array.isArray(value)) {
     const items = catalog.items(field);
     for (const el of value) walk(el, items, catalog, server);
@@ -343,5 +376,10 @@ export function applyDefaults(
   definitionName: string,
   server: boolean,
 ): void {
-  walk(obj, { $ref: `#/definitions/${definitionName}` }, catalog, server);
+  let root = roots.get(definitionName);
+  if (!root) roots.set(definitionName, (root = Object.freeze({ $ref: `#/definitions/${definitionName}` })));
+  walk(obj, root, catalog, server);
 }
+
+/** The root schema of each definition, one object each (the key of `mayHoldDefaults`'s memo). */
+const roots = new Map<string, Schema>();

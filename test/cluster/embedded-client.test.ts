@@ -75,8 +75,17 @@ describe('cluster client and discovery against the embedded API server', () => {
     const crds = await d.resolve({ group: 'apiextensions.k8s.io', kind: 'CustomResourceDefinition' });
     await conn.client.create(crds, crd('widgets', 'Widget'));
     await crdsEstablished(fx);
+    const versionsBefore = await d.apiVersions();
+    assert.ok(!versionsBefore.includes('example.com/v1/Widget'));
+    versionsBefore.length = 0; // the caller's copy
     const widgets = await d.resolve({ group: 'example.com', kind: 'Widget' });
     assert.deepEqual([widgets.plural, widgets.version, widgets.namespaced], ['widgets', 'v1', true]);
+    // Worked out once per discovery answer: the refresh that found Widget is seen, in byte order.
+    const versions = await d.apiVersions();
+    assert.ok(versions.includes('example.com/v1') && versions.includes('example.com/v1/Widget'));
+    assert.ok(versions.includes('v1/ConfigMap'));
+    assert.deepEqual(versions, [...versions].sort());
+    assert.deepEqual(await d.apiVersions(), versions);
   });
 
   it("a kind its group serves only at a non-preferred version has a preferred version too (client-go's rule)", async () => {

@@ -187,6 +187,30 @@ describe('live state cache against the embedded API server', () => {
     await per.stopped();
   });
 
+  it('watch: false lists each scope and opens no watch: the state as listed (a one-shot diff)', async () => {
+    conn.client.resetCounts();
+    const once = conn.liveCache({ resources: [configMaps, namespaces], namespaces: ['alpha'], watch: false });
+    await once.start();
+    const listed = once.list('', 'ConfigMap').length;
+    assert.ok(listed > 0);
+    await conn.client.create(configMaps, tracked('shop', 'alpha', 'after-list'));
+    // A watching cache sees the new object; this one never asked for a watch.
+    const watching = conn.liveCache({ resources: [configMaps], namespaces: ['alpha'] });
+    await watching.start();
+    await conn.client.create(configMaps, tracked('shop', 'alpha', 'after-list-2'));
+    await watching.waitFor(
+      { group: '', kind: 'ConfigMap', namespace: 'alpha', name: 'after-list-2' },
+      (o) => o !== undefined,
+    );
+    assert.equal(once.list('', 'ConfigMap').length, listed);
+    assert.equal(once.stats().watchesOpened, 0);
+    assert.equal(conn.client.counts().byVerb['watch'], 1, 'only the watching cache watched');
+    once.stop();
+    await once.stopped();
+    watching.stop();
+    await watching.stopped();
+  });
+
   it('sends the label selector with lists and watches: objects leave the cache when they stop matching', async () => {
     const labelled = (name: string, tier: string): KubeObject =>
       cm('beta', name, { metadata: { name, namespace: 'beta', labels: { tier } } });

@@ -80,6 +80,8 @@ export interface ClusterStateOptions {
   knownTypeFields?: readonly KnownTypeField[];
   /** Which objects the live cache keeps whole (see the header). Default 'tracked'; 'all' for comparisons. */
   manifests?: 'all' | 'tracked';
+  /** false: list, open no watch (a run that waits for nothing: `diff`). Default true. */
+  watch?: boolean;
 }
 
 const CRD_GROUP = 'apiextensions.k8s.io';
@@ -112,10 +114,8 @@ export function keepManagersTransform(
       return operation === 'Apply' && typeof manager === 'string' && appliers.has(manager);
     });
     if (applied) return obj;
-    const kept = managedFields.filter((e) => {
-      const m = entry(e).manager;
-      return typeof m === 'string' && managers.has(m);
-    });
+    // A manager that is not a string is in no set of names.
+    const kept = managedFields.filter((e) => managers.has(entry(e).manager as string));
     obj.metadata = kept.length > 0 ? { ...rest, managedFields: kept } : rest;
     return obj;
   };
@@ -208,6 +208,7 @@ export class ClusterState {
         transform: keepManagersTransform(this.#options.managers, this.#options.appliers),
         // Argo CD's cluster cache: the manifest of tracked objects (and CRDs) only, a stub of the others.
         manifests: this.#options.manifests ?? 'tracked',
+        watch: this.#options.watch !== false,
         discovery: this.conn.discovery,
         ...(this.#options.onWarning ? { onWarning: this.#options.onWarning } : {}),
         ...(emit

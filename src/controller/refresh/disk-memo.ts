@@ -12,7 +12,8 @@
  *   text (report.ts builds those only for resources that differ), so a hit gives the same output as a
  *   comparison. Anything else is compared every time, and a pair whose comparison is no longer Synced
  *   forgets its entry. Server-side diff comparisons are never kept (their input is a dry-run answer).
- * - Key: sha256 of (format, salt, stamp, scope, schema digest, uid, resourceVersion, target JSON), 128 bits.
+ * - Key: sha256 of (sha256 of (format, salt, stamp, scope, schema digest), uid, resourceVersion, target
+ *   JSON), 128 bits.
  *   The salt is random per memo file, so a key says nothing about a target (a Secret's values) without the
  *   file, which is owner-only.
  * - Where: `<cache>/comparisons/memo.json` beside the manifest cache; directory 0700, file 0600, written
@@ -22,7 +23,7 @@
  * - Bounded: at most `DISK_MEMO_MAX_ENTRIES` entries (about 60 bytes each on disk): the entries used or
  *   made by this run first, then the older ones, newest first.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, hash, randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeObject } from '../../cluster/index.js';
@@ -30,7 +31,7 @@ import { userAgent } from '../../common/index.js';
 import type { DiffStrategy, ResourceComparison } from '../../diff/index.js';
 import { codeStamp } from '../../util/fs.js';
 
-const FORMAT = 1;
+const FORMAT = 2;
 export const DISK_MEMO_MAX_ENTRIES = 100_000;
 const FILE = 'memo.json';
 
@@ -102,16 +103,25 @@ export class DiskComparisonMemo {
     }
   }
 
-  /** The key of a pair (see the header). */
+  /** The last (scope, schema digest) asked and its digest: an app's pairs share both. */
+  #prefix: { scope: string; schemaDigest: string; digest: string } | undefined;
+
+  /**
+   * The key of a pair (see the header): the digest of (format, salt, stamp, scope, schema digest), worked
+   * out once per app rather than hashed again with each of its pairs, then uid, resourceVersion, target.
+   */
   key(target: KubeObject, live: KubeObject, scope: string, schemaDigest: string): string | undefined {
     const uid = live.metadata?.uid;
     const rv = live.metadata?.resourceVersion;
     if (!uid || !rv) return undefined;
-    return createHash('sha256')
-      .update(`${FORMAT}\0${this.#salt}\0${this.#stamp}\0${scope}\0${schemaDigest}\0${uid}\0${rv}\0`)
-      .update(JSON.stringify(target))
-      .digest('base64url')
-      .slice(0, 22);
+    let prefix = this.#prefix;
+    if (prefix?.scope !== scope || prefix.schemaDigest !== schemaDigest) {
+      const text = `${FORMAT}\0${this.#salt}\0${this.#stamp}\0${scope}\0${schemaDigest}`;
+      prefix = this.#prefix = { scope, schemaDigest, digest: hash('sha256', text, 'base64url') };
+    }
+    // One-shot `hash`: no Hash object per pair.
+    const text = `${prefix.digest}\0${uid}\0${rv}\0${JSON.stringify(target)}`;
+    return hash('sha256', text, 'base64url').slice(0, 22);
   }
 
   /** The kept comparison at `key`: Synced, no difference (see the header). */

@@ -92,15 +92,24 @@ export class ResourceFilter {
   /** `settings` undefined: no argocd-cm was read (shipped exclusions, no inclusions). */
   constructor(settings?: { exclusions?: FilteredResource[]; inclusions?: FilteredResource[] }) {
     this.#exclusions = [...CORE_EXCLUSIONS, ...(settings ? (settings.exclusions ?? []) : SHIPPED_EXCLUSIONS)];
-    this.#inclusions = settings?.inclusions ?? [];
+    this.#inclusions = [...(settings?.inclusions ?? [])];
   }
+
+  /** Answers by cluster, group and kind: the filter never changes, every target of a run asks. */
+  readonly #answers = new Map<string, boolean>();
 
   /** `IsExcludedResource(group, kind, cluster)`; `cluster` is the destination's server URL. */
   isExcluded(gk: { group: string; kind: string }, cluster = ''): boolean {
     const { group, kind } = gk;
-    if (this.#exclusions.some((e) => matchEntry(e, group, kind, cluster))) return true;
-    if (this.#inclusions.some((e) => matchEntry(e, group, kind, cluster))) return false;
-    return this.#inclusions.some((e) => matchCluster(e, cluster));
+    const id = `${cluster}\0${group}\0${kind}`;
+    let answer = this.#answers.get(id);
+    if (answer === undefined) {
+      if (this.#exclusions.some((e) => matchEntry(e, group, kind, cluster))) answer = true;
+      else if (this.#inclusions.some((e) => matchEntry(e, group, kind, cluster))) answer = false;
+      else answer = this.#inclusions.some((e) => matchCluster(e, cluster));
+      this.#answers.set(id, answer);
+    }
+    return answer;
   }
 }
 

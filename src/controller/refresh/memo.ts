@@ -27,7 +27,7 @@
  * refresh of an unchanged object sends no request. Failed dry runs are not kept (tried again next time).
  * `compareObjects` copies the kept answer before normalizing it (src/diff/compare.ts), so reuse is safe.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { KubeObject } from '../../cluster/index.js';
 import type { ResourceComparison } from '../../diff/index.js';
 import type { DryRunOutcome } from './server-side.js';
@@ -121,7 +121,7 @@ export class ComparisonMemo {
 
   /** The digest of `target` compared with `scope` (what `get` and `set` are given). */
   digest(target: KubeObject, scope: string): string {
-    return createHash('sha1').update(scope).update('\0').update(JSON.stringify(target)).digest('base64');
+    return hash('sha1', `${scope}\0${JSON.stringify(target)}`, 'base64');
   }
 
   /** The kept comparison of `live` when its resourceVersion, the digest and the schemas are the same. */
@@ -173,7 +173,7 @@ export class DryRunMemo {
 
   /** The digest of a target (what `get` and `set` are given). */
   digest(target: KubeObject): string {
-    return createHash('sha1').update(JSON.stringify(target)).digest('base64');
+    return hash('sha1', JSON.stringify(target), 'base64');
   }
 
   /**

@@ -139,7 +139,12 @@ export class Run {
     // What the settings decide, before any render starts: a failure here leaves nothing running.
     let shared: SharedClusterOptions;
     try {
-      shared = sharedClusterOptions({ ...o, onEvent: o.onEvent }, o.apps);
+      shared = {
+        ...sharedClusterOptions({ ...o, onEvent: o.onEvent }, o.apps),
+        // A run with no operation (`diff`) waits for nothing: it compares the state as listed and opens
+        // no watch (one TLS connection and request per kind; issue 31). A sync follows its writes.
+        watch: o.operation !== undefined,
+      };
     } catch (err) {
       (await o.prepared?.connection)?.close(); // nothing is left running
       throw err;

@@ -273,5 +273,8 @@ describe('refresh: app state comparison against the embedded API server', () => 
       lists.every(([, n]) => n === 1),
       'one list per kind',
     );
+    // A run with no operation waits for nothing: it compares the state as listed, no watch is opened.
+    const watches = Object.entries(after).filter(([k]) => k.startsWith('watch '));
+    assert.deepEqual(watches, [], 'no watch');
   });
 });
