@@ -43,6 +43,8 @@ export interface ClusterSyncClientOptions {
   cache: LiveStateCache;
   /** How the cluster serves each `group/kind` of the plan (undefined: not served). */
   kinds: ReadonlyMap<string, ResourceInfo | undefined>;
+  /** For a kind not served: the group and version of a served kind of the same name (`installed()`). */
+  installed?: ReadonlyMap<string, { group: string; version: string }>;
   /**
    * CustomResourceDefinitions this sync applies. Their kinds were not served when the sync started, so
    * discovery cannot name their paths; the CRD itself does (group, plural, scope), as the server will
@@ -72,7 +74,7 @@ export class ClusterSyncClient implements SyncClient {
   readonly #r: SyncRequests;
 
   constructor(options: ClusterSyncClientOptions) {
-    this.#o = { maxAttempts: 5, backoffMs: 100, crds: [], ...options };
+    this.#o = { maxAttempts: 5, backoffMs: 100, crds: [], installed: new Map(), ...options };
     this.#view = new LiveView(options.cache);
     this.#r = new SyncRequests(this.#o);
   }
@@ -92,6 +94,10 @@ export class ClusterSyncClient implements SyncClient {
 
   served(task: SyncTask): boolean {
     return this.#o.kinds.get(`${task.key.group}/${task.key.kind}`) !== undefined;
+  }
+
+  installed(task: SyncTask): { group: string; version: string } | undefined {
+    return this.#o.installed.get(`${task.key.group}/${task.key.kind}`);
   }
 
   resourceName(task: SyncTask): string | undefined {

@@ -47,6 +47,11 @@ export interface SyncClient {
   changed(after: number, signal: AbortSignal): Promise<void>;
   /** True when the cluster serves the task's kind. */
   served(task: SyncTask): boolean;
+  /**
+   * For a task whose kind is not served: the group and version of a kind of the same name the cluster
+   * serves (its own group first, else another), undefined when none.
+   */
+  installed?(task: SyncTask): { group: string; version: string } | undefined;
   /** The kind's resource name (lower-case plural, as in its URL), when known. */
   resourceName?(task: SyncTask): string | undefined;
   /**

@@ -30,6 +30,8 @@ export interface SyncSource {
   hooks: KubeObject[];
   liveHooks: Map<string, KubeObject>;
   kinds: Map<string, ResourceInfo | undefined>;
+  /** For a kind not served: the group and version of a served kind of the same name, if any. */
+  installed?: ReadonlyMap<string, { group: string; version: string }> | undefined;
   stamp: (obj: KubeObject) => KubeObject;
   cache: LiveStateCache;
   client: KubeClient;
@@ -117,6 +119,7 @@ export async function runOperation(
     client: source.client,
     cache: source.cache,
     kinds,
+    ...(source.installed ? { installed: source.installed } : {}),
     crds: plan.tasks
       .filter(
         (t) =>

@@ -69,7 +69,8 @@ export async function validate(run: EngineRun): Promise<boolean> {
  * defines it, no `SkipDryRunOnMissingResource`) fails with discovery's error, and every task the project
  * refuses fails with the refusal; any failure ends the operation before any request, "one or more
  * synchronization tasks are not valid: " and the distinct errors, sorted. The unserved task's own message
- * is the one Argo CD's controller shows in its place (util/argo AugmentSyncMsg). Such a task's result has
+ * is the one Argo CD's controller shows in its place (util/argo AugmentSyncMsg: naming the version a kind of
+ * that name is served at, in the task's group or another, when there is one). Such a task's result has
  * no operation phase (`hookPhase` ''), as gitops-engine records it (`setResourceResult(task, SyncFailed, "", ...)`).
  */
 function tasksValid(run: EngineRun, crdKinds: ReadonlySet<string>): boolean {
@@ -85,12 +86,17 @@ function tasksValid(run: EngineRun, crdKinds: ReadonlySet<string>): boolean {
       reasons.add(
         `failed to discover server resources for group version ${version}: the server could not find the requested resource`,
       );
+      const other = run.client.installed?.(s.task);
       run.set(
         s,
         'Failed',
         'SyncFailed',
-        `The Kubernetes API could not find ${group}/${kind} for requested resource ${namespace}/${name}. ` +
-          `Make sure the "${kind}" CRD is installed on the destination cluster.`,
+        other
+          ? `The Kubernetes API could not find version "${version.split('/').pop()}" of ${group}/${kind} for requested ` +
+              `resource ${namespace}/${name}. Version "${other.version}" of ${other.group}/${kind} is installed on ` +
+              'the destination cluster.'
+          : `The Kubernetes API could not find ${group}/${kind} for requested resource ${namespace}/${name}. ` +
+              `Make sure the "${kind}" CRD is installed on the destination cluster.`,
       );
       s.reportedPhase = '';
       continue;

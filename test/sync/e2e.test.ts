@@ -438,6 +438,24 @@ spec:
     assert.equal(same.phase, 'Succeeded', same.message);
     const g = await conn.client.get(GADGET, 'crd-same', 'g1');
     assert.deepEqual(g['spec'], { size: 1 });
+
+    // Now that Gadget is served (example.com/v1): one of another group is named beside the installed one, as
+    // Argo CD's AugmentSyncMsg (getAPIResourceInfo: same group first, else the first group with that kind).
+    repo.commit({ 'crd-group/g.yaml': gadget().replace('example.com/v1', 'elsewhere.example.org/v1') });
+    const other = reportOf(
+      await sync(
+        fx,
+        [application('crd-group', repo.url, 'crd-group', { namespace: 'crd-group' })],
+        cacheRoot,
+        request(),
+      ),
+      'crd-group',
+    ).operation!;
+    assert.equal(other.phase, 'Failed');
+    assert.equal(
+      other.resources.find((r) => r.name === 'g1')?.message,
+      'The Kubernetes API could not find version "v1" of elsewhere.example.org/Gadget for requested resource crd-group/g1. Version "v1" of example.com/Gadget is installed on the destination cluster.',
+    );
   });
 
   it('an interrupt mid-sync stops starting tasks and says what was still running', async () => {

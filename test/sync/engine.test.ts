@@ -182,6 +182,16 @@ describe('sync engine', () => {
       failed.message,
       /^one or more synchronization tasks are not valid: failed to discover server resources/,
     );
+    // A kind of that name served in another group (or at another version): Argo CD names it (conformance c015
+    // beside another case's Widget CRD, 2026-11-28).
+    const elsewhere = new FakeSyncClient();
+    elsewhere.unserved.add('Widget');
+    elsewhere.installedAs.set('Widget', { group: 'other.example.com', version: 'v1beta1' });
+    const named = await engineFor(targets(obj('Widget', 'w')), elsewhere).run(new AbortController().signal);
+    assert.equal(
+      named.resources[0]!.message,
+      'The Kubernetes API could not find version "v1" of example.com/Widget for requested resource demo/w. Version "v1beta1" of other.example.com/Widget is installed on the destination cluster.',
+    );
     const skipping = new FakeSyncClient();
     skipping.unserved.add('Widget');
     const ok = await engineFor(

@@ -12,6 +12,8 @@ export class FakeSyncClient implements SyncClient {
   readonly dryRunFailures = new Map<string, string>();
   readonly applyFailures = new Map<string, string>();
   readonly unserved = new Set<string>();
+  /** An unserved kind's name to the group and version a kind of that name is served at elsewhere. */
+  readonly installedAs = new Map<string, { group: string; version: string }>();
   /** Kinds whose live state cannot be followed (a lost watch), with the reason `lost` gives. */
   readonly lostKinds = new Map<string, string>();
   /** Applied to every object written, e.g. to complete Jobs at once. */
@@ -37,6 +39,10 @@ export class FakeSyncClient implements SyncClient {
 
   served(task: SyncTask): boolean {
     return !this.unserved.has(task.key.kind);
+  }
+
+  installed(task: SyncTask): { group: string; version: string } | undefined {
+    return this.installedAs.get(task.key.kind);
   }
 
   async dryRun(task: SyncTask): Promise<void> {

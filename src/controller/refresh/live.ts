@@ -12,7 +12,9 @@
  *   except hooks, ignored hook objects and objects whose tracking id names another key (copied
  *   annotations): those are listed with no status (`noStatus`).
  * - `kindsOf`: every kind of the refresh (targets, hooks, extras) to its served `ResourceInfo` (undefined:
- *   not served), one discovery lookup per extra; and the app's live hooks by key.
+ *   not served), one discovery lookup per extra; the app's live hooks by key; and, for a kind not served,
+ *   the group and version a served kind of the same name has (`installed`: what Argo CD's util/argo
+ *   AugmentSyncMsg names, its getAPIResourceInfo: the same group first, else the first group).
  * - `projectStatus`: rows of kinds the project does not permit become Unknown (`markNotPermitted`; the
  *   returned `statusOf` is what the app's sync status counts) and, when the project asks
  *   (`orphanedResources.warn`), an OrphanedResourceWarning condition counts the orphaned resources.
@@ -87,7 +89,11 @@ export async function kindsOf(o: {
   pairs: readonly Pair[];
   trackedBy: string;
   signal?: AbortSignal | undefined;
-}): Promise<{ kinds: Map<string, ResourceInfo | undefined>; liveHooks: Map<string, KubeObject> }> {
+}): Promise<{
+  kinds: Map<string, ResourceInfo | undefined>;
+  liveHooks: Map<string, KubeObject>;
+  installed: Map<string, { group: string; version: string }>;
+}> {
   const kinds = new Map<string, ResourceInfo | undefined>();
   for (const t of o.targets) kinds.set(`${t.key.group}/${t.key.kind}`, t.served?.info);
   const liveHooks = new Map<string, KubeObject>();
@@ -98,7 +104,19 @@ export async function kindsOf(o: {
     }
   }
   for (const obj of o.cache.byApp(o.trackedBy)) if (isHook(obj)) liveHooks.set(formatKey(keyOf(obj)), obj);
-  return { kinds, liveHooks };
+  const installed = new Map<string, { group: string; version: string }>();
+  const unserved = [...kinds].filter(([, info]) => info === undefined).map(([gk]) => gk);
+  if (unserved.length > 0) {
+    const all = (await o.cluster.conn.discovery.resources(o.signal)).filter((r) => r.preferred);
+    for (const gk of unserved) {
+      const slash = gk.indexOf('/');
+      const group = gk.slice(0, slash);
+      const kind = gk.slice(slash + 1);
+      const found = all.find((r) => r.group === group && r.kind === kind) ?? all.find((r) => r.kind === kind);
+      if (found) installed.set(gk, { group: found.group, version: found.version });
+    }
+  }
+  return { kinds, liveHooks, installed };
 }
 
 /** The project's verdict on the rows (see the header): the status each row counts with. */

@@ -181,6 +181,8 @@ export interface Reconciliation {
   liveHooks: Map<string, KubeObject>;
   /** How the cluster serves each `group/kind` of the pairs and hooks (undefined: not served). */
   kinds: Map<string, ResourceInfo | undefined>;
+  /** For a kind not served: the group and version of a served kind of the same name (kindsOf). */
+  installed: Map<string, { group: string; version: string }>;
   /** Stamps the app's tracking on an object about to be written. */
   stamp: (obj: KubeObject) => KubeObject;
   cache: LiveStateCache;
