@@ -10,6 +10,7 @@
  * Paths are dotted field names from the object root; a list step is written `name[]` (the list's items)
  * or `[]`; `spec.ports` is the list, `spec.ports[]` its items.
  */
+import { parseApiVersion } from '../common/index.js';
 import type { Json, JsonMap } from '../common/index.js';
 import { applyDefaults as applySchemaDefaults, refName, rulesFor } from './defaults.js';
 import type { FieldFacts, Schema, SchemaCatalog } from './catalog.js';
@@ -274,13 +275,6 @@ class CatalogKindSchema implements KindSchema {
   }
 }
 
-function splitApiVersion(apiVersion: string): { group: string; version: string } {
-  const slash = apiVersion.indexOf('/');
-  return slash < 0
-    ? { group: '', version: apiVersion }
-    : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
-}
-
 /**
  * A lookup over `catalog` (its CRDs as they are when asked: kinds are re-read after the catalog's
  * `generation` changes) with `knownTypeFields` laid over the kinds they name.
@@ -316,7 +310,7 @@ export function schemaLookup(
       const key = `${apiVersion}/${kind}`;
       let k = kinds.get(key);
       if (!k) {
-        const { group, version } = splitApiVersion(apiVersion);
+        const { group, version } = parseApiVersion(apiVersion);
         const name = catalog.definitionNameNear({ group, version, kind });
         k = new CatalogKindSchema(catalog, name, known.get(`${group}/${kind}`) ?? new Map());
         kinds.set(key, k);

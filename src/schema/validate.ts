@@ -28,6 +28,7 @@
  * server answers as 400 BadRequest before any validation; everything else is a 422 Invalid cause.
  * Values of `format: byte` fields are never quoted (they may be Secret data).
  */
+import { parseApiVersion } from '../common/index.js';
 import type { Schema, SchemaCatalog } from './catalog.js';
 import { quantityError } from './quantity.js';
 import { metadataViolations } from './validate-meta.js';
@@ -396,13 +397,6 @@ function customChecks(w: Walk, value: unknown, s: Schema, path: string): void {
   }
 }
 
-function splitApiVersion(apiVersion: string): { group: string; version: string } {
-  const slash = apiVersion.indexOf('/');
-  return slash < 0
-    ? { group: '', version: apiVersion }
-    : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
-}
-
 /**
  * Everything the API server would reject in `obj` (empty when nothing): its kind's schema at exactly its
  * apiVersion from `catalog` (no schema: the metadata checks alone), then the metadata rules. Decode
@@ -425,7 +419,7 @@ function rootField(name: string): Schema {
 export function validateObject(catalog: SchemaCatalog, obj: Obj): SchemaViolation[] {
   const apiVersion = typeof obj['apiVersion'] === 'string' ? obj['apiVersion'] : '';
   const kind = typeof obj['kind'] === 'string' ? obj['kind'] : '';
-  const { group, version } = splitApiVersion(apiVersion);
+  const { group, version } = parseApiVersion(apiVersion);
   const name = catalog.definitionNameFor({ group, version, kind });
   const out: SchemaViolation[] = [];
   if (name) {

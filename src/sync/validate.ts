@@ -11,6 +11,7 @@
  *    accepted (the server cannot judge it there yet).
  * Progress: `validate-start` before, `validate-done` (with the failed count) after, whatever the outcome.
  */
+import { parseApiVersion } from '../common/index.js';
 import { hasOption } from './annotations.js';
 import { UnknownKindError, messageOf } from './engine-types.js';
 import type { EngineRun } from './engine-types.js';
@@ -92,7 +93,7 @@ function tasksValid(run: EngineRun, crdKinds: ReadonlySet<string>): boolean {
         'Failed',
         'SyncFailed',
         other
-          ? `The Kubernetes API could not find version "${version.split('/').pop()}" of ${group}/${kind} for requested ` +
+          ? `The Kubernetes API could not find version "${parseApiVersion(version).version}" of ${group}/${kind} for requested ` +
               `resource ${namespace}/${name}. Version "${other.version}" of ${other.group}/${kind} is installed on ` +
               'the destination cluster.'
           : `The Kubernetes API could not find ${group}/${kind} for requested resource ${namespace}/${name}. ` +
