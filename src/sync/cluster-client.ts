@@ -26,12 +26,13 @@
 import { ApiError, isNotFound } from '../cluster/index.js';
 import type { KubeClient, LiveStateCache, ResourceInfo } from '../cluster/index.js';
 import { BUILT_IN_GROUPS } from '../diff/index.js';
+import { parseApiVersion } from '../common/index.js';
 import type { KubeObject } from '../common/index.js';
 import { HOOK_FINALIZER, hasOption } from './annotations.js';
 import { finalizersOf } from './hooks.js';
 import { restorable, stripForApply } from './object-copies.js';
-import { UnknownKindError } from './engine-types.js';
-import type { SyncClient } from './engine-types.js';
+import { UnknownKindError, unservedId } from './engine-types.js';
+import type { SyncClient, Unserved } from './engine-types.js';
 import { LiveView } from './live-view.js';
 import { applyPatch } from './patch.js';
 import { reconcileRbac } from './rbac-writes.js';
@@ -43,8 +44,8 @@ export interface ClusterSyncClientOptions {
   cache: LiveStateCache;
   /** How the cluster serves each `group/kind` of the plan (undefined: not served). */
   kinds: ReadonlyMap<string, ResourceInfo | undefined>;
-  /** For a kind not served: the group and version of a served kind of the same name (`installed()`). */
-  installed?: ReadonlyMap<string, { group: string; version: string }>;
+  /** Each target's group/version/kind the cluster does not serve (`unservedId`), as discovery says. */
+  unserved?: ReadonlyMap<string, Unserved>;
   /**
    * CustomResourceDefinitions this sync applies. Their kinds were not served when the sync started, so
    * discovery cannot name their paths; the CRD itself does (group, plural, scope), as the server will
@@ -74,7 +75,7 @@ export class ClusterSyncClient implements SyncClient {
   readonly #r: SyncRequests;
 
   constructor(options: ClusterSyncClientOptions) {
-    this.#o = { maxAttempts: 5, backoffMs: 100, crds: [], installed: new Map(), ...options };
+    this.#o = { maxAttempts: 5, backoffMs: 100, crds: [], unserved: new Map(), ...options };
     this.#view = new LiveView(options.cache);
     this.#r = new SyncRequests(this.#o);
   }
@@ -93,11 +94,15 @@ export class ClusterSyncClient implements SyncClient {
   }
 
   served(task: SyncTask): boolean {
-    return this.#o.kinds.get(`${task.key.group}/${task.key.kind}`) !== undefined;
+    return (
+      this.#o.kinds.get(`${task.key.group}/${task.key.kind}`) !== undefined &&
+      this.unserved(task) === undefined
+    );
   }
 
-  installed(task: SyncTask): { group: string; version: string } | undefined {
-    return this.#o.installed.get(`${task.key.group}/${task.key.kind}`);
+  unserved(task: SyncTask): Unserved | undefined {
+    const { version } = parseApiVersion(task.apiVersion);
+    return this.#o.unserved.get(unservedId(task.key.group, version, task.key.kind));
   }
 
   resourceName(task: SyncTask): string | undefined {
@@ -143,7 +148,7 @@ export class ClusterSyncClient implements SyncClient {
 
   async dryRun(task: SyncTask): Promise<void> {
     if (!this.served(task))
-      throw new UnknownKindError(`kind ${task.key.group}/${task.key.kind} is not served`);
+      throw new UnknownKindError(`no matches for kind "${task.key.kind}" in version "${task.apiVersion}"`);
     if (task.target === undefined) {
       await this.#delete(task, 'Background', true);
       return;

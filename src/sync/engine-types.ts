@@ -18,6 +18,27 @@ import type {
   TaskResult,
 } from './types.js';
 
+/**
+ * A task's group, version and kind the cluster does not serve, as gitops-engine's `getSyncTasks` finds it
+ * (kube.ServerResourceForGroupVersionKind) and Argo CD's controller words it (util/argo AugmentSyncMsg).
+ * Keyed by `unservedId`.
+ */
+export interface Unserved {
+  /**
+   * Discovery's error: the group version not served at all ("failed to discover server resources for
+   * group version <g/v>: the server could not find the requested resource"), or served without the kind
+   * (`<Kind>.<group> "" not found`).
+   */
+  error: string;
+  /** A served kind of the same name: its own group first (another version), else another group. */
+  installed?: { group: string; version: string };
+}
+
+/** The key of `Unserved`: `group/version/kind`. */
+export function unservedId(group: string, version: string, kind: string): string {
+  return `${group}/${version}/${kind}`;
+}
+
 /** What the engine needs from a cluster. Implementations count and retry requests; the engine does not. */
 export interface SyncClient {
   /** Server-side dry run of the write the task would make (or the delete for a prune). */
@@ -45,13 +66,10 @@ export interface SyncClient {
   generation(): number;
   /** Resolves once the generation exceeds `after` (at once if it already does) or the signal aborts. */
   changed(after: number, signal: AbortSignal): Promise<void>;
-  /** True when the cluster serves the task's kind. */
+  /** True when the cluster serves the task's kind at the task's version. */
   served(task: SyncTask): boolean;
-  /**
-   * For a task whose kind is not served: the group and version of a kind of the same name the cluster
-   * serves (its own group first, else another), undefined when none.
-   */
-  installed?(task: SyncTask): { group: string; version: string } | undefined;
+  /** For a task not served at its version: what discovery says of it (see `Unserved`). */
+  unserved?(task: SyncTask): Unserved | undefined;
   /** The kind's resource name (lower-case plural, as in its URL), when known. */
   resourceName?(task: SyncTask): string | undefined;
   /**

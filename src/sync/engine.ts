@@ -65,7 +65,7 @@ export class SyncEngine {
   readonly #run: EngineRun;
   #validated = false;
   #failed = false;
-  /** A write of the group run last failed (the failure message says "failed to apply"). */
+  /** A write of the group run last failed and the operation ends on it (the message: "failed to apply"). */
   #applyFailed = false;
   /** The group started last and not yet reported done (progress events). */
   #group: { syncPhase: SyncTask['phase']; syncWave: number; states: TaskState[] } | undefined;
@@ -209,7 +209,8 @@ export class SyncEngine {
     const group = pending.filter((s) => s.task.phase === first.phase && s.task.wave === first.wave);
     const waitForHooks = await runGroup(this.#run, group, signal);
     if (waitForHooks) return true;
-    if (group.some((s) => s.phase === 'Failed' && s.status === 'SyncFailed')) this.#applyFailed = true;
+    if (group.some((s) => s.phase === 'Failed' && s.status === 'SyncFailed'))
+      this.#applyFailed = endsAtOnce(group, this.states);
     if (this.states.some((s) => s.phase === 'Failed')) return false;
     const last = group.length === pending.length;
     if (last && !group.some((s) => s.task.hookType)) {
@@ -238,9 +239,9 @@ export class SyncEngine {
       }
     }
     if (this.states.some((s) => s.task.phase === 'SyncFail' && s.phase === 'Running')) return true;
-    // gitops-engine executeSyncFailPhase: "one or more objects failed to apply" when a write of the last
-    // group failed, else "... completed unsuccessfully"; then ", reason: " and the messages of the tasks
-    // whose write failed (SyncFailed), joined by ",".
+    // gitops-engine executeSyncFailPhase: "one or more objects failed to apply" when the operation ends on
+    // the pass whose write failed (`endsAtOnce`), else "... completed unsuccessfully" (it ends on a later
+    // pass); then ", reason: " and the messages of the tasks whose write failed (SyncFailed), joined by ",".
     const base = this.#applyFailed
       ? 'one or more objects failed to apply'
       : 'one or more synchronization tasks completed unsuccessfully';
@@ -306,6 +307,19 @@ export class SyncEngine {
     const pending = this.states.filter((s) => s.phase === 'Pending').length;
     return `${running.length > 0 ? `; still running: ${running.join(', ')}` : ''}${pending > 0 ? `; ${pending} task(s) not started` : ''}`;
   }
+}
+
+/**
+ * Whether an operation whose group just had a write fail ends on that pass, as gitops-engine's `Sync`
+ * decides (sync_context.go, `runState == failed`): only when no task of the group is still running (an
+ * object applied, a hook started; a prune is Succeeded at once) and no SyncFail task is left to run. Else
+ * it waits for the running tasks (or runs the SyncFail hooks) and ends on a later pass, on its "completed
+ * unsuccessfully" branch: a ConfigMap applied beside a custom resource whose kind is not served ends so
+ * (conformance c094).
+ */
+function endsAtOnce(group: readonly TaskState[], states: readonly TaskState[]): boolean {
+  if (group.some((s) => s.phase === 'Running' && s.status !== 'Pruned')) return false;
+  return !states.some((s) => s.task.phase === 'SyncFail' && s.phase === 'Pending');
 }
 
 function reasonOf(signal: AbortSignal): string {

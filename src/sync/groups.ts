@@ -69,7 +69,11 @@ export async function runGroup(run: EngineRun, group: TaskState[], signal: Abort
   return false;
 }
 
-/** Applies tasks in order: consecutive tasks of one kind at once, kinds one after another. */
+/**
+ * Applies tasks in order: consecutive tasks of one kind at once, kinds one after another. A failed write
+ * does not stop the kinds after it: gitops-engine's `runTasks` applies every group of its wave whatever
+ * the state (`processCreateTasks`), and the operation fails after the wave.
+ */
 export async function applyTasks(run: EngineRun, tasks: TaskState[], signal: AbortSignal): Promise<void> {
   let i = 0;
   while (i < tasks.length) {
@@ -78,7 +82,6 @@ export async function applyTasks(run: EngineRun, tasks: TaskState[], signal: Abo
     let j = i;
     while (j < tasks.length && tasks[j]!.task.key.kind === kind) j++;
     await Promise.all(tasks.slice(i, j).map((s) => applyOne(run, s)));
-    if (tasks.slice(i, j).some((s) => s.phase === 'Failed')) return;
     i = j;
   }
 }

@@ -35,8 +35,8 @@ export type { PlanInput, PlanResource, ResourceFilter, SyncPlan } from './plan.j
 export { LAST_APPLIED_ANNOTATION, applyPatch, lastApplied, withLastApplied } from './patch.js';
 export type { ApplyPatch, PatchType } from './patch.js';
 export { SyncEngine } from './engine.js';
-export { UnknownKindError, taskRef } from './engine-types.js';
-export type { EngineOptions, OperationResult, SyncClient, TaskState } from './engine-types.js';
+export { UnknownKindError, taskRef, unservedId } from './engine-types.js';
+export type { EngineOptions, OperationResult, SyncClient, TaskState, Unserved } from './engine-types.js';
 export { ClusterSyncClient } from './cluster-client.js';
 export { SYNC_FIELD_MANAGER } from './requests.js';
 export type { ClusterSyncClientOptions } from './cluster-client.js';

@@ -10,6 +10,7 @@ import { ClusterSyncClient } from './cluster-client.js';
 import { withoutForce } from './annotations.js';
 import { SyncEngine } from './engine.js';
 import { taskRef } from './engine-types.js';
+import type { Unserved } from './engine-types.js';
 import { planSync } from './plan.js';
 import { NAMESPACE_INFO } from './requests.js';
 import type { ResourceFilter, PlanResource } from './plan.js';
@@ -30,8 +31,8 @@ export interface SyncSource {
   hooks: KubeObject[];
   liveHooks: Map<string, KubeObject>;
   kinds: Map<string, ResourceInfo | undefined>;
-  /** For a kind not served: the group and version of a served kind of the same name, if any. */
-  installed?: ReadonlyMap<string, { group: string; version: string }> | undefined;
+  /** Each target's group/version/kind the cluster does not serve (`unservedId`), as discovery says. */
+  unserved?: ReadonlyMap<string, Unserved> | undefined;
   stamp: (obj: KubeObject) => KubeObject;
   cache: LiveStateCache;
   client: KubeClient;
@@ -119,7 +120,7 @@ export async function runOperation(
     client: source.client,
     cache: source.cache,
     kinds,
-    ...(source.installed ? { installed: source.installed } : {}),
+    ...(source.unserved ? { unserved: source.unserved } : {}),
     crds: plan.tasks
       .filter(
         (t) =>

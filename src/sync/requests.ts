@@ -17,11 +17,12 @@
  */
 import { ApiError, isConflict, isNotFound, isRetryable, sleep } from '../cluster/index.js';
 import type { KubeClient, ResourceInfo, WriteOptions } from '../cluster/index.js';
-import { DEFAULT_FIELD_MANAGER } from '../common/index.js';
+import { DEFAULT_FIELD_MANAGER, parseApiVersion } from '../common/index.js';
 import type { KubeObject } from '../common/index.js';
 import { realClock } from '../queue/index.js';
 import { hasOption } from './annotations.js';
-import { UnknownKindError } from './engine-types.js';
+import { UnknownKindError, unservedId } from './engine-types.js';
+import type { Unserved } from './engine-types.js';
 import { withLastApplied } from './patch.js';
 import type { SyncTask } from './types.js';
 
@@ -42,6 +43,8 @@ export interface RequestOptions {
   client: KubeClient;
   /** How the cluster serves each `group/kind` of the plan (undefined: not served). */
   kinds: ReadonlyMap<string, ResourceInfo | undefined>;
+  /** Each target's group/version/kind the cluster does not serve (`unservedId`). */
+  unserved: ReadonlyMap<string, Unserved>;
   /** CustomResourceDefinitions this sync applies (paths of kinds discovery does not know yet). */
   crds: readonly KubeObject[];
   maxAttempts: number;
@@ -147,9 +150,19 @@ export class SyncRequests {
     return [info.namespaced ? task.key.namespace : '', task.key.name];
   }
 
+  /**
+   * The kind's path at the task's own version: discovery's, when the cluster serves that version (a kind's
+   * plural and scope are the same at every version), else a CRD of this sync that serves it.
+   */
   info(task: SyncTask): ResourceInfo {
-    const info = this.#o.kinds.get(`${task.key.group}/${task.key.kind}`) ?? this.#definedInSync(task);
-    if (!info) throw new UnknownKindError(`kind ${task.key.group}/${task.key.kind} is not served`);
+    const { group, kind } = task.key;
+    const { version } = parseApiVersion(task.apiVersion);
+    const served = this.#o.unserved.has(unservedId(group, version, kind))
+      ? undefined
+      : this.#o.kinds.get(`${group}/${kind}`);
+    const info = served ? { ...served, version } : this.#definedInSync(task);
+    // kubectl's words (its RESTMapper's NoKindMatchError), as Argo CD's apply reports them.
+    if (!info) throw new UnknownKindError(`no matches for kind "${kind}" in version "${task.apiVersion}"`);
     return info;
   }
 

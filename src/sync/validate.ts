@@ -84,19 +84,24 @@ function tasksValid(run: EngineRun, crdKinds: ReadonlySet<string>): boolean {
       if (crdKinds.has(`${group}/${kind}`) || hasOption(s.task.options, 'SkipDryRunOnMissingResource'))
         continue;
       const version = s.task.apiVersion;
-      reasons.add(
-        `failed to discover server resources for group version ${version}: the server could not find the requested resource`,
-      );
-      const other = run.client.installed?.(s.task);
+      const unserved = run.client.unserved?.(s.task);
+      const error =
+        unserved?.error ??
+        `failed to discover server resources for group version ${version}: the server could not find the requested resource`;
+      reasons.add(error);
+      // Argo CD's controller rewords discovery's "could not find the requested resource" only.
+      const other = unserved?.installed;
       run.set(
         s,
         'Failed',
         'SyncFailed',
-        other
-          ? `The Kubernetes API could not find version "${parseApiVersion(version).version}" of ${group}/${kind} for requested ` +
+        !error.includes('the server could not find the requested resource')
+          ? error
+          : other
+            ? `The Kubernetes API could not find version "${parseApiVersion(version).version}" of ${group}/${kind} for requested ` +
               `resource ${namespace}/${name}. Version "${other.version}" of ${other.group}/${kind} is installed on ` +
               'the destination cluster.'
-          : `The Kubernetes API could not find ${group}/${kind} for requested resource ${namespace}/${name}. ` +
+            : `The Kubernetes API could not find ${group}/${kind} for requested resource ${namespace}/${name}. ` +
               `Make sure the "${kind}" CRD is installed on the destination cluster.`,
       );
       s.reportedPhase = '';

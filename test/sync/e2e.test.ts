@@ -456,6 +456,33 @@ spec:
       other.resources.find((r) => r.name === 'g1')?.message,
       'The Kubernetes API could not find version "v1" of elsewhere.example.org/Gadget for requested resource crd-group/g1. Version "v1" of example.com/Gadget is installed on the destination cluster.',
     );
+
+    // Its own group serving it at another version only (example.com/v2 where the CRD serves v1): refused
+    // before any write, naming the served version (Argo CD 3.6.1: getSyncTasks's discovery of the group
+    // version, reworded by AugmentSyncMsg).
+    repo.commit({
+      'crd-version/g.yaml': gadget().replace('example.com/v1', 'example.com/v2'),
+      'crd-version/cm.yaml': cm('side'),
+    });
+    const version = reportOf(
+      await sync(
+        fx,
+        [application('crd-version', repo.url, 'crd-version', { namespace: 'crd-version' })],
+        cacheRoot,
+        request(),
+      ),
+      'crd-version',
+    ).operation!;
+    assert.equal(version.phase, 'Failed');
+    assert.equal(
+      version.message,
+      'one or more synchronization tasks are not valid: failed to discover server resources for group version example.com/v2: the server could not find the requested resource',
+    );
+    assert.equal(
+      version.resources.find((r) => r.name === 'g1')?.message,
+      'The Kubernetes API could not find version "v2" of example.com/Gadget for requested resource crd-version/g1. Version "v1" of example.com/Gadget is installed on the destination cluster.',
+    );
+    await assert.rejects(conn.client.get(CM, 'crd-version', 'side'), /not found/i, 'nothing written');
   });
 
   it('an interrupt mid-sync stops starting tasks and says what was still running', async () => {

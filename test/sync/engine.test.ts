@@ -68,7 +68,7 @@ describe('sync engine', () => {
             : undefined,
       },
     );
-    client.unserved.add('Widget');
+    client.unservedKinds.add('Widget');
     const result = await engine.run(new AbortController().signal);
     assert.equal(result.phase, 'Failed');
     assert.equal(
@@ -168,9 +168,50 @@ describe('sync engine', () => {
     );
   });
 
+  it('a failed write ends the operation on that pass only when nothing of its wave still runs (gitops-engine Sync, c094)', async () => {
+    // Every write of the wave failed: "failed to apply", on that pass.
+    const alone = new FakeSyncClient();
+    alone.applyFailures.set('w', 'the server refused it');
+    const failed = await engineFor(targets(obj('Widget', 'w')), alone).run(new AbortController().signal);
+    assert.equal(failed.phase, 'Failed');
+    assert.equal(failed.message, 'one or more objects failed to apply, reason: the server refused it');
+
+    // A ConfigMap applied beside the failed write runs (Argo CD: "waiting for healthy state of
+    // /ConfigMap/cfg"); the next pass finds it Succeeded and ends on the "completed unsuccessfully"
+    // branch. The kinds after a failed one are still applied, as gitops-engine's runTasks does.
+    const beside = new FakeSyncClient();
+    beside.applyFailures.set('svc', 'the server refused it');
+    const later = await engineFor(
+      targets(obj('Widget', 'w'), obj('Service', 'svc'), obj('ConfigMap', 'cfg')),
+      beside,
+    ).run(new AbortController().signal);
+    assert.equal(later.phase, 'Failed');
+    assert.equal(
+      later.message,
+      'one or more synchronization tasks completed unsuccessfully, reason: the server refused it',
+    );
+    assert.deepEqual(writes(beside), ['apply ConfigMap/cfg', 'apply Service/svc', 'apply Widget/w']);
+    assert.deepEqual(
+      later.resources.map((r) => `${r.kind}:${r.status}:${r.hookPhase}`),
+      ['ConfigMap:Synced:Succeeded', 'Service:SyncFailed:Failed', 'Widget:Synced:Succeeded'],
+    );
+
+    // A SyncFail hook to run: the operation ends after it, "completed unsuccessfully" too.
+    const withHook = new FakeSyncClient();
+    withHook.onWrite = (o) => completeJob(o, 'Complete');
+    withHook.applyFailures.set('w', 'the server refused it');
+    const hooked = await engineFor(targets(obj('Widget', 'w'), hook('notify', 'SyncFail')), withHook).run(
+      new AbortController().signal,
+    );
+    assert.equal(
+      hooked.message,
+      'one or more synchronization tasks completed unsuccessfully, reason: the server refused it',
+    );
+  });
+
   it('an unknown kind fails validation unless its CRD is in the sync or SkipDryRunOnMissingResource', async () => {
     const client = new FakeSyncClient();
-    client.unserved.add('Widget');
+    client.unservedKinds.add('Widget');
     const failed = await engineFor(targets(obj('Widget', 'w')), client).run(new AbortController().signal);
     assert.equal(failed.phase, 'Failed');
     // Argo CD's words (util/argo AugmentSyncMsg), before any dry run.
@@ -185,15 +226,29 @@ describe('sync engine', () => {
     // A kind of that name served in another group (or at another version): Argo CD names it (conformance c015
     // beside another case's Widget CRD, 2026-11-28).
     const elsewhere = new FakeSyncClient();
-    elsewhere.unserved.add('Widget');
-    elsewhere.installedAs.set('Widget', { group: 'other.example.com', version: 'v1beta1' });
+    elsewhere.unservedKinds.add('Widget');
+    elsewhere.unservedAs.set('Widget', {
+      error:
+        'failed to discover server resources for group version example.com/v1: the server could not find the requested resource',
+      installed: { group: 'other.example.com', version: 'v1beta1' },
+    });
     const named = await engineFor(targets(obj('Widget', 'w')), elsewhere).run(new AbortController().signal);
     assert.equal(
       named.resources[0]!.message,
       'The Kubernetes API could not find version "v1" of example.com/Widget for requested resource demo/w. Version "v1beta1" of other.example.com/Widget is installed on the destination cluster.',
     );
+    // Its group version served without the kind: discovery's NotFound, which Argo CD does not reword.
+    const kindless = new FakeSyncClient();
+    kindless.unservedKinds.add('Widget');
+    kindless.unservedAs.set('Widget', { error: 'Widget.example.com "" not found' });
+    const bare = await engineFor(targets(obj('Widget', 'w')), kindless).run(new AbortController().signal);
+    assert.equal(bare.resources[0]!.message, 'Widget.example.com "" not found');
+    assert.equal(
+      bare.message,
+      'one or more synchronization tasks are not valid: Widget.example.com "" not found',
+    );
     const skipping = new FakeSyncClient();
-    skipping.unserved.add('Widget');
+    skipping.unservedKinds.add('Widget');
     const ok = await engineFor(
       targets(obj('Widget', 'w', { 'argocd.argoproj.io/sync-options': 'SkipDryRunOnMissingResource=true' })),
       skipping,

@@ -1,6 +1,6 @@
 /** An in-memory SyncClient for engine tests: a map of live objects, a write log, injectable failures. */
 import { UnknownKindError } from '../../src/sync/engine-types.js';
-import type { SyncClient } from '../../src/sync/engine-types.js';
+import type { SyncClient, Unserved } from '../../src/sync/engine-types.js';
 import { formatResourceKey } from '../../src/sync/plan.js';
 import type { SyncTask } from '../../src/sync/types.js';
 import type { KubeObject } from '../../src/common/index.js';
@@ -11,9 +11,9 @@ export class FakeSyncClient implements SyncClient {
   readonly log: string[] = [];
   readonly dryRunFailures = new Map<string, string>();
   readonly applyFailures = new Map<string, string>();
-  readonly unserved = new Set<string>();
-  /** An unserved kind's name to the group and version a kind of that name is served at elsewhere. */
-  readonly installedAs = new Map<string, { group: string; version: string }>();
+  readonly unservedKinds = new Set<string>();
+  /** An unserved kind's name to what discovery says of it (its error, a kind of that name served elsewhere). */
+  readonly unservedAs = new Map<string, Unserved>();
   /** Kinds whose live state cannot be followed (a lost watch), with the reason `lost` gives. */
   readonly lostKinds = new Map<string, string>();
   /** Applied to every object written, e.g. to complete Jobs at once. */
@@ -38,16 +38,16 @@ export class FakeSyncClient implements SyncClient {
   }
 
   served(task: SyncTask): boolean {
-    return !this.unserved.has(task.key.kind);
+    return !this.unservedKinds.has(task.key.kind);
   }
 
-  installed(task: SyncTask): { group: string; version: string } | undefined {
-    return this.installedAs.get(task.key.kind);
+  unserved(task: SyncTask): Unserved | undefined {
+    return this.unservedAs.get(task.key.kind);
   }
 
   async dryRun(task: SyncTask): Promise<void> {
     this.log.push(`dry-run ${name(task)}`);
-    if (this.unserved.has(task.key.kind)) throw new UnknownKindError(`no kind ${task.key.kind}`);
+    if (this.unservedKinds.has(task.key.kind)) throw new UnknownKindError(`no kind ${task.key.kind}`);
     const failure = this.dryRunFailures.get(task.key.name);
     if (failure) throw new Error(failure);
   }

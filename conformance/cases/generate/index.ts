@@ -26,7 +26,7 @@ import {
   tracking,
 } from './policy.js';
 import { appOfApps, directory, helm, jsonnet, kustomize, multiSource } from './sources.js';
-import { crds, hooksAndWaves, prune, syncOptions } from './syncs.js';
+import { crdVersions, crds, hooksAndWaves, prune, syncOptions } from './syncs.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const casesDir = join(here, '..');
@@ -56,6 +56,7 @@ const families: [string, () => CaseDraft[]][] = [
   ['helm-hooks', () => helmHooks(fixtures)],
   ['operations', operations],
   ['appsets', appsetUpdates],
+  ['crds', crdVersions],
 ];
 
 let n = 0;

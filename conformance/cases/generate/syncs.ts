@@ -578,3 +578,48 @@ export function crds(): CaseDraft[] {
     },
   ];
 }
+
+/**
+ * A custom resource whose group serves its kind at another version only (the CRD live, serving v1; the
+ * target at v2): Argo CD refuses the sync in getSyncTasks, naming the served version (util/argo
+ * AugmentSyncMsg). Cases added after the appsets' (ids c247 on).
+ */
+export function crdVersions(): CaseDraft[] {
+  const g = '${NS}.conformance.example';
+  return [
+    {
+      name: 'cr-unserved-version',
+      intent: 'a custom resource at a version its CRD does not serve (v2; the live CRD serves v1 only)',
+      provenance: CP,
+      repo: {
+        'app/all.yaml': docs(
+          { apiVersion: `${g}/v2`, kind: 'Sprocket', metadata: { name: 's' }, spec: { teeth: 12 } },
+          cm('cfg'),
+        ),
+      },
+      live: [crd(g, 'Sprocket')],
+      app: app(),
+    },
+    {
+      name: 'cr-unserved-version-live',
+      intent: 'a live custom resource (v1) whose target names a version its CRD does not serve (v2)',
+      provenance: CP,
+      repo: {
+        'app/all.yaml': docs(
+          { apiVersion: `${g}/v2`, kind: 'Cog', metadata: { name: 'c' }, spec: { teeth: 12 } },
+          cm('cfg'),
+        ),
+      },
+      live: [
+        crd(g, 'Cog'),
+        {
+          apiVersion: `${g}/v1`,
+          kind: 'Cog',
+          metadata: { name: 'c', ...tracked(g, 'Cog', 'c') },
+          spec: { teeth: 10 },
+        },
+      ],
+      app: app(),
+    },
+  ];
+}

@@ -12,9 +12,12 @@
  *   except hooks, ignored hook objects and objects whose tracking id names another key (copied
  *   annotations): those are listed with no status (`noStatus`).
  * - `kindsOf`: every kind of the refresh (targets, hooks, extras) to its served `ResourceInfo` (undefined:
- *   not served), one discovery lookup per extra; the app's live hooks by key; and, for a kind not served,
- *   the group and version a served kind of the same name has (`installed`: what Argo CD's util/argo
- *   AugmentSyncMsg names, its getAPIResourceInfo: the same group first, else the first group).
+ *   not served), one discovery lookup per extra; the app's live hooks by key; and each target's
+ *   group/version/kind the cluster does not serve (`unserved`: the kind not served at all, or its group
+ *   serving it at other versions only), with discovery's error as gitops-engine's getSyncTasks meets it
+ *   (kube.ServerResourceForGroupVersionKind: the group version not served, or served without the kind)
+ *   and a served kind of the same name (what Argo CD's util/argo AugmentSyncMsg names, its
+ *   getAPIResourceInfo: the same group first, at its preferred version, else the first group).
  * - `projectStatus`: rows of kinds the project does not permit become Unknown (`markNotPermitted`; the
  *   returned `statusOf` is what the app's sync status counts) and, when the project asks
  *   (`orphanedResources.warn`), an OrphanedResourceWarning condition counts the orphaned resources.
@@ -24,6 +27,8 @@
 import { formatKey, keyOf, owningApp } from '../../cluster/index.js';
 import type { KubeObject, LiveStateCache, ResourceInfo, TrackingMethod } from '../../cluster/index.js';
 import { isHook, isIgnored } from '../../health/index.js';
+import { unservedId } from '../../sync/index.js';
+import type { Unserved } from '../../sync/index.js';
 import type { ClusterState } from './cluster.js';
 import type { Pair } from './compare.js';
 import { selfReferenced } from './compare.js';
@@ -92,7 +97,7 @@ export async function kindsOf(o: {
 }): Promise<{
   kinds: Map<string, ResourceInfo | undefined>;
   liveHooks: Map<string, KubeObject>;
-  installed: Map<string, { group: string; version: string }>;
+  unserved: Map<string, Unserved>;
 }> {
   const kinds = new Map<string, ResourceInfo | undefined>();
   for (const t of o.targets) kinds.set(`${t.key.group}/${t.key.kind}`, t.served?.info);
@@ -104,19 +109,26 @@ export async function kindsOf(o: {
     }
   }
   for (const obj of o.cache.byApp(o.trackedBy)) if (isHook(obj)) liveHooks.set(formatKey(keyOf(obj)), obj);
-  const installed = new Map<string, { group: string; version: string }>();
-  const unserved = [...kinds].filter(([, info]) => info === undefined).map(([gk]) => gk);
-  if (unserved.length > 0) {
-    const all = (await o.cluster.conn.discovery.resources(o.signal)).filter((r) => r.preferred);
-    for (const gk of unserved) {
-      const slash = gk.indexOf('/');
-      const group = gk.slice(0, slash);
-      const kind = gk.slice(slash + 1);
-      const found = all.find((r) => r.group === group && r.kind === kind) ?? all.find((r) => r.kind === kind);
-      if (found) installed.set(gk, { group: found.group, version: found.version });
+  const unserved = new Map<string, Unserved>();
+  const missing = o.targets.filter((t) => !t.served?.servedAtVersion);
+  if (missing.length > 0) {
+    const all = await o.cluster.conn.discovery.resources(o.signal);
+    const preferred = all.filter((r) => r.preferred);
+    for (const { key, version } of missing) {
+      const { group, kind } = key;
+      const groupVersion = group ? `${group}/${version}` : version;
+      const error = all.some((r) => r.group === group && r.version === version)
+        ? `${group ? `${kind}.${group}` : kind} "" not found`
+        : `failed to discover server resources for group version ${groupVersion}: the server could not find the requested resource`;
+      const found =
+        preferred.find((r) => r.group === group && r.kind === kind) ?? preferred.find((r) => r.kind === kind);
+      unserved.set(unservedId(group, version, kind), {
+        error,
+        ...(found ? { installed: { group: found.group, version: found.version } } : {}),
+      });
     }
   }
-  return { kinds, liveHooks, installed };
+  return { kinds, liveHooks, unserved };
 }
 
 /** The project's verdict on the rows (see the header): the status each row counts with. */

@@ -441,7 +441,7 @@ export class StateManager {
       installationId: this.#ctx.installationId,
     };
     const hooks = await prepareHooks(rendered.objects, { ...targetOptions, cluster, signal });
-    const { kinds, liveHooks, installed } = await kindsOf({
+    const { kinds, liveHooks, unserved } = await kindsOf({
       cluster,
       cache,
       targets: [...targets, ...hooks],
@@ -500,7 +500,7 @@ export class StateManager {
       deleteHooks: deleteHooksOf(rendered.objects),
       liveHooks,
       kinds,
-      installed,
+      unserved,
       stamp: (obj) => withTracking(obj, targetOptions),
       cache,
       client: cluster.conn.client,

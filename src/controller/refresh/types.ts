@@ -15,7 +15,7 @@ import type {
 import type { IChange, ReportOptions, ResourceComparison } from '../../diff/index.js';
 import type { HealthOptions, HealthStatus } from '../../health/index.js';
 import type { KubeClient, KubeObject, LiveStateCache, ResourceInfo } from '../../cluster/index.js';
-import type { OperationReport, SyncEvent, WaitingResource } from '../../sync/index.js';
+import type { OperationReport, SyncEvent, Unserved, WaitingResource } from '../../sync/index.js';
 import type { RenderEvent } from '../../source/index.js';
 
 /**
@@ -181,8 +181,8 @@ export interface Reconciliation {
   liveHooks: Map<string, KubeObject>;
   /** How the cluster serves each `group/kind` of the pairs and hooks (undefined: not served). */
   kinds: Map<string, ResourceInfo | undefined>;
-  /** For a kind not served: the group and version of a served kind of the same name (kindsOf). */
-  installed: Map<string, { group: string; version: string }>;
+  /** Each target's group/version/kind the cluster does not serve, as discovery says (kindsOf). */
+  unserved: Map<string, Unserved>;
   /** Stamps the app's tracking on an object about to be written. */
   stamp: (obj: KubeObject) => KubeObject;
   cache: LiveStateCache;
