@@ -18,7 +18,8 @@
  * 6. The first pending (phase, wave) group runs (groups.ts): prunes in parallel; hooks of the group that
  *    still exist from an earlier sync lose the hook finalizer (so they can go), those with
  *    `BeforeHookCreation` are deleted first (the step then waits for them to go); then applies,
- *    consecutive tasks of one kind in parallel, kinds one after another. New hooks get the hook
+ *    consecutive tasks of one kind in parallel, kinds one after another (a failed write stops none of
+ *    them; the operation fails after the wave: `endsAtOnce`). New hooks get the hook
  *    finalizer. If this was the last group and it held no hook, the operation ends Succeeded (resources
  *    may still become healthy later, as in Argo CD).
  * `run()` repeats steps under the waiting rule (waiting.ts): never wait for an event that a no-op step

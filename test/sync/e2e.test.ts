@@ -5,6 +5,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { parse } from 'yaml';
 import type { ClusterConnection, KubeObject, ResourceInfo } from '../../src/cluster/index.js';
 import { useEmbeddedCluster, needsEmbedded } from '../support/embedded.js';
 import { JOB, jobController } from './job-controller.js';
@@ -459,7 +460,13 @@ spec:
 
     // Its own group serving it at another version only (example.com/v2 where the CRD serves v1): refused
     // before any write, naming the served version (Argo CD 3.6.1: getSyncTasks's discovery of the group
-    // version, reworded by AugmentSyncMsg).
+    // version, reworded by AugmentSyncMsg; conformance c247, c248). A live object of it is read at the
+    // served version, and its row says that version (c248).
+    await conn.client.create(NS, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'crd-version' } });
+    await conn.client.create(GADGET, {
+      ...(parse(gadget()) as KubeObject),
+      metadata: { name: 'g1', namespace: 'crd-version' },
+    });
     repo.commit({
       'crd-version/g.yaml': gadget().replace('example.com/v1', 'example.com/v2'),
       'crd-version/cm.yaml': cm('side'),
@@ -474,6 +481,16 @@ spec:
       'crd-version',
     ).operation!;
     assert.equal(version.phase, 'Failed');
+    const row = reportOf(
+      await sync(
+        fx,
+        [application('crd-version', repo.url, 'crd-version', { namespace: 'crd-version' })],
+        cacheRoot,
+        request(),
+      ),
+      'crd-version',
+    ).comparison?.resources.find((r) => r.name === 'g1');
+    assert.deepEqual([row?.version, row?.status], ['v1', 'OutOfSync']);
     assert.equal(
       version.message,
       'one or more synchronization tasks are not valid: failed to discover server resources for group version example.com/v2: the server could not find the requested resource',

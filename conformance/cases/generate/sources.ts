@@ -166,7 +166,7 @@ export function directory(): CaseDraft[] {
       provenance: P,
       repo: {
         'app/w.yaml': docs(
-          { apiVersion: 'nope.example.com/v1', kind: 'Widget', metadata: { name: 'w' }, spec: {} },
+          { apiVersion: 'nope.example.com/v1', kind: 'Nonesuch', metadata: { name: 'w' }, spec: {} },
           cm('ok'),
         ),
       },

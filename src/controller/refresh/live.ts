@@ -25,6 +25,7 @@
  * - `byKey`: the rows' order (group, kind, namespace, name).
  */
 import { formatKey, keyOf, owningApp } from '../../cluster/index.js';
+import { parseApiVersion } from '../../common/index.js';
 import type { KubeObject, LiveStateCache, ResourceInfo, TrackingMethod } from '../../cluster/index.js';
 import { isHook, isIgnored } from '../../health/index.js';
 import { unservedId } from '../../sync/index.js';
@@ -72,18 +73,26 @@ export async function selectPairs(o: {
       target: t,
       ...(obj ? { live: obj } : {}),
       ...t.key,
-      version: t.version,
+      // The row's version is the live object's, as read (Argo CD's CompareAppState takes the row's group
+      // and version from the live object when there is one): the target's own, unless the cluster does not
+      // serve the kind at it (then the live object is read at the served version, as gitops-engine's
+      // GetManagedLiveObjs keeps it when the conversion and the read at the target's version both fail).
+      version: obj ? versionOf(obj) : t.version,
       ...(t.skip ? { noStatus: true } : {}),
     };
   });
   // Leftover live objects: extras (prune candidates), except hooks, ignored hook objects and objects
   // whose tracking id names another object (copied annotations), which are listed with no status.
   for (const obj of live.values()) {
-    const version = (obj.apiVersion ?? '').split('/').pop() ?? '';
+    const version = versionOf(obj);
     const noStatus = isHook(obj) || isIgnored(obj) || !selfReferenced(obj, o.trackingMethod);
     pairs.push({ live: obj, ...keyOf(obj), version, ...(noStatus ? { noStatus } : {}) });
   }
   return pairs;
+}
+
+function versionOf(obj: KubeObject): string {
+  return parseApiVersion(obj.apiVersion ?? '').version;
 }
 
 /** Every kind of the refresh to its served info, and the app's live hooks (see the header). */

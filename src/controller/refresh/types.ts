@@ -40,7 +40,10 @@ export interface ResourceHealth {
 
 export interface ResourceStatus {
   group: string;
-  /** The target's version (for extra resources: the live object's). */
+  /**
+   * The live object's version as read, else the target's: the target's own unless the cluster does not
+   * serve the kind at it (Argo CD's CompareAppState takes it from the live object when there is one).
+   */
   version: string;
   kind: string;
   /** "" for cluster-scoped resources. */
