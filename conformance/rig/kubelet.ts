@@ -11,6 +11,10 @@
  *   long-running Pod stays Running, not Ready, in CrashLoopBackOff.
  * - Finishes graceful deletion: a bound Pod given a deletionTimestamp is deleted with grace period 0 (what
  *   the kubelet does once its containers stopped), so rollouts, prunes and namespace deletions complete.
+ * - Leaves alone a Pod annotated `conformance.gitops.kubectl.io/recorded-status: "true"` (paths.ts
+ *   `STANDIN_IGNORE_ANNOTATION`): a case that writes a recorded status (a health vector) means that status
+ *   to be read, not the stand-in's next step; such a Pod is not bound either (an unbound Pod's delete is
+ *   immediate, so nothing is left to finish).
  * The real kube-controller-manager does the rest (Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs).
  * The Node's address is 127.0.0.1: nothing on the rig ever connects to a Pod or Node address.
  *
@@ -20,7 +24,7 @@ import { readFileSync } from 'node:fs';
 import { nextPodStatus } from '../../src/embedded/simulate/kubelet.js';
 import type { KObject } from '../../src/embedded/types.js';
 import { HttpError, Kube, type Obj } from './kube.js';
-import { NODE_NAME } from './paths.js';
+import { NODE_NAME, STANDIN_IGNORE_ANNOTATION } from './paths.js';
 
 const KUBERNETES_VERSION = process.env['CONFORMANCE_KUBERNETES_VERSION'] ?? 'v0.0.0';
 const NODE_IP = '127.0.0.1';
@@ -144,6 +148,8 @@ class Standin {
     const ns = meta.namespace ?? '';
     const name = meta.name ?? '';
     const spec = (pod['spec'] ?? {}) as { nodeName?: string };
+    if ((meta['annotations'] as Record<string, string> | undefined)?.[STANDIN_IGNORE_ANNOTATION] === 'true')
+      return;
     try {
       if (meta['deletionTimestamp']) {
         if (spec.nodeName !== NODE_NAME) return;

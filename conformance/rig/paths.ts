@@ -25,3 +25,9 @@ export const GIT_ROOT = join(RUN, 'git');
 export const ARGOCD_NAMESPACE = 'argocd';
 /** The Node the kubelet stand-in registers and binds Pods to. */
 export const NODE_NAME = 'conformance-node';
+/**
+ * A Pod carrying this annotation (value "true") is left alone by the kubelet stand-in: never bound, never
+ * moved on, so the status a case writes through the status subresource is the one every side reads (the
+ * corpus's recorded health vectors, conformance/cases/generate/health.ts).
+ */
+export const STANDIN_IGNORE_ANNOTATION = 'conformance.gitops.kubectl.io/recorded-status';

@@ -41,6 +41,19 @@ spec:
     targetPort: 80
 `;
 
+/** An Ingress: no controller of either test server writes its status (health Progressing until one does). */
+export const ingress = (name: string): string => `apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: ${name}
+spec:
+  defaultBackend:
+    service:
+      name: ${name}
+      port:
+        number: 80
+`;
+
 export const configMap = (
   name: string,
   data: Record<string, string>,

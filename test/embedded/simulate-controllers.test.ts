@@ -309,6 +309,28 @@ describe('embedded server: workload simulation, field by field as the real contr
     }
   });
 
+  it('a Job managed by another controller (spec.managedBy) is left alone, as the real Job controller leaves it', async () => {
+    const spec = (name: string): Obj => ({ template: podTemplate(name, { restartPolicy: 'Never' }) });
+    await create(fx.cluster, `${BATCH}/jobs`, {
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: 'external' },
+      spec: { ...spec('external'), managedBy: 'example.com/other-controller' },
+    });
+    await create(fx.cluster, `${BATCH}/jobs`, {
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: 'builtin' },
+      spec: { ...spec('builtin'), managedBy: 'kubernetes.io/job-controller' },
+    });
+    // The simulation's steps run in a fixed order: once the second Job completed, the first had its turns.
+    await waitForObject(fx.cluster, `${BATCH}/jobs/builtin`, healthOf('Healthy'));
+    const external = (await api(fx.cluster, 'GET', `${BATCH}/jobs/external`)).body;
+    assert.deepEqual(external.status ?? {}, {});
+    assert.equal(health({ apiVersion: 'batch/v1', kind: 'Job', ...external }), 'Progressing');
+    assert.deepEqual((await list(fx.cluster, `${CORE}/pods`)).filter(ownedBy(external)), []);
+  });
+
   it('bare Pods: a long-running one is Running and Ready; one annotated to fail with restartPolicy Never ends Failed', async () => {
     await create(fx.cluster, `${CORE}/pods`, {
       apiVersion: 'v1',

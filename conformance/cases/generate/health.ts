@@ -3,11 +3,21 @@
  * pkg/health/testdata; test/fixtures/lua-health-scripts, from resource_customizations) become cases: the
  * object (without status) in Git, the same object live with its recorded status written through the status
  * subresource. Both sides judge the same live object, whatever the cluster's controllers do to it after.
+ *
+ * The rig's controllers are kept off the objects whose recorded status they would otherwise replace (or
+ * whose recorded status the API server would refuse once they had moved on): a Job names another manager
+ * in `spec.managedBy` (kube-controller-manager's Job controller skips it, JobManagedBy is on by default in
+ * Kubernetes 1.32+), and a live Pod carries the annotation the rig's kubelet stand-in leaves alone
+ * (conformance/rig/kubelet.ts). A Job's recorded status gets the interim condition kube-apiserver's status
+ * validation requires beside a terminal one (FailureTarget before Failed, SuccessCriteriaMet before
+ * Complete, in the order the Job controller writes them); Argo CD's Job health reads neither (gitops-engine
+ * health_job.go reads Failed, Complete and Suspended only), so the verdict is the vector's.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import type { Obj } from '../../compare/case.js';
+import { STANDIN_IGNORE_ANNOTATION } from '../../rig/paths.js';
 import { app, cleanRecorded, docs, tracked, type CaseDraft } from './lib.js';
 
 /** Vectors left out, and why (docs/conformance.md lists them too). */
@@ -17,6 +27,9 @@ export const HEALTH_LEFT_OUT: Record<string, string> = {
   'knative-service.yaml': 'needs the Knative CRDs, not a built-in kind',
   'pod-deletion.yaml': 'a deletionTimestamp cannot be created, only reached by a delete',
 };
+
+/** `spec.managedBy` of every Job vector: not `kubernetes.io/job-controller`, so no controller writes it. */
+export const RECORDED_JOB_MANAGER = 'conformance.gitops.kubectl.io/recorded-status';
 
 function groupOf(apiVersion: string): string {
   return apiVersion.includes('/') ? apiVersion.split('/')[0]! : '';
@@ -71,6 +84,7 @@ function creatable(o: Obj): Obj {
   // A Job's selector and controller-uid labels are the server's (a create that names them is refused).
   if (x.kind === 'Job') {
     delete spec.selector;
+    spec.managedBy = RECORDED_JOB_MANAGER;
     const labels = spec.template?.metadata?.labels as Obj | undefined;
     for (const k of [
       'controller-uid',
@@ -115,6 +129,35 @@ function uniqueConditions(status: Obj): Obj {
   return { ...status, conditions: [...byType.values()] };
 }
 
+/**
+ * A Job's recorded status as kube-apiserver 1.34 takes it (batch validation `validateJobStatus`, with
+ * JobManagedBy on): Failed=True needs FailureTarget=True, Complete=True needs SuccessCriteriaMet=True. The
+ * interim condition is added just before the terminal one, as the Job controller writes it first: a
+ * FailureTarget with the Failed condition's reason, message and times (newFailedConditionForFailureTarget
+ * copies them the other way), a SuccessCriteriaMet with the controller's reason and message
+ * (newSuccessCondition) and the Complete condition's times.
+ */
+export function jobStatusAsServerTakes(status: Obj): Obj {
+  const conds = (status.conditions ?? []) as Obj[];
+  const isTrue = (type: string): boolean => conds.some((c) => c.type === type && c.status === 'True');
+  const out: Obj[] = [];
+  for (const c of conds) {
+    const times = { lastProbeTime: c.lastProbeTime, lastTransitionTime: c.lastTransitionTime };
+    if (c.type === 'Failed' && c.status === 'True' && !isTrue('FailureTarget'))
+      out.push({ ...times, message: c.message, reason: c.reason, status: 'True', type: 'FailureTarget' });
+    if (c.type === 'Complete' && c.status === 'True' && !isTrue('SuccessCriteriaMet'))
+      out.push({
+        ...times,
+        message: 'Reached expected number of succeeded pods',
+        reason: 'CompletionsReached',
+        status: 'True',
+        type: 'SuccessCriteriaMet',
+      });
+    out.push(c);
+  }
+  return conds.length === 0 ? status : { ...status, conditions: out };
+}
+
 function healthCase(name: string, intent: string, provenance: string, recorded: Obj): CaseDraft {
   const target = creatable(recorded);
   const clusterScoped = ['APIService', 'CustomResourceDefinition'].includes(target.kind);
@@ -124,7 +167,9 @@ function healthCase(name: string, intent: string, provenance: string, recorded: 
     ...(live.metadata.annotations ?? {}),
     ...tracked(group, target.kind, target.metadata.name, clusterScoped ? '' : '${NS}').annotations,
   };
+  if (target.kind === 'Pod') live.metadata.annotations[STANDIN_IGNORE_ANNOTATION] = 'true';
   if (recorded.status) live.status = uniqueConditions(recorded.status);
+  if (live.status && target.kind === 'Job') live.status = jobStatusAsServerTakes(live.status);
   return {
     name,
     intent,

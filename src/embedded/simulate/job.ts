@@ -22,11 +22,18 @@ import {
   SIMULATE_FAIL_ANNOTATION,
 } from './shared.js';
 
+/** `batch.JobControllerName`: the `spec.managedBy` value that means the built-in Job controller. */
+const JOB_CONTROLLER_NAME = 'kubernetes.io/job-controller';
+
 export function reconcileJob(sim: Simulation, job: KObject): void {
   const ns = job.metadata.namespace ?? '';
   const conds = conditionsOf(job);
   if (conds.some((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True')) return;
   if (path(job, 'spec.suspend') === true) return;
+  // Another manager named in spec.managedBy: the real Job controller leaves the Job to it (JobManagedBy,
+  // on by default since Kubernetes 1.32, job_controller.go `managedByExternalController`).
+  const managedBy = path(job, 'spec.managedBy');
+  if (typeof managedBy === 'string' && managedBy !== JOB_CONTROLLER_NAME) return;
   const completions = num(job, 'spec.completions', 1);
   const parallelism = num(job, 'spec.parallelism', 1);
   const backoffLimit = num(job, 'spec.backoffLimit', 6);

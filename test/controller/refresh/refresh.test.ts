@@ -65,7 +65,9 @@ describe('refresh: app state comparison against the embedded API server', () => 
   before(async () => {
     repo.commit({
       'fresh/all.yaml': `${configMap('settings', { mode: 'fresh' })}---\n${deployment('web')}`,
-      'insync/all.yaml': `${deployment('web')}---\n${service('web')}---\n${configMap('settings', { a: '1' })}`,
+      // Paused: its health is Suspended whatever its status, on the embedded server (no controller) and
+      // on a real one (whose Deployment controller leaves a paused Deployment unrolled).
+      'insync/all.yaml': `${deployment('web', { paused: true })}---\n${service('web')}---\n${configMap('settings', { a: '1' })}`,
       'drift/deploy.yaml': deployment('web', { replicas: 2 }),
       'removed/cm.yaml': configMap('settings', { kept: 'yes', dropped: 'soon' }, { tier: 'backend' }),
       'extra/cm.yaml': configMap('settings', { a: '1' }),
@@ -169,7 +171,9 @@ describe('refresh: app state comparison against the embedded API server', () => 
       ],
     );
     assert.equal(c.sync, 'Synced');
-    assert.equal(c.health.status, 'Progressing', 'no controller updates Deployment status');
+    // Health is read from the live objects too: the paused Deployment is the worst (the Service is Healthy).
+    assert.equal(c.health.status, 'Suspended');
+    assert.equal(find(c.resources, 'Deployment', 'web').health?.message, 'Deployment is paused');
   });
 
   it('drift in spec: the Deployment is modified, with the change', () => {
