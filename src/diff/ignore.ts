@@ -180,8 +180,12 @@ function removePointer(doc: JsonMap, segs: string[]): void {
   else if (Array.isArray(cur) && /^\d+$/.test(last) && Number(last) < cur.length) cur.splice(Number(last), 1);
 }
 
-/** Applies the pointer and jq removals of the matched rules to `doc`, in place. */
-export function applyIgnores(doc: JsonMap, matched: readonly CompiledIgnore[]): void {
+/**
+ * Applies the pointer and jq removals of the matched rules to `doc`, in place, then drops the empty maps
+ * and lists left (the comparison's way); `keepEmpty`: as Argo CD's ignore normalizer alone, which removes
+ * the paths and nothing else (RespectIgnoreDifferences, respect.ts).
+ */
+export function applyIgnores(doc: JsonMap, matched: readonly CompiledIgnore[], keepEmpty = false): void {
   let changed = false;
   for (const m of matched) {
     for (const p of m.pointers) {
@@ -198,7 +202,7 @@ export function applyIgnores(doc: JsonMap, matched: readonly CompiledIgnore[]): 
       }
     }
   }
-  if (changed) removeEmptyObjects(doc);
+  if (changed && !keepEmpty) removeEmptyObjects(doc);
 }
 
 /** Argo CD's removeEmptyObjects: drops empty maps/lists and list elements that are empty maps. */

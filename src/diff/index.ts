@@ -72,6 +72,7 @@ export {
   validateIgnoreDifferences,
 } from './ignore.js';
 export { parseJq, jqDelete, jqPaths } from './jq.js';
+export { respectIgnoredFields } from './respect.js';
 export { maskSecrets } from './mask.js';
 export { ServerSideDiffError } from './webhook.js';
 export { EMPTY_LABELS_NOTE } from './quirks.js';

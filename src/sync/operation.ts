@@ -33,6 +33,11 @@ export interface SyncSource {
   kinds: Map<string, ResourceInfo | undefined>;
   /** Each target's group/version/kind the cluster does not serve (`unservedId`), as discovery says. */
   unserved?: ReadonlyMap<string, Unserved> | undefined;
+  /**
+   * With `RespectIgnoreDifferences=true`: the target to apply instead, keeping the live values of the
+   * fields the app's ignoreDifferences leave out (Argo CD controller/sync.go `normalizeTargetResources`).
+   */
+  respectIgnored?: ((target: KubeObject, live: KubeObject) => KubeObject) | undefined;
   stamp: (obj: KubeObject) => KubeObject;
   cache: LiveStateCache;
   client: KubeClient;
@@ -82,6 +87,17 @@ export interface SyncApp {
   managedNamespaceMetadata?: { labels: Record<string, string>; annotations: Record<string, string> };
 }
 
+/**
+ * The pairs to plan: with `RespectIgnoreDifferences=true`, each target that has a live object keeps the
+ * live values of its ignored fields (SyncSource `respectIgnored`; Argo CD SyncAppState replaces the
+ * reconciliation's targets so before building the tasks).
+ */
+function respected(source: SyncSource, syncOptions: Readonly<Record<string, string>>): PlanResource[] {
+  const respect = source.respectIgnored;
+  if (!respect || syncOptions['RespectIgnoreDifferences']?.toLowerCase() !== 'true') return source.pairs;
+  return source.pairs.map((p) => (p.target && p.live ? { ...p, target: respect(p.target, p.live) } : p));
+}
+
 export async function runOperation(
   app: SyncApp,
   source: SyncSource,
@@ -105,7 +121,10 @@ export async function runOperation(
     destNamespace: source.destNamespace,
     revision: source.revision,
     startedAt,
-    resources: [...source.pairs, ...source.hooks.map((h) => ({ target: h, outOfSync: true }))],
+    resources: [
+      ...respected(source, syncOptions),
+      ...source.hooks.map((h) => ({ target: h, outOfSync: true })),
+    ],
     liveHooks: source.liveHooks,
     liveNamespace,
     syncOptions,

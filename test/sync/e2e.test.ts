@@ -352,6 +352,36 @@ describe('sync end to end on the embedded API server', () => {
     );
   });
 
+  it('RespectIgnoreDifferences=true writes the live value of an ignored field, without it the target (c106)', async () => {
+    const data = async () => (await conn.client.get(CM, 'respect', 'settings'))['data'];
+    await conn.client.create(NS, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'respect' } });
+    await conn.client.create(CM, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'settings', namespace: 'respect' },
+      data: { a: '1', owned: 'by someone else' },
+    });
+    repo.commit({
+      'respect/cm.yaml':
+        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  a: "2"\n  owned: from git\n',
+    });
+    const ignore = '  ignoreDifferences:\n  - kind: ConfigMap\n    jsonPointers: [/data/owned]\n';
+    const respecting = application('respect', repo.url, 'respect', {
+      namespace: 'respect',
+      spec: `${ignore}  syncPolicy:\n    syncOptions: [RespectIgnoreDifferences=true]\n`,
+    });
+    const op = reportOf(await sync(fx, [respecting], cacheRoot, request()), 'respect').operation!;
+    assert.equal(op.phase, 'Succeeded', op.message);
+    assert.deepEqual(await data(), { a: '2', owned: 'by someone else' });
+    // The same app without the option writes the target's value.
+    const plain = application('respect', repo.url, 'respect', { namespace: 'respect', spec: ignore });
+    assert.equal(
+      reportOf(await sync(fx, [plain], cacheRoot, request()), 'respect').operation?.phase,
+      'Succeeded',
+    );
+    assert.deepEqual(await data(), { a: '2', owned: 'from git' });
+  });
+
   it('an unknown kind fails the dry run unless its CRD is in the same sync or SkipDryRunOnMissingResource=true', async () => {
     const crd = `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition

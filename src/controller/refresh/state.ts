@@ -59,7 +59,8 @@ import {
 } from '../../apps/index.js';
 import { keyOf } from '../../cluster/index.js';
 import type { KubeObject, TrackingMethod } from '../../cluster/index.js';
-import { compileIgnoreDifferences } from '../../diff/index.js';
+import { compileIgnoreDifferences, respectIgnoredFields } from '../../diff/index.js';
+import type { CompiledIgnore } from '../../diff/index.js';
 import type { IgnoreDifference } from '../../diff/index.js';
 import { aggregateHealth, HealthOverrides } from '../../health/index.js';
 import { observeRenders, SourceError } from '../../source/index.js';
@@ -366,9 +367,10 @@ export class StateManager {
 
     const rules = [...app.ignoreDifferences, ...o.ignoreDifferences, ...this.#overrideRules];
     // A rule that does not compile: nothing is compared (Argo CD's "failed to create diff normalizer").
+    let ignores: CompiledIgnore[] = [];
     if (!failure) {
       try {
-        compileIgnoreDifferences(rules);
+        ignores = compileIgnoreDifferences(rules);
       } catch (err) {
         if (!(err instanceof UsageError)) throw err;
         failure = { condition: normalizerFailure(err), error: err };
@@ -501,6 +503,7 @@ export class StateManager {
       liveHooks,
       kinds,
       unserved,
+      respectIgnored: (target, live) => respectIgnoredFields(target, live, ignores),
       stamp: (obj) => withTracking(obj, targetOptions),
       cache,
       client: cluster.conn.client,

@@ -186,6 +186,8 @@ export interface Reconciliation {
   kinds: Map<string, ResourceInfo | undefined>;
   /** Each target's group/version/kind the cluster does not serve, as discovery says (kindsOf). */
   unserved: Map<string, Unserved>;
+  /** A target with the live values of the fields the app's ignoreDifferences leave out (RespectIgnoreDifferences). */
+  respectIgnored: (target: KubeObject, live: KubeObject) => KubeObject;
   /** Stamps the app's tracking on an object about to be written. */
   stamp: (obj: KubeObject) => KubeObject;
   cache: LiveStateCache;
