@@ -556,11 +556,16 @@ export class Batch {
         const x = replaceTokens(r, back);
         const kind = x.group ? `${x.kind}.${x.group}` : x.kind;
         if (x.name.startsWith('gen-')) return undefined; // generateName hooks: names differ by design
-        const obj = await this.env.kubectl.getJson([
-          kind,
-          x.name,
-          ...(x.namespace ? ['-n', x.namespace] : []),
-        ]);
+        const read = () =>
+          this.env.kubectl.getJson([kind, x.name, ...(x.namespace ? ['-n', x.namespace] : [])]);
+        let obj = await read();
+        // A Deployment's status is kube-controller-manager's, not the sync's: each side's is read once that
+        // controller has caught up with the last write (10 s at most), so the side whose sync ended last is
+        // not read mid-scale (c097-c105: Argo CD's read 2 replicas, ours 5, a second apart).
+        for (let i = 0; i < 40 && obj && x.kind === 'Deployment' && !deploymentSettled(obj); i++) {
+          await new Promise((r) => setTimeout(r, 250));
+          obj = await read();
+        }
         return obj ? replaceTokens(normaliseObject(obj), side === 'a' ? ta : to) : undefined;
       };
       const [a, o] = await Promise.all([this.argo ? get('a') : Promise.resolve(undefined), get('o')]);
@@ -810,6 +815,17 @@ async function inParallel<T>(items: T[], width: number, f: (t: T) => Promise<voi
 const REFRESH_ANNOTATION = 'argocd.argoproj.io/refresh';
 
 /** A case whose live set-up the API server refused (its notes say what): never a silent pass. */
+/** A Deployment whose controller has seen its last spec and brought its replicas to it. */
+function deploymentSettled(d: Obj): boolean {
+  const want = d.spec?.replicas ?? 1;
+  const st = d.status ?? {};
+  return (
+    (st.observedGeneration ?? 0) >= (d.metadata?.generation ?? 0) &&
+    (st.replicas ?? 0) === want &&
+    (st.updatedReplicas ?? 0) === want
+  );
+}
+
 const SETUP_REFUSED = 'set-up: the API server refused a live object or its status (notes say which)';
 
 /** Kinds that are cluster-scoped, of those a case's repository may hold. */
