@@ -151,6 +151,47 @@ export function compileIgnoreDifferences(
   return out;
 }
 
+/** The annotation by which a resource names ignored fields of its own (Argo CD 3.6). */
+export const IGNORE_DIFFERENCES_ANNOTATION = 'argocd.argoproj.io/ignore-differences';
+
+/**
+ * The rules the targets' own `argocd.argoproj.io/ignore-differences` annotations name (Argo CD 3.6
+ * util/argo/diff ExtractIgnoreDifferencesFromAnnotations): YAML with a `jsonPointers` list, a rule for that
+ * resource alone (its group, kind, name and namespace). A value that does not parse or names no pointer is
+ * passed over, as Argo CD passes it over. Argo CD appends them to the app's rules (resolvedIgnores).
+ */
+export function annotationIgnores(
+  objects: ReadonlyArray<{
+    apiVersion?: string;
+    kind?: string;
+    metadata?: { name?: string; namespace?: string; annotations?: Record<string, string> };
+  }>,
+): IgnoreDifference[] {
+  const out: IgnoreDifference[] = [];
+  for (const obj of objects) {
+    const value = obj.metadata?.annotations?.[IGNORE_DIFFERENCES_ANNOTATION];
+    if (typeof value !== 'string' || value === '') continue;
+    let parsed: unknown;
+    try {
+      parsed = parse(value);
+    } catch {
+      continue;
+    }
+    const pointers = isMap(parsed as Json) ? (parsed as JsonMap)['jsonPointers'] : undefined;
+    if (!Array.isArray(pointers) || pointers.length === 0 || !pointers.every((p) => typeof p === 'string'))
+      continue;
+    const apiVersion = obj.apiVersion ?? '';
+    out.push({
+      group: apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '',
+      kind: obj.kind ?? '',
+      name: obj.metadata?.name ?? '',
+      namespace: obj.metadata?.namespace ?? '',
+      jsonPointers: pointers as string[],
+    });
+  }
+  return out;
+}
+
 /** Argo CD's `glob.Match` (gobwas): `*` also matches the core group "", so `group: "*"` covers core kinds. */
 function glob(pattern: string, text: string): boolean {
   return globMatch(pattern, text);

@@ -64,6 +64,8 @@ export {
   resolveOptions,
 } from './compare.js';
 export {
+  IGNORE_DIFFERENCES_ANNOTATION,
+  annotationIgnores,
   applyIgnores,
   compileIgnoreDifferences,
   loadIgnoreDifferencesFile,

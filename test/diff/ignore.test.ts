@@ -4,6 +4,7 @@ import { mkdtemp, writeFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  annotationIgnores,
   compareResource,
   jqDelete,
   loadIgnoreDifferencesFile,
@@ -267,5 +268,31 @@ describe('--ignore-differences-file', () => {
       ['just text\n', /: f\.yaml: failed to read ignoreDifferences: expected a list$/],
     ];
     for (const [text, re] of bad) assert.throws(() => parseIgnoreDifferences(text, 'f.yaml'), re, text);
+  });
+});
+
+describe('annotationIgnores (argocd.argoproj.io/ignore-differences, Argo CD 3.6)', () => {
+  const obj = (value: string | undefined, namespace?: string) => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: {
+      name: 'web',
+      ...(namespace ? { namespace } : {}),
+      ...(value === undefined ? {} : { annotations: { 'argocd.argoproj.io/ignore-differences': value } }),
+    },
+  });
+  it('makes a rule for that resource alone from its jsonPointers; passes over what Argo CD passes over', () => {
+    assert.deepEqual(annotationIgnores([obj('jsonPointers:\n- /spec/replicas\n', 'shop')]), [
+      { group: 'apps', kind: 'Deployment', name: 'web', namespace: 'shop', jsonPointers: ['/spec/replicas'] },
+    ]);
+    for (const skipped of [
+      undefined,
+      '',
+      'jsonPointers: []',
+      'jqPathExpressions: [.spec]',
+      '[unclosed',
+      '- /spec',
+    ])
+      assert.deepEqual(annotationIgnores([obj(skipped)]), [], String(skipped));
   });
 });

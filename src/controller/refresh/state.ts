@@ -59,7 +59,7 @@ import {
 } from '../../apps/index.js';
 import { keyOf } from '../../cluster/index.js';
 import type { KubeObject, TrackingMethod } from '../../cluster/index.js';
-import { compileIgnoreDifferences, respectIgnoredFields } from '../../diff/index.js';
+import { annotationIgnores, compileIgnoreDifferences, respectIgnoredFields } from '../../diff/index.js';
 import type { CompiledIgnore } from '../../diff/index.js';
 import type { IgnoreDifference } from '../../diff/index.js';
 import { aggregateHealth, HealthOverrides } from '../../health/index.js';
@@ -365,7 +365,13 @@ export class StateManager {
         })
       : new Map<Pair, DryRunOutcome>();
 
-    const rules = [...app.ignoreDifferences, ...o.ignoreDifferences, ...this.#overrideRules];
+    // The app's rules, the run's, argocd-cm's, then each target's own annotation (Argo CD 3.6 resolvedIgnores).
+    const rules = [
+      ...app.ignoreDifferences,
+      ...o.ignoreDifferences,
+      ...this.#overrideRules,
+      ...annotationIgnores(targets.map((t) => t.obj)),
+    ];
     // A rule that does not compile: nothing is compared (Argo CD's "failed to create diff normalizer").
     let ignores: CompiledIgnore[] = [];
     if (!failure) {

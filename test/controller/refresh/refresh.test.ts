@@ -56,6 +56,7 @@ describe('refresh: app state comparison against the embedded API server', () => 
       namespace: 'managers',
       spec: '  ignoreDifferences:\n  - group: apps\n    kind: Deployment\n    managedFieldsManagers: [someone-else]\n',
     }),
+    application('annotated', repo.url, 'annotated', { namespace: 'annotated' }),
     application('secret', repo.url, 'secret', { namespace: 'secret' }),
     application('unknown', repo.url, 'unknown', { namespace: 'unknown' }),
     application('shared-a', repo.url, 'shared-a', { namespace: 'shared' }),
@@ -72,6 +73,11 @@ describe('refresh: app state comparison against the embedded API server', () => 
       'removed/cm.yaml': configMap('settings', { kept: 'yes', dropped: 'soon' }, { tier: 'backend' }),
       'extra/cm.yaml': configMap('settings', { a: '1' }),
       'ignore/deploy.yaml': deployment('web'),
+      // Argo CD 3.6: the resource names its own ignored fields (argocd.argoproj.io/ignore-differences).
+      'annotated/deploy.yaml': deployment('web').replace(
+        '  labels:\n    app: web\n',
+        '  labels:\n    app: web\n  annotations:\n    argocd.argoproj.io/ignore-differences: |\n      jsonPointers:\n      - /spec/replicas\n',
+      ),
       'managers/deploy.yaml': deployment('web', { image: 'nginx:1.25' }),
       'ignore/cm.yaml': configMap('tuned', { tuned: 'by-git', fixed: 'yes' }),
       'secret/secret.yaml': secret('db', 'git-password-1'),
@@ -89,12 +95,22 @@ describe('refresh: app state comparison against the embedded API server', () => 
       'extra',
       'ignore',
       'managers',
+      'annotated',
       'secret',
       'unknown',
       'shared',
     ]);
     const byName = new Map(apps().map((a) => [a.name, a]));
-    for (const name of ['insync', 'drift', 'removed', 'extra', 'ignore', 'managers', 'shared-a']) {
+    for (const name of [
+      'insync',
+      'drift',
+      'removed',
+      'extra',
+      'ignore',
+      'managers',
+      'annotated',
+      'shared-a',
+    ]) {
       await applyObjects(
         conn,
         await renderObjects(byName.get(name)!, cacheRoot),
@@ -110,7 +126,7 @@ describe('refresh: app state comparison against the embedded API server', () => 
     // Drift by someone else: replicas on both Deployments, a ConfigMap value in "ignore".
     const deployments = await conn.discovery.resolve({ group: 'apps', kind: 'Deployment' });
     const configMaps = await conn.discovery.resolve({ group: '', kind: 'ConfigMap' });
-    for (const ns of ['drift', 'ignore', 'managers']) {
+    for (const ns of ['drift', 'ignore', 'managers', 'annotated']) {
       await other.client.patch(deployments, ns, 'web', { spec: { replicas: 5 } }, 'merge');
     }
     await other.client.patch(configMaps, 'ignore', 'tuned', { data: { tuned: 'by-hand' } }, 'merge');
@@ -214,6 +230,11 @@ describe('refresh: app state comparison against the embedded API server', () => 
     // managedFieldsManagers: the fields someone-else owns (live managedFields, kept by the cache) are ignored.
     assert.equal(
       find(reportOf(report, 'managers').comparison!.resources, 'Deployment', 'web').status,
+      'Synced',
+    );
+    // A rule the resource's own annotation names (Argo CD 3.6 resolvedIgnores).
+    assert.equal(
+      find(reportOf(report, 'annotated').comparison!.resources, 'Deployment', 'web').status,
       'Synced',
     );
     // The same drift without the rules is seen (control).
