@@ -20,6 +20,7 @@ import type { CaseDraft } from './lib.js';
 import {
   autoSync,
   ignoreDifferences,
+  ignoreDifferencesLater,
   otherNamespaces,
   projects,
   serverSideDiff,
@@ -57,6 +58,7 @@ const families: [string, () => CaseDraft[]][] = [
   ['operations', operations],
   ['appsets', appsetUpdates],
   ['crds', crdVersions],
+  ['ignore-differences', ignoreDifferencesLater],
 ];
 
 let n = 0;

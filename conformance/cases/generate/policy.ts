@@ -458,3 +458,57 @@ export function autoSync(): CaseDraft[] {
     ),
   ];
 }
+
+/**
+ * ignoreDifferences cases added after the appsets' (ids c249 on): a resource's own
+ * `argocd.argoproj.io/ignore-differences` annotation (Argo CD 3.6), and RespectIgnoreDifferences on a
+ * field inside a list merged by key.
+ */
+export function ignoreDifferencesLater(): CaseDraft[] {
+  const ANNOTATION = 'argocd.argoproj.io/ignore-differences';
+  const own = { [ANNOTATION]: 'jsonPointers:\n- /spec/replicas\n' };
+  const annotated = (replicas: number, meta: Record<string, unknown> = {}) => {
+    const d = deployment('web', { replicas, meta });
+    d.metadata.annotations = { ...(d.metadata.annotations ?? {}), ...own };
+    return d;
+  };
+  const withEnv = (image: string, replicas: number, meta: Record<string, unknown> = {}) => {
+    const d = deployment('web', { replicas, image, meta });
+    d.spec.template.spec.containers[0].env = [{ name: 'MODE', value: 'git' }];
+    return d;
+  };
+  return [
+    {
+      name: 'ignore-annotation',
+      intent:
+        'the resource names its own ignored field (argocd.argoproj.io/ignore-differences: /spec/replicas)',
+      provenance: IP,
+      repo: { 'app/d.yaml': docs(annotated(2)) },
+      live: [annotated(5, tracked('apps', 'Deployment', 'web'))],
+      app: app(),
+    },
+    {
+      name: 'ignore-respect-list-element',
+      intent:
+        'RespectIgnoreDifferences=true on a container image: the sync keeps the live image, writes the rest of Git',
+      provenance: IP,
+      repo: { 'app/d.yaml': docs(withEnv('registry.example/app:2.0', 2)) },
+      live: [
+        deployment('web', {
+          replicas: 3,
+          image: 'registry.example/app:pinned',
+          meta: tracked('apps', 'Deployment', 'web'),
+        }),
+      ],
+      app: app(
+        {},
+        {
+          ignoreDifferences: [
+            { group: 'apps', kind: 'Deployment', jsonPointers: ['/spec/template/spec/containers/0/image'] },
+          ],
+          syncPolicy: { syncOptions: ['RespectIgnoreDifferences=true'] },
+        },
+      ),
+    },
+  ];
+}
