@@ -473,15 +473,13 @@ spec:
     // Now that Gadget is served (example.com/v1): one of another group is named beside the installed one, as
     // Argo CD's AugmentSyncMsg (getAPIResourceInfo: same group first, else the first group with that kind).
     repo.commit({ 'crd-group/g.yaml': gadget().replace('example.com/v1', 'elsewhere.example.org/v1') });
-    const other = reportOf(
-      await sync(
-        fx,
-        [application('crd-group', repo.url, 'crd-group', { namespace: 'crd-group' })],
-        cacheRoot,
-        request(),
-      ),
-      'crd-group',
-    ).operation!;
+    // One app of the same name as its path and namespace, synced as `kubectl gitops sync` does by default.
+    const syncApp = async (name: string) =>
+      reportOf(
+        await sync(fx, [application(name, repo.url, name, { namespace: name })], cacheRoot, request()),
+        name,
+      );
+    const other = (await syncApp('crd-group')).operation!;
     assert.equal(other.phase, 'Failed');
     assert.equal(
       other.resources.find((r) => r.name === 'g1')?.message,
@@ -501,25 +499,10 @@ spec:
       'crd-version/g.yaml': gadget().replace('example.com/v1', 'example.com/v2'),
       'crd-version/cm.yaml': cm('side'),
     });
-    const version = reportOf(
-      await sync(
-        fx,
-        [application('crd-version', repo.url, 'crd-version', { namespace: 'crd-version' })],
-        cacheRoot,
-        request(),
-      ),
-      'crd-version',
-    ).operation!;
+    const versioned = await syncApp('crd-version');
+    const version = versioned.operation!;
     assert.equal(version.phase, 'Failed');
-    const row = reportOf(
-      await sync(
-        fx,
-        [application('crd-version', repo.url, 'crd-version', { namespace: 'crd-version' })],
-        cacheRoot,
-        request(),
-      ),
-      'crd-version',
-    ).comparison?.resources.find((r) => r.name === 'g1');
+    const row = versioned.comparison?.resources.find((r) => r.name === 'g1');
     assert.deepEqual([row?.version, row?.status], ['v1', 'OutOfSync']);
     assert.equal(
       version.message,

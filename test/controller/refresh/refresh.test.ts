@@ -87,19 +87,7 @@ describe('refresh: app state comparison against the embedded API server', () => 
     });
     conn = await connectAs(fx);
     other = await connectAs(fx, 'someone-else');
-    await createNamespaces(conn, [
-      'fresh',
-      'insync',
-      'drift',
-      'removed',
-      'extra',
-      'ignore',
-      'managers',
-      'annotated',
-      'secret',
-      'unknown',
-      'shared',
-    ]);
+    await createNamespaces(conn, [...new Set(apps().map((a) => a.destination.namespace))]);
     const byName = new Map(apps().map((a) => [a.name, a]));
     for (const name of [
       'insync',
