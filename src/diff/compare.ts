@@ -17,7 +17,7 @@
 import { diff as jsonDiff } from 'json-diff-ts';
 import { emptyTree, removeTree, subtract, treeOfEntries, treeOfManagers, treeOfValue } from './fieldset.js';
 import type { FieldTree } from './fieldset.js';
-import { applyIgnores, compileIgnoreDifferences, matchIgnores } from './ignore.js';
+import { applyIgnores, compileIgnoreDifferences, identityOf, matchIgnores } from './ignore.js';
 import type { CompiledIgnore } from './ignore.js';
 import { maskSecrets } from './mask.js';
 import { predictLive } from './merge.js';
@@ -33,7 +33,7 @@ import {
   stripServerFields,
 } from './normalize.js';
 import { SYNC_OPTIONS_ANNOTATION, SyncOption, splitOptions } from '../common/index.js';
-import { clone, deepEqual, groupKindOf, groupOf, isMap } from './paths.js';
+import { clone, deepEqual, groupKindOf, isMap } from './paths.js';
 import { DEFAULT_FIELD_MANAGERS, DEFAULT_INSTANCE_LABEL } from './rules.js';
 import { builtinCatalog, schemaLookup } from '../schema/index.js';
 import type { KindSchema, SchemaLookup } from '../schema/index.js';
@@ -108,16 +108,6 @@ function copy(obj: KubeObject | null | undefined): JsonMap | null {
   return obj ? (clone(obj) as unknown as JsonMap) : null;
 }
 
-function identity(obj: JsonMap): { group: string; kind: string; name: string; namespace: string } {
-  const meta = isMap(obj['metadata']) ? obj['metadata'] : {};
-  return {
-    group: groupOf(obj['apiVersion']),
-    kind: typeof obj['kind'] === 'string' ? obj['kind'] : '',
-    name: typeof meta['name'] === 'string' ? meta['name'] : '',
-    namespace: typeof meta['namespace'] === 'string' ? meta['namespace'] : '',
-  };
-}
-
 function normalizeOne(obj: JsonMap, o: Resolved, matched: CompiledIgnore[], kind: KindSchema): void {
   stripServerFields(obj, o.ignoreResourceStatusField);
   kindFixes(obj, o.ignoreAggregatedRoles);
@@ -141,7 +131,7 @@ function appliedSet(managedFields: unknown, managers: readonly string[]): FieldT
 
 /** "group/Kind namespace/name" of a pair, e.g. "apps/Deployment shop/web" ("/ConfigMap ..." for core). */
 export function describeResource(obj: KubeObject | JsonMap): string {
-  const id = identity(obj as JsonMap);
+  const id = identityOf(obj as JsonMap);
   return `${id.group}/${id.kind} ${id.namespace ? `${id.namespace}/` : ''}${id.name}`;
 }
 
@@ -187,8 +177,8 @@ export function compareObjects(input: CompareInput): ResourceComparison {
     };
   }
   const label = describeResource(subject);
-  const id = identity(subject);
-  if (!id.namespace && target && live) id.namespace = identity(live).namespace;
+  const id = identityOf(subject);
+  if (!id.namespace && target && live) id.namespace = identityOf(live).namespace;
   const matched = matchIgnores(o.ignores, id);
 
   const lastApplied = live ? lastAppliedOf(live) : undefined;

@@ -16,7 +16,7 @@ import { parse } from 'yaml';
 import { UsageError, globMatch } from '../common/index.js';
 import { JqRuntimeError, jqDelete, parseJq } from './jq.js';
 import type { JqProgram } from './jq.js';
-import { isMap } from './paths.js';
+import { groupOf, isMap } from './paths.js';
 import type { IgnoreDifference, Json, JsonMap } from './types.js';
 
 export interface CompiledIgnore {
@@ -195,6 +195,17 @@ export function annotationIgnores(
 /** Argo CD's `glob.Match` (gobwas): `*` also matches the core group "", so `group: "*"` covers core kinds. */
 function glob(pattern: string, text: string): boolean {
   return globMatch(pattern, text);
+}
+
+/** A resource's group, kind, name and namespace, as the rules match them. */
+export function identityOf(obj: JsonMap): ResourceIdentity {
+  const meta = isMap(obj['metadata']) ? obj['metadata'] : {};
+  return {
+    group: groupOf(obj['apiVersion']),
+    kind: typeof obj['kind'] === 'string' ? obj['kind'] : '',
+    name: typeof meta['name'] === 'string' ? meta['name'] : '',
+    namespace: typeof meta['namespace'] === 'string' ? meta['namespace'] : '',
+  };
 }
 
 /** The rules that apply to a resource. */

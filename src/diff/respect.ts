@@ -18,9 +18,9 @@
  */
 import type { KubeObject } from '../common/index.js';
 import { removeTree, treeOfManagers } from './fieldset.js';
-import { applyIgnores, matchIgnores } from './ignore.js';
+import { applyIgnores, identityOf, matchIgnores } from './ignore.js';
 import type { CompiledIgnore } from './ignore.js';
-import { clone, deepEqual, groupKindOf, groupOf, isMap } from './paths.js';
+import { clone, deepEqual, groupKindOf, isMap } from './paths.js';
 import { mergeKeyFor } from './rules.js';
 import type { Json, JsonMap } from './types.js';
 
@@ -31,26 +31,16 @@ export function respectIgnoredFields(
   ignores: readonly CompiledIgnore[],
 ): KubeObject {
   const original = target as unknown as JsonMap;
-  const meta = isMap(original['metadata']) ? original['metadata'] : {};
-  const liveMeta = isMap((live as unknown as JsonMap)['metadata'])
-    ? ((live as unknown as JsonMap)['metadata'] as JsonMap)
-    : {};
-  const matched = matchIgnores(ignores, {
-    group: groupOf(original['apiVersion']),
-    kind: typeof original['kind'] === 'string' ? original['kind'] : '',
-    name: typeof meta['name'] === 'string' ? meta['name'] : '',
-    namespace:
-      typeof meta['namespace'] === 'string'
-        ? meta['namespace']
-        : typeof liveMeta['namespace'] === 'string'
-          ? liveMeta['namespace']
-          : '',
-  });
+  const liveMap = live as unknown as JsonMap;
+  const id = identityOf(original);
+  if (!id.namespace) id.namespace = identityOf(liveMap).namespace;
+  const matched = matchIgnores(ignores, id);
   if (matched.length === 0) return target;
 
   const normTarget = clone(original);
-  const fullLive = clone(live as unknown as JsonMap);
+  const fullLive = clone(liveMap);
   const normLive = clone(fullLive);
+  const liveMeta = isMap(liveMap['metadata']) ? liveMap['metadata'] : {};
   const owned = treeOfManagers(
     liveMeta['managedFields'],
     matched.flatMap((m) => m.managers),
